@@ -1,0 +1,463 @@
+//! Command-line syntax (clap derive) and its conversion into a validated
+//! [`Config`]. No clap type goes past this module.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::config::{self, Limits};
+use crate::error::{Error, Result};
+use crate::reference::candidates::Target;
+use crate::store::StoreRoots;
+
+/// Pick coding-agent sessions and put byte-budgeted, read-only snapshots of
+/// them into a prompt.
+///
+/// With no command, opens the interactive picker. Sessions come from native
+/// Hydra stores, Claude Code and Codex CLI; with no store flag, the default
+/// locations that exist are read ($HYDRA_SESSIONS or ~/.hydra/sessions,
+/// $CLAUDE_CONFIG_DIR/projects or ~/.claude/projects, $CODEX_HOME/sessions or
+/// ~/.codex/sessions).
+#[derive(Debug, Parser)]
+#[command(name = "session-ref", version, about, long_about, max_term_width = 100)]
+pub struct Cli {
+    #[command(flatten)]
+    global: GlobalArgs,
+    #[command(subcommand)]
+    command: Option<CommandArgs>,
+}
+
+#[derive(Debug, Args)]
+struct GlobalArgs {
+    /// Native session store directory (repeatable).
+    #[arg(long = "store", value_name = "DIR", global = true)]
+    stores: Vec<PathBuf>,
+    /// Claude Code projects directory (repeatable).
+    #[arg(long = "claude", value_name = "DIR", global = true)]
+    claude: Vec<PathBuf>,
+    /// Codex CLI sessions directory (repeatable).
+    #[arg(long = "codex", value_name = "DIR", global = true)]
+    codex: Vec<PathBuf>,
+    /// The session being written to: excluded from candidates, rejected as a reference.
+    #[arg(long, value_name = "ID", global = true)]
+    session: Option<String>,
+    /// Working directory that ranks first [default: the current directory].
+    #[arg(long, value_name = "DIR", global = true)]
+    cwd: Option<String>,
+    /// Most distinct sessions one message may cite (1 to 3).
+    #[arg(
+        long,
+        value_name = "N",
+        global = true,
+        default_value = "3",
+        allow_hyphen_values = true
+    )]
+    max_references: String,
+    /// Default number of candidates listed.
+    #[arg(
+        long,
+        value_name = "N",
+        global = true,
+        default_value = "50",
+        allow_hyphen_values = true
+    )]
+    candidate_limit: String,
+    /// UTF-8 budget of one session's snapshot (serialized JSON bytes).
+    #[arg(
+        long,
+        value_name = "BYTES",
+        global = true,
+        default_value = "65536",
+        allow_hyphen_values = true
+    )]
+    max_reference_bytes: String,
+    /// Report files that are not sessions, and other details, on stderr.
+    #[arg(long, short, global = true)]
+    verbose: bool,
+}
+
+#[derive(Debug, Subcommand)]
+enum CommandArgs {
+    /// Open the interactive picker (the default).
+    Pick(PickArgs),
+    /// List sessions that can be referenced, best first.
+    Candidates {
+        /// Keep sessions whose id, cwd or title contains this (case-insensitive).
+        query: Option<String>,
+        /// How many to list [default: --candidate-limit].
+        #[arg(long, value_name = "N", allow_hyphen_values = true)]
+        limit: Option<String>,
+        /// Also list fuzzy (subsequence) matches after the exact ones.
+        #[arg(long)]
+        fuzzy: bool,
+        /// One JSON object per line.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Replace mentions by readable text and append the sessions' snapshot.
+    Prepare {
+        /// The message; read from stdin when absent.
+        text: Option<String>,
+        /// What stdin holds.
+        #[arg(long, value_enum, default_value_t = InputFormat::Text)]
+        input: InputFormat,
+        /// What to write.
+        #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+        format: OutputFormat,
+    },
+    /// Show the snapshot a mention of one session injects, and its stats.
+    Preview {
+        /// Session id or canonical hydra-session: URI.
+        id: String,
+        /// Label to serialize [default: the latest title, else the id].
+        #[arg(long, value_name = "L")]
+        label: Option<String>,
+        /// `{"reference": stats, "context": text}` as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print the canonical mention of a session.
+    Mention {
+        /// Session id.
+        id: String,
+        /// Label [default: the latest title, else the id].
+        #[arg(long, value_name = "L")]
+        label: Option<String>,
+    },
+    /// Encode or decode hydra-session: URIs.
+    Uri {
+        #[command(subcommand)]
+        action: UriAction,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum UriAction {
+    /// Print the canonical URI of a session id.
+    Encode {
+        /// Session id.
+        id: String,
+    },
+    /// Print the id of a canonical URI as a JSON string.
+    Decode {
+        /// A hydra-session: URI.
+        uri: String,
+    },
+}
+
+#[derive(Debug, Args, Default)]
+struct PickArgs {
+    /// What to write on submit.
+    #[arg(long, value_enum, default_value_t = PickFormat::Text)]
+    format: PickFormat,
+    /// Write the result to FILE instead of stdout.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["exec", "tmux_paste"])]
+    output: Option<PathBuf>,
+    /// Run CMD (through sh -c) with the result on its stdin; its exit code is returned.
+    #[arg(long, value_name = "CMD", conflicts_with = "tmux_paste")]
+    exec: Option<String>,
+    /// Paste the result into this tmux pane (bracketed paste).
+    #[arg(long, value_name = "PANE")]
+    tmux_paste: Option<String>,
+    /// Initial filter text.
+    #[arg(long, value_name = "TEXT", default_value = "")]
+    query: String,
+    /// Initial prompt text.
+    #[arg(long, value_name = "TEXT", default_value = "")]
+    prompt: String,
+}
+
+/// What `prepare` reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum InputFormat {
+    /// The message text.
+    #[default]
+    Text,
+    /// Message objects, one JSON object per line.
+    Jsonl,
+}
+
+/// What `prepare` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum OutputFormat {
+    /// Readable text, a blank line, then the context.
+    #[default]
+    Text,
+    /// One message object per line.
+    Jsonl,
+}
+
+/// What the picker writes on submit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum PickFormat {
+    /// Prepared text, as `prepare --format text`.
+    #[default]
+    Text,
+    /// Prepared messages, as `prepare --format jsonl`.
+    Jsonl,
+    /// The prompt with canonical mentions, unprepared.
+    Mention,
+}
+
+/// Where the picker's result goes.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Destination {
+    /// Standard output, once, after the terminal is restored.
+    #[default]
+    Stdout,
+    /// A file, written whole.
+    File(PathBuf),
+    /// A command's stdin.
+    Exec(String),
+    /// A tmux pane.
+    TmuxPaste(String),
+}
+
+/// Validated picker options.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PickOptions {
+    /// Output format.
+    pub format: PickFormat,
+    /// Destination.
+    pub destination: Destination,
+    /// Initial filter.
+    pub query: String,
+    /// Initial prompt.
+    pub prompt: String,
+}
+
+/// A validated command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    /// The picker.
+    Pick(PickOptions),
+    /// `candidates`.
+    Candidates {
+        /// Filter text.
+        query: String,
+        /// Validated limit.
+        limit: usize,
+        /// Include fuzzy matches.
+        fuzzy: bool,
+        /// JSON lines output.
+        json: bool,
+    },
+    /// `prepare`.
+    Prepare {
+        /// Text argument; stdin when `None`.
+        text: Option<String>,
+        /// Input format.
+        input: InputFormat,
+        /// Output format.
+        format: OutputFormat,
+    },
+    /// `preview`.
+    Preview {
+        /// Id or URI.
+        id: String,
+        /// Label override.
+        label: Option<String>,
+        /// JSON output.
+        json: bool,
+    },
+    /// `mention`.
+    Mention {
+        /// Session id.
+        id: String,
+        /// Label override.
+        label: Option<String>,
+    },
+    /// `uri encode`.
+    UriEncode(String),
+    /// `uri decode`.
+    UriDecode(String),
+}
+
+/// Everything a run needs, validated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Config {
+    /// Stores to read.
+    pub roots: StoreRoots,
+    /// Whether stores were named on the command line (else defaults were used).
+    pub roots_explicit: bool,
+    /// Default locations that were looked at, for the "nothing found" hint.
+    pub looked_at: StoreRoots,
+    /// Limits.
+    pub limits: Limits,
+    /// The target session.
+    pub target: Target,
+    /// Verbose diagnostics.
+    pub verbose: bool,
+    /// What to do.
+    pub command: Command,
+}
+
+impl Cli {
+    /// Validate into a [`Config`]; `env` and `home` feed default discovery.
+    pub fn into_config(
+        self,
+        env: impl Fn(&str) -> Option<String>,
+        home: Option<&std::path::Path>,
+        current_dir: Option<String>,
+    ) -> Result<Config> {
+        let g = self.global;
+        let limits = Limits::from_flags(
+            Some(&g.max_references),
+            Some(&g.candidate_limit),
+            Some(&g.max_reference_bytes),
+        )?;
+        let explicit = StoreRoots {
+            hydra: g.stores,
+            claude: g.claude,
+            codex: g.codex,
+        };
+        let roots_explicit = !explicit.is_empty();
+        let looked_at = if roots_explicit {
+            explicit.clone()
+        } else {
+            StoreRoots::default_locations(&env, home)
+        };
+        let roots = if roots_explicit {
+            explicit
+        } else {
+            looked_at.clone().existing()
+        };
+        let command = match self
+            .command
+            .unwrap_or(CommandArgs::Pick(PickArgs::default()))
+        {
+            CommandArgs::Pick(p) => Command::Pick(PickOptions {
+                format: p.format,
+                destination: match (p.output, p.exec, p.tmux_paste) {
+                    (Some(file), _, _) => Destination::File(file),
+                    (_, Some(cmd), _) => Destination::Exec(cmd),
+                    (_, _, Some(pane)) => Destination::TmuxPaste(pane),
+                    _ => Destination::Stdout,
+                },
+                query: p.query,
+                prompt: p.prompt,
+            }),
+            CommandArgs::Candidates {
+                query,
+                limit,
+                fuzzy,
+                json,
+            } => Command::Candidates {
+                query: query.unwrap_or_default(),
+                limit: match limit {
+                    Some(raw) => usize::try_from(config::parse_positive("limit", &raw)?)
+                        .map_err(|_| Error::invalid_config("limit is too large"))?,
+                    None => limits.candidate_limit,
+                },
+                fuzzy,
+                json,
+            },
+            CommandArgs::Prepare {
+                text,
+                input,
+                format,
+            } => Command::Prepare {
+                text,
+                input,
+                format,
+            },
+            CommandArgs::Preview { id, label, json } => Command::Preview { id, label, json },
+            CommandArgs::Mention { id, label } => Command::Mention { id, label },
+            CommandArgs::Uri {
+                action: UriAction::Encode { id },
+            } => Command::UriEncode(id),
+            CommandArgs::Uri {
+                action: UriAction::Decode { uri },
+            } => Command::UriDecode(uri),
+        };
+        Ok(Config {
+            roots,
+            roots_explicit,
+            looked_at,
+            limits,
+            target: Target {
+                session_id: g.session,
+                cwd: g.cwd.or(current_dir),
+            },
+            verbose: g.verbose,
+            command,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorCode;
+
+    fn config(args: &[&str]) -> Result<Config> {
+        let cli = Cli::try_parse_from(std::iter::once("session-ref").chain(args.iter().copied()))
+            .unwrap();
+        cli.into_config(
+            |_| None,
+            Some(std::path::Path::new("/nonexistent-home")),
+            Some("/here".into()),
+        )
+    }
+
+    #[test]
+    fn bare_invocation_is_the_picker() {
+        let c = config(&[]).unwrap();
+        assert!(matches!(c.command, Command::Pick(_)));
+        assert_eq!(c.target.cwd.as_deref(), Some("/here"));
+        assert!(c.roots.is_empty() && !c.roots_explicit);
+    }
+
+    #[test]
+    fn global_flags_anywhere() {
+        let c = config(&[
+            "candidates",
+            "q",
+            "--store",
+            "/s",
+            "--cwd",
+            "/w",
+            "--max-references",
+            "2",
+        ])
+        .unwrap();
+        assert_eq!(c.roots.hydra, [PathBuf::from("/s")]);
+        assert_eq!(c.target.cwd.as_deref(), Some("/w"));
+        assert_eq!(c.limits.max_references, 2);
+        assert_eq!(
+            c.command,
+            Command::Candidates {
+                query: "q".into(),
+                limit: 50,
+                fuzzy: false,
+                json: false
+            }
+        );
+    }
+
+    #[test]
+    fn invalid_values_are_config_errors() {
+        for args in [
+            &["--max-references", "4", "candidates"][..],
+            &["--candidate-limit", "0", "candidates"],
+            &["--max-reference-bytes", "-5", "candidates"],
+            &["candidates", "--limit", "x"],
+        ] {
+            assert_eq!(
+                config(args).unwrap_err().code,
+                ErrorCode::InvalidConfig,
+                "{args:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn pick_destinations() {
+        let c = config(&["pick", "--exec", "cat", "--format", "mention"]).unwrap();
+        let Command::Pick(p) = c.command else {
+            panic!("not pick")
+        };
+        assert_eq!(p.destination, Destination::Exec("cat".into()));
+        assert_eq!(p.format, PickFormat::Mention);
+    }
+}

@@ -1,0 +1,207 @@
+//! The non-interactive commands: each turns a [`Config`] into the exact bytes
+//! for stdout, or an error. Nothing is printed here.
+
+use std::sync::Arc;
+
+use crate::cli::{Command, Config, InputFormat, OutputFormat};
+use crate::engine::{render_jsonl, render_text, Candidate, Engine};
+use crate::error::{Error, Result};
+use crate::reference::{json, mention, render, uri};
+use crate::store::{Catalog, StoreRoots};
+
+/// Load the catalog for a config, reporting skipped files when verbose.
+pub fn load_catalog(config: &Config) -> Catalog {
+    let catalog = Catalog::load(&config.roots);
+    if config.verbose {
+        for (path, why) in &catalog.skipped {
+            eprintln!("session-ref: warning: {}: {why}", path.display());
+        }
+    }
+    for (path, why) in &catalog.unreadable {
+        eprintln!(
+            "session-ref: warning: cannot list {}: {why}",
+            path.display()
+        );
+    }
+    catalog
+}
+
+/// Where we looked and how to point at a store, for an empty listing.
+pub fn nothing_found_hint(config: &Config) -> String {
+    let mut hint = String::from("no sessions found. Looked in:\n");
+    let looked: &StoreRoots = &config.looked_at;
+    for (kind, path) in looked.iter() {
+        hint.push_str(&format!("  {kind:<6} {}\n", path.display()));
+    }
+    hint.push_str(
+        "Point at a store with --store DIR (native), --claude DIR or --codex DIR,\n\
+         or try the demo: session-ref --store assets/demo\n",
+    );
+    hint
+}
+
+/// Whether the command reads its input from stdin.
+pub fn needs_stdin(command: &Command) -> bool {
+    matches!(command, Command::Prepare { text: None, .. })
+}
+
+/// Read all of stdin as UTF-8 text.
+pub fn read_stdin(mut stdin: impl std::io::Read) -> Result<String> {
+    let mut raw = Vec::new();
+    stdin
+        .read_to_end(&mut raw)
+        .map_err(|e| Error::invalid_reference(format!("cannot read stdin: {e}")))?;
+    String::from_utf8(raw).map_err(|_| Error::invalid_reference("stdin is not UTF-8 text"))
+}
+
+/// Run a non-interactive command; the result is the whole of stdout.
+/// `stdin` is the input already read when [`needs_stdin`] says so.
+pub async fn run(config: &Config, stdin: Option<String>) -> Result<String> {
+    match &config.command {
+        Command::UriEncode(id) => Ok(format!("{}\n", uri::encode(id))),
+        Command::UriDecode(text) => Ok(format!("{}\n", json::quote(&uri::decode(text)?, false))),
+        Command::Mention {
+            id,
+            label: Some(label),
+        } => Ok(format!("{}\n", mention::format_mention(id, Some(label)))),
+        Command::Pick(_) => Err(Error::invalid_config(
+            "the picker is run by the terminal driver",
+        )),
+        _ => {
+            let engine = Engine::new(
+                Arc::new(load_catalog(config)),
+                config.limits,
+                config.target.clone(),
+            );
+            run_with_engine(config, &engine, stdin).await
+        }
+    }
+}
+
+async fn run_with_engine(
+    config: &Config,
+    engine: &Engine,
+    stdin: Option<String>,
+) -> Result<String> {
+    match &config.command {
+        Command::Candidates {
+            query,
+            limit,
+            fuzzy,
+            json,
+        } => {
+            if engine.catalog.records.is_empty() && !config.roots_explicit {
+                eprint!("session-ref: {}", nothing_found_hint(config));
+            }
+            let found = engine.candidates(query, *limit, *fuzzy);
+            Ok(if *json {
+                candidates_json(&found)
+            } else {
+                candidates_table(&found)
+            })
+        }
+        Command::Prepare {
+            text,
+            input,
+            format,
+        } => {
+            let raw = text.clone().or(stdin).unwrap_or_default();
+            let messages = match input {
+                InputFormat::Text if text.is_none() => {
+                    engine.prepare_text(strip_final_newline(&raw)).await?
+                }
+                InputFormat::Text => engine.prepare_text(&raw).await?,
+                InputFormat::Jsonl => engine.prepare_messages(parse_jsonl(&raw)?).await?,
+            };
+            Ok(match format {
+                OutputFormat::Text => render_text(&messages),
+                OutputFormat::Jsonl => render_jsonl(&messages),
+            })
+        }
+        Command::Preview { id, label, json } => {
+            let context = engine.preview(id, label.as_deref()).await?;
+            let stats = &context.references[0];
+            let used = render::reference_json(&context.data[0]).len();
+            if *json {
+                let value = serde_json::json!({"reference": stats, "context": context.text});
+                Ok(format!("{}\n", json::stringify_value(&value)))
+            } else {
+                Ok(format!(
+                    "{}\n\n-- {} of {} messages kept, {} omitted ({} bytes) · {} of {} bytes{}{}\n",
+                    context.text,
+                    stats.retained_messages,
+                    stats.original_messages,
+                    stats.omitted_messages,
+                    stats.omitted_bytes,
+                    used,
+                    engine.limits.max_reference_bytes,
+                    if stats.compacted { " · compacted" } else { "" },
+                    if stats.truncated { " · truncated" } else { "" },
+                ))
+            }
+        }
+        Command::Mention { id, label } => {
+            let label = match (label, engine.catalog.find(id)) {
+                (Some(label), _) => label.clone(),
+                (None, Some(record)) => engine.default_label(record),
+                (None, None) => id.clone(),
+            };
+            Ok(format!("{}\n", mention::format_mention(id, Some(&label))))
+        }
+        Command::UriEncode(_) | Command::UriDecode(_) | Command::Pick(_) => {
+            unreachable!("handled without an engine")
+        }
+    }
+}
+
+/// The message typed on stdin: one trailing newline (as `echo` adds) is not part of it.
+fn strip_final_newline(text: &str) -> &str {
+    let text = text.strip_suffix('\n').unwrap_or(text);
+    text.strip_suffix('\r').unwrap_or(text)
+}
+
+/// One JSON message object per non-blank line.
+fn parse_jsonl(raw: &str) -> Result<Vec<serde_json::Value>> {
+    raw.lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty())
+        .map(|(i, line)| {
+            serde_json::from_str(line).map_err(|e| {
+                Error::invalid_reference(format!("input line {}: not a JSON message: {e}", i + 1))
+            })
+        })
+        .collect()
+}
+
+fn candidates_json(found: &[Candidate]) -> String {
+    found
+        .iter()
+        .map(|c| {
+            let value = serde_json::to_value(c).expect("candidate serializes");
+            format!("{}\n", json::stringify_value(&value))
+        })
+        .collect()
+}
+
+fn candidates_table(found: &[Candidate]) -> String {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    let home = std::env::var("HOME").ok();
+    let rows: Vec<[String; 5]> = found
+        .iter()
+        .map(|c| {
+            [
+                crate::display::one_line(&c.label, 60),
+                c.cwd.as_deref().map_or_else(
+                    || "-".to_owned(),
+                    |cwd| crate::display::short_path(cwd, home.as_deref()),
+                ),
+                crate::display::age(&c.created_at, now),
+                c.store.to_owned(),
+                c.session_id.clone(),
+            ]
+        })
+        .collect();
+    crate::display::table(&["LABEL", "CWD", "AGE", "STORE", "ID"], &rows)
+}

@@ -1,0 +1,133 @@
+//! Small text helpers shared by the table output and the picker: one-line
+//! labels, `~` paths, ages and aligned columns. Pure.
+
+use unicode_width::UnicodeWidthChar;
+
+use crate::store::time::Instant;
+
+/// `text` on one line (runs of whitespace become one space), cut to at most
+/// `max_width` terminal columns with a trailing `…`.
+pub fn one_line(text: &str, max_width: usize) -> String {
+    let collapsed = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    truncate_width(&collapsed, max_width)
+}
+
+/// Cut to at most `max_width` columns, ending in `…` when cut.
+pub fn truncate_width(text: &str, max_width: usize) -> String {
+    if width(text) <= max_width {
+        return text.to_owned();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let w = c.width().unwrap_or(0);
+        if used + w + 1 > max_width {
+            break;
+        }
+        out.push(c);
+        used += w;
+    }
+    if max_width > 0 {
+        out.push('…');
+    }
+    out
+}
+
+/// Terminal columns of `text`.
+pub fn width(text: &str) -> usize {
+    text.chars().map(|c| c.width().unwrap_or(0)).sum()
+}
+
+/// `path` with the home directory shown as `~`.
+pub fn short_path(path: &str, home: Option<&str>) -> String {
+    match home.filter(|h| !h.is_empty() && *h != "/") {
+        Some(home) if path == home => "~".to_owned(),
+        Some(home) => match path.strip_prefix(home) {
+            Some(rest) if rest.starts_with('/') => format!("~{rest}"),
+            _ => path.to_owned(),
+        },
+        None => path.to_owned(),
+    }
+}
+
+/// Age of an RFC 3339 time relative to `now` (Unix seconds): `42s`, `5m`,
+/// `3h`, `2d`, `7w`, `1y`; `?` when it does not parse.
+pub fn age(created_at: &str, now: i64) -> String {
+    let Some(instant) = Instant::parse_rfc3339(created_at) else {
+        return "?".to_owned();
+    };
+    let secs = (now - instant.unix_seconds()).max(0);
+    match secs {
+        s if s < 60 => format!("{s}s"),
+        s if s < 3600 => format!("{}m", s / 60),
+        s if s < 86_400 => format!("{}h", s / 3600),
+        s if s < 86_400 * 14 => format!("{}d", s / 86_400),
+        s if s < 86_400 * 365 => format!("{}w", s / (86_400 * 7)),
+        s => format!("{}y", s / (86_400 * 365)),
+    }
+}
+
+/// Left-aligned columns separated by two spaces; the last column is not padded.
+pub fn table<const N: usize>(header: &[&str; N], rows: &[[String; N]]) -> String {
+    let mut widths = header.map(width);
+    for row in rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(width(cell));
+        }
+    }
+    let mut out = String::new();
+    let mut line = |cells: &mut dyn Iterator<Item = &str>| {
+        let mut text = String::new();
+        for (i, cell) in cells.enumerate() {
+            if i > 0 {
+                text.push_str("  ");
+            }
+            text.push_str(cell);
+            if i + 1 < N {
+                text.extend(std::iter::repeat_n(' ', widths[i] - width(cell)));
+            }
+        }
+        out.push_str(text.trim_end());
+        out.push('\n');
+    };
+    line(&mut header.iter().copied());
+    for row in rows {
+        line(&mut row.iter().map(String::as_str));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_and_paths() {
+        assert_eq!(one_line("fix\n  the   bug", 80), "fix the bug");
+        assert_eq!(one_line("abcdefgh", 5), "abcd…");
+        assert_eq!(truncate_width("日本語テキスト", 7), "日本語…");
+        assert_eq!(short_path("/home/u/src", Some("/home/u")), "~/src");
+        assert_eq!(short_path("/home/user2", Some("/home/u")), "/home/user2");
+        assert_eq!(short_path("/home/u", Some("/home/u")), "~");
+    }
+
+    #[test]
+    fn ages() {
+        let t = Instant::parse_rfc3339("2025-01-01T00:00:00Z")
+            .unwrap()
+            .unix_seconds();
+        assert_eq!(age("2025-01-01T00:00:00Z", t + 30), "30s");
+        assert_eq!(age("2025-01-01T00:00:00Z", t + 3 * 3600), "3h");
+        assert_eq!(age("2025-01-01T00:00:00Z", t + 2 * 86_400), "2d");
+        assert_eq!(age("nope", t), "?");
+    }
+
+    #[test]
+    fn aligned_table() {
+        let rows = [
+            ["a".to_owned(), "x".to_owned()],
+            ["long".to_owned(), "y".to_owned()],
+        ];
+        assert_eq!(table(&["H1", "H2"], &rows), "H1    H2\na     x\nlong  y\n");
+    }
+}

@@ -1,0 +1,364 @@
+//! Orchestration: the pure core applied to real stores. Reads sessions
+//! (concurrently, on tokio's blocking pool), lists candidates and prepares
+//! messages. Used alike by the command line and the picker.
+
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::config::Limits;
+use crate::error::{Error, Result};
+use crate::matching::FuzzyMatcher;
+use crate::reference::candidates::{self, Ranked, Target};
+use crate::reference::mention::{self, Reference};
+use crate::reference::prepare::{self, Context, ReadSource, SourceRef};
+use crate::reference::{json, uri};
+use crate::store::model::{SessionRecord, Surface};
+use crate::store::{self, Catalog};
+
+/// Everything needed to list and prepare: the catalog, limits and target.
+#[derive(Debug, Clone)]
+pub struct Engine {
+    /// Listed sessions.
+    pub catalog: Arc<Catalog>,
+    /// Validated limits.
+    pub limits: Limits,
+    /// The session being written to.
+    pub target: Target,
+}
+
+/// A listed candidate as printed by `candidates --json` (SPEC §6 keys first).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Candidate {
+    /// Session id.
+    pub session_id: String,
+    /// Latest title, or the id.
+    pub label: String,
+    /// Working directory, absent when unknown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    /// Creation time exactly as logged.
+    pub created_at: String,
+    /// The canonical mention with this label.
+    pub mention: String,
+    /// Store kind: `hydra`, `claude` or `codex`.
+    pub store: &'static str,
+    /// The log file.
+    pub path: String,
+}
+
+impl Candidate {
+    /// The candidate for a ranked record.
+    pub fn new(record: &SessionRecord, label: String) -> Self {
+        Candidate {
+            mention: mention::format_mention(&record.id, Some(&label)),
+            session_id: record.id.clone(),
+            label,
+            cwd: record.cwd.clone(),
+            created_at: record.created_at.clone(),
+            store: record.kind.as_str(),
+            path: record.path.display().to_string(),
+        }
+    }
+}
+
+/// A message after preparation, ready to write.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PreparedMessage {
+    /// An input message, rewritten (readable mentions) or passed through.
+    Message(Value),
+    /// The context message that follows the message citing it.
+    Context(Context),
+}
+
+impl PreparedMessage {
+    /// One JSON line (no newline).
+    pub fn to_json_line(&self) -> String {
+        match self {
+            PreparedMessage::Message(value) => json::stringify_value(value),
+            PreparedMessage::Context(context) => prepare::context_message_json(context),
+        }
+    }
+
+    /// The message's text blocks joined with `"\n"`.
+    pub fn text(&self) -> String {
+        match self {
+            PreparedMessage::Message(value) => message_text(value),
+            PreparedMessage::Context(context) => context.text.clone(),
+        }
+    }
+}
+
+/// Text blocks of a message object joined with `"\n"`.
+pub fn message_text(message: &Value) -> String {
+    let blocks = message.get("content").and_then(Value::as_array);
+    let texts: Vec<&str> = blocks
+        .into_iter()
+        .flatten()
+        .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+        .filter_map(|b| b.get("text").and_then(Value::as_str))
+        .collect();
+    texts.join("\n")
+}
+
+/// A direct user message carrying `text`, as `prepare TEXT` builds it.
+pub fn direct_message(text: &str) -> Value {
+    serde_json::json!({"role": "user", "source": {"kind": "user"}, "content": [{"type": "text", "text": text}]})
+}
+
+/// Render prepared messages as `--format text`: each message's text and a
+/// newline; a context follows the message citing it after a blank line.
+pub fn render_text(messages: &[PreparedMessage]) -> String {
+    let mut out = String::new();
+    for message in messages {
+        if matches!(message, PreparedMessage::Context(_)) {
+            out.push('\n');
+        }
+        out.push_str(&message.text());
+        out.push('\n');
+    }
+    out
+}
+
+/// Render prepared messages as `--format jsonl`.
+pub fn render_jsonl(messages: &[PreparedMessage]) -> String {
+    let mut out = String::new();
+    for message in messages {
+        out.push_str(&message.to_json_line());
+        out.push('\n');
+    }
+    out
+}
+
+/// A message parsed for preparation: its rewritten content and references.
+struct Parsed {
+    message: Value,
+    references: Vec<Reference>,
+}
+
+impl Engine {
+    /// An engine over `catalog`.
+    pub fn new(catalog: Arc<Catalog>, limits: Limits, target: Target) -> Self {
+        Engine {
+            catalog,
+            limits,
+            target,
+        }
+    }
+
+    /// Titles of the records at `indices` (`None` when absent or unreadable),
+    /// read on a few threads.
+    pub fn titles(&self, indices: &[usize]) -> Vec<Option<String>> {
+        let slots: Vec<std::sync::Mutex<Option<String>>> =
+            indices.iter().map(|_| Default::default()).collect();
+        let work: Vec<(usize, usize)> = indices.iter().copied().enumerate().collect();
+        store::parallel_each(&work, |&(slot, index)| {
+            let title = store::read_title(&self.catalog.records[index])
+                .ok()
+                .flatten();
+            *slots[slot].lock().expect("title slot") = title;
+        });
+        slots
+            .into_iter()
+            .map(|s| s.into_inner().expect("title slot"))
+            .collect()
+    }
+
+    /// Labels of every record (title, else id).
+    pub fn all_labels(&self) -> Vec<String> {
+        let indices: Vec<usize> = (0..self.catalog.records.len()).collect();
+        self.titles(&indices)
+            .into_iter()
+            .zip(&self.catalog.records)
+            .map(|(title, record)| title.unwrap_or_else(|| record.id.clone()))
+            .collect()
+    }
+
+    /// `candidates(query, limit)`: the reference's exact rule, or with `fuzzy`
+    /// the exact matches followed by fuzzy-only ones.
+    pub fn candidates(&self, query: &str, limit: usize, fuzzy: bool) -> Vec<Candidate> {
+        let records = &self.catalog.records;
+        let ranked: Vec<Ranked> = if fuzzy && !query.is_empty() {
+            let labels = self.all_labels();
+            candidates::fuzzy(
+                records,
+                &labels,
+                &self.target,
+                query,
+                limit,
+                &mut FuzzyMatcher::new(),
+            )
+        } else {
+            candidates::exact(records, &self.target, query, limit, &mut |wanted| {
+                self.titles(wanted)
+            })
+        };
+        ranked
+            .into_iter()
+            .map(|r| Candidate::new(&records[r.index], r.label))
+            .collect()
+    }
+
+    /// The label `mention` uses by default: latest title, else the id.
+    pub fn default_label(&self, record: &SessionRecord) -> String {
+        store::read_title(record)
+            .ok()
+            .flatten()
+            .unwrap_or_else(|| record.id.clone())
+    }
+
+    /// Read sources concurrently; the first failure in source order wins.
+    pub async fn read_sources(
+        &self,
+        sources: &[SourceRef],
+    ) -> Result<Vec<(Option<String>, Surface)>> {
+        let tasks: Vec<_> = sources
+            .iter()
+            .map(|source| {
+                let record = self.catalog.find(&source.session_id).cloned();
+                let id = source.session_id.clone();
+                tokio::task::spawn_blocking(move || match record {
+                    Some(record) => store::read_surface(&record)
+                        .map(|s| (record.cwd.clone(), s))
+                        .map_err(Error::from),
+                    None => Err(Error::read_failed(format!(
+                        "failed to read referenced session: unknown session {}",
+                        json::quote(&id, false)
+                    ))),
+                })
+            })
+            .collect();
+        let mut read = Vec::with_capacity(tasks.len());
+        for task in tasks {
+            let result = task.await.map_err(|e| {
+                Error::read_failed(format!("failed to read referenced session: {e}"))
+            })?;
+            read.push(result?);
+        }
+        Ok(read)
+    }
+
+    /// Snapshot `sources` and render their context.
+    pub async fn context_for(&self, sources: &[SourceRef]) -> Result<Context> {
+        let read = self.read_sources(sources).await?;
+        let views: Vec<ReadSource<'_>> = read
+            .iter()
+            .map(|(cwd, surface)| ReadSource {
+                cwd: cwd.as_deref(),
+                surface,
+            })
+            .collect();
+        prepare::build_context(sources, &views, self.limits.max_reference_bytes)
+    }
+
+    /// Prepare one typed text (`prepare TEXT`).
+    pub async fn prepare_text(&self, text: &str) -> Result<Vec<PreparedMessage>> {
+        self.prepare_messages(vec![direct_message(text)]).await
+    }
+
+    /// Prepare message objects (`prepare --input jsonl`): every direct user
+    /// message citing sessions is rewritten and followed by its context;
+    /// everything else passes through untouched. All or nothing.
+    pub async fn prepare_messages(&self, messages: Vec<Value>) -> Result<Vec<PreparedMessage>> {
+        // Parse and normalize every message first, so a malformed mention or
+        // a reference error anywhere fails before any session is read.
+        let mut planned = Vec::with_capacity(messages.len());
+        for (index, message) in messages.into_iter().enumerate() {
+            let parsed = parse_message(index, message)?;
+            let sources = normalize(self, &parsed.references)?;
+            planned.push((parsed.message, sources));
+        }
+        let mut out = Vec::with_capacity(planned.len() * 2);
+        for (message, sources) in planned {
+            let context = if sources.is_empty() {
+                None
+            } else {
+                Some(self.context_for(&sources).await?)
+            };
+            out.push(PreparedMessage::Message(message));
+            out.extend(context.map(PreparedMessage::Context));
+        }
+        Ok(out)
+    }
+
+    /// The context `prepare` would inject for a message citing only this
+    /// session (by id or canonical URI), under `label` (default: title or id).
+    pub async fn preview(&self, id_or_uri: &str, label: Option<&str>) -> Result<Context> {
+        let id = if id_or_uri.starts_with(uri::SCHEME) {
+            uri::decode(id_or_uri)?
+        } else {
+            id_or_uri.to_owned()
+        };
+        let label = match (label, self.catalog.find(&id)) {
+            (Some(l), _) => l.to_owned(),
+            (None, Some(record)) => self.default_label(record),
+            (None, None) => id.clone(),
+        };
+        let sources = normalize(
+            self,
+            &[Reference {
+                session_id: id,
+                label,
+            }],
+        )?;
+        self.context_for(&sources).await
+    }
+}
+
+fn normalize(engine: &Engine, references: &[Reference]) -> Result<Vec<SourceRef>> {
+    prepare::normalize_references(
+        engine.target.session_id.as_deref(),
+        references,
+        engine.limits.max_references,
+    )
+}
+
+/// Rewrite the text blocks of a direct user message. Returns the message with
+/// its references (empty when it passes through untouched).
+fn parse_message(index: usize, message: Value) -> Result<Parsed> {
+    let line = index + 1;
+    let bad = |why: &str| Error::invalid_reference(format!("input message {line}: {why}"));
+    let Some(object) = message.as_object() else {
+        return Err(bad("not a JSON object"));
+    };
+    let Some(source) = object.get("source").and_then(Value::as_object) else {
+        return Err(bad("source is not an object"));
+    };
+    if source.get("kind").and_then(Value::as_str) != Some("user") {
+        return Ok(Parsed {
+            message,
+            references: Vec::new(),
+        });
+    }
+    let Some(blocks) = object.get("content").and_then(Value::as_array) else {
+        return Err(bad("content is not an array"));
+    };
+    let mut references = Vec::new();
+    let mut content = Vec::with_capacity(blocks.len());
+    for block in blocks {
+        if block.get("type").and_then(Value::as_str) != Some("text") {
+            content.push(block.clone());
+            continue;
+        }
+        let Some(text) = block.get("text").and_then(Value::as_str) else {
+            return Err(bad("a text block has no string text"));
+        };
+        let parsed = mention::parse_text(text)?;
+        references.extend(parsed.references);
+        content.push(serde_json::json!({"type": "text", "text": parsed.text}));
+    }
+    if references.is_empty() {
+        return Ok(Parsed {
+            message,
+            references,
+        });
+    }
+    let mut message = message;
+    message["content"] = Value::Array(content);
+    Ok(Parsed {
+        message,
+        references,
+    })
+}

@@ -1,0 +1,104 @@
+//! The one error type of session-ref, with the stable codes of the contract.
+//!
+//! Every failure a user can see carries one of the seven `SESSION_REFERENCE_*`
+//! codes; `main` maps the error to an exit code and prints
+//! `session-ref: CODE: message` on stderr.
+
+use std::fmt;
+
+/// A stable, machine-readable failure code (SPEC §9).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorCode {
+    /// A configuration value or flag is out of range.
+    InvalidConfig,
+    /// A mention, URI, id or input message is malformed or unknown.
+    InvalidReference,
+    /// A message cites the target session itself.
+    SelfReference,
+    /// A message cites more distinct sessions than `maxReferences`.
+    TooMany,
+    /// A referenced session could not be read.
+    ReadFailed,
+    /// A referenced session cannot fit `maxReferenceBytes`.
+    BudgetExceeded,
+    /// The user cancelled the operation.
+    Cancelled,
+}
+
+impl ErrorCode {
+    /// The code as written on stderr and in JSON, e.g. `SESSION_REFERENCE_TOO_MANY`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::InvalidConfig => "SESSION_REFERENCE_INVALID_CONFIG",
+            ErrorCode::InvalidReference => "SESSION_REFERENCE_INVALID_REFERENCE",
+            ErrorCode::SelfReference => "SESSION_REFERENCE_SELF_REFERENCE",
+            ErrorCode::TooMany => "SESSION_REFERENCE_TOO_MANY",
+            ErrorCode::ReadFailed => "SESSION_REFERENCE_READ_FAILED",
+            ErrorCode::BudgetExceeded => "SESSION_REFERENCE_BUDGET_EXCEEDED",
+            ErrorCode::Cancelled => "SESSION_REFERENCE_CANCELLED",
+        }
+    }
+
+    /// Every code, in the order of the contract.
+    pub const ALL: [ErrorCode; 7] = [
+        ErrorCode::InvalidConfig,
+        ErrorCode::InvalidReference,
+        ErrorCode::SelfReference,
+        ErrorCode::TooMany,
+        ErrorCode::ReadFailed,
+        ErrorCode::BudgetExceeded,
+        ErrorCode::Cancelled,
+    ];
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A failure with its stable code and a human-readable diagnosis.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{code}: {message}")]
+pub struct Error {
+    /// The stable code.
+    pub code: ErrorCode,
+    /// What went wrong, for a person.
+    pub message: String,
+}
+
+impl Error {
+    /// An error with `code` and `message`.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Error {
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// `SESSION_REFERENCE_INVALID_CONFIG`.
+    pub fn invalid_config(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::InvalidConfig, message)
+    }
+
+    /// `SESSION_REFERENCE_INVALID_REFERENCE`.
+    pub fn invalid_reference(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::InvalidReference, message)
+    }
+
+    /// `SESSION_REFERENCE_READ_FAILED`.
+    pub fn read_failed(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::ReadFailed, message)
+    }
+
+    /// `SESSION_REFERENCE_CANCELLED`.
+    pub fn cancelled() -> Self {
+        Self::new(
+            ErrorCode::Cancelled,
+            "session reference preparation was cancelled",
+        )
+    }
+}
+
+/// Result with [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

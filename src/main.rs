@@ -1,0 +1,84 @@
+//! `session-ref`: parse the command line, run, map errors to exit codes.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use session_ref::cli::{Cli, Command, Config};
+use session_ref::error::{Error, ErrorCode};
+use session_ref::{commands, output};
+
+/// Exit code of a failed run.
+const EXIT_FAILED: u8 = 1;
+/// Exit code of a command line clap rejects.
+const EXIT_USAGE: u8 = 2;
+/// Exit code of a run the user cancelled or aborted.
+const EXIT_CANCELLED: u8 = 130;
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { EXIT_USAGE } else { 0 });
+        }
+    };
+    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+    let cwd = std::env::current_dir()
+        .ok()
+        .map(|p| p.to_string_lossy().into_owned());
+    let config = match cli.into_config(|k| std::env::var(k).ok(), home.as_deref(), cwd) {
+        Ok(config) => config,
+        Err(e) => return fail(&e),
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("session-ref: cannot start: {e}");
+            return ExitCode::from(EXIT_FAILED);
+        }
+    };
+    runtime.block_on(run(config))
+}
+
+async fn run(config: Config) -> ExitCode {
+    if let Command::Pick(_) = config.command {
+        return fail(&Error::invalid_config(
+            "the interactive picker is not available in this build",
+        ));
+    }
+    // Read stdin before Ctrl-C is trapped, so Ctrl-C at an input prompt still interrupts.
+    let stdin = if commands::needs_stdin(&config.command) {
+        match commands::read_stdin(std::io::stdin().lock()) {
+            Ok(text) => Some(text),
+            Err(e) => return fail(&e),
+        }
+    } else {
+        None
+    };
+    let result = tokio::select! {
+        result = commands::run(&config, stdin) => result,
+        _ = tokio::signal::ctrl_c() => Err(Error::cancelled()),
+    };
+    match result {
+        Ok(text) => match output::write_stdout(&text) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("session-ref: {e}");
+                ExitCode::from(EXIT_FAILED)
+            }
+        },
+        Err(e) => fail(&e),
+    }
+}
+
+fn fail(error: &Error) -> ExitCode {
+    eprintln!("session-ref: {}: {}", error.code, error.message);
+    ExitCode::from(if error.code == ErrorCode::Cancelled {
+        EXIT_CANCELLED
+    } else {
+        EXIT_FAILED
+    })
+}

@@ -1,0 +1,230 @@
+//! JSON string serialization with JavaScript's `JSON.stringify` escaping, and
+//! the tag-safe variant that spells every `<` as `\u003c` (SPEC §5, §8).
+//!
+//! Sizes are computed without building strings so retention can account for
+//! bytes in constant time per change.
+
+/// How one character serializes inside a JSON string.
+#[inline]
+fn escape_of(c: char, tag_safe: bool) -> Option<&'static str> {
+    Some(match c {
+        '"' => "\\\"",
+        '\\' => "\\\\",
+        '\u{08}' => "\\b",
+        '\u{0C}' => "\\f",
+        '\n' => "\\n",
+        '\r' => "\\r",
+        '\t' => "\\t",
+        '<' if tag_safe => "\\u003c",
+        c if (c as u32) < 0x20 => return Some(CONTROL_ESCAPES[c as usize]),
+        _ => return None,
+    })
+}
+
+/// `\u00xx` spellings of the control characters, lower-case hex as JavaScript writes them.
+const CONTROL_ESCAPES: [&str; 32] = [
+    "\\u0000", "\\u0001", "\\u0002", "\\u0003", "\\u0004", "\\u0005", "\\u0006", "\\u0007", "\\b",
+    "\\t", "\\n", "\\u000b", "\\f", "\\r", "\\u000e", "\\u000f", "\\u0010", "\\u0011", "\\u0012",
+    "\\u0013", "\\u0014", "\\u0015", "\\u0016", "\\u0017", "\\u0018", "\\u0019", "\\u001a",
+    "\\u001b", "\\u001c", "\\u001d", "\\u001e", "\\u001f",
+];
+
+/// Append `s` as a quoted JSON string to `out`.
+pub fn write_str(out: &mut String, s: &str, tag_safe: bool) {
+    out.reserve(s.len() + 2);
+    out.push('"');
+    let mut start = 0;
+    for (i, c) in s.char_indices() {
+        if let Some(esc) = escape_of(c, tag_safe) {
+            out.push_str(&s[start..i]);
+            out.push_str(esc);
+            start = i + c.len_utf8();
+        }
+    }
+    out.push_str(&s[start..]);
+    out.push('"');
+}
+
+/// `s` as a quoted JSON string.
+pub fn quote(s: &str, tag_safe: bool) -> String {
+    let mut out = String::new();
+    write_str(&mut out, s, tag_safe);
+    out
+}
+
+/// UTF-8 length of `s` serialized as a quoted JSON string.
+pub fn str_len(s: &str, tag_safe: bool) -> usize {
+    let mut len = 2 + s.len();
+    for &b in s.as_bytes() {
+        // Only ASCII bytes are ever escaped; multi-byte sequences are literal.
+        len += match b {
+            b'"' | b'\\' | 0x08 | 0x0C | b'\n' | b'\r' | b'\t' => 1,
+            b'<' if tag_safe => 5,
+            0..=0x1F => 5,
+            _ => 0,
+        };
+    }
+    len
+}
+
+/// Replace every `<` of already serialized JSON by `\u003c` (tag-safe JSON).
+pub fn make_tag_safe(json: &str) -> String {
+    json.replace('<', "\\u003c")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn escapes_like_javascript() {
+        assert_eq!(quote("a\"b\\c", false), r#""a\"b\\c""#);
+        assert_eq!(
+            quote("\u{8}\u{c}\n\r\t\u{1}\u{1f}", false),
+            r#""\b\f\n\r\t\u0001\u001f""#
+        );
+        assert_eq!(quote("/\u{7f}\u{2028}é😀", false), "\"/\u{7f}\u{2028}é😀\"");
+        assert_eq!(quote("<a>", true), r#""\u003ca>""#);
+        assert_eq!(quote("<a>", false), r#""<a>""#);
+    }
+
+    proptest! {
+        #[test]
+        fn matches_serde_json_and_its_length(s in any::<String>()) {
+            let plain = quote(&s, false);
+            prop_assert_eq!(&plain, &serde_json::to_string(&s).unwrap());
+            prop_assert_eq!(str_len(&s, false), plain.len());
+            let safe = quote(&s, true);
+            prop_assert_eq!(&safe, &make_tag_safe(&plain));
+            prop_assert_eq!(str_len(&s, true), safe.len());
+        }
+    }
+}
+
+/// Append `value` as JavaScript's `JSON.stringify` writes a parsed value:
+/// object keys that are array indices first in ascending order, then the
+/// others in insertion order; numbers as JavaScript formats doubles.
+pub fn write_value(out: &mut String, value: &serde_json::Value) {
+    use serde_json::Value;
+    match value {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => write_number(out, n.as_f64().unwrap_or(f64::NAN)),
+        Value::String(s) => write_str(out, s, false),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_value(out, item);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            let mut indexed: Vec<(u32, &String, &Value)> = map
+                .iter()
+                .filter_map(|(k, v)| array_index(k).map(|i| (i, k, v)))
+                .collect();
+            indexed.sort_by_key(|&(i, _, _)| i);
+            let named = map.iter().filter(|(k, _)| array_index(k).is_none());
+            let ordered = indexed.into_iter().map(|(_, k, v)| (k, v)).chain(named);
+            out.push('{');
+            for (i, (key, item)) in ordered.enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_str(out, key, false);
+                out.push(':');
+                write_value(out, item);
+            }
+            out.push('}');
+        }
+    }
+}
+
+/// `JSON.stringify` of a parsed value, as a string.
+pub fn stringify_value(value: &serde_json::Value) -> String {
+    let mut out = String::new();
+    write_value(&mut out, value);
+    out
+}
+
+/// A canonical array index (`0`, `17`, not `017`), below 2^32 - 1.
+fn array_index(key: &str) -> Option<u32> {
+    if key.is_empty()
+        || (key.len() > 1 && key.starts_with('0'))
+        || !key.bytes().all(|b| b.is_ascii_digit())
+    {
+        return None;
+    }
+    key.parse::<u32>().ok().filter(|&i| i != u32::MAX)
+}
+
+/// JavaScript's `Number.prototype.toString` for a finite double (`null` otherwise).
+fn write_number(out: &mut String, x: f64) {
+    if !x.is_finite() {
+        out.push_str("null");
+        return;
+    }
+    if x == 0.0 {
+        out.push('0');
+        return;
+    }
+    if x < 0.0 {
+        out.push('-');
+    }
+    // Shortest round-trip digits and decimal exponent, from Rust's `{:e}`.
+    let sci = format!("{:e}", x.abs());
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let k = digits.len() as i64;
+    let n = exp.parse::<i64>().unwrap_or(0) + 1;
+    if k <= n && n <= 21 {
+        out.push_str(&digits);
+        out.extend(std::iter::repeat_n('0', (n - k) as usize));
+    } else if 0 < n && n <= 21 {
+        out.push_str(&digits[..n as usize]);
+        out.push('.');
+        out.push_str(&digits[n as usize..]);
+    } else if -6 < n && n <= 0 {
+        out.push_str("0.");
+        out.extend(std::iter::repeat_n('0', (-n) as usize));
+        out.push_str(&digits);
+    } else {
+        out.push_str(&digits[..1]);
+        if k > 1 {
+            out.push('.');
+            out.push_str(&digits[1..]);
+        }
+        out.push('e');
+        out.push(if n - 1 >= 0 { '+' } else { '-' });
+        out.push_str(&(n - 1).abs().to_string());
+    }
+}
+
+#[cfg(test)]
+mod value_tests {
+    use super::*;
+
+    fn js(json: &str) -> String {
+        stringify_value(&serde_json::from_str(json).unwrap())
+    }
+
+    #[test]
+    fn numbers_format_like_javascript() {
+        assert_eq!(js("[0, -0, 1, 1.0, 1.5, 100, 1e21, 1e20, 123e-7, 0.000001, 1.5e-7, -2.5, 12345678901234567890]"),
+                   "[0,0,1,1,1.5,100,1e+21,100000000000000000000,0.0000123,0.000001,1.5e-7,-2.5,12345678901234567000]");
+    }
+
+    #[test]
+    fn keys_order_like_javascript() {
+        assert_eq!(
+            js(r#"{"b":1,"2":2,"a":3,"10":4,"01":5,"1":6}"#),
+            r#"{"1":6,"2":2,"10":4,"b":1,"a":3,"01":5}"#
+        );
+        assert_eq!(js(r#"{"a":1,"b":2,"a":3}"#), r#"{"a":3,"b":2}"#);
+        assert_eq!(js(r#"{"s":"<\u2028\/"}"#), "{\"s\":\"<\u{2028}/\"}");
+    }
+}

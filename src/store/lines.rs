@@ -1,0 +1,172 @@
+//! Line access to append-only JSONL logs: forward streaming with line numbers,
+//! and a backward scan so titles are found from the end of a file without
+//! reading the rest.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
+use std::path::Path;
+
+/// Upper bound on one line read for a header probe; a longer first line is not a header.
+pub const MAX_HEADER_LINE: usize = 1 << 20;
+
+/// One line of a log.
+#[derive(Debug)]
+pub struct Line<'a> {
+    /// 1-based line number.
+    pub number: u64,
+    /// The bytes without the trailing `\n`.
+    pub bytes: &'a [u8],
+    /// Whether a `\n` ended the line (false only for a possibly torn last line).
+    pub terminated: bool,
+}
+
+/// Streams the lines of a file, reusing one buffer.
+pub struct LineReader<R> {
+    reader: BufReader<R>,
+    buf: Vec<u8>,
+    number: u64,
+}
+
+impl LineReader<File> {
+    /// Open `path` for streaming.
+    pub fn open(path: &Path) -> io::Result<Self> {
+        Ok(Self::new(File::open(path)?))
+    }
+}
+
+impl<R: Read> LineReader<R> {
+    /// Stream lines from any reader (a decompressor, a test buffer).
+    pub fn new(reader: R) -> Self {
+        LineReader {
+            reader: BufReader::with_capacity(256 * 1024, reader),
+            buf: Vec::with_capacity(4096),
+            number: 0,
+        }
+    }
+
+    /// The next line, or `None` at end of file. An empty final segment after
+    /// the last `\n` is not a line.
+    pub fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
+        self.buf.clear();
+        let read = self.reader.read_until(b'\n', &mut self.buf)?;
+        if read == 0 {
+            return Ok(None);
+        }
+        self.number += 1;
+        let terminated = self.buf.last() == Some(&b'\n');
+        let end = self.buf.len() - usize::from(terminated);
+        Ok(Some(Line {
+            number: self.number,
+            bytes: &self.buf[..end],
+            terminated,
+        }))
+    }
+}
+
+/// Read the first line of a file, at most [`MAX_HEADER_LINE`] bytes.
+/// `None` for an empty file or a first line longer than the cap.
+pub fn first_line(path: &Path) -> io::Result<Option<Vec<u8>>> {
+    let file = File::open(path)?;
+    let mut reader = BufReader::with_capacity(16 * 1024, file.take(MAX_HEADER_LINE as u64 + 1));
+    let mut buf = Vec::new();
+    reader.read_until(b'\n', &mut buf)?;
+    if buf.last() == Some(&b'\n') {
+        buf.pop();
+    } else if buf.len() > MAX_HEADER_LINE {
+        return Ok(None);
+    }
+    Ok((!buf.is_empty()).then_some(buf))
+}
+
+/// Visit the lines of a file from the last to the first until `visit`
+/// returns `Some`. Lines are given without their `\n`; the first line of the
+/// file is visited last. Reads only as much of the file as the search needs.
+pub fn scan_backward<T>(
+    path: &Path,
+    mut visit: impl FnMut(&[u8]) -> Option<T>,
+) -> io::Result<Option<T>> {
+    const CHUNK: u64 = 64 * 1024;
+    let mut file = File::open(path)?;
+    let mut end = file.seek(SeekFrom::End(0))?;
+    if end == 0 {
+        return Ok(None);
+    }
+    // `carry` holds the start of a line whose beginning is not read yet.
+    let mut carry: Vec<u8> = Vec::new();
+    let mut skip_final_newline = true;
+    while end > 0 {
+        let start = end.saturating_sub(CHUNK);
+        let mut chunk = vec![0u8; (end - start) as usize];
+        file.seek(SeekFrom::Start(start))?;
+        file.read_exact(&mut chunk)?;
+        chunk.extend_from_slice(&carry);
+        let mut line_end = chunk.len();
+        if skip_final_newline {
+            if chunk.last() == Some(&b'\n') {
+                line_end -= 1;
+            }
+            skip_final_newline = false;
+        }
+        while let Some(nl) = memchr::memrchr(b'\n', &chunk[..line_end]) {
+            if let Some(found) = visit(&chunk[nl + 1..line_end]) {
+                return Ok(Some(found));
+            }
+            line_end = nl;
+        }
+        chunk.truncate(line_end);
+        carry = chunk;
+        end = start;
+    }
+    // The first line has no `\n` before it.
+    Ok(visit(&carry))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn lines_backward(content: &[u8]) -> Vec<String> {
+        let mut file = tempfile::NamedTempFile::new().unwrap();
+        file.write_all(content).unwrap();
+        let mut seen = Vec::new();
+        let none: Option<()> = scan_backward(file.path(), |line| {
+            seen.push(String::from_utf8_lossy(line).into_owned());
+            None
+        })
+        .unwrap();
+        assert!(none.is_none());
+        seen
+    }
+
+    #[test]
+    fn backward_scan_sees_every_line_once() {
+        assert_eq!(lines_backward(b"a\nb\nc\n"), ["c", "b", "a"]);
+        assert_eq!(lines_backward(b"a\nb\nc"), ["c", "b", "a"]);
+        assert_eq!(lines_backward(b"a\n\nc\n"), ["c", "", "a"]);
+        assert_eq!(lines_backward(b""), [""; 0]);
+        let big: Vec<u8> = (0..50_000)
+            .flat_map(|i| format!("line{i}\n").into_bytes())
+            .collect();
+        let seen = lines_backward(&big);
+        assert_eq!(seen.len(), 50_000);
+        assert_eq!(seen[0], "line49999");
+        assert_eq!(seen[49_999], "line0");
+    }
+
+    #[test]
+    fn forward_reader_marks_torn_tail() {
+        let mut reader = LineReader::new(&b"one\ntwo"[..]);
+        let first = reader.next_line().unwrap().unwrap();
+        assert_eq!(
+            (first.number, first.bytes, first.terminated),
+            (1, &b"one"[..], true)
+        );
+        let second = reader.next_line().unwrap().unwrap();
+        assert_eq!(
+            (second.number, second.bytes, second.terminated),
+            (2, &b"two"[..], false)
+        );
+        assert!(reader.next_line().unwrap().is_none());
+    }
+}

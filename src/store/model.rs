@@ -1,0 +1,165 @@
+//! The one session model every store kind maps onto (SPEC §1, §2).
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::store::time::Instant;
+
+/// Which kind of store a session came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum StoreKind {
+    /// A native Hydra harness log (SPEC §3).
+    Hydra,
+    /// A Claude Code transcript.
+    Claude,
+    /// A Codex CLI rollout.
+    Codex,
+}
+
+impl StoreKind {
+    /// The kind's name as shown and serialized (`hydra`, `claude`, `codex`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StoreKind::Hydra => "hydra",
+            StoreKind::Claude => "claude",
+            StoreKind::Codex => "codex",
+        }
+    }
+}
+
+impl fmt::Display for StoreKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A listed session: what listing knows without reading the conversation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionRecord {
+    /// The session id (any string).
+    pub id: String,
+    /// The session's working directory, when known.
+    pub cwd: Option<String>,
+    /// Creation time exactly as the log spells it.
+    pub created_at: String,
+    /// `created_at` parsed as an instant, `None` when it does not parse.
+    pub created: Option<Instant>,
+    /// The store kind that holds it.
+    pub kind: StoreKind,
+    /// The log file.
+    pub path: PathBuf,
+    /// The store root it was found under (adapters read side files from it).
+    pub root: Arc<Path>,
+}
+
+impl SessionRecord {
+    /// Build a record, parsing `created_at` once.
+    pub fn new(
+        kind: StoreKind,
+        root: Arc<Path>,
+        path: PathBuf,
+        id: String,
+        cwd: Option<String>,
+        created_at: String,
+    ) -> Self {
+        let created = Instant::parse_rfc3339(&created_at);
+        SessionRecord {
+            id,
+            cwd,
+            created_at,
+            created,
+            kind,
+            path,
+            root,
+        }
+    }
+}
+
+/// Total record order of `listSessions`: newest instant first, unparseable
+/// instants last, ties by path bytes ascending.
+pub fn record_order(a: &SessionRecord, b: &SessionRecord) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    let by_time = match (&a.created, &b.created) {
+        (Some(x), Some(y)) => y.cmp(x),
+        (Some(_), None) => Ordering::Less,
+        (None, Some(_)) => Ordering::Greater,
+        (None, None) => Ordering::Equal,
+    };
+    by_time.then_with(|| {
+        a.path
+            .as_os_str()
+            .as_encoded_bytes()
+            .cmp(b.path.as_os_str().as_encoded_bytes())
+    })
+}
+
+/// Who produced a user message (SPEC §2 `source.kind`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MessageSource {
+    /// Typed by a person (`{"kind":"user"}`).
+    User,
+    /// A compact checkpoint carrying the summary that replaced earlier conversation.
+    Checkpoint,
+    /// Context injected by session-ref itself; never copied forward.
+    SessionReference,
+    /// Any other generated message, by its kind.
+    Other(String),
+}
+
+/// One content block; only text is ever projected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Block {
+    /// `{"type":"text","text":S}`.
+    Text(String),
+    /// Any other block (reasoning, tool call, image, unknown), by its type.
+    Other(String),
+}
+
+/// What one surface event is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EventKind {
+    /// `user/message`.
+    UserMessage {
+        /// Who produced it.
+        source: MessageSource,
+        /// Its blocks.
+        content: Vec<Block>,
+    },
+    /// A complete `assistant/message`.
+    AssistantMessage {
+        /// Its blocks.
+        content: Vec<Block>,
+    },
+    /// `tool/result`: kept on the surface, never projected.
+    ToolResult,
+}
+
+/// One event of the folded surface.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SurfaceEvent {
+    /// The event's sequence number (the line number for foreign stores).
+    pub seq: u64,
+    /// What it is.
+    pub kind: EventKind,
+}
+
+/// The folded current conversation of one session.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Surface {
+    /// Events in log order, compaction already applied.
+    pub events: Vec<SurfaceEvent>,
+    /// The seq of the last complete event read (0 when none).
+    pub captured_through_seq: u64,
+}
+
+/// A session read whole: its record, latest title and folded surface.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionSnapshot {
+    /// The listed record.
+    pub record: SessionRecord,
+    /// The latest title, when any.
+    pub title: Option<String>,
+    /// The folded surface.
+    pub surface: Surface,
+}

@@ -1,0 +1,415 @@
+//! The native Hydra session log (SPEC §3): a header line, then one event per line.
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use crate::store::lines::{self, LineReader};
+use crate::store::model::{
+    Block, EventKind, MessageSource, SessionRecord, StoreKind, Surface, SurfaceEvent,
+};
+use crate::store::ReadError;
+
+/// The `source.marker` that identifies a compact checkpoint.
+pub const COMPACTION_MARKER: &str = "@hydraharness/harness-compaction";
+
+/// Why a file is not a native session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NotASession {
+    /// The file is empty or its first line is not JSON.
+    NoHeader,
+    /// The first line is JSON but not a version-1 session header.
+    BadHeader(&'static str),
+}
+
+impl std::fmt::Display for NotASession {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NotASession::NoHeader => f.write_str("first line is not a JSON session header"),
+            NotASession::BadHeader(why) => write!(f, "first line is not a session header: {why}"),
+        }
+    }
+}
+
+/// Parse a header line into a record.
+pub fn parse_header(
+    root: &Arc<Path>,
+    path: PathBuf,
+    line: &[u8],
+) -> Result<SessionRecord, NotASession> {
+    let value: Value = serde_json::from_slice(line).map_err(|_| NotASession::NoHeader)?;
+    let Value::Object(map) = value else {
+        return Err(NotASession::BadHeader("not an object"));
+    };
+    if map.get("type").and_then(Value::as_str) != Some("session") {
+        return Err(NotASession::BadHeader("type is not \"session\""));
+    }
+    if map.get("version").and_then(Value::as_f64) != Some(1.0) {
+        return Err(NotASession::BadHeader("version is not 1"));
+    }
+    let Some(Value::String(id)) = map.get("id") else {
+        return Err(NotASession::BadHeader("id is not a string"));
+    };
+    let Some(Value::String(created_at)) = map.get("createdAt") else {
+        return Err(NotASession::BadHeader("createdAt is not a string"));
+    };
+    let cwd = match map.get("cwd") {
+        None => None,
+        Some(Value::String(cwd)) => Some(cwd.clone()),
+        Some(_) => return Err(NotASession::BadHeader("cwd is not a string")),
+    };
+    Ok(SessionRecord::new(
+        StoreKind::Hydra,
+        root.clone(),
+        path,
+        id.clone(),
+        cwd,
+        created_at.clone(),
+    ))
+}
+
+/// Read the header of `path`: `Ok(None)` when the file is not a session.
+pub fn read_record(
+    root: &Arc<Path>,
+    path: PathBuf,
+) -> std::io::Result<Result<SessionRecord, NotASession>> {
+    Ok(match lines::first_line(&path)? {
+        Some(line) => parse_header(root, path, &line),
+        None => Err(NotASession::NoHeader),
+    })
+}
+
+#[derive(Deserialize)]
+struct RawEvent<'a> {
+    #[serde(borrow)]
+    seq: Option<&'a RawValue>,
+    #[serde(rename = "type", borrow)]
+    kind: Option<&'a RawValue>,
+    #[serde(borrow)]
+    data: Option<&'a RawValue>,
+}
+
+/// A parsed event line.
+enum Event {
+    Surface(EventKind),
+    Chunk,
+    Title(String),
+    Compact(u64),
+    Unknown,
+}
+
+/// Why an event line is not acceptable.
+enum LineFault {
+    /// Not JSON at all (may be a torn tail).
+    NotJson,
+    /// JSON, but not an event of the documented shape.
+    Shape(String),
+}
+
+/// A JSON number that is a non-negative integer JavaScript holds exactly (`3`, `3.0`, `3e0`).
+fn whole_number(value: &Value) -> Option<u64> {
+    let Value::Number(n) = value else { return None };
+    n.as_u64().filter(|&v| v <= MAX_SAFE).or_else(|| {
+        let f = n.as_f64()?;
+        (f.fract() == 0.0 && (0.0..=MAX_SAFE as f64).contains(&f)).then_some(f as u64)
+    })
+}
+
+const MAX_SAFE: u64 = (1 << 53) - 1;
+
+fn parse_event(bytes: &[u8]) -> Result<(u64, Event), LineFault> {
+    let raw: RawEvent<'_> = match serde_json::from_slice(bytes) {
+        Ok(raw) => raw,
+        Err(_) => {
+            return Err(
+                if serde_json::from_slice::<serde::de::IgnoredAny>(bytes).is_ok() {
+                    LineFault::Shape("not an event object".into())
+                } else {
+                    LineFault::NotJson
+                },
+            )
+        }
+    };
+    let shape = |why: &str| LineFault::Shape(why.to_owned());
+    let seq = raw
+        .seq
+        .and_then(|s| serde_json::from_str::<Value>(s.get()).ok())
+        .as_ref()
+        .and_then(whole_number)
+        .filter(|&s| s > 0)
+        .ok_or_else(|| shape("seq is not a positive integer"))?;
+    let kind: String = raw
+        .kind
+        .and_then(|k| serde_json::from_str(k.get()).ok())
+        .ok_or_else(|| shape("type is not a string"))?;
+    let data = || -> Result<Value, LineFault> {
+        let data: Value = raw
+            .data
+            .and_then(|d| serde_json::from_str(d.get()).ok())
+            .ok_or_else(|| shape("data is missing"))?;
+        if data.is_object() {
+            Ok(data)
+        } else {
+            Err(shape("data is not an object"))
+        }
+    };
+    let event = match kind.as_str() {
+        "user/message" => {
+            let data = data()?;
+            let source = data
+                .get("source")
+                .and_then(parse_source)
+                .ok_or_else(|| shape("user/message source has no string kind"))?;
+            let content = data
+                .get("content")
+                .and_then(parse_blocks)
+                .ok_or_else(|| shape("user/message content is not an array"))?;
+            Event::Surface(EventKind::UserMessage { source, content })
+        }
+        "assistant/message" => {
+            let data = data()?;
+            let content = data
+                .get("message")
+                .and_then(|m| m.get("content"))
+                .and_then(parse_blocks)
+                .ok_or_else(|| shape("assistant/message message.content is not an array"))?;
+            Event::Surface(EventKind::AssistantMessage { content })
+        }
+        "tool/result" => {
+            data()?;
+            Event::Surface(EventKind::ToolResult)
+        }
+        "assistant/chunk" => Event::Chunk,
+        "session/title" => match data()?.get("title") {
+            Some(Value::String(title)) => Event::Title(title.clone()),
+            _ => return Err(shape("session/title title is not a string")),
+        },
+        "session/compact" => {
+            let data = data()?;
+            let through = data
+                .get("throughSeq")
+                .and_then(whole_number)
+                .ok_or_else(|| shape("session/compact throughSeq is not an integer"))?;
+            Event::Compact(through)
+        }
+        _ => Event::Unknown,
+    };
+    Ok((seq, event))
+}
+
+fn parse_source(source: &Value) -> Option<MessageSource> {
+    let kind = source.get("kind")?.as_str()?;
+    Some(match kind {
+        "user" => MessageSource::User,
+        "compaction" if source.get("marker").and_then(Value::as_str) == Some(COMPACTION_MARKER) => {
+            MessageSource::Checkpoint
+        }
+        "session-reference" => MessageSource::SessionReference,
+        other => MessageSource::Other(other.to_owned()),
+    })
+}
+
+fn parse_blocks(content: &Value) -> Option<Vec<Block>> {
+    let blocks = content.as_array()?;
+    Some(
+        blocks
+            .iter()
+            .map(|block| match (block.get("type"), block.get("text")) {
+                (Some(Value::String(t)), Some(Value::String(text))) if t == "text" => {
+                    Block::Text(text.clone())
+                }
+                (Some(Value::String(t)), _) => Block::Other(t.clone()),
+                _ => Block::Other(String::new()),
+            })
+            .collect(),
+    )
+}
+
+/// The latest title, scanning from the end of the log: the last line that
+/// parses as a `session/title` event with a string title.
+pub fn read_title(path: &Path) -> std::io::Result<Option<String>> {
+    let finder = memchr::memmem::Finder::new(b"title");
+    lines::scan_backward(path, |line| {
+        // A title event spells "title" literally unless it uses JSON escapes.
+        if finder.find(line).is_none() && memchr::memchr(b'\\', line).is_none() {
+            return None;
+        }
+        match parse_event(line) {
+            Ok((_, Event::Title(title))) => Some(title),
+            _ => None,
+        }
+    })
+}
+
+/// Read and fold the whole log of `record`.
+pub fn read_surface(record: &SessionRecord) -> Result<Surface, ReadError> {
+    let path = &record.path;
+    let mut reader = LineReader::open(path).map_err(|e| ReadError::io(path, &e))?;
+    let header = reader.next_line().map_err(|e| ReadError::io(path, &e))?;
+    if header.is_none() {
+        return Err(ReadError::at(path, 1, "missing session header"));
+    }
+    let mut events: VecDeque<SurfaceEvent> = VecDeque::new();
+    let mut last_seq = 0u64;
+    while let Some(line) = reader.next_line().map_err(|e| ReadError::io(path, &e))? {
+        let (seq, event) = match parse_event(line.bytes) {
+            Ok(parsed) => parsed,
+            Err(LineFault::NotJson) if !line.terminated => break,
+            Err(LineFault::NotJson) => {
+                return Err(ReadError::at(path, line.number, "line is not valid JSON"))
+            }
+            Err(LineFault::Shape(why)) => return Err(ReadError::at(path, line.number, &why)),
+        };
+        if seq <= last_seq {
+            return Err(ReadError::at(
+                path,
+                line.number,
+                &format!("seq {seq} does not increase (previous {last_seq})"),
+            ));
+        }
+        last_seq = seq;
+        match event {
+            Event::Surface(kind) => events.push_back(SurfaceEvent { seq, kind }),
+            Event::Compact(through) => {
+                // Seqs increase, so the shadowed events are a prefix.
+                while events.front().is_some_and(|e| e.seq <= through) {
+                    events.pop_front();
+                }
+            }
+            Event::Chunk | Event::Title(_) | Event::Unknown => {}
+        }
+    }
+    Ok(Surface {
+        events: events.into(),
+        captured_through_seq: last_seq,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn root() -> Arc<Path> {
+        Arc::from(Path::new("/store"))
+    }
+
+    fn write_log(lines: &str) -> (tempfile::NamedTempFile, SessionRecord) {
+        let mut file = tempfile::Builder::new()
+            .suffix(".jsonl")
+            .tempfile()
+            .unwrap();
+        file.write_all(lines.as_bytes()).unwrap();
+        let record = read_record(&root(), file.path().to_owned())
+            .unwrap()
+            .unwrap();
+        (file, record)
+    }
+
+    const HEADER: &str =
+        r#"{"type":"session","version":1,"id":"s1","createdAt":"2025-01-01T00:00:00Z","cwd":"/w"}"#;
+
+    fn user(seq: u64, text: &str) -> String {
+        format!(
+            r#"{{"seq":{seq},"type":"user/message","data":{{"id":"m{seq}","source":{{"kind":"user"}},"content":[{{"type":"text","text":"{text}"}}]}}}}"#
+        )
+    }
+
+    #[test]
+    fn header_rules() {
+        let ok = parse_header(&root(), "a.jsonl".into(), HEADER.as_bytes()).unwrap();
+        assert_eq!((ok.id.as_str(), ok.cwd.as_deref()), ("s1", Some("/w")));
+        for bad in [
+            r#"{"type":"session","version":2,"id":"s","createdAt":"x"}"#,
+            r#"{"type":"event","version":1,"id":"s","createdAt":"x"}"#,
+            r#"{"type":"session","version":1,"id":5,"createdAt":"x"}"#,
+            r#"{"type":"session","version":1,"id":"s","createdAt":"x","cwd":null}"#,
+            r#"["session"]"#,
+            "not json",
+        ] {
+            assert!(
+                parse_header(&root(), "a.jsonl".into(), bad.as_bytes()).is_err(),
+                "{bad}"
+            );
+        }
+        let no_cwd = parse_header(
+            &root(),
+            "a".into(),
+            br#"{"type":"session","version":1,"id":"","createdAt":"soon"}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            (no_cwd.id.as_str(), no_cwd.cwd, no_cwd.created),
+            ("", None, None)
+        );
+    }
+
+    #[test]
+    fn folds_compaction_chunks_and_titles() {
+        let log = [
+            HEADER.to_owned(),
+            user(1, "old"),
+            r#"{"seq":2,"type":"assistant/chunk","data":{"messageId":"a","delta":"par"}}"#.into(),
+            r#"{"seq":3,"type":"session/title","data":{"title":"First"}}"#.into(),
+            r#"{"seq":4,"type":"session/compact","data":{"throughSeq":2}}"#.into(),
+            r#"{"seq":5,"type":"user/message","data":{"id":"c","source":{"kind":"compaction","marker":"@hydraharness/harness-compaction"},"content":[{"type":"text","text":"sum"}]}}"#.into(),
+            r#"{"seq":6,"type":"assistant/message","data":{"message":{"id":"a","content":[{"type":"reasoning","text":"hm"},{"type":"text","text":"ok"}]}}}"#.into(),
+            r#"{"seq":7,"type":"tool/result","data":{"toolCallId":"t","content":[]}}"#.into(),
+            r#"{"seq":8,"type":"future/thing","data":7}"#.into(),
+            r#"{"seq":9,"type":"session/title","data":{"title":""}}"#.into(),
+        ]
+        .join("\n")
+            + "\n{\"seq\":10,\"type\":\"user";
+        let (file, record) = write_log(&log);
+        let surface = read_surface(&record).unwrap();
+        assert_eq!(surface.captured_through_seq, 9);
+        let seqs: Vec<u64> = surface.events.iter().map(|e| e.seq).collect();
+        assert_eq!(seqs, [5, 6, 7]);
+        assert!(matches!(
+            &surface.events[0].kind,
+            EventKind::UserMessage {
+                source: MessageSource::Checkpoint,
+                ..
+            }
+        ));
+        assert_eq!(read_title(file.path()).unwrap().as_deref(), Some(""));
+    }
+
+    #[test]
+    fn bad_lines_make_the_session_unreadable() {
+        for (body, line) in [
+            (format!("{}\nnot json\n{}\n", user(1, "a"), user(2, "b")), 3),
+            (format!("{}\n{}\n", user(2, "a"), user(2, "b")), 3),
+            (
+                format!(
+                    "{}\n{{\"seq\":3,\"type\":\"session/title\",\"data\":{{\"title\":1}}}}\n",
+                    user(2, "a")
+                ),
+                3,
+            ),
+            (format!("{}\nnot json\n", user(1, "a")), 3),
+            ("{\"type\":\"user/message\",\"data\":{}}\n".to_owned(), 2),
+        ] {
+            let (_file, record) = write_log(&format!("{HEADER}\n{body}"));
+            let err = read_surface(&record).unwrap_err();
+            assert_eq!(err.line, Some(line), "{body}");
+        }
+    }
+
+    #[test]
+    fn title_scan_passes_over_bad_lines() {
+        let log = format!(
+            "{HEADER}\n{}\n{{\"seq\":2,\"type\":\"session/title\",\"data\":{{\"title\":\"T\"}}}}\nbroken\n{{\"seq\":4,\"type\":\"session/title\",\"data\":{{\"title\":5}}}}\n",
+            user(1, "a")
+        );
+        let (file, _) = write_log(&log);
+        assert_eq!(read_title(file.path()).unwrap().as_deref(), Some("T"));
+        let escaped = format!("{HEADER}\n{{\"seq\":1,\"type\":\"session\\/\\u0074itle\",\"data\":{{\"title\":\"E\"}}}}\n");
+        let (file, _) = write_log(&escaped);
+        assert_eq!(read_title(file.path()).unwrap().as_deref(), Some("E"));
+    }
+}
