@@ -40,6 +40,14 @@ pub fn nothing_found_hint(config: &Config) -> String {
     hint
 }
 
+/// Run blocking work (directory walks, file reads) off the async threads, so
+/// a Ctrl-C is noticed while it runs.
+pub async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> Result<T> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| Error::read_failed(format!("internal task failed: {e}")))
+}
+
 /// Whether the command reads its input from stdin.
 pub fn needs_stdin(command: &Command) -> bool {
     matches!(command, Command::Prepare { text: None, .. })
@@ -93,7 +101,11 @@ async fn run_with_engine(
             if engine.catalog.records.is_empty() && !config.roots_explicit {
                 eprint!("session-ref: {}", nothing_found_hint(config));
             }
-            let found = engine.candidates(query, *limit, *fuzzy);
+            let found = blocking({
+                let (engine, query, limit, fuzzy) = (engine.clone(), query.clone(), *limit, *fuzzy);
+                move || engine.candidates(&query, limit, fuzzy)
+            })
+            .await?;
             Ok(if *json {
                 candidates_json(&found)
             } else {
@@ -184,6 +196,9 @@ fn candidates_json(found: &[Candidate]) -> String {
 }
 
 fn candidates_table(found: &[Candidate]) -> String {
+    if found.is_empty() {
+        return String::new();
+    }
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64);
