@@ -6,6 +6,7 @@
 pub mod claude;
 pub mod codex;
 pub mod lines;
+pub mod loose;
 pub mod model;
 pub mod native;
 pub mod time;
