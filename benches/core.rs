@@ -94,7 +94,7 @@ fn bench_store(c: &mut Criterion) {
                 catalog
                     .records
                     .iter()
-                    .map(|r| native::read_title(&r.path).unwrap())
+                    .filter_map(|r| native::read_title(&r.path).unwrap())
                     .count()
             },
             BatchSize::LargeInput,
