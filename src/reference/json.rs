@@ -104,7 +104,10 @@ mod tests {
 
 /// Append `value` as JavaScript's `JSON.stringify` writes a parsed value:
 /// object keys that are array indices first in ascending order, then the
-/// others in insertion order; numbers as JavaScript formats doubles.
+/// others in insertion order; numbers as JavaScript formats doubles. (The
+/// crate parses JSON with serde_json's `arbitrary_precision`, so a number is
+/// rounded to a double exactly as `JSON.parse` rounds it, and one out of
+/// range is an infinity, written `null`.)
 pub fn write_value(out: &mut String, value: &serde_json::Value) {
     use serde_json::Value;
     match value {
@@ -216,6 +219,16 @@ mod value_tests {
     fn numbers_format_like_javascript() {
         assert_eq!(js("[0, -0, 1, 1.0, 1.5, 100, 1e21, 1e20, 123e-7, 0.000001, 1.5e-7, -2.5, 12345678901234567890]"),
                    "[0,0,1,1,1.5,100,1e+21,100000000000000000000,0.0000123,0.000001,1.5e-7,-2.5,12345678901234567000]");
+    }
+
+    #[test]
+    fn numbers_parse_like_javascript() {
+        // Correct rounding where a fast parser is off by one unit in the last
+        // place, and out-of-range numbers are infinities (`null`), as `JSON.parse` has them.
+        assert_eq!(
+            js("[2.2250738585072011e-308, -3.872141038486654e+60, 5.4656695466712265e-301, 1E400, -1e400, 1e-400]"),
+            "[2.225073858507201e-308,-3.872141038486654e+60,5.4656695466712265e-301,null,null,0]"
+        );
     }
 
     #[test]
