@@ -149,15 +149,18 @@ impl Engine {
     }
 
     /// Titles of the records at `indices` (`None` when absent or unreadable),
-    /// read on a few threads.
+    /// read on a few threads. Titles are read by id, as the reference's
+    /// `readTitleSnapshots(ids)` reads them: records sharing an id all get
+    /// the title of the first of them in record order, the session a
+    /// mention of that id reads.
     pub fn titles(&self, indices: &[usize]) -> Vec<Option<String>> {
         let slots: Vec<std::sync::Mutex<Option<String>>> =
             indices.iter().map(|_| Default::default()).collect();
         let work: Vec<(usize, usize)> = indices.iter().copied().enumerate().collect();
         store::parallel_each(&work, |&(slot, index)| {
-            let title = store::read_title(&self.catalog.records[index])
-                .ok()
-                .flatten();
+            let record = &self.catalog.records[index];
+            let record = self.catalog.find(&record.id).unwrap_or(record);
+            let title = store::read_title(record).ok().flatten();
             *slots[slot].lock().expect("title slot") = title;
         });
         slots
@@ -361,4 +364,72 @@ fn parse_message(index: usize, message: Value) -> Result<Parsed> {
         message,
         references,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A native session file with `id`, `createdAt` and an optional title.
+    fn session(dir: &std::path::Path, name: &str, id: &str, created: &str, title: Option<&str>) {
+        let mut log = format!(
+            "{{\"type\":\"session\",\"version\":1,\"id\":{},\"createdAt\":\"{created}\"}}\n",
+            json::quote(id, false)
+        );
+        if let Some(title) = title {
+            log.push_str(&format!(
+                "{{\"seq\":1,\"type\":\"session/title\",\"data\":{{\"title\":{}}}}}\n",
+                json::quote(title, false)
+            ));
+        }
+        std::fs::write(dir.join(name), log).unwrap();
+    }
+
+    fn engine(dir: &std::path::Path) -> Engine {
+        let roots = crate::store::StoreRoots {
+            hydra: vec![dir.to_owned()],
+            ..Default::default()
+        };
+        Engine::new(
+            Arc::new(Catalog::load(&roots)),
+            Limits::default(),
+            Target::default(),
+        )
+    }
+
+    #[test]
+    fn records_sharing_an_id_are_labelled_by_that_ids_title() {
+        // The reference reads titles by id (`readTitleSnapshots(ids)`): every
+        // record with an id gets the title of the id's session, the first in
+        // record order, which is also the one a mention of the id reads.
+        let dir = tempfile::tempdir().unwrap();
+        session(dir.path(), "new.jsonl", "dup", "2025-02-01T00:00:00Z", None);
+        session(
+            dir.path(),
+            "old.jsonl",
+            "dup",
+            "2025-01-01T00:00:00Z",
+            Some("Old"),
+        );
+        session(
+            dir.path(),
+            "other.jsonl",
+            "x",
+            "2024-01-01T00:00:00Z",
+            Some("X"),
+        );
+        let engine = engine(dir.path());
+        let labels: Vec<(String, String)> = engine
+            .candidates("", 10, false)
+            .into_iter()
+            .map(|c| (c.session_id, c.label))
+            .collect();
+        let expected = [("dup", "dup"), ("dup", "dup"), ("x", "X")];
+        assert_eq!(
+            labels,
+            expected.map(|(id, label)| (id.to_owned(), label.to_owned()))
+        );
+        // A query matches the shared label, not the shadowed title.
+        assert!(engine.candidates("old", 10, false).is_empty());
+    }
 }
