@@ -265,14 +265,19 @@ impl Engine {
     /// message citing sessions is rewritten and followed by its context;
     /// everything else passes through untouched. All or nothing.
     pub async fn prepare_messages(&self, messages: Vec<Value>) -> Result<Vec<PreparedMessage>> {
-        // Parse and normalize every message first, so a malformed mention or
-        // a reference error anywhere fails before any session is read.
-        let mut planned = Vec::with_capacity(messages.len());
-        for (index, message) in messages.into_iter().enumerate() {
-            let parsed = parse_message(index, message)?;
-            let sources = normalize(self, &parsed.references)?;
-            planned.push((parsed.message, sources));
-        }
+        // Parse every message, then normalize every message's references,
+        // so errors come in the reference's order: a malformed mention
+        // anywhere, then a reference error anywhere, both before any session
+        // is read.
+        let parsed = messages
+            .into_iter()
+            .enumerate()
+            .map(|(index, message)| parse_message(index, message))
+            .collect::<Result<Vec<_>>>()?;
+        let planned = parsed
+            .into_iter()
+            .map(|parsed| Ok((parsed.message, normalize(self, &parsed.references)?)))
+            .collect::<Result<Vec<_>>>()?;
         let mut out = Vec::with_capacity(planned.len() * 2);
         for (message, sources) in planned {
             let context = if sources.is_empty() {
@@ -431,5 +436,32 @@ mod tests {
         );
         // A query matches the shared label, not the shadowed title.
         assert!(engine.candidates("old", 10, false).is_empty());
+    }
+
+    #[test]
+    fn a_malformed_mention_anywhere_wins_over_reference_errors() {
+        // The reference parses every message's mentions before it checks any
+        // message's references (a parse error rejects at once, a reference
+        // error one step later), so in a list of messages an invalid mention
+        // in a later message is reported before a self-reference or too many
+        // sessions in an earlier one.
+        let dir = tempfile::tempdir().unwrap();
+        let mut engine = engine(dir.path());
+        engine.target.session_id = Some("t".into());
+        let message = |text: String| direct_message(&text);
+        let cite = |id: &str| mention::format_mention(id, None);
+        let malformed = message("@[x](hydra-session:)".into());
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        for first in [
+            message(cite("t")),
+            message(["a", "b", "c", "d"].map(cite).concat()),
+        ] {
+            let err = runtime
+                .block_on(engine.prepare_messages(vec![first, malformed.clone()]))
+                .unwrap_err();
+            assert_eq!(err.code, crate::error::ErrorCode::InvalidReference);
+        }
     }
 }
