@@ -166,10 +166,13 @@ async fn run_with_engine(
     }
 }
 
-/// The message typed on stdin: one trailing newline (as `echo` adds) is not part of it.
+/// The message typed on stdin: one trailing newline (as `echo` adds), `\n`
+/// or `\r\n`, is not part of it. A lone final `\r` is.
 fn strip_final_newline(text: &str) -> &str {
-    let text = text.strip_suffix('\n').unwrap_or(text);
-    text.strip_suffix('\r').unwrap_or(text)
+    match text.strip_suffix('\n') {
+        Some(line) => line.strip_suffix('\r').unwrap_or(line),
+        None => text,
+    }
 }
 
 /// One JSON message object per non-blank line.
@@ -219,4 +222,20 @@ fn candidates_table(found: &[Candidate]) -> String {
         })
         .collect();
     crate::display::table(&["LABEL", "CWD", "AGE", "STORE", "ID"], &rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stdin_loses_one_final_newline_only() {
+        assert_eq!(strip_final_newline("hi\n"), "hi");
+        assert_eq!(strip_final_newline("hi\r\n"), "hi");
+        assert_eq!(strip_final_newline("hi\n\n"), "hi\n");
+        assert_eq!(strip_final_newline("hi"), "hi");
+        // A carriage return that ends no line is part of the text.
+        assert_eq!(strip_final_newline("hi\r"), "hi\r");
+        assert_eq!(strip_final_newline("hi\r\r\n"), "hi\r");
+    }
 }
