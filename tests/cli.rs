@@ -355,9 +355,10 @@ fn every_error_code() {
         &run_store(d, &["--max-reference-bytes", "0", "prepare", "x"], ""),
         "SESSION_REFERENCE_INVALID_CONFIG",
     );
+    // As in the reference's listCandidates, a bad limit argument is an invalid request.
     assert_fails_with(
         &run_store(d, &["candidates", "--limit", "0"], ""),
-        "SESSION_REFERENCE_INVALID_CONFIG",
+        "SESSION_REFERENCE_INVALID_REFERENCE",
     );
     assert_fails_with(
         &run_store(d, &["prepare", "@[x](hydra-session:nope)"], ""),
