@@ -20,31 +20,37 @@
 //! session's uuids (summaries collected across the project folder), the
 //! first genuine prompt, the slash command name. They are found with:
 //!
-//! 1. one backward scan of the session file ([`TailFacts`]) that stops at
+//! 1. one backward scan of the session file (`TailFacts`) that stops at
 //!    the last `custom-title` (the top rule, so nothing older matters) and
 //!    otherwise also collects the latest `ai-title` and the file's own
 //!    summaries; cached per file version;
-//! 2. the folder's summary map (`leafUuid` → summary), built once from
-//!    every file's summaries (reusing step 1 per file) and cached per
-//!    folder, revalidated by the folder's modification time (files created
-//!    or removed). Summary lines appended to an existing sibling while a
-//!    long-lived picker runs are thus picked up at the next folder change;
-//!    a one-shot command always sees the current state;
-//! 3. only when the map is not empty and steps 1 gave no title: a backward
-//!    scan of the session for the last line carrying a uuid the map knows
-//!    (a byte search for `"uuid":"`, no JSON parse), cached per file
-//!    version and folder map;
+//! 2. the folder's summaries (`leafUuid` → summary), gathered from its
+//!    files newest first (reusing step 1 per file) and only from files
+//!    modified since the session began: a summary naming one of the
+//!    session's uuids was written after the session started, so older
+//!    files cannot hold one, and titling the newest sessions of a large
+//!    folder reads only the newest files. The folder's file list is cached
+//!    and revalidated by the folder's modification time (files created or
+//!    removed); summary lines appended to an existing sibling while a
+//!    long-lived picker runs are thus picked up at the next folder change,
+//!    while a one-shot command always sees the current state;
+//! 3. only when those summaries are not empty and step 1 gave no title:
+//!    a backward scan of the session for the last line carrying a uuid
+//!    they name (a byte search for `"uuid":"`, no JSON parse), cached per
+//!    file version and folder listing. When several summaries name one
+//!    leaf, the most recently modified file's last one wins;
 //! 4. a forward head read for the first genuine prompt, or the first slash
 //!    command name when there is none; cached per file version.
 //!
 //! Every file is thus read at most a bounded number of times per version,
 //! whatever the number of sessions in its folder: listing a folder is
-//! linear, not quadratic.
+//! linear, not quadratic, and the first screen of a listing reads little
+//! more than the sessions it shows.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, LazyLock, Mutex, OnceLock};
+use std::sync::{Arc, LazyLock, Mutex};
 use std::time::SystemTime;
 
 use memchr::memmem;
@@ -57,6 +63,7 @@ use crate::store::foreign::{
 };
 use crate::store::lines;
 use crate::store::model::{SessionRecord, StoreKind, Surface};
+use crate::store::time::Instant;
 use crate::store::{has_suffix, parallel_each, walk_files, ReadError, ScanEvent};
 
 /// Text-block openings that mark generated wrappers, not typed prompts.
@@ -333,11 +340,9 @@ pub fn read_title(record: &SessionRecord) -> Result<Option<String>, ReadError> {
         return Ok(Some(title.clone()));
     }
     if let Some(folder) = path.parent() {
-        let summaries = folder_summaries(folder);
-        if !summaries.by_leaf.is_empty() {
-            let found = SUMMARY_TITLES.get(path, summaries.generation, || {
-                summary_title(path, &summaries.by_leaf)
-            })?;
+        let (generation, by_leaf) = folder_summaries(folder, record.created);
+        if !by_leaf.is_empty() {
+            let found = SUMMARY_TITLES.get(path, generation, || summary_title(path, &by_leaf))?;
             if let Some(title) = found.as_ref() {
                 return Ok(Some(title.clone()));
             }
@@ -423,55 +428,118 @@ fn summaries_of(path: &Path) -> Result<Vec<(String, String)>, ReadError> {
     Ok(found)
 }
 
-/// The summaries of a project folder by `leafUuid`.
-#[derive(Debug, Default)]
-struct FolderSummaries {
-    /// Distinguishes successive builds, for caches that depend on the map.
+/// How long before a session's first timestamp a sibling may have been
+/// last modified and still be read for summaries naming the session. A
+/// summary of a session is written after the session began, so older files
+/// cannot hold one; the margin absorbs clock differences.
+const SUMMARY_MARGIN_NANOS: i128 = 24 * 3600 * 1_000_000_000;
+
+/// The summaries of one project folder, loaded newest file first and only
+/// as far back as the titles asked for so far need.
+struct Folder {
+    /// Distinguishes successive listings of the folder, for the caches that
+    /// depend on its summaries.
     generation: u64,
-    /// `leafUuid` → summary; over files in path order and lines in file
-    /// order, the last summary of a leaf wins.
-    by_leaf: HashMap<String, String>,
+    /// The folder's transcripts with their modification times (Unix
+    /// nanoseconds; unknown counts as newest), newest first.
+    files: Vec<(PathBuf, Option<i128>)>,
+    /// How many of `files` are merged into `by_leaf`.
+    loaded: usize,
+    /// `leafUuid` → summary: the most recently modified file wins, and
+    /// within one file its last summary of the leaf.
+    by_leaf: Arc<HashMap<String, String>>,
 }
 
-type FolderSlot = (Option<SystemTime>, Arc<OnceLock<Arc<FolderSummaries>>>);
+type FolderSlot = (Option<SystemTime>, Arc<Mutex<Folder>>);
 
 static FOLDERS: LazyLock<Mutex<HashMap<PathBuf, FolderSlot>>> = LazyLock::new(Default::default);
 static GENERATION: AtomicU64 = AtomicU64::new(1);
 
-/// The folder's summary map, from cache while the folder's modification
-/// time is unchanged. Files that cannot be read contribute nothing (one
-/// vanished sibling must not fail another session's title).
-fn folder_summaries(folder: &Path) -> Arc<FolderSummaries> {
+fn unix_nanos(time: SystemTime) -> i128 {
+    match time.duration_since(SystemTime::UNIX_EPOCH) {
+        Ok(after) => after.as_nanos() as i128,
+        Err(before) => -(before.duration().as_nanos() as i128),
+    }
+}
+
+/// The folder's summaries, complete for every file modified since `since`
+/// (minus [`SUMMARY_MARGIN_NANOS`]; all files when `since` is unknown),
+/// with the folder's generation. The listing of the folder is cached while
+/// its modification time is unchanged (files created or removed). Files
+/// that cannot be read contribute nothing: a vanished sibling must not fail
+/// another session's title.
+fn folder_summaries(folder: &Path, since: Option<Instant>) -> (u64, Arc<HashMap<String, String>>) {
     let modified = std::fs::metadata(folder).and_then(|m| m.modified()).ok();
-    let cell = {
+    let slot = {
         let mut folders = FOLDERS.lock().unwrap_or_else(|e| e.into_inner());
         match folders.get(folder) {
-            Some((known, cell)) if *known == modified && modified.is_some() => cell.clone(),
+            Some((known, slot)) if *known == modified && modified.is_some() => slot.clone(),
             _ => {
-                let cell = Arc::new(OnceLock::new());
-                folders.insert(folder.to_owned(), (modified, cell.clone()));
-                cell
+                let slot = Arc::new(Mutex::new(Folder {
+                    generation: GENERATION.fetch_add(1, Ordering::Relaxed),
+                    files: list_folder(folder),
+                    loaded: 0,
+                    by_leaf: Arc::default(),
+                }));
+                folders.insert(folder.to_owned(), (modified, slot.clone()));
+                slot
             }
         }
     };
-    cell.get_or_init(|| Arc::new(build_folder_summaries(folder)))
-        .clone()
+    let mut state = slot.lock().unwrap_or_else(|e| e.into_inner());
+    let cutoff = since.map(|t| t.0 - SUMMARY_MARGIN_NANOS);
+    let needed = match cutoff {
+        Some(cutoff) => state
+            .files
+            .iter()
+            .position(|(_, m)| m.is_some_and(|m| m < cutoff))
+            .unwrap_or(state.files.len()),
+        None => state.files.len(),
+    };
+    if needed > state.loaded {
+        let batch: Vec<PathBuf> = state.files[state.loaded..needed]
+            .iter()
+            .map(|(path, _)| path.clone())
+            .collect();
+        let found = summaries_of_files(&batch);
+        let by_leaf = Arc::make_mut(&mut state.by_leaf);
+        for summaries in found {
+            for (leaf, summary) in summaries.into_iter().rev() {
+                by_leaf.entry(leaf).or_insert(summary);
+            }
+        }
+        state.loaded = needed;
+    }
+    (state.generation, state.by_leaf.clone())
 }
 
-fn build_folder_summaries(folder: &Path) -> FolderSummaries {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(folder)
+/// The folder's `*.jsonl` files, newest first (ties by path).
+fn list_folder(folder: &Path) -> Vec<(PathBuf, Option<i128>)> {
+    let mut files: Vec<(PathBuf, Option<i128>)> = std::fs::read_dir(folder)
         .into_iter()
         .flatten()
         .flatten()
         .filter(|entry| entry.file_type().is_ok_and(|t| t.is_file()))
-        .map(|entry| entry.path())
-        .filter(|path| has_suffix(path, ".jsonl"))
+        .filter(|entry| has_suffix(&entry.path(), ".jsonl"))
+        .map(|entry| {
+            let modified = entry.metadata().and_then(|m| m.modified()).ok();
+            (entry.path(), modified.map(unix_nanos))
+        })
         .collect();
-    files.sort_by(|a, b| {
-        a.as_os_str()
-            .as_encoded_bytes()
-            .cmp(b.as_os_str().as_encoded_bytes())
+    files.sort_by(|(a, x), (b, y)| {
+        let newest = |m: &Option<i128>| std::cmp::Reverse(m.unwrap_or(i128::MAX));
+        newest(x).cmp(&newest(y)).then_with(|| {
+            a.as_os_str()
+                .as_encoded_bytes()
+                .cmp(b.as_os_str().as_encoded_bytes())
+        })
     });
+    files
+}
+
+/// The summary lines of each file, in file order, read on a few threads
+/// (reusing each file's cached backward scan when it went to the start).
+fn summaries_of_files(files: &[PathBuf]) -> Vec<Vec<(String, String)>> {
     let slots: Vec<Mutex<Vec<(String, String)>>> = files.iter().map(|_| Mutex::default()).collect();
     let indexed: Vec<usize> = (0..files.len()).collect();
     parallel_each(&indexed, |&i| {
@@ -487,16 +555,10 @@ fn build_folder_summaries(folder: &Path) -> FolderSummaries {
                 });
         *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = found.unwrap_or_default();
     });
-    let mut by_leaf = HashMap::new();
-    for slot in slots {
-        for (leaf, summary) in slot.into_inner().unwrap_or_else(|e| e.into_inner()) {
-            by_leaf.insert(leaf, summary);
-        }
-    }
-    FolderSummaries {
-        generation: GENERATION.fetch_add(1, Ordering::Relaxed),
-        by_leaf,
-    }
+    slots
+        .into_iter()
+        .map(|slot| slot.into_inner().unwrap_or_else(|e| e.into_inner()))
+        .collect()
 }
 
 /// The summary of the last line of the session whose `uuid` is a summary's
@@ -827,6 +889,62 @@ mod tests {
         assert_eq!(
             read_title(&record_of(root, &e)).unwrap().as_deref(),
             Some("For E")
+        );
+    }
+
+    #[test]
+    fn files_older_than_the_session_are_not_read_for_its_summaries() {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("-home-dev-shop");
+        let session = write(&folder, "s.jsonl", &[user("us1", r#""the prompt""#)]);
+        let summary =
+            |text: &str| format!(r#"{{"type":"summary","summary":"{text}","leafUuid":"us1"}}"#);
+        let old = write(
+            &folder,
+            "old.jsonl",
+            &[summary("Impossible: older than the session")],
+        );
+        let year_2020 = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_577_836_800);
+        std::fs::File::options()
+            .append(true)
+            .open(&old)
+            .unwrap()
+            .set_modified(year_2020)
+            .unwrap();
+        let root = dir.path();
+        assert_eq!(
+            read_title(&record_of(root, &session)).unwrap().as_deref(),
+            Some("the prompt")
+        );
+        // Without a parseable start, every file counts.
+        let mut undated = record_of(root, &session);
+        undated.created = None;
+        let newer = write(&folder, "newer.jsonl", &[summary("Newer summary")]);
+        let newest = write(&folder, "newest.jsonl", &[summary("Newest summary")]);
+        let later = std::time::SystemTime::now() + std::time::Duration::from_secs(60);
+        for (path, at) in [
+            (&newer, later),
+            (&newest, later + std::time::Duration::from_secs(1)),
+        ] {
+            std::fs::File::options()
+                .append(true)
+                .open(path)
+                .unwrap()
+                .set_modified(at)
+                .unwrap();
+        }
+        std::fs::File::open(&folder)
+            .unwrap()
+            .set_modified(later + std::time::Duration::from_secs(2))
+            .unwrap();
+        assert_eq!(
+            read_title(&undated).unwrap().as_deref(),
+            Some("Newest summary")
+        );
+        let (_, by_leaf) = folder_summaries(&folder, None);
+        assert_eq!(
+            by_leaf.get("us1").map(String::as_str),
+            Some("Newest summary")
         );
     }
 

@@ -52,7 +52,8 @@ pub fn is_zstd(path: &Path) -> bool {
 }
 
 /// Open a log for streaming, decompressing `*.zst` files on the fly. With
-/// `head` set, reads are issued in small pieces (see [`HEAD_READ`]).
+/// `head` set, reads are issued in small pieces (32 KiB), so that probing
+/// the first lines of a huge log does not read a whole buffer of it.
 pub fn open_lines(path: &Path, head: bool) -> io::Result<LineReader<Stream>> {
     let file = File::open(path)?;
     let stream: Stream = if is_zstd(path) {
