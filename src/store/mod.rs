@@ -5,6 +5,7 @@
 
 pub mod claude;
 pub mod codex;
+pub mod foreign;
 pub mod lines;
 pub mod loose;
 pub mod model;
