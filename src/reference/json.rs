@@ -219,6 +219,15 @@ mod value_tests {
     }
 
     #[test]
+    fn numbers_parse_like_javascript() {
+        // Correctly rounded where a fast parser is one unit in the last place off.
+        assert_eq!(
+            js("[2.2250738585072011e-308, -3.872141038486654e+60, 5.4656695466712265e-301, 0.30000000000000004, 1e-400]"),
+            "[2.225073858507201e-308,-3.872141038486654e+60,5.4656695466712265e-301,0.30000000000000004,0]"
+        );
+    }
+
+    #[test]
     fn keys_order_like_javascript() {
         assert_eq!(
             js(r#"{"b":1,"2":2,"a":3,"10":4,"01":5,"1":6}"#),
