@@ -356,8 +356,13 @@ fn every_error_code() {
         "SESSION_REFERENCE_INVALID_CONFIG",
     );
     assert_fails_with(
-        &run_store(d, &["candidates", "--limit", "0"], ""),
+        &run_store(d, &["--candidate-limit", "0", "candidates"], ""),
         "SESSION_REFERENCE_INVALID_CONFIG",
+    );
+    // `--limit` is listCandidates' argument, not a configuration key.
+    assert_fails_with(
+        &run_store(d, &["candidates", "--limit", "0"], ""),
+        "SESSION_REFERENCE_INVALID_REFERENCE",
     );
     assert_fails_with(
         &run_store(d, &["prepare", "@[x](hydra-session:nope)"], ""),
