@@ -295,6 +295,9 @@ function sessionFile(r, id, cwd, createdAt, options) {
       [1, () => ` ${line}\t`],
       [1, () => line.replace('"type":"session/title"', '"type":"session\\/\\u0074itle"')],
       [1, () => line.replace(/^\{"seq":(\d+)/, '{"seq":$1.0')],
+      // Repeated keys: JSON.parse keeps the last value.
+      [1, () => line.replace(/^\{"seq":(\d+)/, '{"seq":0,"type":"bogus","seq":$1')],
+      [1, () => line.replace(/"data":\{/, '"data":{"title":7,"content":"x","source":null,')],
     ]);
     lines.push(line);
   }
