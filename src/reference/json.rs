@@ -174,6 +174,10 @@ fn shortest_digits(x: f64) -> (String, i64) {
     // Rust's `{:e}` gives the shortest closest digits, but rounds an exact
     // tie up: 1317433522065807.25 is `…807.3` for Rust, `…807.2` for JavaScript.
     let (digits, n) = split(&format!("{x:e}"));
+    if x.fract() == 0.0 && x < 9_007_199_254_740_992.0 {
+        // A safe integer: its digits are exact, there is no tie.
+        return (digits, n);
+    }
     let k = digits.len();
     // The exact value, digit for digit (a double has at most 767 significant digits).
     let (exact, exact_n) = split(&format!("{x:.800e}"));
