@@ -355,7 +355,11 @@ fn every_error_code() {
         &run_store(d, &["--max-reference-bytes", "0", "prepare", "x"], ""),
         "SESSION_REFERENCE_INVALID_CONFIG",
     );
-    // As in the reference's listCandidates, a bad limit argument is an invalid request.
+    assert_fails_with(
+        &run_store(d, &["--candidate-limit", "0", "candidates"], ""),
+        "SESSION_REFERENCE_INVALID_CONFIG",
+    );
+    // `--limit` is listCandidates' argument, not a configuration key.
     assert_fails_with(
         &run_store(d, &["candidates", "--limit", "0"], ""),
         "SESSION_REFERENCE_INVALID_REFERENCE",

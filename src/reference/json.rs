@@ -162,6 +162,38 @@ fn array_index(key: &str) -> Option<u32> {
     key.parse::<u32>().ok().filter(|&i| i != u32::MAX)
 }
 
+/// The shortest decimal digits that round-trip to `x` (finite, positive) and
+/// the decimal exponent `n` with `x ≈ 0.DIGITS × 10^n`, chosen as JavaScript
+/// chooses them: closest to `x`, and on an exact tie the even one.
+fn shortest_digits(x: f64) -> (String, i64) {
+    let split = |sci: &str| -> (String, i64) {
+        let (mantissa, exp) = sci.split_once('e').unwrap_or((sci, "0"));
+        let digits = mantissa.chars().filter(char::is_ascii_digit).collect();
+        (digits, exp.parse::<i64>().unwrap_or(0) + 1)
+    };
+    // Rust's `{:e}` gives the shortest closest digits, but rounds an exact
+    // tie up: 1317433522065807.25 is `…807.3` for Rust, `…807.2` for JavaScript.
+    let (digits, n) = split(&format!("{x:e}"));
+    if x.fract() == 0.0 && x < 9_007_199_254_740_992.0 {
+        // A safe integer: its digits are exact, there is no tie.
+        return (digits, n);
+    }
+    let k = digits.len();
+    // The exact value, digit for digit (a double has at most 767 significant digits).
+    let (exact, exact_n) = split(&format!("{x:.800e}"));
+    let tie = exact_n == n
+        && exact.as_bytes()[k] == b'5'
+        && exact.as_bytes()[k + 1..].iter().all(|&d| d == b'0');
+    let below = &exact[..k];
+    if tie && below != digits && (below.as_bytes()[k - 1] - b'0').is_multiple_of(2) {
+        let candidate = format!("{}.{}e{}", &below[..1], &below[1..], n - 1);
+        if candidate.parse::<f64>() == Ok(x) {
+            return (below.to_owned(), n);
+        }
+    }
+    (digits, n)
+}
+
 /// JavaScript's `Number.prototype.toString` for a finite double (`null` otherwise).
 fn write_number(out: &mut String, x: f64) {
     if !x.is_finite() {
@@ -175,12 +207,8 @@ fn write_number(out: &mut String, x: f64) {
     if x < 0.0 {
         out.push('-');
     }
-    // Shortest round-trip digits and decimal exponent, from Rust's `{:e}`.
-    let sci = format!("{:e}", x.abs());
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let (digits, n) = shortest_digits(x.abs());
     let k = digits.len() as i64;
-    let n = exp.parse::<i64>().unwrap_or(0) + 1;
     if k <= n && n <= 21 {
         out.push_str(&digits);
         out.extend(std::iter::repeat_n('0', (n - k) as usize));
@@ -216,6 +244,24 @@ mod value_tests {
     fn numbers_format_like_javascript() {
         assert_eq!(js("[0, -0, 1, 1.0, 1.5, 100, 1e21, 1e20, 123e-7, 0.000001, 1.5e-7, -2.5, 12345678901234567890]"),
                    "[0,0,1,1,1.5,100,1e+21,100000000000000000000,0.0000123,0.000001,1.5e-7,-2.5,12345678901234567000]");
+    }
+
+    #[test]
+    fn numbers_parse_like_javascript() {
+        // Correctly rounded where a fast parser is one unit in the last place off.
+        assert_eq!(
+            js("[2.2250738585072011e-308, -3.872141038486654e+60, 5.4656695466712265e-301, 0.30000000000000004, 1e-400]"),
+            "[2.225073858507201e-308,-3.872141038486654e+60,5.4656695466712265e-301,0.30000000000000004,0]"
+        );
+    }
+
+    #[test]
+    fn number_ties_round_to_even_like_javascript() {
+        // Exactly halfway between two shortest spellings: JavaScript takes the even one.
+        assert_eq!(
+            js("[1317433522065807.25, 191250478966572.625, 1251805207118022.2, 0.5, 2.5e-7, 1e21, 123.456]"),
+            "[1317433522065807.2,191250478966572.62,1251805207118022.2,0.5,2.5e-7,1e+21,123.456]"
+        );
     }
 
     #[test]

@@ -153,7 +153,27 @@ enum LineFault {
     Shape(String),
 }
 
+/// Parse an event line. The derived structs below reject a repeated key,
+/// which `JSON.parse` accepts (the last one wins); a line that fails for its
+/// shape is therefore spelled again without repeats (through
+/// [`serde_json::Value`], whose objects keep the last value) and read once
+/// more. Only lines that fail pay for this.
 fn parse_event(bytes: &[u8]) -> Result<(u64, Event), LineFault> {
+    match parse_event_once(bytes) {
+        Err(LineFault::Shape(why)) => {
+            let respelled = serde_json::from_slice::<Value>(bytes)
+                .ok()
+                .and_then(|value| serde_json::to_vec(&value).ok());
+            match respelled {
+                Some(line) if line != bytes => parse_event_once(&line),
+                _ => Err(LineFault::Shape(why)),
+            }
+        }
+        parsed => parsed,
+    }
+}
+
+fn parse_event_once(bytes: &[u8]) -> Result<(u64, Event), LineFault> {
     let raw: RawEvent<'_> = match serde_json::from_slice(bytes) {
         Ok(raw) => raw,
         Err(_) => {
@@ -410,6 +430,27 @@ mod tests {
             let err = read_surface(&record).unwrap_err();
             assert_eq!(err.line, Some(line), "{body}");
         }
+    }
+
+    #[test]
+    fn repeated_keys_keep_the_last_value_as_json_parse_does() {
+        let log = format!(
+            "{HEADER}\n{}\n{}\n{}\n",
+            r#"{"seq":1,"seq":2,"type":"user/message","data":{"id":"m","source":{"kind":"user"},"content":[{"type":"text","text":"a"}]}}"#,
+            r#"{"seq":3,"type":"session/title","data":{"title":"first","title":"second"}}"#,
+            r#"{"seq":4,"type":"user/message","data":{"id":"m","source":{"kind":"plugin","kind":"user"},"content":[],"content":[{"type":"text","text":"b"}]}}"#,
+        );
+        let (file, record) = write_log(&log);
+        let surface = read_surface(&record).unwrap();
+        assert_eq!(surface.captured_through_seq, 4);
+        let seqs: Vec<u64> = surface.events.iter().map(|e| e.seq).collect();
+        assert_eq!(seqs, [2, 4]);
+        assert!(matches!(
+            &surface.events[1].kind,
+            EventKind::UserMessage { source: MessageSource::User, content }
+                if content == &[crate::store::model::Block::Text("b".into())]
+        ));
+        assert_eq!(read_title(file.path()).unwrap().as_deref(), Some("second"));
     }
 
     #[test]

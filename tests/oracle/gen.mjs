@@ -295,6 +295,9 @@ function sessionFile(r, id, cwd, createdAt, options) {
       [1, () => ` ${line}\t`],
       [1, () => line.replace('"type":"session/title"', '"type":"session\\/\\u0074itle"')],
       [1, () => line.replace(/^\{"seq":(\d+)/, '{"seq":$1.0')],
+      // Repeated keys: JSON.parse keeps the last value.
+      [1, () => line.replace(/^\{"seq":(\d+)/, '{"seq":0,"type":"bogus","seq":$1')],
+      [1, () => line.replace(/"data":\{/, '"data":{"title":7,"content":"x","source":null,')],
     ]);
     lines.push(line);
   }
@@ -560,7 +563,20 @@ function jsonlMessages(r, world, target) {
     let text = `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(",")}}`;
     if (r.chance(0.1)) text = text.replace(/^\{/, '{"__proto__":{"x":1},');
     if (r.chance(0.1)) text = text.replace(/\}$/, ',"dup":1,"dup":2}');
-    if (r.chance(0.1)) text = text.replace(/^\{/, '{"f":[2.2250738585072011e-308,9007199254740993,5e-324,1.7976931348623157e308,0.1e1,123456789012345678901234567890,-0.0,1E400],');
+    // Numbers JSON.parse rounds and JSON.stringify spells in ways a naive
+    // port gets wrong. (Out of double range, like 1e400, is a known
+    // difference: JavaScript has Infinity, written null; we refuse the line.)
+    if (r.chance(0.1)) text = text.replace(/^\{/, '{"f":[2.2250738585072011e-308,9007199254740993,5e-324,1.7976931348623157e308,0.1e1,123456789012345678901234567890,-0.0,1e-400,1E21,1e-7],');
+    if (r.chance(0.15)) {
+      const floats = Array.from({ length: 6 }, () =>
+        r.weighted([
+          [1, () => r.next() * 10 ** r.int(-30, 30)],
+          [1, () => Math.floor(r.next() * 2 ** 53) / 2 ** r.int(1, 6)],
+          [1, () => -r.next()],
+        ]),
+      );
+      text = text.replace(/^\{/, `{"g":${JSON.stringify(floats)},`);
+    }
     lines.push(text);
   }
   return lines.join(r.pick(["\n", "\n", "\r\n", "\n\n"])) + r.pick(["\n", "", "\n\n"]);
