@@ -101,33 +101,9 @@ impl<'de> Visitor<'de> for LooseVisitor {
         Ok(Loose::Other)
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        // The crate enables serde_json's `arbitrary_precision` (so message
-        // numbers round as `JSON.parse` rounds them); under it a number reaches
-        // `deserialize_any` as a one-entry map holding its text.
-        let mut first = true;
-        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
-            if first && key == ARBITRARY_NUMBER_TOKEN {
-                let text: Cow<'de, str> = map.next_value()?;
-                return Ok(number_from_text(&text));
-            }
-            first = false;
-            map.next_value::<IgnoredAny>()?;
-        }
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
         Ok(Loose::Other)
     }
-}
-
-/// The map key serde_json uses for a number under `arbitrary_precision`.
-const ARBITRARY_NUMBER_TOKEN: &str = "$serde_json::private::Number";
-
-fn number_from_text(text: &str) -> Loose<'static> {
-    if let Ok(v) = text.parse::<u64>() {
-        return Loose::U64(v);
-    }
-    if let Ok(v) = text.parse::<i64>() {
-        return Loose::I64(v);
-    }
-    text.parse::<f64>().map_or(Loose::Other, Loose::F64)
 }
 
 impl<'de: 'a, 'a> Deserialize<'de> for Loose<'a> {
