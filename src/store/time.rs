@@ -124,7 +124,7 @@ mod tests {
         assert_eq!(at("1970-01-01T00:00:00Z"), Some(0));
         assert_eq!(at("1970-01-01T00:00:01.5Z"), Some(1_500_000_000));
         assert_eq!(at("1970-01-01T01:00:00+01:00"), Some(0));
-        assert_eq!(at("2024-02-29t12:00:00z").is_some(), true);
+        assert!(at("2024-02-29t12:00:00z").is_some());
         assert_eq!(
             Instant::parse_rfc3339("2025-09-03T00:47:19.293Z")
                 .unwrap()
