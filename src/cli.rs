@@ -351,8 +351,7 @@ impl Cli {
             } => Command::Candidates {
                 query: query.unwrap_or_default(),
                 limit: match limit {
-                    Some(raw) => usize::try_from(config::parse_positive("limit", &raw)?)
-                        .map_err(|_| Error::invalid_config("limit is too large"))?,
+                    Some(raw) => parse_limit(&raw)?,
                     None => limits.candidate_limit,
                 },
                 fuzzy,
@@ -389,6 +388,20 @@ impl Cli {
             command,
         })
     }
+}
+
+/// `candidates --limit`: a positive safe integer. It is not a configuration
+/// key but the `limit` argument of the reference's `listCandidates`, which
+/// rejects a bad one with `SESSION_REFERENCE_INVALID_REFERENCE`.
+fn parse_limit(raw: &str) -> Result<usize> {
+    config::parse_positive("limit", raw)
+        .ok()
+        .and_then(|limit| usize::try_from(limit).ok())
+        .ok_or_else(|| {
+            Error::invalid_reference(format!(
+                "candidate limit must be a positive safe integer (got {raw:?})"
+            ))
+        })
 }
 
 #[cfg(test)]
@@ -447,7 +460,6 @@ mod tests {
             &["--max-references", "4", "candidates"][..],
             &["--candidate-limit", "0", "candidates"],
             &["--max-reference-bytes", "-5", "candidates"],
-            &["candidates", "--limit", "x"],
         ] {
             assert_eq!(
                 config(args).unwrap_err().code,
@@ -468,6 +480,19 @@ mod tests {
         assert_eq!(c.roots.hydra, [PathBuf::from("/s")]);
         let misplaced = config(&["--query", "x", "candidates"]).unwrap_err();
         assert_eq!(misplaced.code, ErrorCode::InvalidConfig);
+    }
+
+    #[test]
+    fn invalid_limit_is_an_invalid_reference_as_in_the_reference() {
+        for limit in ["x", "0", "-1", "1.5", "9007199254740992"] {
+            assert_eq!(
+                config(&["candidates", "--limit", limit]).unwrap_err().code,
+                ErrorCode::InvalidReference,
+                "{limit}"
+            );
+        }
+        let c = config(&["candidates", "--limit", "7"]).unwrap();
+        assert!(matches!(c.command, Command::Candidates { limit: 7, .. }));
     }
 
     #[test]

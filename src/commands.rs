@@ -40,6 +40,14 @@ pub fn nothing_found_hint(config: &Config) -> String {
     hint
 }
 
+/// Run blocking work (directory walks, file reads) off the async threads, so
+/// a Ctrl-C is noticed while it runs.
+pub async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> Result<T> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| Error::read_failed(format!("internal task failed: {e}")))
+}
+
 /// Whether the command reads its input from stdin.
 pub fn needs_stdin(command: &Command) -> bool {
     matches!(command, Command::Prepare { text: None, .. })
@@ -93,7 +101,11 @@ async fn run_with_engine(
             if engine.catalog.records.is_empty() && !config.roots_explicit {
                 eprint!("session-ref: {}", nothing_found_hint(config));
             }
-            let found = engine.candidates(query, *limit, *fuzzy);
+            let found = blocking({
+                let (engine, query, limit, fuzzy) = (engine.clone(), query.clone(), *limit, *fuzzy);
+                move || engine.candidates(&query, limit, fuzzy)
+            })
+            .await?;
             Ok(if *json {
                 candidates_json(&found)
             } else {
@@ -154,10 +166,13 @@ async fn run_with_engine(
     }
 }
 
-/// The message typed on stdin: one trailing newline (as `echo` adds) is not part of it.
+/// The message typed on stdin: one trailing newline (as `echo` adds), `\n`
+/// or `\r\n`, is not part of it. A lone final `\r` is.
 fn strip_final_newline(text: &str) -> &str {
-    let text = text.strip_suffix('\n').unwrap_or(text);
-    text.strip_suffix('\r').unwrap_or(text)
+    match text.strip_suffix('\n') {
+        Some(line) => line.strip_suffix('\r').unwrap_or(line),
+        None => text,
+    }
 }
 
 /// One JSON message object per non-blank line.
@@ -184,6 +199,9 @@ fn candidates_json(found: &[Candidate]) -> String {
 }
 
 fn candidates_table(found: &[Candidate]) -> String {
+    if found.is_empty() {
+        return String::new();
+    }
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64);
@@ -204,4 +222,20 @@ fn candidates_table(found: &[Candidate]) -> String {
         })
         .collect();
     crate::display::table(&["LABEL", "CWD", "AGE", "STORE", "ID"], &rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stdin_loses_one_final_newline_only() {
+        assert_eq!(strip_final_newline("hi\n"), "hi");
+        assert_eq!(strip_final_newline("hi\r\n"), "hi");
+        assert_eq!(strip_final_newline("hi\n\n"), "hi\n");
+        assert_eq!(strip_final_newline("hi"), "hi");
+        // A carriage return that ends no line is part of the text.
+        assert_eq!(strip_final_newline("hi\r"), "hi\r");
+        assert_eq!(strip_final_newline("hi\r\r\n"), "hi\r");
+    }
 }

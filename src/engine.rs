@@ -149,15 +149,18 @@ impl Engine {
     }
 
     /// Titles of the records at `indices` (`None` when absent or unreadable),
-    /// read on a few threads.
+    /// read on a few threads. Titles are read by id, as the reference's
+    /// `readTitleSnapshots(ids)` reads them: records sharing an id all get
+    /// the title of the first of them in record order, the session a
+    /// mention of that id reads.
     pub fn titles(&self, indices: &[usize]) -> Vec<Option<String>> {
         let slots: Vec<std::sync::Mutex<Option<String>>> =
             indices.iter().map(|_| Default::default()).collect();
         let work: Vec<(usize, usize)> = indices.iter().copied().enumerate().collect();
         store::parallel_each(&work, |&(slot, index)| {
-            let title = store::read_title(&self.catalog.records[index])
-                .ok()
-                .flatten();
+            let record = &self.catalog.records[index];
+            let record = self.catalog.find(&record.id).unwrap_or(record);
+            let title = store::read_title(record).ok().flatten();
             *slots[slot].lock().expect("title slot") = title;
         });
         slots
@@ -262,14 +265,19 @@ impl Engine {
     /// message citing sessions is rewritten and followed by its context;
     /// everything else passes through untouched. All or nothing.
     pub async fn prepare_messages(&self, messages: Vec<Value>) -> Result<Vec<PreparedMessage>> {
-        // Parse and normalize every message first, so a malformed mention or
-        // a reference error anywhere fails before any session is read.
-        let mut planned = Vec::with_capacity(messages.len());
-        for (index, message) in messages.into_iter().enumerate() {
-            let parsed = parse_message(index, message)?;
-            let sources = normalize(self, &parsed.references)?;
-            planned.push((parsed.message, sources));
-        }
+        // Parse every message, then normalize every message's references,
+        // so errors come in the reference's order: a malformed mention
+        // anywhere, then a reference error anywhere, both before any session
+        // is read.
+        let parsed = messages
+            .into_iter()
+            .enumerate()
+            .map(|(index, message)| parse_message(index, message))
+            .collect::<Result<Vec<_>>>()?;
+        let planned = parsed
+            .into_iter()
+            .map(|parsed| Ok((parsed.message, normalize(self, &parsed.references)?)))
+            .collect::<Result<Vec<_>>>()?;
         let mut out = Vec::with_capacity(planned.len() * 2);
         for (message, sources) in planned {
             let context = if sources.is_empty() {
@@ -361,4 +369,99 @@ fn parse_message(index: usize, message: Value) -> Result<Parsed> {
         message,
         references,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A native session file with `id`, `createdAt` and an optional title.
+    fn session(dir: &std::path::Path, name: &str, id: &str, created: &str, title: Option<&str>) {
+        let mut log = format!(
+            "{{\"type\":\"session\",\"version\":1,\"id\":{},\"createdAt\":\"{created}\"}}\n",
+            json::quote(id, false)
+        );
+        if let Some(title) = title {
+            log.push_str(&format!(
+                "{{\"seq\":1,\"type\":\"session/title\",\"data\":{{\"title\":{}}}}}\n",
+                json::quote(title, false)
+            ));
+        }
+        std::fs::write(dir.join(name), log).unwrap();
+    }
+
+    fn engine(dir: &std::path::Path) -> Engine {
+        let roots = crate::store::StoreRoots {
+            hydra: vec![dir.to_owned()],
+            ..Default::default()
+        };
+        Engine::new(
+            Arc::new(Catalog::load(&roots)),
+            Limits::default(),
+            Target::default(),
+        )
+    }
+
+    #[test]
+    fn records_sharing_an_id_are_labelled_by_that_ids_title() {
+        // The reference reads titles by id (`readTitleSnapshots(ids)`): every
+        // record with an id gets the title of the id's session, the first in
+        // record order, which is also the one a mention of the id reads.
+        let dir = tempfile::tempdir().unwrap();
+        session(dir.path(), "new.jsonl", "dup", "2025-02-01T00:00:00Z", None);
+        session(
+            dir.path(),
+            "old.jsonl",
+            "dup",
+            "2025-01-01T00:00:00Z",
+            Some("Old"),
+        );
+        session(
+            dir.path(),
+            "other.jsonl",
+            "x",
+            "2024-01-01T00:00:00Z",
+            Some("X"),
+        );
+        let engine = engine(dir.path());
+        let labels: Vec<(String, String)> = engine
+            .candidates("", 10, false)
+            .into_iter()
+            .map(|c| (c.session_id, c.label))
+            .collect();
+        let expected = [("dup", "dup"), ("dup", "dup"), ("x", "X")];
+        assert_eq!(
+            labels,
+            expected.map(|(id, label)| (id.to_owned(), label.to_owned()))
+        );
+        // A query matches the shared label, not the shadowed title.
+        assert!(engine.candidates("old", 10, false).is_empty());
+    }
+
+    #[test]
+    fn a_malformed_mention_anywhere_wins_over_reference_errors() {
+        // The reference parses every message's mentions before it checks any
+        // message's references (a parse error rejects at once, a reference
+        // error one step later), so in a list of messages an invalid mention
+        // in a later message is reported before a self-reference or too many
+        // sessions in an earlier one.
+        let dir = tempfile::tempdir().unwrap();
+        let mut engine = engine(dir.path());
+        engine.target.session_id = Some("t".into());
+        let message = |text: String| direct_message(&text);
+        let cite = |id: &str| mention::format_mention(id, None);
+        let malformed = message("@[x](hydra-session:)".into());
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        for first in [
+            message(cite("t")),
+            message(["a", "b", "c", "d"].map(cite).concat()),
+        ] {
+            let err = runtime
+                .block_on(engine.prepare_messages(vec![first, malformed.clone()]))
+                .unwrap_err();
+            assert_eq!(err.code, crate::error::ErrorCode::InvalidReference);
+        }
+    }
 }

@@ -1,10 +1,10 @@
 //! session-ref: pick coding-agent sessions, mention them in a prompt and
 //! inject exact, byte-budgeted, read-only snapshots of them.
 //!
-//! Layout: [`reference`] is the pure core (the Hydra resolver's semantics);
+//! Layout: [`reference`](mod@reference) is the pure core (the Hydra resolver's semantics);
 //! [`store`] reads native, Claude Code and Codex sessions into one model;
 //! [`engine`] applies the core to the stores; [`cli`], [`commands`] and
-//! [`output`] make the command line; [`tui`] is the interactive picker.
+//! [`output`] make the command line; `tui` is the interactive picker.
 
 pub mod cli;
 pub mod commands;

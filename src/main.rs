@@ -42,25 +42,28 @@ fn main() -> ExitCode {
             return ExitCode::from(EXIT_FAILED);
         }
     };
-    runtime.block_on(run(config))
+    let code = runtime.block_on(run(config));
+    // Do not wait for a blocking read that a Ctrl-C abandoned.
+    runtime.shutdown_background();
+    code
 }
 
 async fn run(config: Config) -> ExitCode {
     if let Command::Pick(options) = &config.command {
         return pick(&config, options).await;
     }
-    // Read stdin before Ctrl-C is trapped, so Ctrl-C at an input prompt still interrupts.
-    let stdin = if commands::needs_stdin(&config.command) {
-        match commands::read_stdin(std::io::stdin().lock()) {
-            Ok(text) => Some(text),
-            Err(e) => return fail(&e),
-        }
-    } else {
-        None
+    let interrupted = interrupted();
+    let work = async {
+        let stdin = if commands::needs_stdin(&config.command) {
+            Some(commands::blocking(|| commands::read_stdin(std::io::stdin().lock())).await??)
+        } else {
+            None
+        };
+        commands::run(&config, stdin).await
     };
     let result = tokio::select! {
-        result = commands::run(&config, stdin) => result,
-        _ = tokio::signal::ctrl_c() => Err(Error::cancelled()),
+        result = work => result,
+        () = interrupted => Err(Error::cancelled()),
     };
     match result {
         Ok(text) => match output::write_stdout(&text) {
@@ -91,6 +94,36 @@ async fn pick(config: &Config, options: &PickOptions) -> ExitCode {
             eprintln!("session-ref: {e}");
             ExitCode::from(EXIT_FAILED)
         }
+    }
+}
+
+/// Resolves on the first SIGINT (or SIGTERM). The handler is installed before
+/// this returns, so no interrupt is lost between here and the first poll.
+fn interrupted() -> impl std::future::Future<Output = ()> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let mut int = signal(SignalKind::interrupt()).ok();
+        let mut term = signal(SignalKind::terminate()).ok();
+        async move {
+            let int = async {
+                match int.as_mut() {
+                    Some(s) => drop(s.recv().await),
+                    None => std::future::pending().await,
+                }
+            };
+            let term = async {
+                match term.as_mut() {
+                    Some(s) => drop(s.recv().await),
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! { () = int => {}, () = term => {} }
+        }
+    }
+    #[cfg(not(unix))]
+    async {
+        let _ = tokio::signal::ctrl_c().await;
     }
 }
 

@@ -147,7 +147,7 @@ pub fn fuzzy(
         }
     }
     // Stable sort keeps rank-then-record order among equal scores.
-    fuzzy_hits.sort_by_key(|h| std::cmp::Reverse(h.score));
+    fuzzy_hits.sort_by_key(|r| std::cmp::Reverse(r.score));
     exact_hits.extend(fuzzy_hits);
     exact_hits.truncate(limit);
     exact_hits

@@ -1,28 +1,1031 @@
-//! Claude Code transcripts (`~/.claude/projects/<dir>/<sessionId>.jsonl`).
+//! Claude Code transcripts (`~/.claude/projects/<dir>/<sessionId>.jsonl`),
+//! mapped onto the session model as `FORMATS.md` describes.
+//!
+//! # Layout
+//!
+//! One folder per working directory (its name is a lossy encoding of the
+//! path, so `cwd` is read from the lines), one `<sessionId>.jsonl` per
+//! session. Sub-agent transcripts (`agent-*.jsonl`, and anything below a
+//! `subagents` folder) are not sessions of their own and are skipped. The
+//! root may also be a single project folder.
+//!
+//! # Cost model
+//!
+//! Listing reads only the head of each file: lines up to the first
+//! conversation line (`user`/`assistant`) that gives the id, cwd and first
+//! timestamp, in small reads, never the whole log.
+//!
+//! Titles follow the precedence of `FORMATS.md`: the latest `custom-title`,
+//! the latest `ai-title`, a `summary` whose `leafUuid` is one of the
+//! session's uuids (summaries collected across the project folder), the
+//! first genuine prompt, the slash command name. They are found with:
+//!
+//! 1. one backward scan of the session file (`TailFacts`) that stops at
+//!    the last `custom-title` (the top rule, so nothing older matters) and
+//!    otherwise also collects the latest `ai-title` and the file's own
+//!    summaries; cached per file version;
+//! 2. the folder's summaries (`leafUuid` → summary), gathered from its
+//!    files newest first (reusing step 1 per file) and only from files
+//!    modified since the session began: a summary naming one of the
+//!    session's uuids was written after the session started, so older
+//!    files cannot hold one, and titling the newest sessions of a large
+//!    folder reads only the newest files. The folder's file list is cached
+//!    and revalidated by the folder's modification time (files created or
+//!    removed); summary lines appended to an existing sibling while a
+//!    long-lived picker runs are thus picked up at the next folder change,
+//!    while a one-shot command always sees the current state;
+//! 3. only when those summaries are not empty and step 1 gave no title:
+//!    a backward scan of the session for the last line carrying a uuid
+//!    they name (a byte search for `"uuid":"`, no JSON parse), cached per
+//!    file version and folder listing. When several summaries name one
+//!    leaf, the most recently modified file's last one wins;
+//! 4. a forward head read for the first genuine prompt, or the first slash
+//!    command name when there is none; cached per file version.
+//!
+//! Every file is thus read at most a bounded number of times per version,
+//! whatever the number of sessions in its folder: listing a folder is
+//! linear, not quadratic, and the first screen of a listing reads little
+//! more than the sessions it shows.
 
-use std::path::Path;
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, LazyLock, Mutex};
+use std::time::SystemTime;
 
-use crate::store::model::{SessionRecord, Surface};
-use crate::store::{ReadError, ScanEvent};
+use memchr::memmem;
+use serde::Deserialize;
+use serde_json::value::RawValue;
 
-/// List the sessions under a Claude Code `projects` directory.
-pub fn scan(_root: &Arc<Path>, _sink: &(dyn Fn(ScanEvent) + Sync)) {}
+use crate::store::foreign::{
+    self, elements, is_str, is_true, non_empty, read_lines, string, title_from_text, FileCache,
+    SurfaceBuilder, Visit,
+};
+use crate::store::lines;
+use crate::store::model::{SessionRecord, StoreKind, Surface};
+use crate::store::time::Instant;
+use crate::store::{has_suffix, parallel_each, walk_files, ReadError, ScanEvent};
 
-/// The session's title.
-pub fn read_title(record: &SessionRecord) -> Result<Option<String>, ReadError> {
-    Err(ReadError {
-        path: record.path.clone(),
-        line: None,
-        message: "claude store not yet readable".into(),
-    })
+/// Text-block openings that mark generated wrappers, not typed prompts.
+const WRAPPERS: &[&str] = &[
+    "<command-name>",
+    "<command-message>",
+    "<local-command-stdout>",
+    "<local-command-caveat>",
+    "<bash-input>",
+    "<bash-stdout>",
+    "Caveat: The messages below",
+];
+
+/// The prompt Claude Code sends to warm up a sub-agent.
+const WARMUP: &str = "Warmup";
+
+/// After the first conversation line, how many more lines listing reads
+/// looking for a missing cwd or timestamp before giving up on them.
+const HEAD_EXTRA_LINES: u64 = 64;
+
+/// The fields of a transcript line the mapping uses; all optional and
+/// interpreted leniently, so a line of an unknown shape is simply inert.
+#[derive(Deserialize)]
+struct Line<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Option<&'a RawValue>,
+    #[serde(borrow)]
+    subtype: Option<&'a RawValue>,
+    #[serde(rename = "sessionId", borrow)]
+    session_id: Option<&'a RawValue>,
+    #[serde(borrow)]
+    cwd: Option<&'a RawValue>,
+    #[serde(borrow)]
+    timestamp: Option<&'a RawValue>,
+    #[serde(rename = "isSidechain", borrow)]
+    is_sidechain: Option<&'a RawValue>,
+    #[serde(rename = "isMeta", borrow)]
+    is_meta: Option<&'a RawValue>,
+    #[serde(rename = "isCompactSummary", borrow)]
+    is_compact_summary: Option<&'a RawValue>,
+    #[serde(borrow)]
+    message: Option<&'a RawValue>,
+    #[serde(rename = "customTitle", borrow)]
+    custom_title: Option<&'a RawValue>,
+    #[serde(rename = "aiTitle", borrow)]
+    ai_title: Option<&'a RawValue>,
+    #[serde(borrow)]
+    summary: Option<&'a RawValue>,
+    #[serde(rename = "leafUuid", borrow)]
+    leaf_uuid: Option<&'a RawValue>,
 }
 
-/// The session's folded surface.
+impl<'a> Line<'a> {
+    fn parse(bytes: &'a [u8]) -> Option<Line<'a>> {
+        serde_json::from_slice(bytes).ok()
+    }
+
+    fn message(&self) -> Message<'a> {
+        self.message
+            .and_then(|m| serde_json::from_str(m.get()).ok())
+            .unwrap_or_default()
+    }
+
+    /// A `user` line of the main conversation that is neither meta nor a
+    /// compaction summary: a candidate direct message.
+    fn is_plain_user(&self) -> bool {
+        is_str(self.kind, "user")
+            && !is_true(self.is_sidechain)
+            && !is_true(self.is_meta)
+            && !is_true(self.is_compact_summary)
+    }
+}
+
+/// The fields of `message` the mapping uses.
+#[derive(Deserialize, Default)]
+struct Message<'a> {
+    #[serde(borrow)]
+    id: Option<&'a RawValue>,
+    #[serde(borrow)]
+    model: Option<&'a RawValue>,
+    #[serde(borrow)]
+    content: Option<&'a RawValue>,
+}
+
+/// One content block: only `type` and `text` matter.
+#[derive(Deserialize)]
+struct ContentBlock<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Option<&'a RawValue>,
+    #[serde(borrow)]
+    text: Option<&'a RawValue>,
+}
+
+/// The texts of `message.content`: the string itself, or the `text` of each
+/// `text` block (tool results, thinking, images and the rest are left out).
+fn content_texts(content: Option<&RawValue>) -> Vec<String> {
+    let Some(raw) = content else {
+        return Vec::new();
+    };
+    if raw.get().starts_with('"') {
+        return string(Some(raw)).into_iter().collect();
+    }
+    elements(Some(raw))
+        .into_iter()
+        .filter_map(|block| serde_json::from_str::<ContentBlock<'_>>(block.get()).ok())
+        .filter(|block| is_str(block.kind, "text"))
+        .filter_map(|block| string(block.text))
+        .collect()
+}
+
+/// Whether a user text block is something the person typed.
+fn is_genuine(text: &str) -> bool {
+    !foreign::starts_with_any(text, WRAPPERS) && text.trim() != WARMUP
+}
+
+/// The slash command a wrapper names (`<command-name>/init</command-name>`).
+fn command_name(text: &str) -> Option<String> {
+    const OPEN: &str = "<command-name>";
+    let start = text.find(OPEN)? + OPEN.len();
+    let len = text[start..].find("</command-name>")?;
+    let name = text[start..start + len].trim();
+    (!name.is_empty()).then(|| name.to_owned())
+}
+
+/// Whether a file is a sub-agent transcript rather than a session.
+fn is_subagent(root: &Path, path: &Path) -> bool {
+    let named = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with("agent-"));
+    let nested = path
+        .strip_prefix(root)
+        .ok()
+        .and_then(Path::parent)
+        .is_some_and(|dir| dir.components().any(|c| c.as_os_str() == "subagents"));
+    named || nested
+}
+
+/// List the sessions under a Claude Code `projects` directory (or one
+/// project folder), reading only the head of each transcript.
+pub fn scan(root: &Arc<Path>, sink: &(dyn Fn(ScanEvent) + Sync)) {
+    let files = walk_files(root, &|p| has_suffix(p, ".jsonl"), &mut |path, reason| {
+        sink(ScanEvent::Unreadable { path, reason })
+    });
+    parallel_each(&files, |path| {
+        sink(if is_subagent(root, path) {
+            ScanEvent::Skipped {
+                path: path.clone(),
+                reason: "Claude Code sub-agent transcript".into(),
+            }
+        } else {
+            match read_record(root, path) {
+                Ok(Some(record)) => ScanEvent::Record(record),
+                Ok(None) => ScanEvent::Skipped {
+                    path: path.clone(),
+                    reason: "no Claude Code conversation line".into(),
+                },
+                Err(e) => ScanEvent::Unreadable {
+                    path: path.clone(),
+                    reason: e.message,
+                },
+            }
+        })
+    });
+}
+
+/// The record of one transcript from its head: id = first `sessionId`
+/// (Claude Code names the file after it; the file stem when no line has
+/// one), cwd = first non-empty `cwd`, createdAt = first `timestamp` (lines
+/// are appended in time order, so it is the earliest). `None` when the file
+/// has no `user` or `assistant` line (e.g. a file of summaries only).
+fn read_record(root: &Arc<Path>, path: &Path) -> Result<Option<SessionRecord>, ReadError> {
+    let mut id = None;
+    let mut cwd = None;
+    let mut timestamp = None;
+    let mut conversation_at = None;
+    read_lines(path, true, |number, bytes| {
+        let Some(line) = Line::parse(bytes) else {
+            return Visit::BAD;
+        };
+        if id.is_none() {
+            id = non_empty(line.session_id);
+        }
+        if cwd.is_none() {
+            cwd = non_empty(line.cwd);
+        }
+        if timestamp.is_none() {
+            timestamp = string(line.timestamp);
+        }
+        if conversation_at.is_none()
+            && (is_str(line.kind, "user") || is_str(line.kind, "assistant"))
+        {
+            conversation_at = Some(number);
+        }
+        let done = conversation_at.is_some_and(|at| {
+            (id.is_some() && cwd.is_some() && timestamp.is_some())
+                || number - at >= HEAD_EXTRA_LINES
+        });
+        Visit {
+            parsed: true,
+            stop: done,
+        }
+    })?;
+    if conversation_at.is_none() {
+        return Ok(None);
+    }
+    let id = id.unwrap_or_else(|| {
+        path.file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    });
+    Ok(Some(SessionRecord::new(
+        StoreKind::Claude,
+        root.clone(),
+        path.to_owned(),
+        id,
+        cwd,
+        timestamp.unwrap_or_default(),
+    )))
+}
+
+/// Read and fold a whole transcript.
+///
+/// Direct user messages are `user` lines that are not side-chain, meta or
+/// compaction summaries, keeping their genuine text blocks. Assistant text
+/// is merged per `message.id`; `<synthetic>` replies are skipped. A
+/// `compact_boundary` shadows everything before it; an `isCompactSummary`
+/// line becomes the compact checkpoint. Other lines are inert.
 pub fn read_surface(record: &SessionRecord) -> Result<Surface, ReadError> {
-    Err(ReadError {
-        path: record.path.clone(),
-        line: None,
-        message: "claude store not yet readable".into(),
+    let mut builder = SurfaceBuilder::default();
+    let last = read_lines(&record.path, false, |seq, bytes| {
+        let Some(line) = Line::parse(bytes) else {
+            return Visit::BAD;
+        };
+        fold_line(&mut builder, seq, &line);
+        Visit::NEXT
+    })?;
+    Ok(builder.finish(last))
+}
+
+fn fold_line(builder: &mut SurfaceBuilder, seq: u64, line: &Line<'_>) {
+    if is_true(line.is_sidechain) {
+        return;
+    }
+    if is_str(line.kind, "user") {
+        let texts = content_texts(line.message().content);
+        if is_true(line.is_compact_summary) {
+            if !texts.is_empty() {
+                builder.checkpoint(seq, texts);
+            }
+        } else if !is_true(line.is_meta) {
+            let genuine: Vec<String> = texts.into_iter().filter(|t| is_genuine(t)).collect();
+            if !genuine.is_empty() {
+                builder.user(seq, genuine);
+            }
+        }
+    } else if is_str(line.kind, "assistant") {
+        let message = line.message();
+        if is_str(message.model, "<synthetic>") {
+            return;
+        }
+        let key = string(message.id);
+        builder.assistant(seq, key.as_deref(), content_texts(message.content));
+    } else if is_str(line.kind, "system") && is_str(line.subtype, "compact_boundary") {
+        builder.shadow();
+    }
+}
+
+/// The session's title, by the precedence of the module docs.
+pub fn read_title(record: &SessionRecord) -> Result<Option<String>, ReadError> {
+    let path = &record.path;
+    let tail = TAILS.get(path, 0, || tail_facts(path))?;
+    if let Some(title) = tail.custom_title.as_ref().or(tail.ai_title.as_ref()) {
+        return Ok(Some(title.clone()));
+    }
+    if let Some(folder) = path.parent() {
+        let (generation, by_leaf) = folder_summaries(folder, record.created);
+        if !by_leaf.is_empty() {
+            let found = SUMMARY_TITLES.get(path, generation, || summary_title(path, &by_leaf))?;
+            if let Some(title) = found.as_ref() {
+                return Ok(Some(title.clone()));
+            }
+        }
+    }
+    let head = HEAD_TITLES.get(path, 0, || head_title(path))?;
+    Ok((*head).clone())
+}
+
+/// What one backward scan of a transcript finds.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct TailFacts {
+    /// The latest non-blank `custom-title`.
+    custom_title: Option<String>,
+    /// The latest non-blank `ai-title` after the latest custom title (all
+    /// of the file when there is none).
+    ai_title: Option<String>,
+    /// `(leafUuid, summary)` of the file's summary lines in file order;
+    /// `None` when the scan stopped early at a custom title.
+    summaries: Option<Vec<(String, String)>>,
+}
+
+static TAILS: LazyLock<FileCache<TailFacts>> = LazyLock::new(FileCache::default);
+static SUMMARIES: LazyLock<FileCache<Vec<(String, String)>>> = LazyLock::new(FileCache::default);
+static SUMMARY_TITLES: LazyLock<FileCache<Option<String>>> = LazyLock::new(FileCache::default);
+static HEAD_TITLES: LazyLock<FileCache<Option<String>>> = LazyLock::new(FileCache::default);
+
+/// A summary line's `(leafUuid, summary)`, when it has both and the summary
+/// is not blank.
+fn summary_entry(line: &Line<'_>) -> Option<(String, String)> {
+    if !is_str(line.kind, "summary") {
+        return None;
+    }
+    let text = string(line.summary).filter(|s| !s.trim().is_empty())?;
+    Some((string(line.leaf_uuid)?, text))
+}
+
+/// Scan a transcript from its end for titles and summaries. Claude Code
+/// writes these line types with literal keys, so lines without the words
+/// are passed over without parsing.
+fn tail_facts(path: &Path) -> Result<TailFacts, ReadError> {
+    let title_word = memmem::Finder::new(b"-title");
+    let summary_word = memmem::Finder::new(b"summary");
+    let mut facts = TailFacts::default();
+    let mut summaries = Vec::new();
+    let custom = lines::scan_backward(path, |bytes| {
+        let maybe_title = title_word.find(bytes).is_some();
+        if !maybe_title && summary_word.find(bytes).is_none() {
+            return None;
+        }
+        let line = Line::parse(bytes)?;
+        if is_str(line.kind, "custom-title") {
+            return string(line.custom_title).filter(|t| !t.trim().is_empty());
+        }
+        if facts.ai_title.is_none() && is_str(line.kind, "ai-title") {
+            facts.ai_title = string(line.ai_title).filter(|t| !t.trim().is_empty());
+        }
+        summaries.extend(summary_entry(&line));
+        None
     })
+    .map_err(|e| ReadError::io(path, &e))?;
+    if custom.is_some() {
+        facts.custom_title = custom;
+    } else {
+        summaries.reverse();
+        facts.summaries = Some(summaries);
+    }
+    Ok(facts)
+}
+
+/// Every summary line of a file, in order.
+fn summaries_of(path: &Path) -> Result<Vec<(String, String)>, ReadError> {
+    let word = memmem::Finder::new(b"summary");
+    let mut found = Vec::new();
+    read_lines(path, false, |_, bytes| {
+        if word.find(bytes).is_some() {
+            if let Some(entry) = Line::parse(bytes).as_ref().and_then(summary_entry) {
+                found.push(entry);
+            }
+        }
+        Visit::NEXT
+    })?;
+    Ok(found)
+}
+
+/// How long before a session's first timestamp a sibling may have been
+/// last modified and still be read for summaries naming the session. A
+/// summary of a session is written after the session began, so older files
+/// cannot hold one; the margin absorbs clock differences.
+const SUMMARY_MARGIN_NANOS: i128 = 24 * 3600 * 1_000_000_000;
+
+/// The summaries of one project folder, loaded newest file first and only
+/// as far back as the titles asked for so far need.
+struct Folder {
+    /// Distinguishes successive listings of the folder, for the caches that
+    /// depend on its summaries.
+    generation: u64,
+    /// The folder's transcripts with their modification times (Unix
+    /// nanoseconds; unknown counts as newest), newest first.
+    files: Vec<(PathBuf, Option<i128>)>,
+    /// How many of `files` are merged into `by_leaf`.
+    loaded: usize,
+    /// `leafUuid` → summary: the most recently modified file wins, and
+    /// within one file its last summary of the leaf.
+    by_leaf: Arc<HashMap<String, String>>,
+}
+
+type FolderSlot = (Option<SystemTime>, Arc<Mutex<Folder>>);
+
+static FOLDERS: LazyLock<Mutex<HashMap<PathBuf, FolderSlot>>> = LazyLock::new(Default::default);
+static GENERATION: AtomicU64 = AtomicU64::new(1);
+
+fn unix_nanos(time: SystemTime) -> i128 {
+    match time.duration_since(SystemTime::UNIX_EPOCH) {
+        Ok(after) => after.as_nanos() as i128,
+        Err(before) => -(before.duration().as_nanos() as i128),
+    }
+}
+
+/// The folder's summaries, complete for every file modified since `since`
+/// (minus [`SUMMARY_MARGIN_NANOS`]; all files when `since` is unknown),
+/// with the folder's generation. The listing of the folder is cached while
+/// its modification time is unchanged (files created or removed). Files
+/// that cannot be read contribute nothing: a vanished sibling must not fail
+/// another session's title.
+fn folder_summaries(folder: &Path, since: Option<Instant>) -> (u64, Arc<HashMap<String, String>>) {
+    let modified = std::fs::metadata(folder).and_then(|m| m.modified()).ok();
+    let slot = {
+        let mut folders = FOLDERS.lock().unwrap_or_else(|e| e.into_inner());
+        match folders.get(folder) {
+            Some((known, slot)) if *known == modified && modified.is_some() => slot.clone(),
+            _ => {
+                let slot = Arc::new(Mutex::new(Folder {
+                    generation: GENERATION.fetch_add(1, Ordering::Relaxed),
+                    files: list_folder(folder),
+                    loaded: 0,
+                    by_leaf: Arc::default(),
+                }));
+                folders.insert(folder.to_owned(), (modified, slot.clone()));
+                slot
+            }
+        }
+    };
+    let mut state = slot.lock().unwrap_or_else(|e| e.into_inner());
+    let cutoff = since.map(|t| t.0 - SUMMARY_MARGIN_NANOS);
+    let needed = match cutoff {
+        Some(cutoff) => state
+            .files
+            .iter()
+            .position(|(_, m)| m.is_some_and(|m| m < cutoff))
+            .unwrap_or(state.files.len()),
+        None => state.files.len(),
+    };
+    if needed > state.loaded {
+        let batch: Vec<PathBuf> = state.files[state.loaded..needed]
+            .iter()
+            .map(|(path, _)| path.clone())
+            .collect();
+        let found = summaries_of_files(&batch);
+        let by_leaf = Arc::make_mut(&mut state.by_leaf);
+        for summaries in found {
+            for (leaf, summary) in summaries.into_iter().rev() {
+                by_leaf.entry(leaf).or_insert(summary);
+            }
+        }
+        state.loaded = needed;
+    }
+    (state.generation, state.by_leaf.clone())
+}
+
+/// The folder's `*.jsonl` files, newest first (ties by path).
+fn list_folder(folder: &Path) -> Vec<(PathBuf, Option<i128>)> {
+    let mut files: Vec<(PathBuf, Option<i128>)> = std::fs::read_dir(folder)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|entry| entry.file_type().is_ok_and(|t| t.is_file()))
+        .filter(|entry| has_suffix(&entry.path(), ".jsonl"))
+        .map(|entry| {
+            let modified = entry.metadata().and_then(|m| m.modified()).ok();
+            (entry.path(), modified.map(unix_nanos))
+        })
+        .collect();
+    files.sort_by(|(a, x), (b, y)| {
+        let newest = |m: &Option<i128>| std::cmp::Reverse(m.unwrap_or(i128::MAX));
+        newest(x).cmp(&newest(y)).then_with(|| {
+            a.as_os_str()
+                .as_encoded_bytes()
+                .cmp(b.as_os_str().as_encoded_bytes())
+        })
+    });
+    files
+}
+
+/// The summary lines of each file, in file order, read on a few threads
+/// (reusing each file's cached backward scan when it went to the start).
+fn summaries_of_files(files: &[PathBuf]) -> Vec<Vec<(String, String)>> {
+    let slots: Vec<Mutex<Vec<(String, String)>>> = files.iter().map(|_| Mutex::default()).collect();
+    let indexed: Vec<usize> = (0..files.len()).collect();
+    parallel_each(&indexed, |&i| {
+        let path = &files[i];
+        let found =
+            TAILS
+                .get(path, 0, || tail_facts(path))
+                .and_then(|tail| match &tail.summaries {
+                    Some(summaries) => Ok(summaries.clone()),
+                    None => SUMMARIES
+                        .get(path, 0, || summaries_of(path))
+                        .map(|s| (*s).clone()),
+                });
+        *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = found.unwrap_or_default();
+    });
+    slots
+        .into_iter()
+        .map(|slot| slot.into_inner().unwrap_or_else(|e| e.into_inner()))
+        .collect()
+}
+
+/// The summary of the last line of the session whose `uuid` is a summary's
+/// `leafUuid`. Uuids are found by bytes: `"uuid":"` can only be a key
+/// (inside a JSON string its quotes would be escaped), and uuid values need
+/// no escapes.
+fn summary_title(
+    path: &Path,
+    by_leaf: &HashMap<String, String>,
+) -> Result<Option<String>, ReadError> {
+    const KEY: &[u8] = b"\"uuid\":\"";
+    let finder = memmem::Finder::new(KEY);
+    lines::scan_backward(path, |bytes| {
+        finder.find_iter(bytes).find_map(|at| {
+            let value = &bytes[at + KEY.len()..];
+            let end = memchr::memchr(b'"', value)?;
+            let uuid = std::str::from_utf8(&value[..end]).ok()?;
+            by_leaf.get(uuid).cloned()
+        })
+    })
+    .map_err(|e| ReadError::io(path, &e))
+}
+
+/// The first genuine prompt's first line (≤ 80 chars), else the first slash
+/// command name, reading forward only as far as needed.
+fn head_title(path: &Path) -> Result<Option<String>, ReadError> {
+    let mut title = None;
+    let mut command = None;
+    read_lines(path, true, |_, bytes| {
+        let Some(line) = Line::parse(bytes) else {
+            return Visit::BAD;
+        };
+        if !line.is_plain_user() {
+            return Visit::NEXT;
+        }
+        let texts = content_texts(line.message().content);
+        let genuine: Vec<&str> = texts
+            .iter()
+            .map(String::as_str)
+            .filter(|t| is_genuine(t))
+            .collect();
+        if !genuine.is_empty() {
+            title = title_from_text(&genuine.join("\n"));
+            if title.is_some() {
+                return Visit::DONE;
+            }
+        }
+        if command.is_none() {
+            command = texts.iter().find_map(|t| command_name(t));
+        }
+        Visit::NEXT
+    })?;
+    Ok(title.or(command))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::model::{Block, EventKind, MessageSource};
+
+    const CWD: &str = "/home/dev/shop";
+
+    /// A `user` line of the main conversation.
+    fn user(uuid: &str, content: &str) -> String {
+        format!(
+            r#"{{"parentUuid":null,"isSidechain":false,"userType":"external","cwd":"{CWD}","sessionId":"s1","version":"2.1.4","type":"user","message":{{"role":"user","content":{content}}},"uuid":"{uuid}","timestamp":"2026-01-11T09:53:23.575Z"}}"#
+        )
+    }
+
+    fn assistant(uuid: &str, id: &str, blocks: &str) -> String {
+        format!(
+            r#"{{"parentUuid":"p","isSidechain":false,"cwd":"{CWD}","sessionId":"s1","type":"assistant","message":{{"id":"{id}","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":{blocks}}},"uuid":"{uuid}","timestamp":"2026-01-11T09:53:28.293Z"}}"#
+        )
+    }
+
+    fn write(dir: &Path, name: &str, lines: &[String]) -> PathBuf {
+        let path = dir.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        path
+    }
+
+    fn record_of(root: &Path, path: &Path) -> SessionRecord {
+        read_record(&Arc::from(root), path).unwrap().unwrap()
+    }
+
+    fn texts(surface: &Surface) -> Vec<(u64, &'static str, String)> {
+        surface
+            .events
+            .iter()
+            .map(|e| match &e.kind {
+                EventKind::UserMessage { source, content } => (
+                    e.seq,
+                    match source {
+                        MessageSource::Checkpoint => "checkpoint",
+                        _ => "user",
+                    },
+                    join(content),
+                ),
+                EventKind::AssistantMessage { content } => (e.seq, "assistant", join(content)),
+                EventKind::ToolResult => (e.seq, "tool", String::new()),
+            })
+            .collect()
+    }
+
+    fn join(content: &[Block]) -> String {
+        crate::reference::projection::join_text(content)
+    }
+
+    #[test]
+    fn record_comes_from_the_head() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(
+            dir.path(),
+            "p/s1.jsonl",
+            &[
+                r#"{"type":"file-history-snapshot","messageId":"m","snapshot":{"timestamp":"2026-01-01T00:00:00Z"}}"#.into(),
+                r#"{"type":"summary","summary":"Other","leafUuid":"x"}"#.into(),
+                user("u1", r#""hello""#),
+            ],
+        );
+        let record = record_of(dir.path(), &path);
+        assert_eq!(record.id, "s1");
+        assert_eq!(record.cwd.as_deref(), Some(CWD));
+        assert_eq!(record.created_at, "2026-01-11T09:53:23.575Z");
+        assert_eq!(record.kind, StoreKind::Claude);
+        let only_summaries = write(
+            dir.path(),
+            "p/s2.jsonl",
+            &[r#"{"type":"summary","summary":"S","leafUuid":"u1"}"#.into()],
+        );
+        assert!(read_record(&Arc::from(dir.path()), &only_summaries)
+            .unwrap()
+            .is_none());
+        let no_id = write(
+            dir.path(),
+            "p/stem-id.jsonl",
+            &[r#"{"type":"user","message":{"content":"hi"}}"#.into()],
+        );
+        let record = record_of(dir.path(), &no_id);
+        assert_eq!((record.id.as_str(), record.cwd), ("stem-id", None));
+        assert_eq!(record.created_at, "");
+    }
+
+    #[test]
+    fn surface_keeps_direct_messages_and_merged_assistant_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let lines = [
+            user("u0", r#""<command-message>init is analyzing…</command-message>\n<command-name>/init</command-name>""#),
+            r#"{"type":"user","isMeta":true,"message":{"content":[{"type":"text","text":"expanded command"}]},"uuid":"m1"}"#.into(),
+            user("u1", r#"[{"type":"text","text":"fix the build"},{"type":"image","source":{}}]"#),
+            assistant("a1", "msg_1", r#"[{"type":"thinking","thinking":"hm"},{"type":"text","text":"Looking."}]"#),
+            assistant("a2", "msg_1", r#"[{"type":"tool_use","id":"t","name":"Bash","input":{}}]"#),
+            user("u2", r#"[{"type":"tool_result","tool_use_id":"t","content":"ok"}]"#),
+            assistant("a3", "msg_1", r#"[{"type":"text","text":"Fixed."}]"#),
+            r#"{"type":"user","isSidechain":true,"message":{"content":"Warmup"},"uuid":"w"}"#.into(),
+            r#"{"type":"assistant","isSidechain":true,"message":{"id":"msg_s","content":[{"type":"text","text":"side"}]}}"#.into(),
+            user("u3", r#""<local-command-stdout>done</local-command-stdout>""#),
+            user("u4", r#""Caveat: The messages below were generated""#),
+            user("u5", r#"[{"type":"text","text":"<bash-input>ls</bash-input>"}]"#),
+            r#"{"type":"assistant","message":{"id":"msg_e","model":"<synthetic>","content":[{"type":"text","text":"API Error"}]}}"#.into(),
+            r#"{"type":"progress","data":{"type":"hook_progress"}}"#.into(),
+            r#"{"type":"a-future-type","sessionId":"s1"}"#.into(),
+            "[1,2,3]".into(),
+            "not json".into(),
+            user("u6", r#""thanks""#),
+        ];
+        let path = write(dir.path(), "p/s1.jsonl", &lines);
+        let surface = read_surface(&record_of(dir.path(), &path)).unwrap();
+        assert_eq!(
+            texts(&surface),
+            [
+                (3, "user", "fix the build".to_owned()),
+                (4, "assistant", "Looking.\nFixed.".to_owned()),
+                (18, "user", "thanks".to_owned()),
+            ]
+        );
+        assert_eq!(surface.captured_through_seq, 18);
+    }
+
+    #[test]
+    fn compaction_shadows_and_checkpoints() {
+        let dir = tempfile::tempdir().unwrap();
+        let lines = [
+            user("u1", r#""first question""#),
+            assistant("a1", "msg_1", r#"[{"type":"text","text":"old answer"}]"#),
+            r#"{"type":"system","subtype":"compact_boundary","content":"Conversation compacted","compactMetadata":{"trigger":"auto"},"uuid":"b"}"#.into(),
+            r#"{"type":"user","isCompactSummary":true,"isVisibleInTranscriptOnly":true,"message":{"role":"user","content":"This session is being continued. Summary: fixed the build."},"uuid":"c"}"#.into(),
+            assistant("a2", "msg_1", r#"[{"type":"text","text":"after"}]"#),
+            user("u2", r#""next""#),
+        ];
+        let path = write(dir.path(), "p/s1.jsonl", &lines);
+        let mut content = std::fs::read_to_string(&path).unwrap();
+        content.push_str(r#"{"type":"user","message":{"content":"tor"#);
+        std::fs::write(&path, content).unwrap();
+        let surface = read_surface(&record_of(dir.path(), &path)).unwrap();
+        assert_eq!(
+            texts(&surface),
+            [
+                (
+                    4,
+                    "checkpoint",
+                    "This session is being continued. Summary: fixed the build.".to_owned()
+                ),
+                (5, "assistant", "after".to_owned()),
+                (6, "user", "next".to_owned()),
+            ]
+        );
+        assert_eq!(surface.captured_through_seq, 6);
+    }
+
+    #[test]
+    fn title_precedence() {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("-home-dev-shop");
+        let base = [
+            user("u1", r#""  \nfirst prompt line\nsecond""#),
+            assistant("a1", "m", r#"[{"type":"text","text":"ok"}]"#),
+        ];
+        let title = |name: &str, extra: &[String]| {
+            let mut lines = base.to_vec();
+            lines.extend_from_slice(extra);
+            let path = write(&folder, name, &lines);
+            read_title(&record_of(dir.path(), &path)).unwrap()
+        };
+        let custom =
+            |t: &str| format!(r#"{{"type":"custom-title","customTitle":"{t}","sessionId":"s1"}}"#);
+        let ai = |t: &str| format!(r#"{{"type":"ai-title","aiTitle":"{t}","sessionId":"s1"}}"#);
+        assert_eq!(
+            title("plain.jsonl", &[]).as_deref(),
+            Some("first prompt line")
+        );
+        assert_eq!(
+            title("ai.jsonl", &[ai("AI one"), ai("AI two")]).as_deref(),
+            Some("AI two")
+        );
+        assert_eq!(
+            title(
+                "custom.jsonl",
+                &[
+                    custom("Mine"),
+                    ai("AI later"),
+                    custom("Renamed"),
+                    ai("AI last")
+                ]
+            )
+            .as_deref(),
+            Some("Renamed")
+        );
+        assert_eq!(
+            title("blank.jsonl", &[custom("Kept"), custom("  ")]).as_deref(),
+            Some("Kept")
+        );
+    }
+
+    #[test]
+    fn summaries_title_sessions_across_the_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("-home-dev-shop");
+        let a = write(
+            &folder,
+            "a.jsonl",
+            &[
+                user("ua1", r#""question a""#),
+                assistant("aa1", "m1", r#"[{"type":"text","text":"answer a"}]"#),
+                user("ua2", r#""more a""#),
+            ],
+        );
+        let b = write(
+            &folder,
+            "b.jsonl",
+            &[
+                r#"{"type":"summary","summary":"Old summary of A","leafUuid":"aa1"}"#.into(),
+                r#"{"type":"summary","summary":"Summary of A","leafUuid":"ua2"}"#.into(),
+                r#"{"type":"summary","summary":"Nobody's","leafUuid":"zz"}"#.into(),
+                user("ub1", r#""question b""#),
+            ],
+        );
+        let c = write(
+            &folder,
+            "c.jsonl",
+            &[
+                user("uc1", r#""question c""#),
+                r#"{"type":"ai-title","aiTitle":"AI C"}"#.into(),
+            ],
+        );
+        let root = dir.path();
+        assert_eq!(
+            read_title(&record_of(root, &a)).unwrap().as_deref(),
+            Some("Summary of A")
+        );
+        assert_eq!(
+            read_title(&record_of(root, &b)).unwrap().as_deref(),
+            Some("question b")
+        );
+        assert_eq!(
+            read_title(&record_of(root, &c)).unwrap().as_deref(),
+            Some("AI C")
+        );
+        // A new file in the folder is seen (the folder changed).
+        write(
+            &folder,
+            "d.jsonl",
+            &[r#"{"type":"summary","summary":"Newest","leafUuid":"ua1"}"#.into()],
+        );
+        let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
+        std::fs::File::open(&folder)
+            .unwrap()
+            .set_modified(later)
+            .unwrap();
+        // The last line with a known uuid wins: ua2 is after ua1.
+        assert_eq!(
+            read_title(&record_of(root, &a)).unwrap().as_deref(),
+            Some("Summary of A")
+        );
+        let e = write(
+            &folder,
+            "e.jsonl",
+            &[
+                r#"{"type":"summary","summary":"For E","leafUuid":"ue1"}"#.into(),
+                user("ue1", r#""question e""#),
+            ],
+        );
+        std::fs::File::open(&folder)
+            .unwrap()
+            .set_modified(later + std::time::Duration::from_secs(5))
+            .unwrap();
+        assert_eq!(
+            read_title(&record_of(root, &e)).unwrap().as_deref(),
+            Some("For E")
+        );
+    }
+
+    #[test]
+    fn files_older_than_the_session_are_not_read_for_its_summaries() {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("-home-dev-shop");
+        let session = write(&folder, "s.jsonl", &[user("us1", r#""the prompt""#)]);
+        let summary =
+            |text: &str| format!(r#"{{"type":"summary","summary":"{text}","leafUuid":"us1"}}"#);
+        let old = write(
+            &folder,
+            "old.jsonl",
+            &[summary("Impossible: older than the session")],
+        );
+        let year_2020 = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_577_836_800);
+        std::fs::File::options()
+            .append(true)
+            .open(&old)
+            .unwrap()
+            .set_modified(year_2020)
+            .unwrap();
+        let root = dir.path();
+        assert_eq!(
+            read_title(&record_of(root, &session)).unwrap().as_deref(),
+            Some("the prompt")
+        );
+        // Without a parseable start, every file counts.
+        let mut undated = record_of(root, &session);
+        undated.created = None;
+        let newer = write(&folder, "newer.jsonl", &[summary("Newer summary")]);
+        let newest = write(&folder, "newest.jsonl", &[summary("Newest summary")]);
+        let later = std::time::SystemTime::now() + std::time::Duration::from_secs(60);
+        for (path, at) in [
+            (&newer, later),
+            (&newest, later + std::time::Duration::from_secs(1)),
+        ] {
+            std::fs::File::options()
+                .append(true)
+                .open(path)
+                .unwrap()
+                .set_modified(at)
+                .unwrap();
+        }
+        std::fs::File::open(&folder)
+            .unwrap()
+            .set_modified(later + std::time::Duration::from_secs(2))
+            .unwrap();
+        assert_eq!(
+            read_title(&undated).unwrap().as_deref(),
+            Some("Newest summary")
+        );
+        let (_, by_leaf) = folder_summaries(&folder, None);
+        assert_eq!(
+            by_leaf.get("us1").map(String::as_str),
+            Some("Newest summary")
+        );
+    }
+
+    #[test]
+    fn slash_command_is_the_last_resort() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(
+            dir.path(),
+            "p/s.jsonl",
+            &[
+                user("u0", r#""<command-message>init is analyzing your codebase…</command-message>\n<command-name>/init</command-name>""#),
+                r#"{"type":"user","isMeta":true,"message":{"content":[{"type":"text","text":"Please analyze this codebase"}]},"uuid":"m"}"#.into(),
+                user("u1", r#"[{"type":"tool_result","tool_use_id":"t","content":"x"}]"#),
+            ],
+        );
+        assert_eq!(
+            read_title(&record_of(dir.path(), &path))
+                .unwrap()
+                .as_deref(),
+            Some("/init")
+        );
+        assert_eq!(
+            command_name("<command-name> /x </command-name>").as_deref(),
+            Some("/x")
+        );
+        assert_eq!(command_name("<command-name></command-name>"), None);
+    }
+
+    #[test]
+    fn scan_skips_sub_agents_and_non_sessions() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        write(root, "p/s1.jsonl", &[user("u", r#""hi""#)]);
+        write(root, "p/agent-1a2b.jsonl", &[user("u", r#""Warmup""#)]);
+        write(
+            root,
+            "p/s1/subagents/agent-x.jsonl",
+            &[user("u", r#""task""#)],
+        );
+        write(
+            root,
+            "p/s1/subagents/other.jsonl",
+            &[user("u", r#""task""#)],
+        );
+        write(
+            root,
+            "p/sums.jsonl",
+            &[r#"{"type":"summary","summary":"S","leafUuid":"u"}"#.into()],
+        );
+        std::fs::write(root.join("p/notes.txt"), "x").unwrap();
+        let catalog = crate::store::Catalog::load(&crate::store::StoreRoots {
+            claude: vec![root.to_owned()],
+            ..Default::default()
+        });
+        let ids: Vec<&str> = catalog.records.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids, ["s1"]);
+        let skipped: Vec<String> = catalog
+            .skipped
+            .iter()
+            .map(|(p, why)| format!("{} {why}", p.strip_prefix(root).unwrap().display()))
+            .collect();
+        assert_eq!(
+            skipped,
+            [
+                "p/agent-1a2b.jsonl Claude Code sub-agent transcript",
+                "p/s1/subagents/agent-x.jsonl Claude Code sub-agent transcript",
+                "p/s1/subagents/other.jsonl Claude Code sub-agent transcript",
+                "p/sums.jsonl no Claude Code conversation line",
+            ]
+        );
+        assert!(catalog.unreadable.is_empty());
+    }
+
+    #[test]
+    fn a_vanished_file_fails_only_its_own_reads() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(dir.path(), "p/s1.jsonl", &[user("u", r#""hi""#)]);
+        let record = record_of(dir.path(), &path);
+        std::fs::remove_file(&path).unwrap();
+        let err = read_surface(&record).unwrap_err();
+        assert_eq!(err.path, path);
+        assert!(read_title(&record).is_err());
+    }
 }

@@ -5,7 +5,9 @@
 
 pub mod claude;
 pub mod codex;
+pub mod foreign;
 pub mod lines;
+pub mod loose;
 pub mod model;
 pub mod native;
 pub mod time;

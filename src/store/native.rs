@@ -9,8 +9,9 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::store::lines::{self, LineReader};
+use crate::store::loose::{self, Loose, LooseBlock};
 use crate::store::model::{
-    Block, EventKind, MessageSource, SessionRecord, StoreKind, Surface, SurfaceEvent,
+    EventKind, MessageSource, SessionRecord, StoreKind, Surface, SurfaceEvent,
 };
 use crate::store::ReadError;
 
@@ -86,12 +87,54 @@ pub fn read_record(
 #[derive(Deserialize)]
 struct RawEvent<'a> {
     #[serde(borrow)]
-    seq: Option<&'a RawValue>,
+    seq: Option<Loose<'a>>,
     #[serde(rename = "type", borrow)]
-    kind: Option<&'a RawValue>,
+    kind: Option<Loose<'a>>,
     #[serde(borrow)]
     data: Option<&'a RawValue>,
 }
+
+#[derive(Deserialize)]
+struct UserData<'a> {
+    #[serde(borrow)]
+    source: Option<SourceData<'a>>,
+    content: Option<Vec<LooseBlock>>,
+}
+
+#[derive(Deserialize)]
+struct SourceData<'a> {
+    #[serde(borrow)]
+    kind: Option<Loose<'a>>,
+    #[serde(borrow)]
+    marker: Option<Loose<'a>>,
+}
+
+#[derive(Deserialize)]
+struct AssistantData {
+    message: Option<MessageData>,
+}
+
+#[derive(Deserialize)]
+struct MessageData {
+    content: Option<Vec<LooseBlock>>,
+}
+
+#[derive(Deserialize)]
+struct TitleData<'a> {
+    #[serde(borrow)]
+    title: Option<Loose<'a>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CompactData<'a> {
+    #[serde(borrow)]
+    through_seq: Option<Loose<'a>>,
+}
+
+/// Any JSON object.
+#[derive(Deserialize)]
+struct AnyObject {}
 
 /// A parsed event line.
 enum Event {
@@ -110,89 +153,72 @@ enum LineFault {
     Shape(String),
 }
 
-/// A JSON number that is a non-negative integer JavaScript holds exactly (`3`, `3.0`, `3e0`).
-fn whole_number(value: &Value) -> Option<u64> {
-    let Value::Number(n) = value else { return None };
-    n.as_u64().filter(|&v| v <= MAX_SAFE).or_else(|| {
-        let f = n.as_f64()?;
-        (f.fract() == 0.0 && (0.0..=MAX_SAFE as f64).contains(&f)).then_some(f as u64)
-    })
-}
-
-const MAX_SAFE: u64 = (1 << 53) - 1;
-
 fn parse_event(bytes: &[u8]) -> Result<(u64, Event), LineFault> {
     let raw: RawEvent<'_> = match serde_json::from_slice(bytes) {
         Ok(raw) => raw,
         Err(_) => {
-            return Err(
-                if serde_json::from_slice::<serde::de::IgnoredAny>(bytes).is_ok() {
-                    LineFault::Shape("not an event object".into())
-                } else {
-                    LineFault::NotJson
-                },
-            )
+            return Err(if loose::is_json(bytes) {
+                LineFault::Shape("not an event object".into())
+            } else {
+                LineFault::NotJson
+            })
         }
     };
     let shape = |why: &str| LineFault::Shape(why.to_owned());
     let seq = raw
         .seq
-        .and_then(|s| serde_json::from_str::<Value>(s.get()).ok())
-        .as_ref()
-        .and_then(whole_number)
+        .and_then(|s| s.whole_number())
         .filter(|&s| s > 0)
         .ok_or_else(|| shape("seq is not a positive integer"))?;
-    let kind: String = raw
-        .kind
-        .and_then(|k| serde_json::from_str(k.get()).ok())
-        .ok_or_else(|| shape("type is not a string"))?;
-    let data = || -> Result<Value, LineFault> {
-        let data: Value = raw
-            .data
-            .and_then(|d| serde_json::from_str(d.get()).ok())
-            .ok_or_else(|| shape("data is missing"))?;
-        if data.is_object() {
-            Ok(data)
-        } else {
-            Err(shape("data is not an object"))
-        }
-    };
-    let event = match kind.as_str() {
+    let kind = raw.kind.ok_or_else(|| shape("type is not a string"))?;
+    let kind = kind.as_str().ok_or_else(|| shape("type is not a string"))?;
+    // Known types need an object `data` of their shape.
+    fn data<'a, T: Deserialize<'a>>(raw: Option<&'a RawValue>, kind: &str) -> Result<T, LineFault> {
+        let raw = raw.ok_or_else(|| LineFault::Shape(format!("{kind} has no data")))?;
+        serde_json::from_str(raw.get()).map_err(|e| LineFault::Shape(format!("{kind} data: {e}")))
+    }
+    let event = match kind {
         "user/message" => {
-            let data = data()?;
-            let source = data
-                .get("source")
+            let d: UserData<'_> = data(raw.data, kind)?;
+            let source = d
+                .source
                 .and_then(parse_source)
                 .ok_or_else(|| shape("user/message source has no string kind"))?;
-            let content = data
-                .get("content")
-                .and_then(parse_blocks)
+            let content = d
+                .content
                 .ok_or_else(|| shape("user/message content is not an array"))?;
-            Event::Surface(EventKind::UserMessage { source, content })
+            Event::Surface(EventKind::UserMessage {
+                source,
+                content: loose::blocks(content),
+            })
         }
         "assistant/message" => {
-            let data = data()?;
-            let content = data
-                .get("message")
-                .and_then(|m| m.get("content"))
-                .and_then(parse_blocks)
+            let d: AssistantData = data(raw.data, kind)?;
+            let content = d
+                .message
+                .and_then(|m| m.content)
                 .ok_or_else(|| shape("assistant/message message.content is not an array"))?;
-            Event::Surface(EventKind::AssistantMessage { content })
+            Event::Surface(EventKind::AssistantMessage {
+                content: loose::blocks(content),
+            })
         }
         "tool/result" => {
-            data()?;
+            let _: AnyObject = data(raw.data, kind)?;
             Event::Surface(EventKind::ToolResult)
         }
         "assistant/chunk" => Event::Chunk,
-        "session/title" => match data()?.get("title") {
-            Some(Value::String(title)) => Event::Title(title.clone()),
-            _ => return Err(shape("session/title title is not a string")),
-        },
+        "session/title" => {
+            let d: TitleData<'_> = data(raw.data, kind)?;
+            match d.title.and_then(Loose::into_string) {
+                Some(title) => Event::Title(title),
+                None => return Err(shape("session/title title is not a string")),
+            }
+        }
         "session/compact" => {
-            let data = data()?;
-            let through = data
-                .get("throughSeq")
-                .and_then(whole_number)
+            let d: CompactData<'_> = data(raw.data, kind)?;
+            let through = d
+                .through_seq
+                .and_then(|t| t.whole_number())
                 .ok_or_else(|| shape("session/compact throughSeq is not an integer"))?;
             Event::Compact(through)
         }
@@ -201,32 +227,18 @@ fn parse_event(bytes: &[u8]) -> Result<(u64, Event), LineFault> {
     Ok((seq, event))
 }
 
-fn parse_source(source: &Value) -> Option<MessageSource> {
-    let kind = source.get("kind")?.as_str()?;
-    Some(match kind {
+fn parse_source(source: SourceData<'_>) -> Option<MessageSource> {
+    let kind = source.kind?.into_string()?;
+    Some(match kind.as_str() {
         "user" => MessageSource::User,
-        "compaction" if source.get("marker").and_then(Value::as_str) == Some(COMPACTION_MARKER) => {
+        "compaction"
+            if source.marker.as_ref().and_then(Loose::as_str) == Some(COMPACTION_MARKER) =>
+        {
             MessageSource::Checkpoint
         }
         "session-reference" => MessageSource::SessionReference,
-        other => MessageSource::Other(other.to_owned()),
+        _ => MessageSource::Other(kind),
     })
-}
-
-fn parse_blocks(content: &Value) -> Option<Vec<Block>> {
-    let blocks = content.as_array()?;
-    Some(
-        blocks
-            .iter()
-            .map(|block| match (block.get("type"), block.get("text")) {
-                (Some(Value::String(t)), Some(Value::String(text))) if t == "text" => {
-                    Block::Text(text.clone())
-                }
-                (Some(Value::String(t)), _) => Block::Other(t.clone()),
-                _ => Block::Other(String::new()),
-            })
-            .collect(),
-    )
 }
 
 /// The latest title, scanning from the end of the log: the last line that

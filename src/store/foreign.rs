@@ -1,0 +1,468 @@
+//! What the Claude Code and Codex readers share: lenient access to JSON
+//! fields, streaming line reads (plain or zstd) that ignore a torn tail, the
+//! surface builder, title cutting, and a process-wide cache of per-file
+//! facts keyed by path, length and modification time.
+//!
+//! Foreign logs are written by other programs while we read them, in
+//! formats we do not control. Every reader here is lenient: a line that does
+//! not parse, or whose fields have unexpected types, is passed over; only
+//! I/O failures (a file that vanished, a stream that cannot be decoded) make
+//! a session unreadable.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::SystemTime;
+
+use serde_json::value::RawValue;
+
+use crate::store::lines::LineReader;
+use crate::store::model::{Block, EventKind, MessageSource, Surface, SurfaceEvent};
+use crate::store::{has_suffix, ReadError};
+
+/// The longest title cut from a first prompt, in characters (Unicode scalar values).
+pub const TITLE_CHARS: usize = 80;
+
+/// Largest read issued while probing the head of a file. Listing reads only
+/// the first lines of each log; reading in small pieces keeps that from
+/// pulling whole buffers of multi-gigabyte logs into memory.
+const HEAD_READ: usize = 32 * 1024;
+
+/// A reader whose every `read` asks for at most `cap` bytes.
+struct SmallReads<R> {
+    inner: R,
+    cap: usize,
+}
+
+impl<R: Read> Read for SmallReads<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = buf.len().min(self.cap);
+        self.inner.read(&mut buf[..n])
+    }
+}
+
+/// A boxed byte stream (a file, or a zstd decoder over one).
+pub type Stream = Box<dyn Read + Send>;
+
+/// Whether `path` is a zstd-compressed log (`*.jsonl.zst`).
+pub fn is_zstd(path: &Path) -> bool {
+    has_suffix(path, ".zst")
+}
+
+/// Open a log for streaming, decompressing `*.zst` files on the fly. With
+/// `head` set, reads are issued in small pieces (32 KiB), so that probing
+/// the first lines of a huge log does not read a whole buffer of it.
+pub fn open_lines(path: &Path, head: bool) -> io::Result<LineReader<Stream>> {
+    let file = File::open(path)?;
+    let stream: Stream = if is_zstd(path) {
+        Box::new(zstd::stream::read::Decoder::new(file)?)
+    } else if head {
+        Box::new(SmallReads {
+            inner: file,
+            cap: HEAD_READ,
+        })
+    } else {
+        Box::new(file)
+    };
+    Ok(LineReader::new(stream))
+}
+
+/// Visit every line of `path` in order until `visit` returns `false`.
+///
+/// `visit` receives the 1-based line number and the line's bytes, and says
+/// whether the line parsed. The result is the number of the last complete
+/// line: a line that ended with `\n`, or a final line without one that
+/// parsed (a final unterminated line that does not parse is a torn tail
+/// being written and is ignored).
+pub fn read_lines(
+    path: &Path,
+    head: bool,
+    mut visit: impl FnMut(u64, &[u8]) -> Visit,
+) -> Result<u64, ReadError> {
+    let mut reader = open_lines(path, head).map_err(|e| ReadError::io(path, &e))?;
+    let mut complete = 0;
+    while let Some(line) = reader.next_line().map_err(|e| ReadError::io(path, &e))? {
+        let verdict = visit(line.number, line.bytes);
+        if line.terminated || verdict.parsed {
+            complete = line.number;
+        }
+        if verdict.stop {
+            break;
+        }
+    }
+    Ok(complete)
+}
+
+/// What a line visitor reports to [`read_lines`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Visit {
+    /// The line parsed as JSON of the expected overall shape.
+    pub parsed: bool,
+    /// Stop reading after this line.
+    pub stop: bool,
+}
+
+impl Visit {
+    /// The line parsed; keep reading.
+    pub const NEXT: Visit = Visit {
+        parsed: true,
+        stop: false,
+    };
+    /// The line did not parse; keep reading.
+    pub const BAD: Visit = Visit {
+        parsed: false,
+        stop: false,
+    };
+    /// The line parsed and nothing more is needed.
+    pub const DONE: Visit = Visit {
+        parsed: true,
+        stop: true,
+    };
+}
+
+/// A JSON string value, or `None` for anything else (absent, null, number, …).
+pub fn string(raw: Option<&RawValue>) -> Option<String> {
+    let raw = raw?;
+    if !raw.get().starts_with('"') {
+        return None;
+    }
+    serde_json::from_str(raw.get()).ok()
+}
+
+/// A JSON string value that is not empty.
+pub fn non_empty(raw: Option<&RawValue>) -> Option<String> {
+    string(raw).filter(|s| !s.is_empty())
+}
+
+/// Whether a JSON value is literally `true`.
+pub fn is_true(raw: Option<&RawValue>) -> bool {
+    raw.is_some_and(|r| r.get() == "true")
+}
+
+/// Whether a JSON value is the string `expected` (compared without
+/// allocating when the value holds no escapes).
+pub fn is_str(raw: Option<&RawValue>, expected: &str) -> bool {
+    let Some(raw) = raw else { return false };
+    let text = raw.get();
+    if let Some(inner) = text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
+        if !inner.contains('\\') {
+            return inner == expected;
+        }
+        return serde_json::from_str::<String>(text).is_ok_and(|s| s == expected);
+    }
+    false
+}
+
+/// The elements of a JSON array value (non-arrays give nothing).
+pub fn elements(raw: Option<&RawValue>) -> Vec<&RawValue> {
+    raw.and_then(|r| serde_json::from_str::<Vec<&RawValue>>(r.get()).ok())
+        .unwrap_or_default()
+}
+
+/// Whether `text`, after leading whitespace, starts with any of `prefixes`.
+pub fn starts_with_any(text: &str, prefixes: &[&str]) -> bool {
+    let text = text.trim_start();
+    prefixes.iter().any(|p| text.starts_with(p))
+}
+
+/// The title a first prompt gives: its first non-blank line, cut to
+/// [`TITLE_CHARS`] characters, without surrounding whitespace. `None` when
+/// the text is blank.
+pub fn title_from_text(text: &str) -> Option<String> {
+    let line = text.trim_start().lines().next()?.trim_end();
+    if line.is_empty() {
+        return None;
+    }
+    let cut: String = line.chars().take(TITLE_CHARS).collect();
+    Some(cut.trim_end().to_owned())
+}
+
+/// The UUID at the end of a file stem (`rollout-…-<uuid>`), if there is one.
+pub fn trailing_uuid(path: &Path) -> Option<String> {
+    let name = path.file_name()?.to_str()?;
+    let stem = name
+        .strip_suffix(".zst")
+        .unwrap_or(name)
+        .strip_suffix(".jsonl")?;
+    let start = stem.len().checked_sub(36)?;
+    let tail = stem.get(start..)?;
+    let shaped = tail.bytes().enumerate().all(|(i, b)| match i {
+        8 | 13 | 18 | 23 => b == b'-',
+        _ => b.is_ascii_hexdigit(),
+    });
+    shaped.then(|| tail.to_owned())
+}
+
+/// Builds a surface while a log is read forward.
+///
+/// Assistant messages written over several lines (one `message.id`) are
+/// merged into the first line's event; a compaction clears everything
+/// before it, merge keys included, since the conversation restarts there.
+#[derive(Debug, Default)]
+pub struct SurfaceBuilder {
+    events: Vec<SurfaceEvent>,
+    by_message: HashMap<String, usize>,
+}
+
+impl SurfaceBuilder {
+    /// A direct user message.
+    pub fn user(&mut self, seq: u64, texts: Vec<String>) {
+        self.push(seq, MessageSource::User, texts);
+    }
+
+    /// A compact checkpoint carrying a compaction summary.
+    pub fn checkpoint(&mut self, seq: u64, texts: Vec<String>) {
+        self.push(seq, MessageSource::Checkpoint, texts);
+    }
+
+    fn push(&mut self, seq: u64, source: MessageSource, texts: Vec<String>) {
+        let content = texts.into_iter().map(Block::Text).collect();
+        self.events.push(SurfaceEvent {
+            seq,
+            kind: EventKind::UserMessage { source, content },
+        });
+    }
+
+    /// Assistant text. With a `key`, lines sharing it form one message,
+    /// placed where the key first appeared; without one, each call is its
+    /// own message. A key first seen with no text still holds its place.
+    pub fn assistant(&mut self, seq: u64, key: Option<&str>, texts: Vec<String>) {
+        let blocks = texts.into_iter().map(Block::Text);
+        if let Some(key) = key {
+            if let Some(&index) = self.by_message.get(key) {
+                if let EventKind::AssistantMessage { content } = &mut self.events[index].kind {
+                    content.extend(blocks);
+                }
+                return;
+            }
+            self.by_message.insert(key.to_owned(), self.events.len());
+        }
+        self.events.push(SurfaceEvent {
+            seq,
+            kind: EventKind::AssistantMessage {
+                content: blocks.collect(),
+            },
+        });
+    }
+
+    /// A compaction: everything so far is shadowed.
+    pub fn shadow(&mut self) {
+        self.events.clear();
+        self.by_message.clear();
+    }
+
+    /// The surface, without assistant messages that never received text.
+    pub fn finish(self, captured_through_seq: u64) -> Surface {
+        let events = self
+            .events
+            .into_iter()
+            .filter(|e| !matches!(&e.kind, EventKind::AssistantMessage { content } if content.is_empty()))
+            .collect();
+        Surface {
+            events,
+            captured_through_seq,
+        }
+    }
+}
+
+/// What identifies one version of a file: its length and modification time,
+/// plus a caller-chosen version of whatever else the cached value depends on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stamp {
+    len: u64,
+    modified: Option<SystemTime>,
+    version: u64,
+}
+
+type Slot<T> = (Stamp, Arc<OnceLock<Result<Arc<T>, ReadError>>>);
+
+/// A process-wide cache of facts computed from one file.
+///
+/// An entry is valid while the file keeps its length and modification time
+/// (logs are append-only, so any write changes one of them). Each lookup
+/// costs one `stat`. Concurrent lookups of the same file version compute the
+/// value once; the others wait for it.
+pub struct FileCache<T> {
+    entries: Mutex<HashMap<PathBuf, Slot<T>>>,
+}
+
+impl<T> Default for FileCache<T> {
+    fn default() -> Self {
+        FileCache {
+            entries: Mutex::new(HashMap::new()),
+        }
+    }
+}
+
+impl<T> FileCache<T> {
+    /// The value for the current version of `path` (and `version`), computed
+    /// by `compute` when absent or stale. A file that cannot be `stat`ed is
+    /// an error.
+    pub fn get(
+        &self,
+        path: &Path,
+        version: u64,
+        compute: impl FnOnce() -> Result<T, ReadError>,
+    ) -> Result<Arc<T>, ReadError> {
+        let meta = std::fs::metadata(path).map_err(|e| ReadError::io(path, &e))?;
+        let stamp = Stamp {
+            len: meta.len(),
+            modified: meta.modified().ok(),
+            version,
+        };
+        let cell = {
+            let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+            match entries.get(path) {
+                Some((known, cell)) if *known == stamp => cell.clone(),
+                _ => {
+                    let cell = Arc::new(OnceLock::new());
+                    entries.insert(path.to_owned(), (stamp, cell.clone()));
+                    cell
+                }
+            }
+        };
+        cell.get_or_init(|| compute().map(Arc::new)).clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn raw(json: &str) -> Box<RawValue> {
+        RawValue::from_string(json.to_owned()).unwrap()
+    }
+
+    #[test]
+    fn lenient_fields() {
+        assert_eq!(string(Some(&raw(r#""a\nb""#))).as_deref(), Some("a\nb"));
+        assert_eq!(string(Some(&raw("5"))), None);
+        assert_eq!(string(None), None);
+        assert_eq!(non_empty(Some(&raw(r#""""#))), None);
+        assert!(is_true(Some(&raw("true"))));
+        assert!(!is_true(Some(&raw(r#""true""#))));
+        assert!(is_str(Some(&raw(r#""user""#)), "user"));
+        assert!(is_str(Some(&raw(r#""\u0075ser""#)), "user"));
+        assert!(!is_str(Some(&raw(r#""users""#)), "user"));
+        assert!(!is_str(Some(&raw("null")), "user"));
+        assert_eq!(elements(Some(&raw("[1, {\"a\":2}]"))).len(), 2);
+        assert!(elements(Some(&raw("{}"))).is_empty());
+    }
+
+    #[test]
+    fn titles_are_first_lines_cut_to_80_chars() {
+        assert_eq!(
+            title_from_text("\n  fix the build\nthen test").as_deref(),
+            Some("fix the build")
+        );
+        assert_eq!(title_from_text("line\r\nnext").as_deref(), Some("line"));
+        assert_eq!(title_from_text(" \n\t"), None);
+        let long = "é".repeat(100);
+        let cut = title_from_text(&long).unwrap();
+        assert_eq!(cut.chars().count(), 80);
+        assert_eq!(cut.len(), 160);
+    }
+
+    #[test]
+    fn uuid_from_rollout_names() {
+        let p = Path::new(
+            "/s/2026/01/02/rollout-2026-01-02T18-39-45-019b7f94-51b4-7593-922e-ba12b5b73b52.jsonl",
+        );
+        assert_eq!(
+            trailing_uuid(p).as_deref(),
+            Some("019b7f94-51b4-7593-922e-ba12b5b73b52")
+        );
+        let z = Path::new("rollout-x-019b7f94-51b4-7593-922e-ba12b5b73b52.jsonl.zst");
+        assert!(trailing_uuid(z).is_some());
+        assert_eq!(trailing_uuid(Path::new("rollout-short.jsonl")), None);
+        assert_eq!(
+            trailing_uuid(Path::new(
+                "rollout-x-019b7f94-51b4-7593-922e-ba12b5b73b5z.jsonl"
+            )),
+            None
+        );
+    }
+
+    #[test]
+    fn builder_merges_by_key_and_shadows() {
+        let mut b = SurfaceBuilder::default();
+        b.user(1, vec!["old".into()]);
+        b.shadow();
+        b.assistant(2, Some("m"), vec![]);
+        b.user(3, vec!["q".into()]);
+        b.assistant(4, Some("m"), vec!["a".into()]);
+        b.assistant(5, Some("empty"), vec![]);
+        b.assistant(6, None, vec!["b".into()]);
+        let s = b.finish(9);
+        let seqs: Vec<u64> = s.events.iter().map(|e| e.seq).collect();
+        assert_eq!(seqs, [2, 3, 6]);
+        assert_eq!(
+            s.events[0].kind,
+            EventKind::AssistantMessage {
+                content: vec![Block::Text("a".into())]
+            }
+        );
+        assert_eq!(s.captured_through_seq, 9);
+    }
+
+    #[test]
+    fn read_lines_ignores_only_a_torn_unparsed_tail() {
+        let mut file = tempfile::NamedTempFile::new().unwrap();
+        file.write_all(b"{}\nbad\n{}\n{\"torn").unwrap();
+        let mut seen = Vec::new();
+        let last = read_lines(file.path(), false, |n, bytes| {
+            seen.push(n);
+            if serde_json::from_slice::<serde::de::IgnoredAny>(bytes).is_ok() {
+                Visit::NEXT
+            } else {
+                Visit::BAD
+            }
+        })
+        .unwrap();
+        assert_eq!(seen, [1, 2, 3, 4]);
+        assert_eq!(last, 3);
+        let mut file = tempfile::NamedTempFile::new().unwrap();
+        file.write_all(b"{}\n{}").unwrap();
+        let last = read_lines(file.path(), true, |_, _| Visit::NEXT).unwrap();
+        assert_eq!(last, 2);
+        let last = read_lines(file.path(), true, |_, _| Visit::DONE).unwrap();
+        assert_eq!(last, 1);
+    }
+
+    #[test]
+    fn zstd_logs_stream_and_corrupt_ones_fail() {
+        let dir = tempfile::tempdir().unwrap();
+        let good = dir.path().join("a.jsonl.zst");
+        std::fs::write(&good, zstd::encode_all(&b"{}\n{}\n"[..], 3).unwrap()).unwrap();
+        assert_eq!(read_lines(&good, true, |_, _| Visit::NEXT).unwrap(), 2);
+        let bad = dir.path().join("b.jsonl.zst");
+        std::fs::write(&bad, b"not zstd at all\n").unwrap();
+        assert!(read_lines(&bad, true, |_, _| Visit::NEXT).is_err());
+    }
+
+    #[test]
+    fn file_cache_recomputes_when_the_file_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, "a").unwrap();
+        let cache: FileCache<usize> = FileCache::default();
+        let calls = std::cell::Cell::new(0);
+        let len = || {
+            calls.set(calls.get() + 1);
+            Ok(std::fs::read(&path).unwrap().len())
+        };
+        assert_eq!(*cache.get(&path, 0, len).unwrap(), 1);
+        assert_eq!(*cache.get(&path, 0, len).unwrap(), 1);
+        assert_eq!(calls.get(), 1);
+        assert_eq!(*cache.get(&path, 1, len).unwrap(), 1);
+        assert_eq!(calls.get(), 2);
+        std::fs::write(&path, "abc").unwrap();
+        assert_eq!(*cache.get(&path, 1, len).unwrap(), 3);
+        std::fs::remove_file(&path).unwrap();
+        assert!(cache.get(&path, 1, len).is_err());
+        assert_eq!(calls.get(), 3);
+    }
+}

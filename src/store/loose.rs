@@ -1,0 +1,265 @@
+//! Lenient, allocation-light JSON pieces for reading logs in one pass.
+//!
+//! Log readers must tell "not JSON" (a torn tail) from "JSON of another
+//! shape" and must not fail on unexpected types where the model tolerates
+//! them (a block whose `text` is a number is just not a text block). Parsing
+//! into `serde_json::Value` does that but allocates a tree for every line;
+//! these types borrow strings from the line and skip everything else.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+use crate::store::model::Block;
+
+/// Any JSON value, keeping only what the readers look at.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Loose<'a> {
+    /// A string, borrowed from the input when it has no escapes.
+    Str(Cow<'a, str>),
+    /// A non-negative integer.
+    U64(u64),
+    /// A negative integer.
+    I64(i64),
+    /// Any other number.
+    F64(f64),
+    /// `true`, `false`, `null`, an array or an object.
+    Other,
+}
+
+/// The largest integer JavaScript holds exactly.
+const MAX_SAFE: u64 = (1 << 53) - 1;
+
+impl<'a> Loose<'a> {
+    /// The string, when it is one.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Loose::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The string, owned, when it is one.
+    pub fn into_string(self) -> Option<String> {
+        match self {
+            Loose::Str(s) => Some(s.into_owned()),
+            _ => None,
+        }
+    }
+
+    /// A non-negative integer JavaScript holds exactly (`3`, `3.0`, `3e0`).
+    pub fn whole_number(&self) -> Option<u64> {
+        match *self {
+            Loose::U64(v) if v <= MAX_SAFE => Some(v),
+            Loose::F64(f) if f.fract() == 0.0 && (0.0..=MAX_SAFE as f64).contains(&f) => {
+                Some(f as u64)
+            }
+            _ => None,
+        }
+    }
+}
+
+struct LooseVisitor;
+
+impl<'de> Visitor<'de> for LooseVisitor {
+    type Value = Loose<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Loose::Str(Cow::Borrowed(v)))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Loose::Str(Cow::Owned(v.to_owned())))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+        Ok(Loose::Str(Cow::Owned(v)))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
+        Ok(Loose::U64(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
+        Ok(if v >= 0 {
+            Loose::U64(v as u64)
+        } else {
+            Loose::I64(v)
+        })
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
+        Ok(Loose::F64(v))
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(Loose::Other)
+    }
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(Loose::Other)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Loose::Other)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        // The crate enables serde_json's `arbitrary_precision` (so message
+        // numbers round as `JSON.parse` rounds them); under it a number reaches
+        // `deserialize_any` as a one-entry map holding its text.
+        let mut first = true;
+        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+            if first && key == ARBITRARY_NUMBER_TOKEN {
+                let text: Cow<'de, str> = map.next_value()?;
+                return Ok(number_from_text(&text));
+            }
+            first = false;
+            map.next_value::<IgnoredAny>()?;
+        }
+        Ok(Loose::Other)
+    }
+}
+
+/// The map key serde_json uses for a number under `arbitrary_precision`.
+const ARBITRARY_NUMBER_TOKEN: &str = "$serde_json::private::Number";
+
+fn number_from_text(text: &str) -> Loose<'static> {
+    if let Ok(v) = text.parse::<u64>() {
+        return Loose::U64(v);
+    }
+    if let Ok(v) = text.parse::<i64>() {
+        return Loose::I64(v);
+    }
+    text.parse::<f64>().map_or(Loose::Other, Loose::F64)
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Loose<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(LooseVisitor)
+    }
+}
+
+/// A content block: `{"type":"text","text":S}` is text; anything else
+/// (another type, a non-string text, not even an object) is kept as other.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LooseBlock(pub Block);
+
+struct BlockVisitor;
+
+impl<'de> Visitor<'de> for BlockVisitor {
+    type Value = LooseBlock;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a content block")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut kind = None;
+        let mut text = None;
+        // Later duplicate keys win, as in JavaScript.
+        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+            match key.as_ref() {
+                "type" => kind = Some(map.next_value::<Loose<'de>>()?),
+                "text" => text = Some(map.next_value::<Loose<'de>>()?),
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(LooseBlock(match (kind, text) {
+            (Some(Loose::Str(k)), Some(Loose::Str(t))) if k == "text" => {
+                Block::Text(t.into_owned())
+            }
+            (Some(Loose::Str(k)), _) => Block::Other(k.into_owned()),
+            _ => Block::Other(String::new()),
+        }))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        LooseVisitor
+            .visit_seq(seq)
+            .map(|_| LooseBlock(Block::Other(String::new())))
+    }
+    fn visit_borrowed_str<E>(self, _: &'de str) -> Result<Self::Value, E> {
+        Ok(LooseBlock(Block::Other(String::new())))
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+        Ok(LooseBlock(Block::Other(String::new())))
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(LooseBlock(Block::Other(String::new())))
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(LooseBlock(Block::Other(String::new())))
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(LooseBlock(Block::Other(String::new())))
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(LooseBlock(Block::Other(String::new())))
+    }
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(LooseBlock(Block::Other(String::new())))
+    }
+}
+
+impl<'de> Deserialize<'de> for LooseBlock {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(BlockVisitor)
+    }
+}
+
+/// Unwrap a list of loose blocks.
+pub fn blocks(list: Vec<LooseBlock>) -> Vec<Block> {
+    list.into_iter().map(|b| b.0).collect()
+}
+
+/// Whether `bytes` is well-formed JSON at all (tells a torn tail from a bad shape).
+pub fn is_json(bytes: &[u8]) -> bool {
+    serde_json::from_slice::<IgnoredAny>(bytes).is_ok()
+}
+
+/// A JSON error from a plain message, for visitors that reject a shape.
+pub fn shape_error<E: de::Error>(message: &str) -> E {
+    E::custom(message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn borrows_plain_strings_and_reads_numbers() {
+        let v: Loose<'_> = serde_json::from_str(r#""plain""#).unwrap();
+        assert!(matches!(v, Loose::Str(Cow::Borrowed("plain"))));
+        let v: Loose<'_> = serde_json::from_str(r#""esc\n""#).unwrap();
+        assert_eq!(v.as_str(), Some("esc\n"));
+        for (json, n) in [
+            ("3", Some(3)),
+            ("3.0", Some(3)),
+            ("3e0", Some(3)),
+            ("-1", None),
+            ("1.5", None),
+            ("9007199254740992", None),
+        ] {
+            let v: Loose<'_> = serde_json::from_str(json).unwrap();
+            assert_eq!(v.whole_number(), n, "{json}");
+        }
+        let v: Loose<'_> = serde_json::from_str(r#"{"a":[1,{"b":2}]}"#).unwrap();
+        assert_eq!(v, Loose::Other);
+    }
+
+    #[test]
+    fn blocks_are_lenient() {
+        let list: Vec<LooseBlock> = serde_json::from_str(
+            r#"[{"type":"text","text":"a"},{"type":"text","text":5},{"type":"image"},"odd",{"text":"x"},{"type":"text","text":"1","text":"2"}]"#,
+        )
+        .unwrap();
+        assert_eq!(
+            blocks(list),
+            [
+                Block::Text("a".into()),
+                Block::Other("text".into()),
+                Block::Other("image".into()),
+                Block::Other(String::new()),
+                Block::Other(String::new()),
+                Block::Text("2".into()),
+            ]
+        );
+    }
+}

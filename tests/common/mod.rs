@@ -1,0 +1,137 @@
+//! Shared helpers for integration tests: a native store written event by
+//! event, and a runner for the built binary.
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// The `session-ref` binary under test.
+pub fn bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_session-ref"))
+}
+
+/// Run the binary with `args` and `stdin`, in a clean environment (no
+/// default stores are found unless a test sets them).
+pub fn run(args: &[&str], stdin: &str) -> Output {
+    run_env(args, stdin, &[])
+}
+
+/// Like [`run`], with extra environment variables.
+pub fn run_env(args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(bin());
+    cmd.args(args)
+        .env_clear()
+        .env("HOME", "/nonexistent-home-for-tests")
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().expect("spawn session-ref");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().expect("wait session-ref")
+}
+
+/// stdout as text.
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8(out.stdout.clone()).expect("stdout is UTF-8")
+}
+
+/// stderr as text.
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Assert a failure with `code`, exit status 1 and nothing on stdout.
+pub fn assert_fails_with(out: &Output, code: &str) {
+    let err = stderr(out);
+    assert_eq!(out.status.code(), Some(1), "stderr: {err}");
+    assert!(out.stdout.is_empty(), "stdout must stay empty on failure");
+    assert!(
+        err.starts_with(&format!("session-ref: {code}: ")),
+        "stderr: {err}"
+    );
+}
+
+/// A native session log being written.
+pub struct Session {
+    lines: Vec<String>,
+    seq: u64,
+}
+
+impl Session {
+    /// A session with a header.
+    pub fn new(id: &str, created_at: &str, cwd: Option<&str>) -> Self {
+        let mut header =
+            serde_json::json!({"type": "session", "version": 1, "id": id, "createdAt": created_at});
+        if let Some(cwd) = cwd {
+            header["cwd"] = cwd.into();
+        }
+        Session {
+            lines: vec![header.to_string()],
+            seq: 0,
+        }
+    }
+
+    /// Append an event with the next seq.
+    pub fn event(mut self, kind: &str, data: serde_json::Value) -> Self {
+        self.seq += 1;
+        self.lines
+            .push(serde_json::json!({"seq": self.seq, "type": kind, "data": data}).to_string());
+        self
+    }
+
+    /// A direct user message.
+    pub fn user(self, text: &str) -> Self {
+        let id = format!("u{}", self.seq + 1);
+        self.event(
+            "user/message",
+            serde_json::json!({"id": id, "source": {"kind": "user"}, "content": [{"type": "text", "text": text}]}),
+        )
+    }
+
+    /// A complete assistant message.
+    pub fn assistant(self, text: &str) -> Self {
+        let id = format!("a{}", self.seq + 1);
+        self.event(
+            "assistant/message",
+            serde_json::json!({"message": {"id": id, "content": [{"type": "text", "text": text}]}}),
+        )
+    }
+
+    /// A title event.
+    pub fn title(self, title: &str) -> Self {
+        self.event("session/title", serde_json::json!({"title": title}))
+    }
+
+    /// A raw line, as is.
+    pub fn raw(mut self, line: &str) -> Self {
+        self.lines.push(line.to_owned());
+        self
+    }
+
+    /// Write to `dir/name` with a final newline (or without, `torn`).
+    pub fn write(&self, dir: &Path, name: &str) -> PathBuf {
+        self.write_with(dir, name, true)
+    }
+
+    /// Write, choosing whether the last line ends with a newline.
+    pub fn write_with(&self, dir: &Path, name: &str, final_newline: bool) -> PathBuf {
+        let path = dir.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let mut text = self.lines.join("\n");
+        if final_newline {
+            text.push('\n');
+        }
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+}
