@@ -43,6 +43,8 @@ pub enum Msg {
     Titles(Vec<(EntryId, Option<String>)>),
     /// A preview computed.
     Preview(PreviewKey, Result<Snapshot>),
+    /// A preview request dropped before it started (no longer highlighted).
+    PreviewDropped(PreviewKey),
     /// The prepared output, or why preparing failed.
     Prepared(Result<String>),
     /// A signal asked the picker to stop.
@@ -101,6 +103,9 @@ pub struct Driver<B: Backend, H: Host> {
     pending: Vec<ScanEvent>,
     engine: Option<Engine>,
     previews: Arc<Semaphore>,
+    /// The preview the highlighted candidate needs; queued requests for
+    /// others are dropped when their turn comes.
+    wanted: Arc<std::sync::Mutex<Option<PreviewKey>>>,
 }
 
 /// How long one turn of the loop may spend on queued messages before drawing.
@@ -129,6 +134,7 @@ impl<B: Backend, H: Host> Driver<B, H> {
             pending: Vec::new(),
             engine: None,
             previews: Arc::new(Semaphore::new(2)),
+            wanted: Arc::default(),
         }
     }
 
@@ -216,6 +222,7 @@ impl<B: Backend, H: Host> Driver<B, H> {
             }
             Msg::Titles(titles) => Action::Titles(titles),
             Msg::Preview(key, result) => Action::PreviewReady(key, result),
+            Msg::PreviewDropped(key) => Action::PreviewDropped(key),
             Msg::Prepared(result) => Action::Prepared(result),
             Msg::Signal(name) => {
                 return Err(Error::new(
@@ -241,6 +248,7 @@ impl<B: Backend, H: Host> Driver<B, H> {
     }
 
     fn perform(&mut self, effects: Vec<Effect>) -> Result<Option<Exit>> {
+        self.sync_wanted();
         let mut queue = std::collections::VecDeque::from(effects);
         while let Some(effect) = queue.pop_front() {
             match effect {
@@ -250,7 +258,10 @@ impl<B: Backend, H: Host> Driver<B, H> {
                         queue.extend(update(&mut self.state, Action::Titles(titles)));
                     }
                 }
-                Effect::LoadPreview { key, record } => self.load_preview(key, record),
+                Effect::LoadPreview { key, record } => {
+                    self.sync_wanted();
+                    self.load_preview(key, record);
+                }
                 Effect::OpenEditor(text) => {
                     let edited = self.host.edit(&text);
                     self.terminal.clear().map_err(internal)?;
@@ -262,9 +273,14 @@ impl<B: Backend, H: Host> Driver<B, H> {
         Ok(None)
     }
 
+    fn sync_wanted(&self) {
+        *self.wanted.lock().expect("wanted preview") = self.state.preview_key().cloned();
+    }
+
     /// Compute a preview on tokio with `Engine::preview`, exactly as
     /// `session-ref preview ID --label L` does. Before discovery ends, the
-    /// catalog is the highlighted record alone.
+    /// catalog is the highlighted record alone. A request whose candidate is
+    /// no longer highlighted when its turn comes is dropped.
     fn load_preview(&self, key: PreviewKey, record: SessionRecord) {
         let engine = self.engine.clone().unwrap_or_else(|| {
             let catalog = Catalog::from_events([ScanEvent::Record(record)]);
@@ -272,8 +288,13 @@ impl<B: Backend, H: Host> Driver<B, H> {
         });
         let tx = self.tx.clone();
         let permits = Arc::clone(&self.previews);
+        let wanted = Arc::clone(&self.wanted);
         tokio::spawn(async move {
             let _permit = permits.acquire_owned().await;
+            if wanted.lock().expect("wanted preview").as_ref() != Some(&key) {
+                let _ = tx.send(Msg::PreviewDropped(key));
+                return;
+            }
             let budget = engine.limits.max_reference_bytes;
             let result = engine
                 .preview(&uri::encode(&key.session_id), Some(&key.label))

@@ -164,6 +164,7 @@ async fn previews_are_what_the_preview_command_reports() {
             session_id: record.id.clone(),
             label: label.clone(),
         };
+        *picker.wanted.lock().unwrap() = Some(key.clone());
         picker.load_preview(key.clone(), record.clone());
         let Some(Msg::Preview(got_key, got)) = answers.recv().await else {
             panic!("no preview")
@@ -188,5 +189,23 @@ async fn previews_are_what_the_preview_command_reports() {
             (Err(a), Err(b)) => assert_eq!(a, b),
             (a, b) => panic!("{}: picker {a:?}, cli {b:?}", record.id),
         }
+    }
+}
+
+#[tokio::test]
+async fn a_preview_no_longer_highlighted_is_dropped_unread() {
+    let mut picker = driver(Vec::new(), |t| Ok(t.to_owned()));
+    let (tx, mut answers) = mpsc::unbounded_channel();
+    picker.tx = tx;
+    let record = testkit::record("gone", None, "2025-01-01T00:00:00Z");
+    let key = PreviewKey {
+        session_id: "gone".into(),
+        label: "gone".into(),
+    };
+    *picker.wanted.lock().unwrap() = None;
+    picker.load_preview(key.clone(), record);
+    match answers.recv().await {
+        Some(Msg::PreviewDropped(dropped)) => assert_eq!(dropped, key),
+        other => panic!("{other:?}"),
     }
 }

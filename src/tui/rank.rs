@@ -3,6 +3,8 @@
 //! candidates whose lower-cased fields are cached, so a re-rank on every
 //! keystroke stays fast for 100k sessions. Pure.
 
+use memchr::memmem::Finder;
+
 use crate::matching::{FuzzyMatcher, Pattern};
 use crate::reference::candidates::{group_rank, lower, Target};
 use crate::store::model::SessionRecord;
@@ -16,8 +18,11 @@ pub type EntryId = u32;
 pub struct Entry {
     /// The listed record.
     pub record: SessionRecord,
-    /// Latest title, or the id while the title is unknown, absent or unreadable.
+    /// The label: its session's latest title, or the id while the title is
+    /// unknown, absent or unreadable.
     pub label: String,
+    /// This record's own title, once read.
+    pub title: Option<String>,
     /// Whether the title has been read.
     pub title_known: bool,
     /// Group rank (0 same cwd as the target, 1 no cwd, 2 other cwd).
@@ -33,6 +38,7 @@ impl Entry {
         Entry {
             group: group_rank(record.cwd.as_deref(), target.cwd.as_deref()),
             label: record.id.clone(),
+            title: None,
             title_known: false,
             id_lower: lower(&record.id),
             cwd_lower: record.cwd.as_deref().map(lower),
@@ -41,22 +47,28 @@ impl Entry {
         }
     }
 
-    /// Record the title read for this session (`None`: absent or unreadable).
+    /// Record the title read for this session (`None`: absent or
+    /// unreadable); it becomes the label.
     pub fn set_title(&mut self, title: Option<String>) {
-        self.label = title.unwrap_or_else(|| self.record.id.clone());
-        self.label_lower = lower(&self.label);
+        self.relabel(title.clone().unwrap_or_else(|| self.record.id.clone()));
+        self.title = title;
         self.title_known = true;
     }
 
-    /// The reference's rule: id, cwd or label contains the lower-cased query.
-    fn exact(&self, needle_lower: &str) -> bool {
-        needle_lower.is_empty()
-            || self.id_lower.contains(needle_lower)
-            || self
-                .cwd_lower
-                .as_deref()
-                .is_some_and(|c| c.contains(needle_lower))
-            || self.label_lower.contains(needle_lower)
+    /// Change the label (records sharing an id all carry the title of the
+    /// first of them in record order, as the engine labels them).
+    pub fn relabel(&mut self, label: String) {
+        self.label_lower = lower(&label);
+        self.label = label;
+    }
+
+    /// The reference's rule: id, cwd or label contains the lower-cased
+    /// query (`finder` searches for it; an empty query is in everything).
+    fn exact(&self, finder: &Finder<'_>) -> bool {
+        let within = |text: &str| finder.find(text.as_bytes()).is_some();
+        within(&self.id_lower)
+            || self.cwd_lower.as_deref().is_some_and(within)
+            || within(&self.label_lower)
     }
 }
 
@@ -79,12 +91,15 @@ pub fn rank(
     matcher: &mut FuzzyMatcher,
 ) -> Vec<Hit> {
     let needle = lower(query);
+    // Byte search is substring search: a UTF-8 needle only matches at
+    // character boundaries.
+    let finder = Finder::new(needle.as_bytes());
     let pattern = Pattern::new(query);
     let mut hits = Vec::new();
     let mut fuzzy = Vec::new();
     for &id in pool {
         let entry = &entries[id as usize];
-        if entry.exact(&needle) {
+        if entry.exact(&finder) {
             hits.push(Hit {
                 id,
                 exact: true,

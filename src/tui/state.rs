@@ -151,6 +151,9 @@ pub enum Action {
     Titles(Vec<(EntryId, Option<String>)>),
     /// A preview computed.
     PreviewReady(PreviewKey, Result<Snapshot, Error>),
+    /// A preview request dropped unstarted (its candidate was no longer
+    /// highlighted); it is asked for again when it is.
+    PreviewDropped(PreviewKey),
 }
 
 impl Action {
@@ -164,6 +167,7 @@ impl Action {
                 | Action::DiscoveryDone
                 | Action::Titles(_)
                 | Action::PreviewReady(..)
+                | Action::PreviewDropped(_)
                 | Action::Prepared(_)
                 | Action::EditorDone(_)
         )
@@ -207,6 +211,8 @@ pub struct State {
     order: Vec<EntryId>,
     /// `position[id]`: where entry `id` sits in `order`.
     position: Vec<u32>,
+    /// Entries by session id (several records may share one).
+    by_id: HashMap<String, Vec<EntryId>>,
     /// Entries whose cwd is the target's.
     pub(crate) here_count: usize,
     /// The ranked list.
@@ -257,6 +263,7 @@ impl State {
             entries: Vec::new(),
             order: Vec::new(),
             position: Vec::new(),
+            by_id: HashMap::new(),
             here_count: 0,
             hits: Vec::new(),
             selected: 0,
@@ -320,6 +327,11 @@ impl State {
     /// The cached preview of the highlighted candidate.
     pub fn current_preview(&self) -> Option<&PreviewSlot> {
         self.preview_for.as_ref().and_then(|k| self.previews.get(k))
+    }
+
+    /// The preview the highlighted candidate needs.
+    pub fn preview_key(&self) -> Option<&PreviewKey> {
+        self.preview_for.as_ref()
     }
 
     /// What the key table needs to know.
@@ -438,21 +450,34 @@ impl State {
             Action::Discovered(events) => self.discovered(events, fx),
             Action::DiscoveryDone => {
                 self.discovering = false;
+                // Previews of a shared id computed while discovering read the
+                // highlighted record; `prepare` reads the id's first record.
+                let shared = &self.by_id;
+                self.previews
+                    .retain(|key, _| shared.get(&key.session_id).is_none_or(|ids| ids.len() < 2));
                 if self.submit == Submit::Waiting {
                     self.submit = Submit::Idle;
                     self.submit(fx);
                 }
             }
             Action::Titles(titles) => {
+                let mut touched = Vec::new();
                 for (id, title) in titles {
                     if let Some(entry) = self.entries.get_mut(id as usize) {
                         if !entry.title_known {
                             self.titles_pending = self.titles_pending.saturating_sub(1);
                         }
                         entry.set_title(title);
+                        touched.push(entry.record.id.clone());
                     }
                 }
+                self.label_shared(touched);
                 self.stale = true;
+            }
+            Action::PreviewDropped(key) => {
+                if self.previews.get(&key) == Some(&PreviewSlot::Loading) {
+                    self.previews.remove(&key);
+                }
             }
             Action::PreviewReady(key, result) => {
                 let slot = match result {
@@ -491,6 +516,7 @@ impl State {
                         EntryId::try_from(self.entries.len()).expect("fewer than 2^32 sessions");
                     let entry = Entry::new(record.clone(), &self.setup.target);
                     self.here_count += usize::from(entry.group == 0);
+                    self.by_id.entry(record.id.clone()).or_default().push(id);
                     self.entries.push(entry);
                     fresh.push(id);
                     to_read.push((id, record));
@@ -524,7 +550,34 @@ impl State {
         }
         self.titles_pending += to_read.len();
         self.stale = true;
+        self.label_shared(to_read.iter().map(|(_, r)| r.id.clone()).collect());
         fx.push(Effect::ReadTitles(to_read));
+    }
+
+    /// Records sharing an id are all labelled with the title of the first
+    /// of them in record order (the session a mention of the id reads), as
+    /// the engine labels candidates.
+    fn label_shared(&mut self, ids: Vec<String>) {
+        for id in ids {
+            let Some(group) = self.by_id.get(&id).filter(|g| g.len() > 1) else {
+                continue;
+            };
+            let first = group
+                .iter()
+                .copied()
+                .min_by(|&a, &b| {
+                    record_order(
+                        &self.entries[a as usize].record,
+                        &self.entries[b as usize].record,
+                    )
+                })
+                .expect("a group has entries");
+            let first = &self.entries[first as usize];
+            let label = first.title.clone().unwrap_or_else(|| id.clone());
+            for &member in group {
+                self.entries[member as usize].relabel(label.clone());
+            }
+        }
     }
 
     /// Group rank, then record order (SPEC §6).

@@ -444,3 +444,55 @@ fn help_scrolls_within_its_rows() {
     step(&mut state, Action::ToggleHelp);
     assert_eq!((state.help, state.help_scroll), (false, 0));
 }
+
+#[test]
+fn a_dropped_preview_is_asked_for_again_when_highlighted() {
+    let mut state = ready(testkit::setup());
+    let key = state.preview_key().cloned().unwrap();
+    assert_eq!(state.current_preview(), Some(&PreviewSlot::Loading));
+    let again = step(&mut state, Action::PreviewDropped(key.clone()));
+    assert!(matches!(again.as_slice(), [Effect::LoadPreview { key: k, .. }] if *k == key));
+    // A computed preview is never dropped.
+    step(
+        &mut state,
+        Action::PreviewReady(key.clone(), Err(Error::read_failed("x"))),
+    );
+    assert!(step(&mut state, Action::PreviewDropped(key)).is_empty());
+    assert!(matches!(
+        state.current_preview(),
+        Some(PreviewSlot::Failed(_))
+    ));
+}
+
+#[test]
+fn records_sharing_an_id_carry_the_title_of_the_first() {
+    let mut older = record("dup", Some("/a"), "2025-01-01T00:00:00Z");
+    older.path = "/s/old.jsonl".into();
+    let mut newer = record("dup", Some("/b"), "2025-02-01T00:00:00Z");
+    newer.path = "/s/new.jsonl".into();
+    let mut state = State::new(testkit::setup());
+    let effects = step(&mut state, Action::Discovered(events(&[older, newer])));
+    let Some(Effect::ReadTitles(batch)) = effects.first() else {
+        panic!("{effects:?}")
+    };
+    // The newer record (first in record order) has no title: both show the id.
+    let titles = batch
+        .iter()
+        .map(|(id, r)| {
+            (
+                *id,
+                (r.path.ends_with("old.jsonl")).then(|| "Old".to_owned()),
+            )
+        })
+        .collect();
+    step(&mut state, Action::Titles(titles));
+    assert_eq!(state.ranked_labels(), ["dup", "dup"]);
+    // Previews of a shared id computed while discovering are recomputed after.
+    let key = state.preview_key().cloned().unwrap();
+    step(
+        &mut state,
+        Action::PreviewReady(key.clone(), Err(Error::read_failed("x"))),
+    );
+    let after = step(&mut state, Action::DiscoveryDone);
+    assert!(matches!(after.as_slice(), [Effect::LoadPreview { key: k, .. }] if *k == key));
+}
