@@ -123,6 +123,25 @@ fn forward_signals(tx: mpsc::UnboundedSender<Msg>) -> Result<()> {
     Ok(())
 }
 
+/// Check once a second that the terminal is still there: a closed terminal
+/// (a killed tmux pane or popup, a dropped ssh session) cannot be opened
+/// any more, and the picker ends instead of waiting on it forever.
+fn watch_terminal(tx: mpsc::UnboundedSender<Msg>) {
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(std::time::Duration::from_secs(1));
+        loop {
+            every.tick().await;
+            if terminal::open_tty().is_err() {
+                let _ = tx.send(Msg::InputFailed("the terminal was closed".into()));
+                return;
+            }
+            if tx.is_closed() {
+                return;
+            }
+        }
+    });
+}
+
 /// Run the picker on `/dev/tty`. Returns once the terminal is restored;
 /// the caller delivers a submitted result.
 pub async fn run(config: &Config, options: &PickOptions) -> Result<Picked> {
@@ -147,6 +166,7 @@ pub async fn run(config: &Config, options: &PickOptions) -> Result<Picked> {
         })
         .map_err(|e| Error::invalid_config(format!("cannot start discovery: {e}")))?;
 
+    watch_terminal(tx.clone());
     let key_tx = tx.clone();
     let reader = InputReader::spawn(move |event| {
         let msg = match event {

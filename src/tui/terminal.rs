@@ -125,9 +125,24 @@ pub struct InputReader {
 }
 
 impl InputReader {
-    /// Start reading; `deliver` gets every event (or the read error that
-    /// ends reading) and returns `false` to stop.
-    pub fn spawn(mut deliver: impl FnMut(io::Result<Event>) -> bool + Send + 'static) -> Self {
+    /// Start reading the terminal; `deliver` gets every event (or the read
+    /// error that ends reading) and returns `false` to stop.
+    pub fn spawn(deliver: impl FnMut(io::Result<Event>) -> bool + Send + 'static) -> Self {
+        Self::spawn_with(
+            |timeout| match event::poll(timeout)? {
+                true => event::read().map(Some),
+                false => Ok(None),
+            },
+            deliver,
+        )
+    }
+
+    /// Start reading events from `source` (which waits at most the given
+    /// time for one) on a thread, handing them to `deliver`.
+    pub fn spawn_with(
+        mut source: impl FnMut(Duration) -> io::Result<Option<Event>> + Send + 'static,
+        mut deliver: impl FnMut(io::Result<Event>) -> bool + Send + 'static,
+    ) -> Self {
         let shared = Arc::new((Mutex::new(Mode::Run), Condvar::new()));
         let theirs = Arc::clone(&shared);
         let handle = std::thread::Builder::new()
@@ -150,9 +165,9 @@ impl InputReader {
                             mode = wake.wait(mode).expect("input reader lock");
                         }
                     }
-                    let event = match event::poll(Duration::from_millis(40)) {
-                        Ok(false) => continue,
-                        Ok(true) => event::read(),
+                    let event = match source(Duration::from_millis(40)) {
+                        Ok(None) => continue,
+                        Ok(Some(event)) => Ok(event),
                         Err(e) => Err(e),
                     };
                     let failed = event.is_err();
@@ -202,13 +217,23 @@ impl InputReader {
 }
 
 impl Drop for InputReader {
+    /// Stop the reader and wait a moment for it. A reader stuck on a
+    /// terminal that went away (crossterm spins on a hung-up tty) is left
+    /// behind: the process is about to exit and must not hang on it.
     fn drop(&mut self) {
         let (lock, wake) = &*self.shared;
         if let Ok(mut mode) = lock.lock() {
             *mode = Mode::Stop;
         }
         wake.notify_all();
-        if let Some(handle) = self.handle.take() {
+        let Some(handle) = self.handle.take() else {
+            return;
+        };
+        let deadline = std::time::Instant::now() + Duration::from_millis(200);
+        while !handle.is_finished() && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        if handle.is_finished() {
             let _ = handle.join();
         }
     }
@@ -325,6 +350,50 @@ mod tests {
             })
             .count();
         assert_eq!(leftovers, 0);
+    }
+
+    #[test]
+    fn the_reader_delivers_pauses_and_never_hangs_the_exit() {
+        use crossterm::event::{KeyCode, KeyEvent};
+        let (tx, rx) = std::sync::mpsc::channel();
+        let reader = InputReader::spawn_with(
+            |_| {
+                std::thread::sleep(Duration::from_millis(2));
+                Ok(Some(Event::Key(KeyEvent::from(KeyCode::Char('k')))))
+            },
+            move |event| tx.send(event.is_ok()).is_ok(),
+        );
+        assert_eq!(rx.recv_timeout(Duration::from_secs(5)), Ok(true));
+        reader.pause();
+        while rx.try_recv().is_ok() {}
+        std::thread::sleep(Duration::from_millis(30));
+        assert!(rx.try_recv().is_err(), "paused, yet reading");
+        reader.resume();
+        assert_eq!(rx.recv_timeout(Duration::from_secs(5)), Ok(true));
+        drop(reader);
+
+        // A source stuck forever (a hung-up terminal) does not block the drop.
+        let stuck = InputReader::spawn_with(
+            |_| loop {
+                std::thread::sleep(Duration::from_secs(3600));
+            },
+            |_| true,
+        );
+        let start = std::time::Instant::now();
+        drop(stuck);
+        assert!(start.elapsed() < Duration::from_secs(2));
+    }
+
+    #[test]
+    fn a_read_error_ends_reading_after_reporting_it() {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let _reader = InputReader::spawn_with(
+            |_| Err(io::Error::other("gone")),
+            move |event| tx.send(event.map_err(|e| e.to_string())).is_ok(),
+        );
+        let got = rx.recv_timeout(Duration::from_secs(5)).unwrap();
+        assert_eq!(got.unwrap_err(), "gone");
+        assert!(rx.recv_timeout(Duration::from_millis(100)).is_err());
     }
 
     #[test]
