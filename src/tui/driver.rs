@@ -49,6 +49,8 @@ pub enum Msg {
     Prepared(Result<String>),
     /// A signal asked the picker to stop.
     Signal(&'static str),
+    /// A thread or task panicked (the panic hook restored the terminal).
+    Crashed,
 }
 
 /// What the driver needs from the world outside the terminal buffer.
@@ -224,6 +226,11 @@ impl<B: Backend, H: Host> Driver<B, H> {
             Msg::Preview(key, result) => Action::PreviewReady(key, result),
             Msg::PreviewDropped(key) => Action::PreviewDropped(key),
             Msg::Prepared(result) => Action::Prepared(result),
+            Msg::Crashed => {
+                return Err(Error::invalid_config(
+                    "the picker stopped after an internal error (see the panic message above)",
+                ))
+            }
             Msg::Signal(name) => {
                 return Err(Error::new(
                     ErrorCode::Cancelled,

@@ -123,16 +123,24 @@ fn forward_signals(tx: mpsc::UnboundedSender<Msg>) -> Result<()> {
     Ok(())
 }
 
-/// Check once a second that the terminal is still there: a closed terminal
-/// (a killed tmux pane or popup, a dropped ssh session) cannot be opened
-/// any more, and the picker ends instead of waiting on it forever.
+/// Twice a second, check that the terminal is still there and that no
+/// thread or task panicked: a closed terminal (a killed tmux pane or popup,
+/// a dropped ssh session) cannot be opened any more, and a panic has already
+/// restored the terminal. Either way the picker ends instead of waiting.
 fn watch_terminal(tx: mpsc::UnboundedSender<Msg>) {
     tokio::spawn(async move {
-        let mut every = tokio::time::interval(std::time::Duration::from_secs(1));
+        let mut every = tokio::time::interval(std::time::Duration::from_millis(500));
         loop {
             every.tick().await;
-            if terminal::open_tty().is_err() {
-                let _ = tx.send(Msg::InputFailed("the terminal was closed".into()));
+            let failure = if terminal::panicked() {
+                Some(Msg::Crashed)
+            } else if terminal::open_tty().is_err() {
+                Some(Msg::InputFailed("the terminal was closed".into()))
+            } else {
+                None
+            };
+            if let Some(msg) = failure {
+                let _ = tx.send(msg);
                 return;
             }
             if tx.is_closed() {

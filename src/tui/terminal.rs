@@ -27,6 +27,14 @@ pub const TTY: &str = "/dev/tty";
 /// Whether the terminal is currently in the picker's mode (raw, alternate screen).
 static ACTIVE: AtomicBool = AtomicBool::new(false);
 static PANIC_HOOK: Once = Once::new();
+/// Whether any thread panicked while the picker ran.
+static PANICKED: AtomicBool = AtomicBool::new(false);
+
+/// Whether a thread or task has panicked since the picker started (the
+/// terminal was restored by then, so the picker must end).
+pub fn panicked() -> bool {
+    PANICKED.load(Ordering::SeqCst)
+}
 
 /// The ratatui terminal the picker draws on.
 pub type TtyTerminal = Terminal<CrosstermBackend<File>>;
@@ -51,6 +59,7 @@ impl TerminalGuard {
         PANIC_HOOK.call_once(|| {
             let previous = std::panic::take_hook();
             std::panic::set_hook(Box::new(move |info| {
+                PANICKED.store(true, Ordering::SeqCst);
                 restore();
                 previous(info);
             }));
