@@ -23,6 +23,9 @@ use crate::store::StoreRoots;
 pub struct Cli {
     #[command(flatten)]
     global: GlobalArgs,
+    /// Picker options, for `session-ref` without a command.
+    #[command(flatten)]
+    pick: PickArgs,
     #[command(subcommand)]
     command: Option<CommandArgs>,
 }
@@ -145,7 +148,7 @@ enum UriAction {
     },
 }
 
-#[derive(Debug, Args, Default)]
+#[derive(Debug, Args, Default, PartialEq, Eq)]
 struct PickArgs {
     /// What to write on submit.
     #[arg(long, value_enum, default_value_t = PickFormat::Text)]
@@ -322,10 +325,13 @@ impl Cli {
         } else {
             looked_at.clone().existing()
         };
-        let command = match self
-            .command
-            .unwrap_or(CommandArgs::Pick(PickArgs::default()))
-        {
+        if self.command.is_some() && self.pick != PickArgs::default() {
+            return Err(Error::invalid_config(
+                "picker options (--format, --output, --exec, --tmux-paste, --query, --prompt) \
+                 go with `session-ref` or `session-ref pick`, before no other command",
+            ));
+        }
+        let command = match self.command.unwrap_or(CommandArgs::Pick(self.pick)) {
             CommandArgs::Pick(p) => Command::Pick(PickOptions {
                 format: p.format,
                 destination: match (p.output, p.exec, p.tmux_paste) {
@@ -461,6 +467,19 @@ mod tests {
                 "{args:?}"
             );
         }
+    }
+
+    #[test]
+    fn bare_invocation_takes_the_picker_flags() {
+        let c = config(&["--tmux-paste", "%3", "--query", "fix", "--store", "/s"]).unwrap();
+        let Command::Pick(p) = c.command else {
+            panic!("not pick")
+        };
+        assert_eq!(p.destination, Destination::TmuxPaste("%3".into()));
+        assert_eq!(p.query, "fix");
+        assert_eq!(c.roots.hydra, [PathBuf::from("/s")]);
+        let misplaced = config(&["--query", "x", "candidates"]).unwrap_err();
+        assert_eq!(misplaced.code, ErrorCode::InvalidConfig);
     }
 
     #[test]

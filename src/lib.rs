@@ -16,5 +16,6 @@ pub mod matching;
 pub mod output;
 pub mod reference;
 pub mod store;
+pub mod tui;
 
 pub use error::{Error, ErrorCode, Result};

@@ -3,9 +3,11 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use session_ref::cli::{Cli, Command, Config};
+use session_ref::cli::{Cli, Command, Config, PickOptions};
 use session_ref::error::{Error, ErrorCode};
-use session_ref::{commands, output};
+use session_ref::output::Delivered;
+use session_ref::tui::state::Exit;
+use session_ref::{commands, output, tui};
 
 /// Exit code of a failed run.
 const EXIT_FAILED: u8 = 1;
@@ -47,10 +49,8 @@ fn main() -> ExitCode {
 }
 
 async fn run(config: Config) -> ExitCode {
-    if let Command::Pick(_) = config.command {
-        return fail(&Error::invalid_config(
-            "the interactive picker is not available in this build",
-        ));
+    if let Command::Pick(options) = &config.command {
+        return pick(&config, options).await;
     }
     let interrupted = interrupted();
     let work = async {
@@ -74,6 +74,26 @@ async fn run(config: Config) -> ExitCode {
             }
         },
         Err(e) => fail(&e),
+    }
+}
+
+/// The picker; its result is delivered once the terminal is restored.
+async fn pick(config: &Config, options: &PickOptions) -> ExitCode {
+    let picked = match tui::run(config, options).await {
+        Ok(picked) => picked,
+        Err(e) => return fail(&e),
+    };
+    tui::print_report(&picked.report, config.verbose);
+    let Exit::Submit(text) = picked.exit else {
+        return ExitCode::from(EXIT_CANCELLED);
+    };
+    match output::deliver(&text, &options.destination) {
+        Ok(Delivered::Done) => ExitCode::SUCCESS,
+        Ok(Delivered::Exited(code)) => ExitCode::from(u8::try_from(code).unwrap_or(EXIT_FAILED)),
+        Err(e) => {
+            eprintln!("session-ref: {e}");
+            ExitCode::from(EXIT_FAILED)
+        }
     }
 }
 

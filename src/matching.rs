@@ -47,12 +47,7 @@ impl FuzzyMatcher {
 
     /// Score of `query` as a case-insensitive subsequence of `haystack`.
     pub fn score(&mut self, query: &str, haystack: &str) -> Option<u32> {
-        if query.is_empty() {
-            return Some(0);
-        }
-        let atom = Self::atom(query);
-        let hay = Utf32Str::new(haystack, &mut self.buf);
-        atom.score(hay, &mut self.matcher).map(u32::from)
+        self.score_pattern(&Pattern::new(query), haystack)
     }
 
     /// The best score over several fields, `None` when none matches.
@@ -61,9 +56,28 @@ impl FuzzyMatcher {
         query: &str,
         fields: impl IntoIterator<Item = &'a str>,
     ) -> Option<u32> {
+        self.best_score_pattern(&Pattern::new(query), fields)
+    }
+
+    /// Score of a prepared query against `haystack` (see [`Pattern`]).
+    pub fn score_pattern(&mut self, pattern: &Pattern, haystack: &str) -> Option<u32> {
+        let Some(atom) = &pattern.atom else {
+            return Some(0);
+        };
+        let hay = Utf32Str::new(haystack, &mut self.buf);
+        atom.score(hay, &mut self.matcher).map(u32::from)
+    }
+
+    /// The best score of a prepared query over several fields, `None` when
+    /// none matches.
+    pub fn best_score_pattern<'a>(
+        &mut self,
+        pattern: &Pattern,
+        fields: impl IntoIterator<Item = &'a str>,
+    ) -> Option<u32> {
         fields
             .into_iter()
-            .filter_map(|f| self.score(query, f))
+            .filter_map(|f| self.score_pattern(pattern, f))
             .max()
     }
 
@@ -82,6 +96,22 @@ impl FuzzyMatcher {
     }
 }
 
+/// A query prepared once (case folded, normalized) and scored against many
+/// haystacks: what a re-rank over thousands of candidates uses.
+#[derive(Debug, Clone)]
+pub struct Pattern {
+    atom: Option<Atom>,
+}
+
+impl Pattern {
+    /// Prepare `query`; the empty query matches everything with score 0.
+    pub fn new(query: &str) -> Self {
+        Pattern {
+            atom: (!query.is_empty()).then(|| FuzzyMatcher::atom(query)),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -93,5 +123,19 @@ mod tests {
         assert!(m.score("xyz", "Refactor Parser").is_none());
         assert_eq!(m.indices("rp", "refactor parser").unwrap(), vec![0, 9]);
         assert!(m.score("abc", "abc").unwrap() > m.score("abc", "a_b_c").unwrap());
+    }
+
+    #[test]
+    fn prepared_pattern_scores_like_the_query() {
+        let mut m = FuzzyMatcher::new();
+        let pattern = Pattern::new("rfp");
+        for hay in ["Refactor Parser", "rfp", "nothing", "r/f/p"] {
+            assert_eq!(m.score_pattern(&pattern, hay), m.score("rfp", hay), "{hay}");
+        }
+        assert_eq!(m.score_pattern(&Pattern::new(""), "x"), Some(0));
+        assert_eq!(
+            m.best_score_pattern(&pattern, ["zzz", "Refactor Parser"]),
+            m.score("rfp", "Refactor Parser")
+        );
     }
 }

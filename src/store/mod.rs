@@ -137,7 +137,7 @@ impl StoreRoots {
 }
 
 /// What discovery reports, one file at a time.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ScanEvent {
     /// A listed session.
     Record(SessionRecord),

@@ -1,0 +1,345 @@
+//! The thin loop around the state machine: it merges terminal events,
+//! discovery results, titles, previews and the prepared output into
+//! [`Action`]s, applies them with [`update`], performs the [`Effect`]s, and
+//! draws. Generic over ratatui's `Backend`, so tests run it on a
+//! `TestBackend` with events they inject.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crossterm::event::Event;
+use ratatui::backend::Backend;
+use ratatui::Terminal;
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
+use tokio::sync::Semaphore;
+
+use crate::cli::PickFormat;
+use crate::config::Limits;
+use crate::engine::{render_jsonl, render_text, Engine};
+use crate::error::{Error, ErrorCode, Result};
+use crate::reference::candidates::Target;
+use crate::reference::uri;
+use crate::store::model::SessionRecord;
+use crate::store::{self, Catalog, ScanEvent};
+use crate::tui::keymap;
+use crate::tui::preview::{PreviewKey, Snapshot};
+use crate::tui::rank::EntryId;
+use crate::tui::state::{update, Action, Effect, Exit, State};
+use crate::tui::view;
+
+/// Everything that reaches the loop.
+#[derive(Debug)]
+pub enum Msg {
+    /// A terminal event.
+    Input(Event),
+    /// Reading the terminal failed.
+    InputFailed(String),
+    /// Discovery classified a file.
+    Found(ScanEvent),
+    /// Discovery finished.
+    ScanDone,
+    /// Titles read in the background.
+    Titles(Vec<(EntryId, Option<String>)>),
+    /// A preview computed.
+    Preview(PreviewKey, Result<Snapshot>),
+    /// A preview request dropped before it started (no longer highlighted).
+    PreviewDropped(PreviewKey),
+    /// The prepared output, or why preparing failed.
+    Prepared(Result<String>),
+    /// A signal asked the picker to stop.
+    Signal(&'static str),
+    /// A thread or task panicked (the panic hook restored the terminal).
+    Crashed,
+}
+
+/// What the driver needs from the world outside the terminal buffer.
+pub trait Host {
+    /// Run `$EDITOR` on `text` with the terminal released; the edited text.
+    fn edit(&mut self, text: &str) -> std::result::Result<String, String>;
+
+    /// Read the titles of `batch`: now (return them) or in the background
+    /// (send [`Msg::Titles`] later and return `None`).
+    fn read_titles(
+        &mut self,
+        batch: Vec<(EntryId, SessionRecord)>,
+    ) -> Option<Vec<(EntryId, Option<String>)>>;
+}
+
+/// Read titles as `Engine::titles` does: on a few threads, `None` for an
+/// absent or unreadable title.
+pub fn read_titles(batch: &[(EntryId, SessionRecord)]) -> Vec<(EntryId, Option<String>)> {
+    let slots: Vec<std::sync::Mutex<Option<String>>> =
+        batch.iter().map(|_| Default::default()).collect();
+    let work: Vec<usize> = (0..batch.len()).collect();
+    store::parallel_each(&work, |&i| {
+        let title = store::read_title(&batch[i].1).ok().flatten();
+        *slots[i].lock().expect("title slot") = title;
+    });
+    batch
+        .iter()
+        .zip(slots)
+        .map(|((id, _), slot)| (*id, slot.into_inner().expect("title slot")))
+        .collect()
+}
+
+/// Files discovery could not list or skipped, for the report after the picker.
+#[derive(Debug, Default)]
+pub struct Report {
+    /// Files that look like sessions but could not be listed.
+    pub unreadable: Vec<(PathBuf, String)>,
+    /// Files that are not sessions.
+    pub skipped: Vec<(PathBuf, String)>,
+}
+
+/// The event loop.
+pub struct Driver<B: Backend, H: Host> {
+    terminal: Terminal<B>,
+    host: H,
+    state: State,
+    tx: UnboundedSender<Msg>,
+    rx: UnboundedReceiver<Msg>,
+    limits: Limits,
+    target: Target,
+    found: Vec<ScanEvent>,
+    pending: Vec<ScanEvent>,
+    engine: Option<Engine>,
+    previews: Arc<Semaphore>,
+    /// The preview the highlighted candidate needs; queued requests for
+    /// others are dropped when their turn comes.
+    wanted: Arc<std::sync::Mutex<Option<PreviewKey>>>,
+}
+
+/// How long one turn of the loop may spend on queued messages before drawing.
+const TURN: Duration = Duration::from_millis(30);
+
+impl<B: Backend, H: Host> Driver<B, H> {
+    /// A driver for `state`, fed by `rx` (whose sender `tx` the background
+    /// work uses to answer).
+    pub fn new(
+        terminal: Terminal<B>,
+        host: H,
+        state: State,
+        (tx, rx): (UnboundedSender<Msg>, UnboundedReceiver<Msg>),
+        limits: Limits,
+        target: Target,
+    ) -> Self {
+        Driver {
+            terminal,
+            host,
+            state,
+            tx,
+            rx,
+            limits,
+            target,
+            found: Vec::new(),
+            pending: Vec::new(),
+            engine: None,
+            previews: Arc::new(Semaphore::new(2)),
+            wanted: Arc::default(),
+        }
+    }
+
+    /// Run until the picker ends; the exit and what discovery reported.
+    pub async fn run(mut self) -> Result<(Exit, Report)> {
+        let size = self.terminal.size().map_err(internal)?;
+        if let Some(exit) = self.dispatch(Action::Resize(size.width, size.height))? {
+            return Ok((exit, self.report()));
+        }
+        loop {
+            let effects = self.state.settle();
+            if let Some(exit) = self.perform(effects)? {
+                return Ok((exit, self.report()));
+            }
+            let state = &self.state;
+            self.terminal
+                .draw(|frame| view::draw(frame, state))
+                .map_err(internal)?;
+            let Some(first) = self.rx.recv().await else {
+                return Err(Error::invalid_config("the picker lost its input"));
+            };
+            let turn = Instant::now();
+            let mut next = Some(first);
+            while let Some(msg) = next {
+                if let Some(exit) = self.handle(msg)? {
+                    return Ok((exit, self.report()));
+                }
+                next = if turn.elapsed() < TURN {
+                    self.rx.try_recv().ok()
+                } else {
+                    None
+                };
+            }
+            if let Some(exit) = self.flush_found()? {
+                return Ok((exit, self.report()));
+            }
+        }
+    }
+
+    fn report(&self) -> Report {
+        let catalog = Catalog::from_events(
+            self.found
+                .iter()
+                .filter(|e| !matches!(e, ScanEvent::Record(_)))
+                .cloned(),
+        );
+        Report {
+            unreadable: catalog.unreadable,
+            skipped: catalog.skipped,
+        }
+    }
+
+    fn handle(&mut self, msg: Msg) -> Result<Option<Exit>> {
+        if let Msg::Found(event) = msg {
+            self.found.push(event.clone());
+            self.pending.push(event);
+            return Ok(None);
+        }
+        if let Some(exit) = self.flush_found()? {
+            return Ok(Some(exit));
+        }
+        let action = match msg {
+            Msg::Input(Event::Key(key)) => match keymap::lookup(&key, self.state.key_context()) {
+                Some(action) => action,
+                None => return Ok(None),
+            },
+            Msg::Input(Event::Paste(text)) => Action::Paste(text),
+            Msg::Input(Event::Resize(width, height)) => Action::Resize(width, height),
+            Msg::Input(_) => return Ok(None),
+            Msg::InputFailed(why) => {
+                return Err(Error::invalid_config(format!(
+                    "the picker needs a terminal: cannot read {}: {why}",
+                    crate::tui::terminal::TTY
+                )))
+            }
+            Msg::Found(_) => unreachable!("handled above"),
+            Msg::ScanDone => {
+                let catalog = Catalog::from_events(self.found.iter().cloned());
+                self.engine = Some(Engine::new(
+                    Arc::new(catalog),
+                    self.limits,
+                    self.target.clone(),
+                ));
+                Action::DiscoveryDone
+            }
+            Msg::Titles(titles) => Action::Titles(titles),
+            Msg::Preview(key, result) => Action::PreviewReady(key, result),
+            Msg::PreviewDropped(key) => Action::PreviewDropped(key),
+            Msg::Prepared(result) => Action::Prepared(result),
+            Msg::Crashed => {
+                return Err(Error::invalid_config(
+                    "the picker stopped after an internal error (see the panic message above)",
+                ))
+            }
+            Msg::Signal(name) => {
+                return Err(Error::new(
+                    ErrorCode::Cancelled,
+                    format!("the picker was stopped by {name}"),
+                ))
+            }
+        };
+        self.dispatch(action)
+    }
+
+    fn flush_found(&mut self) -> Result<Option<Exit>> {
+        if self.pending.is_empty() {
+            return Ok(None);
+        }
+        let batch = std::mem::take(&mut self.pending);
+        self.dispatch(Action::Discovered(batch))
+    }
+
+    fn dispatch(&mut self, action: Action) -> Result<Option<Exit>> {
+        let effects = update(&mut self.state, action);
+        self.perform(effects)
+    }
+
+    fn perform(&mut self, effects: Vec<Effect>) -> Result<Option<Exit>> {
+        self.sync_wanted();
+        let mut queue = std::collections::VecDeque::from(effects);
+        while let Some(effect) = queue.pop_front() {
+            match effect {
+                Effect::Exit(exit) => return Ok(Some(exit)),
+                Effect::ReadTitles(batch) => {
+                    if let Some(titles) = self.host.read_titles(batch) {
+                        queue.extend(update(&mut self.state, Action::Titles(titles)));
+                    }
+                }
+                Effect::LoadPreview { key, record } => {
+                    self.sync_wanted();
+                    self.load_preview(key, record);
+                }
+                Effect::OpenEditor(text) => {
+                    let edited = self.host.edit(&text);
+                    self.terminal.clear().map_err(internal)?;
+                    queue.extend(update(&mut self.state, Action::EditorDone(edited)));
+                }
+                Effect::Prepare { text, format } => self.prepare(text, format),
+            }
+        }
+        Ok(None)
+    }
+
+    fn sync_wanted(&self) {
+        *self.wanted.lock().expect("wanted preview") = self.state.preview_key().cloned();
+    }
+
+    /// Compute a preview on tokio with `Engine::preview`, exactly as
+    /// `session-ref preview ID --label L` does. Before discovery ends, the
+    /// catalog is the highlighted record alone. A request whose candidate is
+    /// no longer highlighted when its turn comes is dropped.
+    fn load_preview(&self, key: PreviewKey, record: SessionRecord) {
+        let engine = self.engine.clone().unwrap_or_else(|| {
+            let catalog = Catalog::from_events([ScanEvent::Record(record)]);
+            Engine::new(Arc::new(catalog), self.limits, self.target.clone())
+        });
+        let tx = self.tx.clone();
+        let permits = Arc::clone(&self.previews);
+        let wanted = Arc::clone(&self.wanted);
+        tokio::spawn(async move {
+            let _permit = permits.acquire_owned().await;
+            if wanted.lock().expect("wanted preview").as_ref() != Some(&key) {
+                let _ = tx.send(Msg::PreviewDropped(key));
+                return;
+            }
+            let budget = engine.limits.max_reference_bytes;
+            let result = engine
+                .preview(&uri::encode(&key.session_id), Some(&key.label))
+                .await
+                .map(|context| Snapshot::new(context, budget));
+            let _ = tx.send(Msg::Preview(key, result));
+        });
+    }
+
+    /// Prepare with `Engine::prepare_text`, exactly as `session-ref prepare
+    /// TEXT` does, and render in `format`.
+    fn prepare(&self, text: String, format: PickFormat) {
+        let tx = self.tx.clone();
+        let Some(engine) = self.engine.clone() else {
+            let _ = tx.send(Msg::Prepared(Err(Error::new(
+                ErrorCode::Cancelled,
+                "sessions are still being discovered",
+            ))));
+            return;
+        };
+        tokio::spawn(async move {
+            let result = engine
+                .prepare_text(&text)
+                .await
+                .map(|messages| match format {
+                    PickFormat::Jsonl => render_jsonl(&messages),
+                    PickFormat::Text | PickFormat::Mention => render_text(&messages),
+                });
+            let _ = tx.send(Msg::Prepared(result));
+        });
+    }
+}
+
+/// A failure of the terminal itself ends the run (exit 1).
+fn internal(e: impl std::fmt::Display) -> Error {
+    Error::invalid_config(format!("the picker needs a working terminal: {e}"))
+}
+
+#[cfg(test)]
+#[path = "driver_tests.rs"]
+mod tests;

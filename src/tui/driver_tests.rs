@@ -1,0 +1,211 @@
+//! The loop on a `TestBackend`: injected events in, the exit out, with the
+//! real engine behind it (fixture store).
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::backend::TestBackend;
+use tokio::sync::mpsc;
+
+use super::*;
+use crate::cli::{Command, Config};
+use crate::commands;
+use crate::reference::mention::format_mention;
+use crate::store::StoreRoots;
+use crate::tui::testkit;
+
+/// Titles now, the editor as a function.
+struct SyncHost {
+    editor: fn(&str) -> std::result::Result<String, String>,
+}
+
+impl Host for SyncHost {
+    fn edit(&mut self, text: &str) -> std::result::Result<String, String> {
+        (self.editor)(text)
+    }
+
+    fn read_titles(
+        &mut self,
+        batch: Vec<(EntryId, SessionRecord)>,
+    ) -> Option<Vec<(EntryId, Option<String>)>> {
+        Some(read_titles(&batch))
+    }
+}
+
+fn key(code: KeyCode, mods: KeyModifiers) -> Msg {
+    Msg::Input(Event::Key(KeyEvent::new(code, mods)))
+}
+
+fn text(s: &str) -> Vec<Msg> {
+    s.chars()
+        .map(|c| key(KeyCode::Char(c), KeyModifiers::NONE))
+        .collect()
+}
+
+/// A driver over the fixture store whose channel already holds discovery
+/// and then `inputs`.
+fn driver(
+    inputs: Vec<Msg>,
+    editor: fn(&str) -> std::result::Result<String, String>,
+) -> Driver<TestBackend, SyncHost> {
+    let (tx, rx) = mpsc::unbounded_channel();
+    for event in testkit::scan_fixtures() {
+        tx.send(Msg::Found(event)).unwrap();
+    }
+    tx.send(Msg::ScanDone).unwrap();
+    for msg in inputs {
+        tx.send(msg).unwrap();
+    }
+    let setup = testkit::setup();
+    let (limits, target) = (setup.limits, setup.target.clone());
+    Driver::new(
+        Terminal::new(TestBackend::new(80, 24)).unwrap(),
+        SyncHost { editor },
+        State::new(setup),
+        (tx, rx),
+        limits,
+        target,
+    )
+}
+
+#[tokio::test]
+async fn typed_mentions_are_submitted_as_prepare_writes_them() {
+    let mut inputs = text("parser");
+    inputs.push(key(KeyCode::Enter, KeyModifiers::NONE));
+    inputs.push(key(KeyCode::Char('u'), KeyModifiers::CONTROL));
+    inputs.extend(text("budget"));
+    inputs.push(key(KeyCode::Enter, KeyModifiers::NONE));
+    inputs.push(key(KeyCode::Char('e'), KeyModifiers::ALT));
+    inputs.push(key(KeyCode::Enter, KeyModifiers::ALT));
+    let (exit, report) = driver(inputs, |t| Ok(format!("{t}and say why")))
+        .run()
+        .await
+        .unwrap();
+    let buffer = format!(
+        "{} {} and say why",
+        format_mention("7f3a-parser", Some("Fix the mention parser")),
+        format_mention("b2c9-budget", Some("Byte budget retention")),
+    );
+    let engine = testkit::engine(testkit::setup().limits);
+    let expected = render_text(&engine.prepare_text(&buffer).await.unwrap());
+    assert_eq!(exit, Exit::Submit(expected));
+    assert!(report.unreadable.is_empty());
+    assert_eq!(report.skipped.len(), 1);
+}
+
+#[tokio::test]
+async fn a_failed_prepare_keeps_the_picker_open_with_the_prompt() {
+    // The broken session cannot be read, so preparing a message citing it fails.
+    let mut inputs = text("half");
+    inputs.push(key(KeyCode::Enter, KeyModifiers::NONE));
+    inputs.push(key(KeyCode::Char('s'), KeyModifiers::CONTROL));
+    let mut picker = driver(inputs, |t| Ok(t.to_owned()));
+    while let Ok(msg) = picker.rx.try_recv() {
+        assert_eq!(picker.handle(msg).unwrap(), None);
+    }
+    assert_eq!(picker.state.submit, crate::tui::state::Submit::Preparing);
+    let prompt = picker.state.prompt().text().to_owned();
+    loop {
+        let msg = picker.rx.recv().await.unwrap();
+        let done = matches!(msg, Msg::Prepared(_));
+        assert_eq!(picker.handle(msg).unwrap(), None);
+        if done {
+            break;
+        }
+    }
+    let flash = picker.state.flash.clone().unwrap();
+    assert!(flash.error && flash.text.starts_with("SESSION_REFERENCE_READ_FAILED"));
+    assert_eq!(picker.state.prompt().text(), prompt);
+    assert!(prompt.contains(&format_mention("f7a4-broken", Some("Half-written session"))));
+    let esc = key(KeyCode::Esc, KeyModifiers::NONE);
+    assert_eq!(picker.handle(esc).unwrap(), Some(Exit::Abort));
+}
+
+#[tokio::test]
+async fn a_signal_ends_the_run_as_cancelled() {
+    let err = driver(vec![Msg::Signal("SIGTERM")], |t| Ok(t.to_owned()))
+        .run()
+        .await
+        .unwrap_err();
+    assert_eq!(err.code, ErrorCode::Cancelled);
+    assert!(err.message.contains("SIGTERM"));
+}
+
+#[tokio::test]
+async fn previews_are_what_the_preview_command_reports() {
+    let mut picker = driver(Vec::new(), |t| Ok(t.to_owned()));
+    // Discovery as the loop sees it, so previews use the full catalog.
+    while let Ok(msg) = picker.rx.try_recv() {
+        picker.handle(msg).unwrap();
+    }
+    let records: Vec<SessionRecord> = picker
+        .found
+        .iter()
+        .filter_map(|e| match e {
+            ScanEvent::Record(r) => Some(r.clone()),
+            _ => None,
+        })
+        .collect();
+    let config = Config {
+        roots: StoreRoots {
+            hydra: vec![testkit::fixture_dir()],
+            ..StoreRoots::default()
+        },
+        roots_explicit: true,
+        looked_at: StoreRoots::default(),
+        limits: testkit::setup().limits,
+        target: testkit::setup().target,
+        verbose: false,
+        command: Command::UriEncode(String::new()),
+    };
+    let (tx, mut answers) = mpsc::unbounded_channel();
+    picker.tx = tx;
+    for record in &records {
+        let label = format!("label of {}", record.id);
+        let key = PreviewKey {
+            session_id: record.id.clone(),
+            label: label.clone(),
+        };
+        *picker.wanted.lock().unwrap() = Some(key.clone());
+        picker.load_preview(key.clone(), record.clone());
+        let Some(Msg::Preview(got_key, got)) = answers.recv().await else {
+            panic!("no preview")
+        };
+        assert_eq!(got_key, key);
+        let mut config = config.clone();
+        config.command = Command::Preview {
+            id: record.id.clone(),
+            label: Some(label),
+            json: true,
+        };
+        let cli = commands::run(&config, None).await;
+        match (got, cli) {
+            (Ok(snapshot), Ok(json)) => {
+                let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+                assert_eq!(value["context"], snapshot.context.text.as_str());
+                assert_eq!(
+                    value["reference"],
+                    serde_json::to_value(snapshot.stats().unwrap()).unwrap()
+                );
+            }
+            (Err(a), Err(b)) => assert_eq!(a, b),
+            (a, b) => panic!("{}: picker {a:?}, cli {b:?}", record.id),
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_preview_no_longer_highlighted_is_dropped_unread() {
+    let mut picker = driver(Vec::new(), |t| Ok(t.to_owned()));
+    let (tx, mut answers) = mpsc::unbounded_channel();
+    picker.tx = tx;
+    let record = testkit::record("gone", None, "2025-01-01T00:00:00Z");
+    let key = PreviewKey {
+        session_id: "gone".into(),
+        label: "gone".into(),
+    };
+    *picker.wanted.lock().unwrap() = None;
+    picker.load_preview(key.clone(), record);
+    match answers.recv().await {
+        Some(Msg::PreviewDropped(dropped)) => assert_eq!(dropped, key),
+        other => panic!("{other:?}"),
+    }
+}

@@ -1,0 +1,238 @@
+//! The snapshot a mention injects, as the preview pane shows it: the exact
+//! context `prepare` would add for a message citing only that session, its
+//! stats, and the text laid out by role or raw. Pure: the snapshot is
+//! computed by the driver with the engine.
+
+use std::sync::Arc;
+
+use ratatui::text::{Line, Span};
+
+use crate::display;
+use crate::error::Error;
+use crate::reference::prepare::{Context, ReferenceStats};
+use crate::reference::render;
+use crate::tui::text;
+use crate::tui::theme::Theme;
+
+/// What a preview is cached by: the session and the label its mention
+/// carries (the label is part of the snapshot).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct PreviewKey {
+    /// Session id.
+    pub session_id: String,
+    /// Label of the mention.
+    pub label: String,
+}
+
+/// One computed snapshot.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Snapshot {
+    /// The context `prepare` injects for this session alone.
+    pub context: Context,
+    /// Serialized bytes of its reference object (what the budget limits).
+    pub used: usize,
+    /// The budget (`maxReferenceBytes`).
+    pub budget: usize,
+}
+
+impl Snapshot {
+    /// Wrap a single-source context computed under `budget`.
+    pub fn new(context: Context, budget: usize) -> Self {
+        let used = context
+            .data
+            .first()
+            .map_or(0, |d| render::reference_json(d).len());
+        Snapshot {
+            context,
+            used,
+            budget,
+        }
+    }
+
+    /// The source's stats, as `preview --json` reports them.
+    pub fn stats(&self) -> Option<&ReferenceStats> {
+        self.context.references.first()
+    }
+
+    /// The one-line summary: kept/omitted messages, omitted bytes, budget use.
+    pub fn summary(&self) -> String {
+        let Some(s) = self.stats() else {
+            return String::new();
+        };
+        let mut out = format!(
+            "kept {}/{} msgs · omitted {} msgs, {} B · budget {}/{} B",
+            s.retained_messages,
+            s.original_messages,
+            s.omitted_messages,
+            s.omitted_bytes,
+            self.used,
+            self.budget
+        );
+        if s.compacted {
+            out.push_str(" · compacted");
+        }
+        out
+    }
+}
+
+/// A cached preview.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PreviewSlot {
+    /// Being computed.
+    Loading,
+    /// Computed.
+    Ready(Arc<Snapshot>),
+    /// Reading or retaining the session failed.
+    Failed(Error),
+}
+
+/// How the preview shows a snapshot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PreviewMode {
+    /// The retained conversation, by role.
+    #[default]
+    Readable,
+    /// The context text exactly as it will be sent.
+    Raw,
+}
+
+/// The lines of a snapshot wrapped to `width` columns.
+pub fn lines(
+    snapshot: &Snapshot,
+    mode: PreviewMode,
+    width: usize,
+    theme: Theme,
+) -> Vec<Line<'static>> {
+    match mode {
+        PreviewMode::Raw => text::wrap(&snapshot.context.text, width)
+            .into_iter()
+            .map(Line::raw)
+            .collect(),
+        PreviewMode::Readable => readable(snapshot, width, theme),
+    }
+}
+
+fn readable(snapshot: &Snapshot, width: usize, theme: Theme) -> Vec<Line<'static>> {
+    let mut out = Vec::new();
+    let Some(data) = snapshot.context.data.first() else {
+        return out;
+    };
+    let about = format!(
+        "{} · {} · through seq {}",
+        display::one_line(&data.label, usize::MAX),
+        data.cwd.as_deref().unwrap_or("no cwd"),
+        data.captured_through_seq
+    );
+    out.extend(
+        text::wrap(&about, width)
+            .into_iter()
+            .map(|row| Line::styled(row, theme.dim())),
+    );
+    if data.conversation.is_empty() {
+        out.push(Line::raw(""));
+        out.push(Line::styled("(no conversation to inject)", theme.dim()));
+    }
+    for item in &data.conversation {
+        out.push(Line::raw(""));
+        out.push(Line::from(Span::styled(
+            item.role.as_str(),
+            theme.role(item.role),
+        )));
+        for row in text::wrap(&item.text, width.saturating_sub(2)) {
+            out.push(Line::raw(format!("  {row}")));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reference::prepare::{build_context, ReadSource, SourceRef};
+    use crate::store::model::{Block, EventKind, MessageSource, Surface, SurfaceEvent};
+
+    fn snapshot(budget: usize) -> Snapshot {
+        let message = |seq, text: &str, user| SurfaceEvent {
+            seq,
+            kind: if user {
+                EventKind::UserMessage {
+                    source: MessageSource::User,
+                    content: vec![Block::Text(text.into())],
+                }
+            } else {
+                EventKind::AssistantMessage {
+                    content: vec![Block::Text(text.into())],
+                }
+            },
+        };
+        let surface = Surface {
+            events: vec![
+                message(1, "first question about the parser", true),
+                message(2, "an answer\nover two lines", false),
+                message(3, "thanks", true),
+            ],
+            captured_through_seq: 3,
+        };
+        let sources = [SourceRef {
+            session_id: "s1".into(),
+            label: "Fix <parser>".into(),
+        }];
+        let read = [ReadSource {
+            cwd: Some("/w"),
+            surface: &surface,
+        }];
+        Snapshot::new(build_context(&sources, &read, budget).unwrap(), budget)
+    }
+
+    fn plain(lines: &[Line<'_>]) -> Vec<String> {
+        lines.iter().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn summary_reports_the_stats_and_the_budget() {
+        let full = snapshot(65_536);
+        assert_eq!(
+            full.used,
+            render::reference_json(&full.context.data[0]).len()
+        );
+        assert_eq!(
+            full.summary(),
+            format!(
+                "kept 3/3 msgs · omitted 0 msgs, 0 B · budget {}/65536 B",
+                full.used
+            )
+        );
+        let tight = snapshot(150);
+        let s = tight.stats().unwrap();
+        assert!(s.omitted_messages > 0 && tight.used <= 150);
+        assert!(tight
+            .summary()
+            .contains(&format!("omitted {} msgs", s.omitted_messages)));
+    }
+
+    #[test]
+    fn readable_lines_by_role_and_raw_lines_are_the_context() {
+        let snap = snapshot(65_536);
+        let theme = Theme { color: false };
+        let readable = plain(&lines(&snap, PreviewMode::Readable, 40, theme));
+        assert_eq!(
+            readable,
+            [
+                "Fix <parser> · /w · through seq 3",
+                "",
+                "user",
+                "  first question about the parser",
+                "",
+                "assistant",
+                "  an answer",
+                "  over two lines",
+                "",
+                "user",
+                "  thanks",
+            ]
+        );
+        let raw = plain(&lines(&snap, PreviewMode::Raw, 1000, theme));
+        assert_eq!(raw.join("\n"), snap.context.text);
+        assert!(snap.context.text.contains("\\u003cparser>"));
+    }
+}

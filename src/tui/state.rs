@@ -1,0 +1,780 @@
+//! The picker's state machine: [`update`] takes an [`Action`] (a key, a
+//! discovery batch, a computed preview, …) and returns [`Effect`]s as data
+//! for the driver to perform. No terminal, no I/O, no clock: tests feed
+//! actions and assert state and effects.
+//!
+//! Ranking is deferred: edits and background data only mark the list stale,
+//! and [`State::settle`] re-ranks once (the driver calls it after draining a
+//! batch of events, before drawing; actions that need the list settle first).
+
+use std::cmp::Ordering;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use ratatui::layout::Rect;
+
+use crate::cli::PickFormat;
+use crate::config::Limits;
+use crate::error::Error;
+use crate::matching::FuzzyMatcher;
+use crate::reference::candidates::Target;
+use crate::reference::mention;
+use crate::reference::prepare::normalize_references;
+use crate::store::model::{record_order, SessionRecord};
+use crate::store::ScanEvent;
+use crate::tui::keymap::{self, Context};
+use crate::tui::layout::{self, Areas};
+use crate::tui::line::{Edit, LineInput};
+use crate::tui::preview::{self, PreviewKey, PreviewMode, PreviewSlot, Snapshot};
+use crate::tui::prompt::Prompt;
+use crate::tui::rank::{self, Entry, EntryId, Hit};
+use crate::tui::theme::Theme;
+
+/// Which input receives typing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Focus {
+    /// The filter line.
+    #[default]
+    Filter,
+    /// The prompt buffer.
+    Prompt,
+}
+
+/// Which sessions are listed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Scope {
+    /// Every session.
+    #[default]
+    All,
+    /// Only sessions whose cwd is the target's.
+    Here,
+}
+
+/// A one-off message in the footer, cleared by the next key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Flash {
+    /// Whether it reports a failure.
+    pub error: bool,
+    /// The text.
+    pub text: String,
+}
+
+/// Where a submit stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Submit {
+    /// Not submitted.
+    #[default]
+    Idle,
+    /// Submitted while sessions were still being discovered: prepares when
+    /// discovery ends.
+    Waiting,
+    /// Being prepared.
+    Preparing,
+}
+
+/// How the picker ends.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Exit {
+    /// Deliver this text (written once, after the terminal is restored).
+    Submit(String),
+    /// The user aborted: nothing is written, exit 130.
+    Abort,
+}
+
+/// What a picker run starts from.
+#[derive(Debug, Clone)]
+pub struct Setup {
+    /// Limits (`maxReferences`, `maxReferenceBytes`).
+    pub limits: Limits,
+    /// The target session and cwd.
+    pub target: Target,
+    /// What submit writes.
+    pub format: PickFormat,
+    /// Initial filter text.
+    pub query: String,
+    /// Initial prompt text.
+    pub prompt: String,
+    /// The current time (Unix seconds), for ages.
+    pub now: i64,
+    /// The home directory, shown as `~`.
+    pub home: Option<String>,
+    /// Styles.
+    pub theme: Theme,
+    /// What to show when discovery finds no session at all.
+    pub empty_hint: String,
+}
+
+/// Everything that can happen to the picker.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    /// Edit the focused input.
+    Edit(Edit),
+    /// Text pasted into the focused input.
+    Paste(String),
+    /// Move the highlight by this many candidates.
+    Move(isize),
+    /// Move the highlight by this many pages.
+    Page(isize),
+    /// Insert the highlighted candidate's mention at the prompt's cursor.
+    InsertMention,
+    /// Switch focus between filter and prompt.
+    ToggleFocus,
+    /// Switch between all sessions and this directory's.
+    ToggleScope,
+    /// Switch the preview between readable and raw.
+    TogglePreviewMode,
+    /// Scroll the preview by lines.
+    PreviewScroll(isize),
+    /// Scroll the preview by pages.
+    PreviewPage(isize),
+    /// Open or close the help screen.
+    ToggleHelp,
+    /// Scroll the help screen.
+    HelpScroll(isize),
+    /// Edit the prompt in `$EDITOR`.
+    OpenEditor,
+    /// The editor returned (the new text, or why it failed).
+    EditorDone(Result<String, String>),
+    /// Prepare the prompt and finish.
+    Submit,
+    /// The prepared output, or why preparing failed.
+    Prepared(Result<String, Error>),
+    /// Leave without output.
+    Abort,
+    /// The terminal has this many columns and rows.
+    Resize(u16, u16),
+    /// Files classified by discovery.
+    Discovered(Vec<ScanEvent>),
+    /// Discovery has finished.
+    DiscoveryDone,
+    /// Titles read (`None`: absent or unreadable).
+    Titles(Vec<(EntryId, Option<String>)>),
+    /// A preview computed.
+    PreviewReady(PreviewKey, Result<Snapshot, Error>),
+    /// A preview request dropped unstarted (its candidate was no longer
+    /// highlighted); it is asked for again when it is.
+    PreviewDropped(PreviewKey),
+}
+
+impl Action {
+    /// Whether the user caused it (a key or a paste), as opposed to a
+    /// background result.
+    fn by_user(&self) -> bool {
+        !matches!(
+            self,
+            Action::Resize(..)
+                | Action::Discovered(_)
+                | Action::DiscoveryDone
+                | Action::Titles(_)
+                | Action::PreviewReady(..)
+                | Action::PreviewDropped(_)
+                | Action::Prepared(_)
+                | Action::EditorDone(_)
+        )
+    }
+}
+
+/// What the driver must do.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    /// Read these sessions' titles in the background; answer with [`Action::Titles`].
+    ReadTitles(Vec<(EntryId, SessionRecord)>),
+    /// Compute this preview off the UI thread; answer with [`Action::PreviewReady`].
+    LoadPreview {
+        /// Cache key (session id and mention label).
+        key: PreviewKey,
+        /// The highlighted record.
+        record: SessionRecord,
+    },
+    /// Run `$EDITOR` on this text; answer with [`Action::EditorDone`].
+    OpenEditor(String),
+    /// Prepare this text as `prepare` does, rendered in `format`; answer
+    /// with [`Action::Prepared`].
+    Prepare {
+        /// The prompt buffer.
+        text: String,
+        /// `text` or `jsonl`.
+        format: PickFormat,
+    },
+    /// End the picker.
+    Exit(Exit),
+}
+
+/// The whole picker state. Views read it; only [`update`] and
+/// [`State::settle`] change it.
+#[derive(Debug)]
+pub struct State {
+    pub(crate) setup: Setup,
+    /// Sessions in arrival order (an [`EntryId`] indexes this).
+    pub(crate) entries: Vec<Entry>,
+    /// Entry ids in group-then-record order.
+    order: Vec<EntryId>,
+    /// `position[id]`: where entry `id` sits in `order`.
+    position: Vec<u32>,
+    /// Entries by session id (several records may share one).
+    by_id: HashMap<String, Vec<EntryId>>,
+    /// Entries whose cwd is the target's.
+    pub(crate) here_count: usize,
+    /// The ranked list.
+    pub(crate) hits: Vec<Hit>,
+    pub(crate) selected: usize,
+    pub(crate) list_offset: usize,
+    /// Whether the user moved the highlight since the query last changed.
+    pinned: bool,
+    pub(crate) discovering: bool,
+    pub(crate) titles_pending: usize,
+    pub(crate) unreadable: usize,
+    pub(crate) skipped: usize,
+    pub(crate) filter: LineInput,
+    pub(crate) scope: Scope,
+    pub(crate) focus: Focus,
+    pub(crate) prompt: Prompt,
+    pub(crate) prompt_scroll: usize,
+    pub(crate) previews: HashMap<PreviewKey, PreviewSlot>,
+    pub(crate) preview_mode: PreviewMode,
+    pub(crate) preview_scroll: usize,
+    preview_for: Option<PreviewKey>,
+    pub(crate) help: bool,
+    pub(crate) help_scroll: usize,
+    pub(crate) flash: Option<Flash>,
+    pub(crate) submit: Submit,
+    pub(crate) size: (u16, u16),
+    /// Query and scope the hits were ranked for.
+    ranked: Option<(String, Scope)>,
+    /// Entries or labels changed since the last rank.
+    stale: bool,
+    matcher: FuzzyMatcher,
+}
+
+/// Apply `action`; return what the driver must do.
+pub fn update(state: &mut State, action: Action) -> Vec<Effect> {
+    let mut effects = Vec::new();
+    state.apply(action, &mut effects);
+    effects
+}
+
+impl State {
+    /// A picker about to discover sessions, sized 80x24 until told otherwise.
+    pub fn new(setup: Setup) -> Self {
+        State {
+            filter: LineInput::new(&setup.query),
+            prompt: Prompt::new(&setup.prompt),
+            setup,
+            entries: Vec::new(),
+            order: Vec::new(),
+            position: Vec::new(),
+            by_id: HashMap::new(),
+            here_count: 0,
+            hits: Vec::new(),
+            selected: 0,
+            list_offset: 0,
+            pinned: false,
+            discovering: true,
+            titles_pending: 0,
+            unreadable: 0,
+            skipped: 0,
+            scope: Scope::All,
+            focus: Focus::Filter,
+            prompt_scroll: 0,
+            previews: HashMap::new(),
+            preview_mode: PreviewMode::Readable,
+            preview_scroll: 0,
+            preview_for: None,
+            help: false,
+            help_scroll: 0,
+            flash: None,
+            submit: Submit::Idle,
+            size: (80, 24),
+            ranked: None,
+            stale: true,
+            matcher: FuzzyMatcher::new(),
+        }
+    }
+
+    /// Re-rank if the query, scope, sessions or labels changed, keep the
+    /// highlight visible and ask for its preview. Returns the effects.
+    pub fn settle(&mut self) -> Vec<Effect> {
+        let mut effects = Vec::new();
+        self.settle_into(&mut effects);
+        effects
+    }
+
+    /// The prompt buffer.
+    pub fn prompt(&self) -> &Prompt {
+        &self.prompt
+    }
+
+    /// The filter text.
+    pub fn query(&self) -> &str {
+        self.filter.text()
+    }
+
+    /// The highlighted candidate.
+    pub fn current(&self) -> Option<&Entry> {
+        self.hits
+            .get(self.selected)
+            .map(|h| &self.entries[h.id as usize])
+    }
+
+    /// Labels of the ranked candidates, best first.
+    pub fn ranked_labels(&self) -> Vec<&str> {
+        self.hits
+            .iter()
+            .map(|h| self.entries[h.id as usize].label.as_str())
+            .collect()
+    }
+
+    /// The cached preview of the highlighted candidate.
+    pub fn current_preview(&self) -> Option<&PreviewSlot> {
+        self.preview_for.as_ref().and_then(|k| self.previews.get(k))
+    }
+
+    /// The preview the highlighted candidate needs.
+    pub fn preview_key(&self) -> Option<&PreviewKey> {
+        self.preview_for.as_ref()
+    }
+
+    /// What the key table needs to know.
+    pub fn key_context(&self) -> Context {
+        Context {
+            focus: self.focus,
+            input_empty: match self.focus {
+                Focus::Filter => self.filter.is_empty(),
+                Focus::Prompt => self.prompt.is_empty(),
+            },
+            help: self.help,
+        }
+    }
+
+    /// The panes for the current size.
+    pub fn areas(&self) -> Areas {
+        layout::areas(Rect::new(0, 0, self.size.0, self.size.1))
+    }
+
+    /// Sessions listed under the current scope.
+    pub fn total_in_scope(&self) -> usize {
+        match self.scope {
+            Scope::All => self.order.len(),
+            Scope::Here => self.here_count,
+        }
+    }
+
+    fn apply(&mut self, action: Action, fx: &mut Vec<Effect>) {
+        let by_user = action.by_user();
+        if by_user && self.submit != Submit::Idle && action != Action::Abort {
+            return;
+        }
+        if by_user {
+            self.flash = None;
+        }
+        match action {
+            Action::Edit(edit) => self.edit(edit),
+            Action::Paste(text) => match self.focus {
+                Focus::Filter => self.filter.insert_str(&text),
+                Focus::Prompt => {
+                    self.prompt.insert_str(&text);
+                    self.scroll_prompt();
+                }
+            },
+            Action::Move(delta) => {
+                self.settle_into(fx);
+                self.select(self.selected as isize + delta, fx);
+            }
+            Action::Page(pages) => {
+                self.settle_into(fx);
+                let page = self.areas().list.height.max(1) as isize;
+                self.select(self.selected as isize + pages * page, fx);
+            }
+            Action::InsertMention => {
+                self.settle_into(fx);
+                self.insert_mention();
+            }
+            Action::ToggleFocus => {
+                self.focus = match self.focus {
+                    Focus::Filter => Focus::Prompt,
+                    Focus::Prompt => Focus::Filter,
+                }
+            }
+            Action::ToggleScope => {
+                self.scope = match self.scope {
+                    Scope::All => Scope::Here,
+                    Scope::Here => Scope::All,
+                };
+                if self.scope == Scope::Here && self.setup.target.cwd.is_none() {
+                    self.info("no current directory is known: every session is listed");
+                    self.scope = Scope::All;
+                }
+            }
+            Action::TogglePreviewMode => {
+                self.preview_mode = match self.preview_mode {
+                    PreviewMode::Readable => PreviewMode::Raw,
+                    PreviewMode::Raw => PreviewMode::Readable,
+                };
+                self.preview_scroll = 0;
+            }
+            Action::PreviewScroll(lines) => self.scroll_preview(lines),
+            Action::PreviewPage(pages) => {
+                let page = self.areas().preview_body.height.max(1) as isize;
+                self.scroll_preview(pages * page);
+            }
+            Action::ToggleHelp => {
+                self.help = !self.help;
+                self.help_scroll = 0;
+            }
+            Action::HelpScroll(lines) => {
+                let rows = keymap::help_rows().len();
+                let area = Rect::new(0, 0, self.size.0, self.size.1);
+                let visible = layout::help_popup(area, rows).height.saturating_sub(2) as usize;
+                self.help_scroll = step(self.help_scroll, lines, rows.saturating_sub(visible));
+            }
+            Action::OpenEditor => fx.push(Effect::OpenEditor(self.prompt.text().to_owned())),
+            Action::EditorDone(Ok(text)) => {
+                self.prompt.set_text(&text);
+                self.focus = Focus::Prompt;
+                self.scroll_prompt();
+            }
+            Action::EditorDone(Err(why)) => self.error(format!("$EDITOR: {why}")),
+            Action::Submit => self.submit(fx),
+            Action::Prepared(Ok(output)) => fx.push(Effect::Exit(Exit::Submit(output))),
+            Action::Prepared(Err(e)) => {
+                self.submit = Submit::Idle;
+                self.error(format!("{}: {}", e.code, e.message));
+            }
+            Action::Abort => fx.push(Effect::Exit(Exit::Abort)),
+            Action::Resize(width, height) => {
+                self.size = (width, height);
+                self.clamp_list();
+                self.scroll_prompt();
+                self.scroll_preview(0);
+            }
+            Action::Discovered(events) => self.discovered(events, fx),
+            Action::DiscoveryDone => {
+                self.discovering = false;
+                // Previews of a shared id computed while discovering read the
+                // highlighted record; `prepare` reads the id's first record.
+                let shared = &self.by_id;
+                self.previews
+                    .retain(|key, _| shared.get(&key.session_id).is_none_or(|ids| ids.len() < 2));
+                if self.submit == Submit::Waiting {
+                    self.submit = Submit::Idle;
+                    self.submit(fx);
+                }
+            }
+            Action::Titles(titles) => {
+                let mut touched = Vec::new();
+                for (id, title) in titles {
+                    if let Some(entry) = self.entries.get_mut(id as usize) {
+                        if !entry.title_known {
+                            self.titles_pending = self.titles_pending.saturating_sub(1);
+                        }
+                        entry.set_title(title);
+                        touched.push(entry.record.id.clone());
+                    }
+                }
+                self.label_shared(touched);
+                self.stale = true;
+            }
+            Action::PreviewDropped(key) => {
+                if self.previews.get(&key) == Some(&PreviewSlot::Loading) {
+                    self.previews.remove(&key);
+                }
+            }
+            Action::PreviewReady(key, result) => {
+                let slot = match result {
+                    Ok(snapshot) => PreviewSlot::Ready(Arc::new(snapshot)),
+                    Err(e) => PreviewSlot::Failed(e),
+                };
+                self.previews.insert(key, slot);
+                self.scroll_preview(0);
+            }
+        }
+    }
+
+    fn edit(&mut self, edit: Edit) {
+        match self.focus {
+            Focus::Filter => {
+                self.filter.apply(edit);
+            }
+            Focus::Prompt => {
+                let width = self.areas().prompt_body.width as usize;
+                self.prompt.apply(edit, width);
+                self.scroll_prompt();
+            }
+        }
+    }
+
+    fn discovered(&mut self, events: Vec<ScanEvent>, fx: &mut Vec<Effect>) {
+        let mut fresh: Vec<EntryId> = Vec::new();
+        let mut to_read = Vec::new();
+        for event in events {
+            match event {
+                ScanEvent::Record(record) => {
+                    if self.setup.target.session_id.as_deref() == Some(record.id.as_str()) {
+                        continue;
+                    }
+                    let id =
+                        EntryId::try_from(self.entries.len()).expect("fewer than 2^32 sessions");
+                    let entry = Entry::new(record.clone(), &self.setup.target);
+                    self.here_count += usize::from(entry.group == 0);
+                    self.by_id.entry(record.id.clone()).or_default().push(id);
+                    self.entries.push(entry);
+                    fresh.push(id);
+                    to_read.push((id, record));
+                }
+                ScanEvent::Skipped { .. } => self.skipped += 1,
+                ScanEvent::Unreadable { .. } => self.unreadable += 1,
+            }
+        }
+        if fresh.is_empty() {
+            return;
+        }
+        fresh.sort_by(|&a, &b| self.compare(a, b));
+        let old = std::mem::take(&mut self.order);
+        let mut merged = Vec::with_capacity(old.len() + fresh.len());
+        let (mut i, mut j) = (0, 0);
+        while i < old.len() && j < fresh.len() {
+            if self.compare(old[i], fresh[j]) == Ordering::Greater {
+                merged.push(fresh[j]);
+                j += 1;
+            } else {
+                merged.push(old[i]);
+                i += 1;
+            }
+        }
+        merged.extend_from_slice(&old[i..]);
+        merged.extend_from_slice(&fresh[j..]);
+        self.order = merged;
+        self.position = vec![0; self.entries.len()];
+        for (at, &id) in self.order.iter().enumerate() {
+            self.position[id as usize] = at as u32;
+        }
+        self.titles_pending += to_read.len();
+        self.stale = true;
+        self.label_shared(to_read.iter().map(|(_, r)| r.id.clone()).collect());
+        fx.push(Effect::ReadTitles(to_read));
+    }
+
+    /// Records sharing an id are all labelled with the title of the first
+    /// of them in record order (the session a mention of the id reads), as
+    /// the engine labels candidates.
+    fn label_shared(&mut self, ids: Vec<String>) {
+        for id in ids {
+            let Some(group) = self.by_id.get(&id).filter(|g| g.len() > 1) else {
+                continue;
+            };
+            let first = group
+                .iter()
+                .copied()
+                .min_by(|&a, &b| {
+                    record_order(
+                        &self.entries[a as usize].record,
+                        &self.entries[b as usize].record,
+                    )
+                })
+                .expect("a group has entries");
+            let first = &self.entries[first as usize];
+            let label = first.title.clone().unwrap_or_else(|| id.clone());
+            for &member in group {
+                self.entries[member as usize].relabel(label.clone());
+            }
+        }
+    }
+
+    /// Group rank, then record order (SPEC §6).
+    fn compare(&self, a: EntryId, b: EntryId) -> Ordering {
+        let (a, b) = (&self.entries[a as usize], &self.entries[b as usize]);
+        a.group
+            .cmp(&b.group)
+            .then_with(|| record_order(&a.record, &b.record))
+    }
+
+    fn settle_into(&mut self, fx: &mut Vec<Effect>) {
+        let key = (self.filter.text().to_owned(), self.scope);
+        if self.stale || self.ranked.as_ref() != Some(&key) {
+            self.rank(key);
+        }
+        self.ensure_preview(fx);
+    }
+
+    fn rank(&mut self, key: (String, Scope)) {
+        let same = self.ranked.as_ref() == Some(&key);
+        let keep = if same && self.pinned {
+            self.hits.get(self.selected).map(|h| h.id)
+        } else {
+            None
+        };
+        let narrowing = !self.stale
+            && matches!(&self.ranked, Some((q, s)) if *s == key.1 && rank::narrows(q, &key.0));
+        let pool: Vec<EntryId> = if narrowing {
+            let mut ids: Vec<EntryId> = self.hits.iter().map(|h| h.id).collect();
+            ids.sort_unstable_by_key(|&id| self.position[id as usize]);
+            ids
+        } else {
+            self.order
+                .iter()
+                .copied()
+                .filter(|&id| self.scope == Scope::All || self.entries[id as usize].group == 0)
+                .collect()
+        };
+        self.hits = rank::rank(&self.entries, &pool, &key.0, &mut self.matcher);
+        self.selected = keep
+            .and_then(|id| self.hits.iter().position(|h| h.id == id))
+            .unwrap_or(0);
+        if !same {
+            self.pinned = false;
+            self.list_offset = 0;
+        }
+        self.ranked = Some(key);
+        self.stale = false;
+        self.clamp_list();
+    }
+
+    fn select(&mut self, index: isize, fx: &mut Vec<Effect>) {
+        let last = self.hits.len().saturating_sub(1) as isize;
+        self.selected = index.clamp(0, last.max(0)) as usize;
+        self.pinned = true;
+        self.clamp_list();
+        self.ensure_preview(fx);
+    }
+
+    fn clamp_list(&mut self) {
+        let height = self.areas().list.height.max(1) as usize;
+        if self.hits.is_empty() {
+            self.selected = 0;
+            self.list_offset = 0;
+            return;
+        }
+        self.selected = self.selected.min(self.hits.len() - 1);
+        if self.selected < self.list_offset {
+            self.list_offset = self.selected;
+        } else if self.selected >= self.list_offset + height {
+            self.list_offset = self.selected + 1 - height;
+        }
+        self.list_offset = self.list_offset.min(self.hits.len().saturating_sub(height));
+    }
+
+    fn ensure_preview(&mut self, fx: &mut Vec<Effect>) {
+        let Some(entry) = self.current() else {
+            self.preview_for = None;
+            return;
+        };
+        let key = PreviewKey {
+            session_id: entry.record.id.clone(),
+            label: entry.label.clone(),
+        };
+        let record = entry.record.clone();
+        if self.preview_for.as_ref() != Some(&key) {
+            self.preview_scroll = 0;
+            self.preview_for = Some(key.clone());
+        }
+        if !self.previews.contains_key(&key) {
+            self.previews.insert(key.clone(), PreviewSlot::Loading);
+            fx.push(Effect::LoadPreview { key, record });
+        }
+    }
+
+    fn insert_mention(&mut self) {
+        let Some(entry) = self.current() else {
+            self.error("no candidate to insert".to_owned());
+            return;
+        };
+        let id = entry.record.id.clone();
+        let mention = mention::format_mention(&id, Some(&entry.label));
+        let cited = self.prompt.referenced_ids();
+        let max = self.setup.limits.max_references;
+        if !cited.contains(&id) && cited.len() >= max {
+            self.error(format!(
+                "a message may cite at most {max} sessions (maxReferences): remove a mention first"
+            ));
+            return;
+        }
+        self.prompt.insert_mention(&mention);
+        self.scroll_prompt();
+    }
+
+    fn submit(&mut self, fx: &mut Vec<Effect>) {
+        if self.submit != Submit::Idle {
+            return;
+        }
+        let text = self.prompt.text().to_owned();
+        if text.trim().is_empty() {
+            self.error(
+                "nothing to submit: write a message, or press enter on a session to mention it"
+                    .to_owned(),
+            );
+            return;
+        }
+        let checked = self.prompt.parse().and_then(|parsed| {
+            normalize_references(
+                self.setup.target.session_id.as_deref(),
+                &parsed.references,
+                self.setup.limits.max_references,
+            )
+        });
+        if let Err(e) = checked {
+            self.error(format!("{}: {}", e.code, e.message));
+            return;
+        }
+        match self.setup.format {
+            PickFormat::Mention => fx.push(Effect::Exit(Exit::Submit(format!("{text}\n")))),
+            _ if self.discovering => {
+                self.submit = Submit::Waiting;
+                self.info("waiting for discovery to finish… (esc aborts)");
+            }
+            format => {
+                self.submit = Submit::Preparing;
+                fx.push(Effect::Prepare { text, format });
+            }
+        }
+    }
+
+    fn scroll_prompt(&mut self) {
+        let body = self.areas().prompt_body;
+        let layout = self.prompt.layout(body.width as usize);
+        let height = (body.height as usize).max(1);
+        let row = layout.cursor_row;
+        if row < self.prompt_scroll {
+            self.prompt_scroll = row;
+        } else if row >= self.prompt_scroll + height {
+            self.prompt_scroll = row + 1 - height;
+        }
+        let rows = layout.rows.len().max(row + 1);
+        self.prompt_scroll = self.prompt_scroll.min(rows.saturating_sub(height));
+    }
+
+    fn scroll_preview(&mut self, lines: isize) {
+        let body = self.areas().preview_body;
+        let total = match self.current_preview() {
+            Some(PreviewSlot::Ready(snapshot)) => preview::lines(
+                snapshot,
+                self.preview_mode,
+                body.width as usize,
+                self.setup.theme,
+            )
+            .len(),
+            _ => 0,
+        };
+        let max = total.saturating_sub(body.height as usize);
+        self.preview_scroll = step(self.preview_scroll, lines, max);
+    }
+
+    fn info(&mut self, text: &str) {
+        self.flash = Some(Flash {
+            error: false,
+            text: text.to_owned(),
+        });
+    }
+
+    fn error(&mut self, text: String) {
+        self.flash = Some(Flash { error: true, text });
+    }
+}
+
+/// `value + delta`, kept within `0..=max`.
+fn step(value: usize, delta: isize, max: usize) -> usize {
+    value.saturating_add_signed(delta).min(max)
+}
+
+#[cfg(test)]
+#[path = "state_tests.rs"]
+mod tests;

@@ -1,0 +1,498 @@
+//! The state machine, driven by actions alone: no terminal, no async.
+
+use super::*;
+use crate::error::ErrorCode;
+use crate::reference::mention::format_mention;
+use crate::tui::testkit::{self, record, step};
+
+fn events(records: &[SessionRecord]) -> Vec<ScanEvent> {
+    records.iter().cloned().map(ScanEvent::Record).collect()
+}
+
+/// Answer title requests from a fixed table (sessions not in it have none).
+fn titled(state: &mut State, effects: Vec<Effect>, titles: &[(&str, &str)]) -> Vec<Effect> {
+    let mut rest = Vec::new();
+    for effect in effects {
+        if let Effect::ReadTitles(batch) = effect {
+            let answer = batch
+                .iter()
+                .map(|(id, r)| {
+                    let title = titles
+                        .iter()
+                        .find(|(i, _)| *i == r.id)
+                        .map(|(_, t)| (*t).to_owned());
+                    (*id, title)
+                })
+                .collect();
+            rest.extend(step(state, Action::Titles(answer)));
+        } else {
+            rest.push(effect);
+        }
+    }
+    rest
+}
+
+fn sample() -> Vec<SessionRecord> {
+    vec![
+        record("old-here", Some(testkit::HERE), "2025-05-01T00:00:00Z"),
+        record("new-other", Some("/elsewhere"), "2025-05-31T00:00:00Z"),
+        record("no-cwd", None, "2025-05-30T00:00:00Z"),
+        record("new-here", Some(testkit::HERE), "2025-05-29T00:00:00Z"),
+        record("mid-other", Some("/elsewhere"), "2025-05-10T00:00:00Z"),
+    ]
+}
+
+const TITLES: &[(&str, &str)] = &[
+    ("old-here", "Refactor the parser"),
+    ("new-other", "Deploy notes"),
+    ("no-cwd", "Repair plan"),
+    ("new-here", "Fix lexer bug"),
+];
+
+fn ready(setup: Setup) -> State {
+    let mut state = State::new(setup);
+    let effects = step(&mut state, Action::Discovered(events(&sample())));
+    titled(&mut state, effects, TITLES);
+    step(&mut state, Action::DiscoveryDone);
+    state
+}
+
+fn ids(state: &State) -> Vec<&str> {
+    state
+        .hits
+        .iter()
+        .map(|h| state.entries[h.id as usize].record.id.as_str())
+        .collect()
+}
+
+fn type_text(state: &mut State, text: &str) -> Vec<Effect> {
+    text.chars()
+        .flat_map(|c| step(state, Action::Edit(Edit::Insert(c))))
+        .collect()
+}
+
+fn flash_text(state: &State) -> Option<(bool, &str)> {
+    state.flash.as_ref().map(|f| (f.error, f.text.as_str()))
+}
+
+#[test]
+fn discovery_orders_by_group_then_recency_and_counts_what_it_cannot_list() {
+    let mut setup = testkit::setup();
+    setup.target.session_id = Some("mid-other".into());
+    let mut state = State::new(setup);
+    let records = sample();
+    let first = step(&mut state, Action::Discovered(events(&records[..2])));
+    assert!(matches!(&first[0], Effect::ReadTitles(batch) if batch.len() == 2));
+    assert!(state.discovering);
+    let mut batch = events(&records[2..]);
+    batch.push(ScanEvent::Unreadable {
+        path: "/s/x.jsonl".into(),
+        reason: "permission denied".into(),
+    });
+    batch.push(ScanEvent::Skipped {
+        path: "/s/y.jsonl".into(),
+        reason: "not a session".into(),
+    });
+    let second = step(&mut state, Action::Discovered(batch));
+    let Effect::ReadTitles(asked) = &second[0] else {
+        panic!("titles first: {second:?}")
+    };
+    // The target session is neither listed nor read.
+    let asked: Vec<&str> = asked.iter().map(|(_, r)| r.id.as_str()).collect();
+    assert_eq!(asked, ["no-cwd", "new-here"]);
+    assert_eq!(ids(&state), ["new-here", "old-here", "no-cwd", "new-other"]);
+    assert_eq!((state.unreadable, state.skipped), (1, 1));
+    assert_eq!(state.titles_pending, 4);
+    titled(&mut state, first, TITLES);
+    titled(&mut state, second, TITLES);
+    assert_eq!(state.titles_pending, 0);
+    assert_eq!(
+        state.ranked_labels(),
+        [
+            "Fix lexer bug",
+            "Refactor the parser",
+            "Repair plan",
+            "Deploy notes"
+        ]
+    );
+}
+
+#[test]
+fn the_highlight_stays_on_top_while_loading_unless_the_user_moved_it() {
+    let mut state = State::new(testkit::setup());
+    let records = sample();
+    step(&mut state, Action::Discovered(events(&records[..1])));
+    assert_eq!(state.current().unwrap().record.id, "old-here");
+    step(&mut state, Action::Discovered(events(&records[3..4])));
+    assert_eq!(state.current().unwrap().record.id, "new-here");
+    step(&mut state, Action::Move(1));
+    assert_eq!(state.current().unwrap().record.id, "old-here");
+    step(&mut state, Action::Discovered(events(&records[1..3])));
+    assert_eq!(state.current().unwrap().record.id, "old-here");
+    assert_eq!(state.selected, 1);
+}
+
+#[test]
+fn typing_reranks_live_exact_matches_first() {
+    let mut state = ready(testkit::setup());
+    step(&mut state, Action::Move(2));
+    type_text(&mut state, "rpa");
+    // "Repair plan" contains no "rpa"; the ids and cwds neither: all fuzzy.
+    assert_eq!(state.selected, 0);
+    assert!(ids(&state).contains(&"no-cwd") && ids(&state).contains(&"old-here"));
+    assert!(state.hits.iter().all(|h| !h.exact));
+    type_text(&mut state, "ir");
+    assert_eq!(ids(&state), ["no-cwd"]);
+    step(&mut state, Action::Edit(Edit::DeleteToStart));
+    type_text(&mut state, "-HERE");
+    assert!(state.hits.iter().all(|h| h.exact));
+    assert_eq!(ids(&state), ["new-here", "old-here"]);
+    type_text(&mut state, "zzz");
+    assert!(state.hits.is_empty() && state.current().is_none());
+}
+
+#[test]
+fn previews_are_requested_once_per_session_and_label() {
+    let mut state = ready(testkit::setup());
+    let down = step(&mut state, Action::Move(1));
+    let [Effect::LoadPreview { key, record }] = down.as_slice() else {
+        panic!("{down:?}")
+    };
+    assert_eq!(
+        (key.session_id.as_str(), key.label.as_str()),
+        ("old-here", "Refactor the parser")
+    );
+    assert_eq!(record.id, "old-here");
+    assert_eq!(state.current_preview(), Some(&PreviewSlot::Loading));
+    assert!(step(&mut state, Action::Move(-1)).is_empty());
+    assert!(step(&mut state, Action::Move(1)).is_empty());
+    let failed = Error::read_failed("nope");
+    step(
+        &mut state,
+        Action::PreviewReady(key.clone(), Err(failed.clone())),
+    );
+    assert_eq!(state.current_preview(), Some(&PreviewSlot::Failed(failed)));
+}
+
+#[test]
+fn enter_inserts_the_canonical_mention_and_the_limit_is_enforced() {
+    let mut setup = testkit::setup();
+    setup.limits.max_references = 2;
+    setup.prompt = "compare".into();
+    let mut state = ready(setup);
+    step(&mut state, Action::InsertMention);
+    let first = format_mention("new-here", Some("Fix lexer bug"));
+    assert_eq!(state.prompt().text(), format!("compare {first} "));
+    // The same session again does not count twice.
+    step(&mut state, Action::InsertMention);
+    step(&mut state, Action::Move(1));
+    step(&mut state, Action::InsertMention);
+    assert_eq!(state.prompt().referenced_ids(), ["new-here", "old-here"]);
+    let before = state.prompt().text().to_owned();
+    step(&mut state, Action::Move(1));
+    step(&mut state, Action::InsertMention);
+    assert_eq!(state.prompt().text(), before);
+    let (error, text) = flash_text(&state).unwrap();
+    assert!(error && text.contains("at most 2 sessions"), "{text}");
+    // The message goes with the next key.
+    step(&mut state, Action::Move(-1));
+    assert_eq!(state.flash, None);
+}
+
+#[test]
+fn submit_waits_for_discovery_and_a_failure_keeps_the_prompt() {
+    let mut state = State::new(testkit::setup());
+    let effects = step(&mut state, Action::Discovered(events(&sample())));
+    titled(&mut state, effects, TITLES);
+    step(&mut state, Action::InsertMention);
+    let text = state.prompt().text().to_owned();
+    assert!(step(&mut state, Action::Submit).is_empty());
+    assert_eq!(state.submit, Submit::Waiting);
+    // Keys are ignored while waiting, except abort.
+    assert!(type_text(&mut state, "x").is_empty());
+    assert_eq!(state.prompt().text(), text);
+    let done = step(&mut state, Action::DiscoveryDone);
+    assert_eq!(
+        done,
+        [Effect::Prepare {
+            text: text.clone(),
+            format: PickFormat::Text
+        }]
+    );
+    assert_eq!(state.submit, Submit::Preparing);
+    let failure = Error::new(ErrorCode::BudgetExceeded, "too big");
+    assert!(step(&mut state, Action::Prepared(Err(failure))).is_empty());
+    assert_eq!(state.submit, Submit::Idle);
+    assert_eq!(state.prompt().text(), text);
+    assert_eq!(
+        flash_text(&state),
+        Some((true, "SESSION_REFERENCE_BUDGET_EXCEEDED: too big"))
+    );
+    assert_eq!(step(&mut state, Action::Submit).len(), 1);
+    let out = step(&mut state, Action::Prepared(Ok("prepared\n".into())));
+    assert_eq!(out, [Effect::Exit(Exit::Submit("prepared\n".into()))]);
+}
+
+#[test]
+fn submit_refuses_what_prepare_would_reject() {
+    let mut setup = testkit::setup();
+    setup.target.session_id = Some("self".into());
+    let mut state = ready(setup);
+    let four = ["a", "b", "c", "d"]
+        .map(|id| format_mention(id, None))
+        .join(" ");
+    let own = format_mention("self", None);
+    let cases = [
+        ("", None),
+        ("  \n ", None),
+        (
+            "see hydra-session:ImFiYyJ",
+            Some(ErrorCode::InvalidReference),
+        ),
+        (four.as_str(), Some(ErrorCode::TooMany)),
+        (own.as_str(), Some(ErrorCode::SelfReference)),
+    ];
+    for (text, code) in cases {
+        step(&mut state, Action::EditorDone(Ok(text.to_owned())));
+        assert!(step(&mut state, Action::Submit).is_empty(), "{text}");
+        let (error, message) = flash_text(&state).unwrap();
+        assert!(error, "{text}");
+        match code {
+            Some(code) => assert!(message.starts_with(code.as_str()), "{message}"),
+            None => assert!(message.starts_with("nothing to submit"), "{message}"),
+        }
+        assert_eq!(state.prompt().text(), text);
+        assert_eq!(state.submit, Submit::Idle);
+    }
+}
+
+#[test]
+fn mention_format_submits_the_buffer_at_once() {
+    let mut setup = testkit::setup();
+    setup.format = PickFormat::Mention;
+    let mut state = State::new(setup);
+    step(&mut state, Action::Discovered(events(&sample())));
+    step(&mut state, Action::InsertMention);
+    let text = state.prompt().text().to_owned();
+    let out = step(&mut state, Action::Submit);
+    assert_eq!(out, [Effect::Exit(Exit::Submit(format!("{text}\n")))]);
+}
+
+#[test]
+fn abort_works_even_while_preparing() {
+    let mut state = ready(testkit::setup());
+    assert_eq!(step(&mut state, Action::Abort), [Effect::Exit(Exit::Abort)]);
+    state.prompt = crate::tui::prompt::Prompt::new("hello");
+    step(&mut state, Action::Submit);
+    assert_eq!(state.submit, Submit::Preparing);
+    assert!(step(&mut state, Action::Move(1)).is_empty());
+    assert_eq!(step(&mut state, Action::Abort), [Effect::Exit(Exit::Abort)]);
+}
+
+#[test]
+fn scope_toggles_between_this_directory_and_all() {
+    let mut state = ready(testkit::setup());
+    step(&mut state, Action::ToggleScope);
+    assert_eq!(ids(&state), ["new-here", "old-here"]);
+    assert_eq!(state.total_in_scope(), 2);
+    step(&mut state, Action::ToggleScope);
+    assert_eq!(state.total_in_scope(), 5);
+    let mut nowhere = testkit::setup();
+    nowhere.target.cwd = None;
+    let mut state = ready(nowhere);
+    step(&mut state, Action::ToggleScope);
+    assert_eq!(state.scope, Scope::All);
+    assert!(matches!(flash_text(&state), Some((false, _))));
+}
+
+#[test]
+fn the_editor_is_an_effect_and_its_text_replaces_the_prompt() {
+    let mut setup = testkit::setup();
+    setup.prompt = "draft".into();
+    let mut state = ready(setup);
+    assert_eq!(
+        step(&mut state, Action::OpenEditor),
+        [Effect::OpenEditor("draft".into())]
+    );
+    step(&mut state, Action::EditorDone(Ok("final\ntext".into())));
+    assert_eq!(state.prompt().text(), "final\ntext");
+    assert_eq!(state.focus, Focus::Prompt);
+    step(
+        &mut state,
+        Action::EditorDone(Err("vi exited with 1".into())),
+    );
+    assert_eq!(state.prompt().text(), "final\ntext");
+    assert_eq!(
+        flash_text(&state),
+        Some((true, "$EDITOR: vi exited with 1"))
+    );
+}
+
+#[test]
+fn focus_decides_where_typing_and_pastes_go() {
+    let mut state = ready(testkit::setup());
+    type_text(&mut state, "fix");
+    step(&mut state, Action::ToggleFocus);
+    type_text(&mut state, "hi");
+    step(&mut state, Action::Edit(Edit::Newline));
+    step(&mut state, Action::Paste("a\r\nb".into()));
+    assert_eq!(state.query(), "fix");
+    assert_eq!(state.prompt().text(), "hi\na\nb");
+    step(&mut state, Action::ToggleFocus);
+    step(&mut state, Action::Paste(" x\ny".into()));
+    assert_eq!(state.query(), "fix x y");
+}
+
+#[test]
+fn moving_and_paging_stay_in_bounds_and_visible() {
+    let mut state = State::new(testkit::setup());
+    let many: Vec<SessionRecord> = (0..40)
+        .map(|i| {
+            record(
+                &format!("s{i:02}"),
+                None,
+                &format!("2025-05-{:02}T00:00:00Z", 1 + i % 28),
+            )
+        })
+        .collect();
+    step(&mut state, Action::Resize(80, 24));
+    step(&mut state, Action::Discovered(events(&many)));
+    let height = state.areas().list.height as usize;
+    step(&mut state, Action::Move(-1));
+    assert_eq!(state.selected, 0);
+    step(&mut state, Action::Page(1));
+    assert_eq!(state.selected, height);
+    assert!(state.list_offset <= state.selected && state.selected < state.list_offset + height);
+    step(&mut state, Action::Move(1000));
+    assert_eq!(state.selected, 39);
+    assert_eq!(state.list_offset, 40 - height);
+    step(&mut state, Action::Page(-1));
+    assert_eq!(state.selected, 39 - height);
+    assert_eq!(state.list_offset, 39 - height);
+    // A smaller terminal keeps the highlight visible.
+    step(&mut state, Action::Resize(80, 12));
+    let small = state.areas().list.height as usize;
+    assert!(state.selected < state.list_offset + small);
+}
+
+#[test]
+fn preview_scrolling_is_clamped_to_the_snapshot() {
+    let (mut state, pending) = testkit::loaded(testkit::setup(), 80, 24);
+    testkit::answer_previews(&mut state, pending, Limits::default());
+    let effects = type_text(&mut state, "long design");
+    testkit::answer_previews(&mut state, effects, Limits::default());
+    assert!(testkit::preview_ready(&state));
+    let Some(PreviewSlot::Ready(snapshot)) = state.current_preview().cloned() else {
+        panic!("no snapshot")
+    };
+    let body = state.areas().preview_body;
+    let total = preview::lines(
+        &snapshot,
+        PreviewMode::Readable,
+        body.width as usize,
+        state.setup.theme,
+    )
+    .len();
+    step(&mut state, Action::PreviewPage(1000));
+    assert_eq!(state.preview_scroll, total - body.height as usize);
+    step(&mut state, Action::PreviewScroll(-1));
+    assert_eq!(state.preview_scroll, total - body.height as usize - 1);
+    step(&mut state, Action::TogglePreviewMode);
+    assert_eq!(
+        (state.preview_mode, state.preview_scroll),
+        (PreviewMode::Raw, 0)
+    );
+    step(&mut state, Action::PreviewScroll(-5));
+    assert_eq!(state.preview_scroll, 0);
+}
+
+#[test]
+fn keys_drive_the_state_through_the_table() {
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    fn press(state: &mut State, code: KeyCode, mods: KeyModifiers) -> Vec<Effect> {
+        let action = keymap::lookup(&KeyEvent::new(code, mods), state.key_context());
+        action.map(|a| step(state, a)).unwrap_or_default()
+    }
+    let mut state = ready(testkit::setup());
+    press(&mut state, KeyCode::Char('?'), KeyModifiers::NONE);
+    assert!(state.help);
+    press(&mut state, KeyCode::Char('x'), KeyModifiers::NONE);
+    assert!(state.help && state.query().is_empty());
+    press(&mut state, KeyCode::Esc, KeyModifiers::NONE);
+    assert!(!state.help);
+    press(&mut state, KeyCode::Char('j'), KeyModifiers::CONTROL);
+    assert_eq!(state.selected, 1);
+    press(&mut state, KeyCode::Enter, KeyModifiers::NONE);
+    assert_eq!(state.prompt().referenced_ids(), ["old-here"]);
+    press(&mut state, KeyCode::Tab, KeyModifiers::NONE);
+    press(&mut state, KeyCode::Char('?'), KeyModifiers::NONE);
+    assert!(!state.help && state.prompt().text().ends_with('?'));
+    let out = press(&mut state, KeyCode::Char('s'), KeyModifiers::CONTROL);
+    assert!(matches!(out.as_slice(), [Effect::Prepare { .. }]));
+}
+
+#[test]
+fn help_scrolls_within_its_rows() {
+    let mut state = ready(testkit::setup());
+    step(&mut state, Action::Resize(80, 12));
+    step(&mut state, Action::ToggleHelp);
+    step(&mut state, Action::HelpScroll(1000));
+    let rows = keymap::help_rows().len();
+    let area = Rect::new(0, 0, 80, 12);
+    let visible = layout::help_popup(area, rows).height as usize - 2;
+    assert_eq!(state.help_scroll, rows - visible);
+    step(&mut state, Action::ToggleHelp);
+    assert_eq!((state.help, state.help_scroll), (false, 0));
+}
+
+#[test]
+fn a_dropped_preview_is_asked_for_again_when_highlighted() {
+    let mut state = ready(testkit::setup());
+    let key = state.preview_key().cloned().unwrap();
+    assert_eq!(state.current_preview(), Some(&PreviewSlot::Loading));
+    let again = step(&mut state, Action::PreviewDropped(key.clone()));
+    assert!(matches!(again.as_slice(), [Effect::LoadPreview { key: k, .. }] if *k == key));
+    // A computed preview is never dropped.
+    step(
+        &mut state,
+        Action::PreviewReady(key.clone(), Err(Error::read_failed("x"))),
+    );
+    assert!(step(&mut state, Action::PreviewDropped(key)).is_empty());
+    assert!(matches!(
+        state.current_preview(),
+        Some(PreviewSlot::Failed(_))
+    ));
+}
+
+#[test]
+fn records_sharing_an_id_carry_the_title_of_the_first() {
+    let mut older = record("dup", Some("/a"), "2025-01-01T00:00:00Z");
+    older.path = "/s/old.jsonl".into();
+    let mut newer = record("dup", Some("/b"), "2025-02-01T00:00:00Z");
+    newer.path = "/s/new.jsonl".into();
+    let mut state = State::new(testkit::setup());
+    let effects = step(&mut state, Action::Discovered(events(&[older, newer])));
+    let Some(Effect::ReadTitles(batch)) = effects.first() else {
+        panic!("{effects:?}")
+    };
+    // The newer record (first in record order) has no title: both show the id.
+    let titles = batch
+        .iter()
+        .map(|(id, r)| {
+            (
+                *id,
+                (r.path.ends_with("old.jsonl")).then(|| "Old".to_owned()),
+            )
+        })
+        .collect();
+    step(&mut state, Action::Titles(titles));
+    assert_eq!(state.ranked_labels(), ["dup", "dup"]);
+    // Previews of a shared id computed while discovering are recomputed after.
+    let key = state.preview_key().cloned().unwrap();
+    step(
+        &mut state,
+        Action::PreviewReady(key.clone(), Err(Error::read_failed("x"))),
+    );
+    let after = step(&mut state, Action::DiscoveryDone);
+    assert!(matches!(after.as_slice(), [Effect::LoadPreview { key: k, .. }] if *k == key));
+}

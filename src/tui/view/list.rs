@@ -1,0 +1,195 @@
+//! The filter line and the candidate rows: label, shortened cwd, age and
+//! store kind, matched characters highlighted, sessions of the target's
+//! directory marked with a bar in the gutter.
+
+use ratatui::layout::{Position, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use ratatui::Frame;
+
+use crate::display;
+use crate::matching::FuzzyMatcher;
+use crate::tui::rank;
+use crate::tui::state::{Focus, Scope, State};
+use crate::tui::text;
+use crate::tui::view::{fit, highlighted};
+
+const PROMPT: &str = "> ";
+
+fn counts(state: &State) -> String {
+    let mut out = format!("{}/{}", state.hits.len(), state.total_in_scope());
+    if state.discovering {
+        out.push_str(" · discovering…");
+    } else if state.titles_pending > 0 {
+        out.push_str(" · reading titles…");
+    }
+    if state.unreadable > 0 {
+        out.push_str(&format!(" · {} unreadable", state.unreadable));
+    }
+    out.push_str(match state.scope {
+        Scope::All => " · all dirs",
+        Scope::Here => " · this dir",
+    });
+    out
+}
+
+/// Columns left for the query text, and how many leading characters of the
+/// query are scrolled away so the cursor stays visible.
+fn query_window(area: Rect, state: &State) -> (usize, usize) {
+    let room = (area.width as usize)
+        .saturating_sub(PROMPT.len() + display::width(&counts(state)) + 2)
+        .max(1);
+    let before: Vec<char> = state.query()[..state.filter.cursor()].chars().collect();
+    let mut skip = 0;
+    let mut width: usize = before.iter().map(|&c| text::char_width(c)).sum();
+    while width >= room && skip < before.len() {
+        width -= text::char_width(before[skip]);
+        skip += 1;
+    }
+    (room, skip)
+}
+
+/// Draw the filter line: prompt, query, and counts on the right.
+pub fn draw_filter(frame: &mut Frame<'_>, area: Rect, state: &State) {
+    if area.height == 0 {
+        return;
+    }
+    let theme = state.setup.theme;
+    let focused = state.focus == Focus::Filter;
+    let (room, skip) = query_window(area, state);
+    let shown: String = state.query().chars().skip(skip).collect();
+    let shown = display::truncate_width(&shown, room);
+    let counts = counts(state);
+    let pad = (area.width as usize)
+        .saturating_sub(PROMPT.len() + display::width(&shown) + display::width(&counts));
+    let prompt_style = if focused { theme.accent() } else { theme.dim() };
+    let query_style = if focused { Style::new() } else { theme.dim() };
+    let line = Line::from(vec![
+        Span::styled(PROMPT, prompt_style),
+        Span::styled(shown, query_style),
+        Span::raw(" ".repeat(pad)),
+        Span::styled(counts, theme.dim()),
+    ]);
+    frame.render_widget(Paragraph::new(line), area);
+}
+
+/// Where the terminal cursor goes when the filter has the focus.
+pub fn filter_cursor(area: Rect, state: &State) -> Option<Position> {
+    if area.height == 0 {
+        return None;
+    }
+    let (_, skip) = query_window(area, state);
+    let before: usize = state.query()[..state.filter.cursor()]
+        .chars()
+        .skip(skip)
+        .map(text::char_width)
+        .sum();
+    let x = area.x as usize + PROMPT.len() + before;
+    (x < (area.x + area.width) as usize).then(|| Position::new(x as u16, area.y))
+}
+
+/// Column widths of a row: (label, cwd); the age (3) and kind (6) are fixed.
+fn widths(width: usize) -> (usize, usize) {
+    let cwd = (width / 4).clamp(8, 30);
+    let label = width.saturating_sub(2 + 2 + cwd + 2 + 3 + 1 + 6);
+    if label < 12 {
+        (width.saturating_sub(2 + 2 + 3 + 1 + 6), 0)
+    } else {
+        (label, cwd)
+    }
+}
+
+/// Draw the candidate rows (or why there are none).
+pub fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
+    if area.height == 0 {
+        return;
+    }
+    let theme = state.setup.theme;
+    if state.hits.is_empty() {
+        let message = if state.entries.is_empty() && state.discovering {
+            "discovering sessions…".to_owned()
+        } else if state.entries.is_empty() {
+            state.setup.empty_hint.clone()
+        } else if state.scope == Scope::Here && state.here_count == 0 {
+            "no session in this directory (ctrl-o lists all)".to_owned()
+        } else {
+            format!("no session matches {:?}", state.query())
+        };
+        let lines: Vec<Line<'_>> = message
+            .lines()
+            .map(|l| Line::styled(format!("  {l}"), theme.dim()))
+            .collect();
+        frame.render_widget(Paragraph::new(lines), area);
+        return;
+    }
+    let (label_width, cwd_width) = widths(area.width as usize);
+    let query = state.query();
+    let mut matcher = FuzzyMatcher::new();
+    let mut lines = Vec::with_capacity(area.height as usize);
+    let visible = state
+        .hits
+        .iter()
+        .enumerate()
+        .skip(state.list_offset)
+        .take(area.height as usize);
+    for (index, hit) in visible {
+        let entry = &state.entries[hit.id as usize];
+        let selected = index == state.selected;
+        let base = if selected {
+            theme.selected()
+        } else {
+            Style::new()
+        };
+        let dim = if selected {
+            theme.selected()
+        } else {
+            theme.dim()
+        };
+        let matched = base.patch(theme.matched());
+        let mut spans = vec![
+            Span::styled(if selected { "›" } else { " " }, base.patch(theme.accent())),
+            Span::styled(
+                if entry.group == 0 { "▌" } else { " " },
+                base.patch(theme.here()),
+            ),
+        ];
+        let label = fit(&display::one_line(&entry.label, usize::MAX), label_width);
+        let marks = rank::highlight(&label, query, &mut matcher);
+        spans.extend(highlighted(&label, &marks, base, matched));
+        if cwd_width > 0 {
+            let cwd = entry.record.cwd.as_deref().map_or_else(
+                || "-".to_owned(),
+                |c| display::short_path(c, state.setup.home.as_deref()),
+            );
+            let cwd = text::truncate_left(&cwd, cwd_width);
+            let marks = rank::highlight(&cwd, query, &mut matcher);
+            spans.push(Span::styled("  ", base));
+            spans.extend(highlighted(&fit(&cwd, cwd_width), &marks, dim, matched));
+        }
+        let age = display::age(&entry.record.created_at, state.setup.now);
+        spans.push(Span::styled(format!("  {age:>3} "), dim));
+        spans.push(Span::styled(
+            format!("{:<6}", entry.record.kind.as_str()),
+            dim,
+        ));
+        lines.push(Line::from(spans));
+    }
+    frame.render_widget(Paragraph::new(lines), area);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_fill_the_row() {
+        for width in [40, 60, 80, 120, 200] {
+            let (label, cwd) = widths(width);
+            let sep = if cwd > 0 { 2 } else { 0 };
+            assert_eq!(2 + label + sep + cwd + 2 + 3 + 1 + 6, width, "{width}");
+        }
+        assert_eq!(widths(80), (44, 20));
+        assert_eq!(widths(30).1, 0);
+    }
+}

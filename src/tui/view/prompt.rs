@@ -1,0 +1,108 @@
+//! The prompt pane: a rule with the reference counter (distinct sessions
+//! cited of `maxReferences`, or why the mentions do not parse), then the
+//! buffer with mentions drawn as `@label` chips.
+
+use ratatui::layout::Position;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use ratatui::Frame;
+
+use crate::tui::layout::Areas;
+use crate::tui::prompt::UnitKind;
+use crate::tui::state::{Focus, State};
+use crate::tui::view::rule;
+
+/// The counter shown in the prompt's rule and whether it is an error.
+pub fn counter(state: &State) -> (String, bool) {
+    let max = state.setup.limits.max_references;
+    match state.prompt().parse() {
+        Ok(_) => {
+            let cited = state.prompt().referenced_ids().len();
+            (format!("sessions {cited}/{max}"), cited > max)
+        }
+        Err(e) => (format!("✗ {}", e.message), true),
+    }
+}
+
+/// Draw the prompt header and body.
+pub fn draw(frame: &mut Frame<'_>, areas: &Areas, state: &State) {
+    let theme = state.setup.theme;
+    let focused = state.focus == Focus::Prompt;
+    let header = areas.prompt_header;
+    if header.height > 0 {
+        let (count, bad) = counter(state);
+        let title_style = if focused {
+            theme.accent()
+        } else {
+            Style::new()
+        };
+        let line = rule(
+            header.width,
+            vec![
+                Span::styled("Prompt · ", title_style),
+                Span::styled(count, if bad { theme.error() } else { theme.dim() }),
+            ],
+            vec![Span::styled("alt-e $EDITOR", theme.dim())],
+            theme,
+        );
+        frame.render_widget(Paragraph::new(line), header);
+    }
+    let body = areas.prompt_body;
+    if body.height == 0 || body.width == 0 {
+        return;
+    }
+    if state.prompt().is_empty() {
+        let hint = "Your message. Enter on a session inserts its mention; tab switches here.";
+        let line = Line::styled(
+            crate::display::truncate_width(hint, body.width as usize),
+            theme.dim(),
+        );
+        frame.render_widget(Paragraph::new(line), body);
+        return;
+    }
+    let layout = state.prompt().layout(body.width as usize);
+    let lines: Vec<Line<'_>> = layout
+        .rows
+        .iter()
+        .skip(state.prompt_scroll)
+        .take(body.height as usize)
+        .map(|row| {
+            let mut spans = Vec::new();
+            let mut run = String::new();
+            for unit in &row.units {
+                match &unit.kind {
+                    UnitKind::Char(c) => run.push(if c.is_control() { ' ' } else { *c }),
+                    UnitKind::Chip { text, valid } => {
+                        if !run.is_empty() {
+                            spans.push(Span::raw(std::mem::take(&mut run)));
+                        }
+                        let style = if *valid {
+                            theme.chip()
+                        } else {
+                            theme.chip_invalid()
+                        };
+                        spans.push(Span::styled(text.clone(), style));
+                    }
+                }
+            }
+            if !run.is_empty() {
+                spans.push(Span::raw(run));
+            }
+            Line::from(spans)
+        })
+        .collect();
+    frame.render_widget(Paragraph::new(lines), body);
+}
+
+/// Where the terminal cursor goes when the prompt has the focus.
+pub fn cursor(areas: &Areas, state: &State) -> Option<Position> {
+    let body = areas.prompt_body;
+    if body.height == 0 || body.width == 0 {
+        return None;
+    }
+    let layout = state.prompt().layout(body.width as usize);
+    let row = layout.cursor_row.checked_sub(state.prompt_scroll)?;
+    (row < body.height as usize && layout.cursor_col < body.width as usize)
+        .then(|| Position::new(body.x + layout.cursor_col as u16, body.y + row as u16))
+}

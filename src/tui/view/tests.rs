@@ -1,0 +1,202 @@
+//! Whole frames drawn from states on a `TestBackend`, snapshot-tested at
+//! 80x24 and 120x40. The clock and home are fixed by the test setup (ages
+//! and `~` paths are stable) and the fixture store is read through a
+//! relative path (error messages are stable).
+
+use ratatui::backend::TestBackend;
+use ratatui::style::Color;
+use ratatui::Terminal;
+
+use super::draw;
+use crate::config::Limits;
+use crate::error::Error;
+use crate::reference::mention::format_mention;
+use crate::tui::line::Edit;
+use crate::tui::preview::PreviewKey;
+use crate::tui::state::{Action, Setup, State};
+use crate::tui::testkit::{self, step};
+
+fn render(state: &State) -> Terminal<TestBackend> {
+    let (w, h) = state.size;
+    let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+    terminal.draw(|frame| draw(frame, state)).unwrap();
+    terminal
+}
+
+fn type_text(state: &mut State, text: &str, limits: Limits) {
+    for c in text.chars() {
+        let effects = step(state, Action::Edit(Edit::Insert(c)));
+        testkit::answer_previews(state, effects, limits);
+    }
+}
+
+/// The fixture store with "Compare with" and one mention in the prompt, the
+/// filter at "re", previews computed.
+fn working(setup: Setup, width: u16, height: u16) -> State {
+    let limits = setup.limits;
+    let (mut state, pending) = testkit::loaded(setup, width, height);
+    testkit::answer_previews(&mut state, pending, limits);
+    step(&mut state, Action::ToggleFocus);
+    type_text(&mut state, "Compare with", limits);
+    step(&mut state, Action::ToggleFocus);
+    step(&mut state, Action::InsertMention);
+    type_text(&mut state, "re", limits);
+    state
+}
+
+#[test]
+fn picker_at_80x24() {
+    let state = working(testkit::setup(), 80, 24);
+    assert!(testkit::preview_ready(&state));
+    let terminal = render(&state);
+    insta::assert_snapshot!(terminal.backend());
+    // The cursor is in the filter, after "re".
+    let mut backend = terminal.backend().clone();
+    use ratatui::backend::Backend;
+    assert_eq!(backend.get_cursor_position().unwrap(), (4, 0).into());
+}
+
+#[test]
+fn picker_at_120x40_with_a_tight_budget() {
+    let mut setup = testkit::setup();
+    setup.limits.max_reference_bytes = 1200;
+    let limits = setup.limits;
+    let mut state = working(setup, 120, 40);
+    step(&mut state, Action::Edit(Edit::DeleteToStart));
+    type_text(&mut state, "long", limits);
+    step(&mut state, Action::ToggleFocus);
+    assert!(testkit::preview_ready(&state));
+    insta::assert_snapshot!(render(&state).backend());
+}
+
+#[test]
+fn raw_preview_at_120x40() {
+    let mut state = working(testkit::setup(), 120, 40);
+    step(&mut state, Action::TogglePreviewMode);
+    insta::assert_snapshot!(render(&state).backend());
+}
+
+#[test]
+fn failures_are_shown_in_place_at_80x24() {
+    let limits = Limits::default();
+    let (mut state, pending) = testkit::loaded(testkit::setup(), 80, 24);
+    testkit::answer_previews(&mut state, pending, limits);
+    type_text(&mut state, "half", limits);
+    step(&mut state, Action::InsertMention);
+    step(&mut state, Action::ToggleFocus);
+    type_text(&mut state, " and hydra-session:ImFiYyJ", limits);
+    step(&mut state, Action::Submit);
+    insta::assert_snapshot!(render(&state).backend());
+}
+
+#[test]
+fn loading_at_80x24() {
+    let mut state = State::new(testkit::setup());
+    step(&mut state, Action::Resize(80, 24));
+    let mut events = testkit::scan_fixtures();
+    events.truncate(3);
+    events.push(crate::store::ScanEvent::Unreadable {
+        path: "locked.jsonl".into(),
+        reason: "permission denied".into(),
+    });
+    step(&mut state, Action::Discovered(events));
+    insta::assert_snapshot!(render(&state).backend());
+}
+
+#[test]
+fn nothing_found_at_80x24() {
+    let mut setup = testkit::setup();
+    setup.empty_hint = "no sessions found. Looked in:\n  hydra  ~/.hydra/sessions\nPoint at a store with --store DIR".into();
+    let mut state = State::new(setup);
+    step(&mut state, Action::Resize(80, 24));
+    step(&mut state, Action::DiscoveryDone);
+    insta::assert_snapshot!(render(&state).backend());
+}
+
+#[test]
+fn help_at_80x24() {
+    let (mut state, _) = testkit::loaded(testkit::setup(), 80, 24);
+    step(&mut state, Action::ToggleHelp);
+    insta::assert_snapshot!(render(&state).backend());
+}
+
+#[test]
+fn a_refused_fourth_session_is_shown() {
+    let (mut state, _) = testkit::loaded(testkit::setup(), 80, 24);
+    for _ in 0..3 {
+        step(&mut state, Action::InsertMention);
+        step(&mut state, Action::Move(1));
+    }
+    step(&mut state, Action::InsertMention);
+    let terminal = render(&state);
+    let screen = terminal.backend().to_string();
+    assert!(screen.contains("sessions 3/3"), "{screen}");
+    assert!(
+        screen.contains("✗ a message may cite at most 3 sessions"),
+        "{screen}"
+    );
+}
+
+#[test]
+fn matched_characters_and_chips_are_styled() {
+    let state = working(testkit::setup(), 80, 24);
+    let terminal = render(&state);
+    let buffer = terminal.backend().buffer();
+    let area = state.areas();
+    // Some character of the candidate rows is in the match style.
+    let matched = (area.list.top()..area.list.bottom())
+        .flat_map(|y| (0..area.list.width).map(move |x| (x, y)))
+        .any(|(x, y)| buffer[(x, y)].fg == Color::Yellow);
+    assert!(matched);
+    // The chip is drawn as "@label" in the chip style.
+    let y = area.prompt_body.y;
+    let row: String = (0..80)
+        .map(|x| buffer[(x, y)].symbol().to_owned())
+        .collect();
+    let at = row.find("@Fix the mention parser").expect("chip text");
+    assert_eq!(buffer[(at as u16, y)].bg, Color::Cyan);
+    assert!(state.prompt().text().contains(&format_mention(
+        "7f3a-parser",
+        Some("Fix the mention parser")
+    )));
+}
+
+#[test]
+fn no_color_draws_without_colors() {
+    let mut setup = testkit::setup();
+    setup.theme.color = false;
+    let mut state = working(setup, 80, 24);
+    let key = PreviewKey {
+        session_id: "x".into(),
+        label: "x".into(),
+    };
+    step(
+        &mut state,
+        Action::PreviewReady(key, Err(Error::read_failed("x"))),
+    );
+    step(&mut state, Action::Submit);
+    for help in [false, true] {
+        if help {
+            step(&mut state, Action::ToggleHelp);
+        }
+        let terminal = render(&state);
+        for cell in terminal.backend().buffer().content() {
+            assert_eq!((cell.fg, cell.bg), (Color::Reset, Color::Reset), "{cell:?}");
+        }
+    }
+    // Distinctions remain: the highlighted row is reversed.
+    let terminal = render(&state);
+    let list = state.areas().list;
+    let cell = &terminal.backend().buffer()[(2, list.y)];
+    assert!(cell.modifier.contains(ratatui::style::Modifier::REVERSED));
+}
+
+#[test]
+fn tiny_terminals_do_not_panic() {
+    let (mut state, _) = testkit::loaded(testkit::setup(), 80, 24);
+    step(&mut state, Action::ToggleHelp);
+    for (w, h) in [(1, 1), (10, 3), (30, 8), (0, 0), (200, 4)] {
+        step(&mut state, Action::Resize(w, h));
+        render(&state);
+    }
+}

@@ -1,0 +1,263 @@
+//! End to end: the real binary in a tmux pane, driven with `send-keys` and
+//! read with `capture-pane`. Every wait polls the screen (or a file) until a
+//! deadline, never a fixed sleep. Skipped, with a note, when tmux is absent.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use session_ref::reference::mention::format_mention;
+
+const BIN: &str = env!("CARGO_BIN_EXE_session-ref");
+const HERE: &str = "/home/dev/src/session-ref";
+const DEADLINE: Duration = Duration::from_secs(30);
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/picker")
+}
+
+fn tmux_available() -> bool {
+    Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// A private tmux server running one command in a detached session.
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn start(name: &str, width: u16, height: u16, command: &str) -> Tmux {
+        let socket = format!("session-ref-e2e-{}-{name}", std::process::id());
+        let tmux = Tmux { socket };
+        let size = (width.to_string(), height.to_string());
+        let status = tmux
+            .command()
+            .args([
+                "-f",
+                "/dev/null",
+                "new-session",
+                "-d",
+                "-x",
+                &size.0,
+                "-y",
+                &size.1,
+            ])
+            .arg(command)
+            .status()
+            .expect("run tmux");
+        assert!(status.success(), "tmux new-session failed");
+        tmux
+    }
+
+    fn command(&self) -> Command {
+        let mut command = Command::new("tmux");
+        command.args(["-L", &self.socket]);
+        command
+    }
+
+    fn screen(&self) -> String {
+        let out = self
+            .command()
+            .args(["capture-pane", "-p"])
+            .output()
+            .expect("capture-pane");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let status = self.command().arg("send-keys").args(keys).status().unwrap();
+        assert!(status.success());
+    }
+
+    fn type_text(&self, text: &str) {
+        let status = self
+            .command()
+            .args(["send-keys", "-l", text])
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+
+    /// Poll the screen until `ready` holds; the screen it held on.
+    fn wait_for(&self, what: &str, ready: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen();
+            if ready(&screen) {
+                return screen;
+            }
+            assert!(
+                start.elapsed() < DEADLINE,
+                "timed out waiting for {what}; the screen:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.command().arg("kill-server").output();
+    }
+}
+
+/// Poll until `path` exists; its content.
+fn wait_for_file(path: &Path, tmux: &Tmux) -> String {
+    let start = Instant::now();
+    while !path.exists() {
+        assert!(
+            start.elapsed() < DEADLINE,
+            "timed out waiting for {}; the screen:\n{}",
+            path.display(),
+            tmux.screen()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::fs::read_to_string(path).unwrap()
+}
+
+fn quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+/// A shell command running the picker with `args` in the fixture store,
+/// stdout and stderr to files, the exit code written last (atomically).
+fn picker_command(dir: &Path, args: &[&str]) -> String {
+    let args: Vec<String> = args.iter().map(|a| quote(a)).collect();
+    format!(
+        "{} --store {} --cwd {} {} > {} 2> {}; echo $? > {}.tmp && mv {}.tmp {}",
+        quote(BIN),
+        quote(fixtures().to_str().unwrap()),
+        HERE,
+        args.join(" "),
+        quote(dir.join("out").to_str().unwrap()),
+        quote(dir.join("err").to_str().unwrap()),
+        quote(dir.join("rc").to_str().unwrap()),
+        quote(dir.join("rc").to_str().unwrap()),
+        quote(dir.join("rc").to_str().unwrap()),
+    )
+}
+
+/// The picker's first row shows `label` highlighted.
+fn highlighted(label: &str) -> impl Fn(&str) -> bool + '_ {
+    move |screen: &str| {
+        screen
+            .lines()
+            .nth(1)
+            .is_some_and(|row| row.starts_with('›') && row.contains(label))
+    }
+}
+
+fn loaded(screen: &str) -> bool {
+    screen.contains("7/7 · all dirs")
+}
+
+#[test]
+fn query_insert_two_mentions_and_submit_equals_prepare() {
+    if !tmux_available() {
+        eprintln!("skipping the picker end-to-end test: tmux is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let tmux = Tmux::start(
+        "submit",
+        100,
+        30,
+        &picker_command(dir.path(), &["--prompt", "compare "]),
+    );
+    tmux.wait_for("discovery", loaded);
+    tmux.type_text("budget");
+    tmux.wait_for(
+        "the budget session on top",
+        highlighted("Byte budget retention"),
+    );
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("the first chip", |s| {
+        s.contains("sessions 1/3") && s.contains("compare @Byte budget retention")
+    });
+    tmux.keys(&["C-u"]);
+    tmux.type_text("parser");
+    tmux.wait_for(
+        "the parser session on top",
+        highlighted("Fix the mention parser"),
+    );
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("the second chip", |s| {
+        s.contains("sessions 2/3")
+            && s.contains("compare @Byte budget retention @Fix the mention parser")
+    });
+    tmux.keys(&["C-s"]);
+    let rc = wait_for_file(&dir.path().join("rc"), &tmux);
+    let stderr = std::fs::read_to_string(dir.path().join("err")).unwrap();
+    assert_eq!(rc.trim(), "0", "stderr: {stderr}");
+    let got = std::fs::read_to_string(dir.path().join("out")).unwrap();
+
+    let buffer = format!(
+        "compare {} {} ",
+        format_mention("b2c9-budget", Some("Byte budget retention")),
+        format_mention("7f3a-parser", Some("Fix the mention parser")),
+    );
+    let prepared = Command::new(BIN)
+        .arg("--store")
+        .arg(fixtures())
+        .args(["--cwd", HERE, "prepare", &buffer])
+        .output()
+        .unwrap();
+    assert!(prepared.status.success());
+    assert_eq!(got, String::from_utf8(prepared.stdout).unwrap());
+}
+
+#[test]
+fn exec_gets_the_result_and_its_exit_code_is_returned() {
+    if !tmux_available() {
+        eprintln!("skipping the picker end-to-end test: tmux is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let piped = dir.path().join("piped");
+    let exec = format!("cat > {}; exit 3", quote(piped.to_str().unwrap()));
+    let tmux = Tmux::start(
+        "exec",
+        80,
+        24,
+        &picker_command(
+            dir.path(),
+            &["--exec", &exec, "--format", "mention", "--query", "notes"],
+        ),
+    );
+    tmux.wait_for("the notes session on top", |s| {
+        highlighted("Release notes draft")(s) && s.contains("1/7")
+    });
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("the chip", |s| s.contains("@Release notes draft"));
+    tmux.keys(&["M-Enter"]);
+    let rc = wait_for_file(&dir.path().join("rc"), &tmux);
+    assert_eq!(rc.trim(), "3");
+    let mention = format_mention("d5e2-notes", Some("Release notes draft"));
+    assert_eq!(
+        std::fs::read_to_string(&piped).unwrap(),
+        format!("{mention} \n")
+    );
+    assert_eq!(std::fs::read_to_string(dir.path().join("out")).unwrap(), "");
+}
+
+#[test]
+fn escape_aborts_with_130_and_writes_nothing() {
+    if !tmux_available() {
+        eprintln!("skipping the picker end-to-end test: tmux is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let tmux = Tmux::start("abort", 80, 24, &picker_command(dir.path(), &[]));
+    tmux.wait_for("discovery", loaded);
+    tmux.type_text("fix");
+    tmux.wait_for("the query", |s| s.starts_with("> fix"));
+    tmux.keys(&["Escape"]);
+    let rc = wait_for_file(&dir.path().join("rc"), &tmux);
+    assert_eq!(rc.trim(), "130");
+    assert_eq!(std::fs::read_to_string(dir.path().join("out")).unwrap(), "");
+    assert_eq!(std::fs::read_to_string(dir.path().join("err")).unwrap(), "");
+}
