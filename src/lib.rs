@@ -6,6 +6,8 @@
 //! [`engine`] applies the core to the stores; [`cli`], [`commands`] and
 //! [`output`] make the command line; `tui` is the interactive picker.
 
+#![warn(missing_docs)]
+
 pub mod cli;
 pub mod commands;
 pub mod config;
