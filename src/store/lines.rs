@@ -80,7 +80,9 @@ pub fn first_line(path: &Path) -> io::Result<Option<Vec<u8>>> {
 
 /// Visit the lines of a file from the last to the first until `visit`
 /// returns `Some`. Lines are given without their `\n`; the first line of the
-/// file is visited last. Reads only as much of the file as the search needs.
+/// file is visited last. Reads only as much of the file as the search needs,
+/// and every byte once: a line longer than one read is assembled once, when
+/// its start is found.
 pub fn scan_backward<T>(
     path: &Path,
     mut visit: impl FnMut(&[u8]) -> Option<T>,
@@ -91,15 +93,16 @@ pub fn scan_backward<T>(
     if end == 0 {
         return Ok(None);
     }
-    // `carry` holds the start of a line whose beginning is not read yet.
-    let mut carry: Vec<u8> = Vec::new();
+    // The end of the line whose start is not read yet, as the chunks read
+    // so far hold it: the nearest chunk first.
+    let mut pieces: Vec<Vec<u8>> = Vec::new();
+    let mut line = Vec::new();
     let mut skip_final_newline = true;
     while end > 0 {
         let start = end.saturating_sub(CHUNK);
         let mut chunk = vec![0u8; (end - start) as usize];
         file.seek(SeekFrom::Start(start))?;
         file.read_exact(&mut chunk)?;
-        chunk.extend_from_slice(&carry);
         let mut line_end = chunk.len();
         if skip_final_newline {
             if chunk.last() == Some(&b'\n') {
@@ -108,17 +111,35 @@ pub fn scan_backward<T>(
             skip_final_newline = false;
         }
         while let Some(nl) = memchr::memrchr(b'\n', &chunk[..line_end]) {
-            if let Some(found) = visit(&chunk[nl + 1..line_end]) {
-                return Ok(Some(found));
+            let found = if pieces.is_empty() {
+                visit(&chunk[nl + 1..line_end])
+            } else {
+                join_pieces(&mut line, &chunk[nl + 1..line_end], &mut pieces);
+                visit(&line)
+            };
+            if found.is_some() {
+                return Ok(found);
             }
             line_end = nl;
         }
         chunk.truncate(line_end);
-        carry = chunk;
+        pieces.push(chunk);
         end = start;
     }
     // The first line has no `\n` before it.
-    Ok(visit(&carry))
+    let first = pieces.pop().unwrap_or_default();
+    join_pieces(&mut line, &first, &mut pieces);
+    Ok(visit(&line))
+}
+
+/// `line` := `head` followed by `pieces` in reverse order; empties `pieces`.
+fn join_pieces(line: &mut Vec<u8>, head: &[u8], pieces: &mut Vec<Vec<u8>>) {
+    line.clear();
+    line.reserve(head.len() + pieces.iter().map(Vec::len).sum::<usize>());
+    line.extend_from_slice(head);
+    while let Some(piece) = pieces.pop() {
+        line.extend_from_slice(&piece);
+    }
 }
 
 #[cfg(test)]
@@ -152,6 +173,33 @@ mod tests {
         assert_eq!(seen.len(), 50_000);
         assert_eq!(seen[0], "line49999");
         assert_eq!(seen[49_999], "line0");
+    }
+
+    #[test]
+    fn backward_scan_assembles_lines_longer_than_a_read() {
+        let chunk = 64 * 1024;
+        for lengths in [
+            vec![3 * chunk + 17, 5, chunk - 1, chunk, chunk + 1],
+            vec![2 * chunk - 1],
+            vec![0, 200_000, 1],
+        ] {
+            let lines: Vec<String> = lengths
+                .iter()
+                .enumerate()
+                .map(|(i, &len)| {
+                    // Every position spelled differently, so pieces out of order show.
+                    (0..len)
+                        .map(|j| char::from(b'a' + ((i * 7 + j / 3 + j) % 26) as u8))
+                        .collect()
+                })
+                .collect();
+            for end in ["", "\n"] {
+                let content = lines.join("\n") + end;
+                let mut expected = lines.clone();
+                expected.reverse();
+                assert_eq!(lines_backward(content.as_bytes()), expected, "{lengths:?}");
+            }
+        }
     }
 
     #[test]
