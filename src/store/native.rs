@@ -263,11 +263,20 @@ fn parse_source(source: SourceData<'_>) -> Option<MessageSource> {
 
 /// The latest title, scanning from the end of the log: the last line that
 /// parses as a `session/title` event with a string title.
+///
+/// Only the title events are parsed whole. A line is passed over unless it
+/// holds the word `title`, or a `\u` or `\/` escape (the only escapes that
+/// can spell a letter or the `/` of `"session/title"`), and, when it does,
+/// unless its `type` is `session/title`; so a log without any title is
+/// read to its start but not parsed.
 pub fn read_title(path: &Path) -> std::io::Result<Option<String>> {
-    let finder = memchr::memmem::Finder::new(b"title");
+    let word = memchr::memmem::Finder::new(b"title");
+    let unicode = memchr::memmem::Finder::new(b"\\u");
+    let slash = memchr::memmem::Finder::new(b"\\/");
     lines::scan_backward(path, |line| {
-        // A title event spells "title" literally unless it uses JSON escapes.
-        if finder.find(line).is_none() && memchr::memchr(b'\\', line).is_none() {
+        let spelled =
+            word.find(line).is_some() || unicode.find(line).is_some() || slash.find(line).is_some();
+        if !spelled || !may_be_title(line) {
             return None;
         }
         match parse_event(line) {
@@ -275,6 +284,16 @@ pub fn read_title(path: &Path) -> std::io::Result<Option<String>> {
             _ => None,
         }
     })
+}
+
+/// Whether a line may be a `session/title` event: its `type` is that
+/// string, or its envelope does not read directly (a repeated key, which
+/// [`parse_event`] resolves).
+fn may_be_title(line: &[u8]) -> bool {
+    match serde_json::from_slice::<RawEvent<'_>>(line) {
+        Ok(raw) => raw.kind.as_ref().and_then(Loose::as_str) == Some("session/title"),
+        Err(_) => true,
+    }
 }
 
 /// Read and fold the whole log of `record`.
@@ -464,5 +483,14 @@ mod tests {
         let escaped = format!("{HEADER}\n{{\"seq\":1,\"type\":\"session\\/\\u0074itle\",\"data\":{{\"title\":\"E\"}}}}\n");
         let (file, _) = write_log(&escaped);
         assert_eq!(read_title(file.path()).unwrap().as_deref(), Some("E"));
+        // No literal "title" anywhere: the escapes alone must not hide it.
+        let spelled = format!(
+            "{HEADER}\n{}\n{}\n{}\n",
+            r#"{"seq":1,"type":"session\/\u0074itl\u0065","data":{"\u0074itle":"U"}}"#,
+            r#"{"seq":2,"type":"user/message","data":{"id":"m","source":{"kind":"user"},"content":[{"type":"text","text":"the title is \"X\""}]}}"#,
+            r#"{"seq":3,"type":"assistant/message","data":{"message":{"id":"a","content":[{"type":"text","text":"line\nbreak"}]}}}"#,
+        );
+        let (file, _) = write_log(&spelled);
+        assert_eq!(read_title(file.path()).unwrap().as_deref(), Some("U"));
     }
 }
