@@ -185,9 +185,11 @@ pub fn blocks(list: Vec<LooseBlock>) -> Vec<Block> {
     list.into_iter().map(|b| b.0).collect()
 }
 
-/// Whether `bytes` is well-formed JSON at all (tells a torn tail from a bad shape).
+/// Whether `bytes` is well-formed JSON at all (tells a torn tail from a bad
+/// shape). Text that is not UTF-8 is not JSON, even where the JSON scanner
+/// would pass over the bad bytes inside a string it ignores.
 pub fn is_json(bytes: &[u8]) -> bool {
-    serde_json::from_slice::<IgnoredAny>(bytes).is_ok()
+    std::str::from_utf8(bytes).is_ok() && serde_json::from_slice::<IgnoredAny>(bytes).is_ok()
 }
 
 /// A JSON error from a plain message, for visitors that reject a shape.
@@ -218,6 +220,13 @@ mod tests {
         }
         let v: Loose<'_> = serde_json::from_str(r#"{"a":[1,{"b":2}]}"#).unwrap();
         assert_eq!(v, Loose::Other);
+    }
+
+    #[test]
+    fn json_is_utf8() {
+        assert!(is_json(br#"{"a":["\u00e9"]}"#));
+        assert!(!is_json(b"{\"a\":[\"\xff\"]}"));
+        assert!(!is_json(b"{\"a\""));
     }
 
     #[test]

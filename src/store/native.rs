@@ -452,6 +452,24 @@ mod tests {
     }
 
     #[test]
+    fn a_line_that_is_not_utf8_does_not_parse() {
+        let bad = r#"{"seq":2,"type":"session/title","data":{"title":"caf"#.as_bytes();
+        let bad = [bad, b"\xe9\"}}"].concat();
+        let body = format!("{HEADER}\n{}\n", user(1, "a")).into_bytes();
+        // As the torn last line of a log being written: ignored.
+        let (file, record) = write_log(&format!("{HEADER}\n"));
+        std::fs::write(file.path(), [&body[..], &bad].concat()).unwrap();
+        let surface = read_surface(&record).unwrap();
+        assert_eq!(surface.captured_through_seq, 1);
+        assert_eq!(read_title(file.path()).unwrap(), None);
+        // Anywhere else: the session is unreadable at that line.
+        std::fs::write(file.path(), [&body[..], &bad, b"\n"].concat()).unwrap();
+        let err = read_surface(&record).unwrap_err();
+        assert_eq!(err.line, Some(3));
+        assert_eq!(err.message, "line is not valid JSON");
+    }
+
+    #[test]
     fn repeated_keys_keep_the_last_value_as_json_parse_does() {
         let log = format!(
             "{HEADER}\n{}\n{}\n{}\n",
