@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use crate::cli::{Command, Config, InputFormat, OutputFormat};
-use crate::engine::{render_jsonl, render_text, Candidate, Engine};
+use crate::engine::{blocking, render_jsonl, render_text, Candidate, Engine};
 use crate::error::{Error, Result};
 use crate::reference::{json, mention, render, uri};
 use crate::store::{Catalog, StoreRoots};
@@ -40,14 +40,6 @@ pub fn nothing_found_hint(config: &Config) -> String {
     hint
 }
 
-/// Run blocking work (directory walks, file reads) off the async threads, so
-/// a Ctrl-C is noticed while it runs.
-pub async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> Result<T> {
-    tokio::task::spawn_blocking(work)
-        .await
-        .map_err(|e| Error::read_failed(format!("internal task failed: {e}")))
-}
-
 /// Whether the command reads its input from stdin.
 pub fn needs_stdin(command: &Command) -> bool {
     matches!(command, Command::Prepare { text: None, .. })
@@ -76,11 +68,12 @@ pub async fn run(config: &Config, stdin: Option<String>) -> Result<String> {
             "the picker is run by the terminal driver",
         )),
         _ => {
-            let engine = Engine::new(
-                Arc::new(load_catalog(config)),
-                config.limits,
-                config.target.clone(),
-            );
+            let catalog = blocking({
+                let config = config.clone();
+                move || load_catalog(&config)
+            })
+            .await?;
+            let engine = Engine::new(Arc::new(catalog), config.limits, config.target.clone());
             run_with_engine(config, &engine, stdin).await
         }
     }
@@ -153,11 +146,7 @@ async fn run_with_engine(
             }
         }
         Command::Mention { id, label } => {
-            let label = match (label, engine.catalog.find(id)) {
-                (Some(label), _) => label.clone(),
-                (None, Some(record)) => engine.default_label(record),
-                (None, None) => id.clone(),
-            };
+            let label = engine.label_or_default(id, label.as_deref()).await?;
             Ok(format!("{}\n", mention::format_mention(id, Some(&label))))
         }
         Command::UriEncode(_) | Command::UriDecode(_) | Command::Pick(_) => {

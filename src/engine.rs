@@ -204,12 +204,25 @@ impl Engine {
             .collect()
     }
 
-    /// The label `mention` uses by default: latest title, else the id.
-    pub fn default_label(&self, record: &SessionRecord) -> String {
-        store::read_title(record)
-            .ok()
-            .flatten()
-            .unwrap_or_else(|| record.id.clone())
+    /// The label a mention of `id` gets by default: the latest title of
+    /// its session, else the id. Read off the async threads.
+    pub async fn default_label(&self, id: &str) -> Result<String> {
+        let record = self.catalog.find(id).cloned();
+        let id = id.to_owned();
+        blocking(move || {
+            record
+                .and_then(|record| store::read_title(&record).ok().flatten())
+                .unwrap_or(id)
+        })
+        .await
+    }
+
+    /// `label`, or the default label of `id` when there is none.
+    pub async fn label_or_default(&self, id: &str, label: Option<&str>) -> Result<String> {
+        match label {
+            Some(label) => Ok(label.to_owned()),
+            None => self.default_label(id).await,
+        }
     }
 
     /// Read sources concurrently; the first failure in source order wins.
@@ -222,7 +235,7 @@ impl Engine {
             .map(|source| {
                 let record = self.catalog.find(&source.session_id).cloned();
                 let id = source.session_id.clone();
-                tokio::task::spawn_blocking(move || match record {
+                blocking(move || match record {
                     Some(record) => store::read_surface(&record)
                         .map(|s| (record.cwd.clone(), s))
                         .map_err(Error::from),
@@ -235,25 +248,28 @@ impl Engine {
             .collect();
         let mut read = Vec::with_capacity(tasks.len());
         for task in tasks {
-            let result = task.await.map_err(|e| {
-                Error::read_failed(format!("failed to read referenced session: {e}"))
-            })?;
-            read.push(result?);
+            read.push(task.await??);
         }
         Ok(read)
     }
 
-    /// Snapshot `sources` and render their context.
+    /// Snapshot `sources` and render their context. Retention runs off the
+    /// async threads too: a large session takes a while to project.
     pub async fn context_for(&self, sources: &[SourceRef]) -> Result<Context> {
         let read = self.read_sources(sources).await?;
-        let views: Vec<ReadSource<'_>> = read
-            .iter()
-            .map(|(cwd, surface)| ReadSource {
-                cwd: cwd.as_deref(),
-                surface,
-            })
-            .collect();
-        prepare::build_context(sources, &views, self.limits.max_reference_bytes)
+        let sources = sources.to_vec();
+        let max_bytes = self.limits.max_reference_bytes;
+        blocking(move || {
+            let views: Vec<ReadSource<'_>> = read
+                .iter()
+                .map(|(cwd, surface)| ReadSource {
+                    cwd: cwd.as_deref(),
+                    surface,
+                })
+                .collect();
+            prepare::build_context(&sources, &views, max_bytes)
+        })
+        .await?
     }
 
     /// Prepare one typed text (`prepare TEXT`).
@@ -299,11 +315,7 @@ impl Engine {
         } else {
             id_or_uri.to_owned()
         };
-        let label = match (label, self.catalog.find(&id)) {
-            (Some(l), _) => l.to_owned(),
-            (None, Some(record)) => self.default_label(record),
-            (None, None) => id.clone(),
-        };
+        let label = self.label_or_default(&id, label).await?;
         let sources = normalize(
             self,
             &[Reference {
@@ -312,6 +324,19 @@ impl Engine {
             }],
         )?;
         self.context_for(&sources).await
+    }
+}
+
+/// Run blocking work (directory walks, file reads, long computations) on
+/// tokio's blocking pool, so that the async threads stay free to notice a
+/// Ctrl-C. The work starts at once, before the result is awaited.
+pub fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> impl std::future::Future<Output = Result<T>> {
+    let task = tokio::task::spawn_blocking(work);
+    async move {
+        task.await
+            .map_err(|e| Error::read_failed(format!("internal task failed: {e}")))
     }
 }
 

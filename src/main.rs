@@ -55,7 +55,10 @@ async fn run(config: Config) -> ExitCode {
     let interrupted = interrupted();
     let work = async {
         let stdin = if commands::needs_stdin(&config.command) {
-            Some(commands::blocking(|| commands::read_stdin(std::io::stdin().lock())).await??)
+            Some(
+                session_ref::engine::blocking(|| commands::read_stdin(std::io::stdin().lock()))
+                    .await??,
+            )
         } else {
             None
         };
