@@ -2,8 +2,15 @@
 //!
 //! The scanner reproduces the reference's JavaScript regular expression
 //! `@\[((?:\\.|[^\\\]])*)\]\((hydra-session:[^\s)]*)\)|(hydra-session:[A-Za-z0-9_-]+)`
-//! (flags `gu`) by hand: JavaScript's `.` and `\s` differ from Rust's, and a
-//! direct scan is linear and allocation-free until a match is found.
+//! (flags `gu`) by hand: JavaScript's `.` and `\s` differ from Rust's.
+//!
+//! The regular expression, run from every `@[`, rescans the rest of the text
+//! each time a label never closes, which is quadratic (a prompt of many
+//! `@[` and no `]` takes seconds per 100 KB). The scanner gives the same
+//! matches in linear time: where a label ends depends only on the position
+//! the label scan has reached, and a scan passes through every later label
+//! start before the point where it stops; so a label that starts inside the
+//! previous scan ends as that scan did (see [`Scanner`]).
 
 use std::ops::Range;
 
@@ -83,11 +90,12 @@ pub fn parse_text(text: &str) -> Result<ParsedText> {
 /// Find every mention in `text`, left to right, without decoding URIs.
 pub fn scan(text: &str) -> Vec<MentionSpan> {
     let mut spans = Vec::new();
+    let mut scanner = Scanner::new(text);
     let mut pos = 0;
     while pos < text.len() {
         let rest = &text[pos..];
         let found = if rest.starts_with("@[") {
-            match_markdown(text, pos)
+            scanner.markdown(pos)
         } else if rest.starts_with(SCHEME) {
             match_bare(text, pos)
         } else {
@@ -109,39 +117,106 @@ pub fn scan(text: &str) -> Vec<MentionSpan> {
     spans
 }
 
-fn match_markdown(text: &str, start: usize) -> Option<MentionSpan> {
-    let label_start = start + 2;
-    let mut chars = text[label_start..].char_indices();
-    let mut label_end = text.len();
-    while let Some((offset, c)) = chars.next() {
-        match c {
-            ']' => {
-                label_end = label_start + offset;
-                break;
-            }
-            '\\' => match chars.next() {
-                Some((_, next)) if !is_line_terminator(next) => {}
-                _ => return None,
-            },
-            _ => {}
+/// How a label scan ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LabelEnd {
+    /// At the `]` at this byte offset.
+    Close(usize),
+    /// Without a closing `]`: the text ended, or a `\` came before a line
+    /// terminator or the end.
+    Open,
+}
+
+/// Markdown mention matching with memory of the last label scan and the
+/// last URI, which makes [`scan`] linear.
+///
+/// A label scan from position `i` steps over one character, or over two
+/// when the first is a `\`, until a `]` (or a dead end). Its outcome depends
+/// only on `i`. A scan that started at `from` and stopped at `to` reached
+/// every position `p` in `from + 1 ..= to` whose preceding byte is not a
+/// `\` (it could only have stepped over `p` from `p - 1` as the start of an
+/// escape), and so every later label start up to `to`, which follows a `[`:
+/// a scan from there would retrace the rest of the earlier one.
+struct Scanner<'t> {
+    text: &'t str,
+    /// The last label scan: its start, where it stopped, and its outcome.
+    label: Option<(usize, usize, LabelEnd)>,
+    /// The last URI looked for: the label's `]` and the mention's end.
+    uri: Option<(usize, Option<usize>)>,
+}
+
+impl<'t> Scanner<'t> {
+    fn new(text: &'t str) -> Self {
+        Scanner {
+            text,
+            label: None,
+            uri: None,
         }
     }
-    let after_label = &text[label_end..];
-    let uri_start = label_end + 2;
-    if !after_label.starts_with("](") || !text[uri_start..].starts_with(SCHEME) {
-        return None;
+
+    /// The Markdown mention starting with the `@[` at `start`, if any.
+    fn markdown(&mut self, start: usize) -> Option<MentionSpan> {
+        let label_start = start + 2;
+        let LabelEnd::Close(label_end) = self.label_end(label_start) else {
+            return None;
+        };
+        let end = match self.uri {
+            Some((known, end)) if known == label_end => end,
+            _ => {
+                let end = self.uri_end(label_end);
+                self.uri = Some((label_end, end));
+                end
+            }
+        }?;
+        Some(MentionSpan {
+            range: start..end,
+            label: Some(label_start..label_end),
+            uri: label_end + 2..end - 1,
+        })
     }
-    let tail = &text[uri_start + SCHEME.len()..];
-    let stop = tail.find(|c: char| c == ')' || is_js_whitespace(c))?;
-    if !tail[stop..].starts_with(')') {
-        return None;
+
+    /// Where the label starting at `from` (just after a `@[`) ends: the
+    /// first `]` not escaped by a `\`; a `\` escapes any character but a
+    /// line terminator.
+    fn label_end(&mut self, from: usize) -> LabelEnd {
+        // `from` follows a `[`, so the last scan reached it if it started
+        // before it and stopped at or after it: the outcome is the same.
+        if let Some((start, stop, outcome)) = self.label {
+            if start < from && from <= stop {
+                return outcome;
+            }
+        }
+        let mut pos = from;
+        let outcome = loop {
+            let mut chars = self.text[pos..].chars();
+            match chars.next() {
+                None => break LabelEnd::Open,
+                Some(']') => break LabelEnd::Close(pos),
+                Some('\\') => match chars.next() {
+                    Some(next) if !is_line_terminator(next) => pos += 1 + next.len_utf8(),
+                    _ => break LabelEnd::Open,
+                },
+                Some(c) => pos += c.len_utf8(),
+            }
+        };
+        self.label = Some((from, pos, outcome));
+        outcome
     }
-    let uri_end = uri_start + SCHEME.len() + stop;
-    Some(MentionSpan {
-        range: start..uri_end + 1,
-        label: Some(label_start..label_end),
-        uri: uri_start..uri_end,
-    })
+
+    /// After the `]` at `label_end`: `(hydra-session:`, a URI of characters
+    /// other than whitespace and `)`, then `)`. The end of the mention.
+    fn uri_end(&self, label_end: usize) -> Option<usize> {
+        let after_label = &self.text[label_end..];
+        let uri_start = label_end + 2;
+        if !after_label.starts_with("](") || !self.text[uri_start..].starts_with(SCHEME) {
+            return None;
+        }
+        let tail = &self.text[uri_start + SCHEME.len()..];
+        let stop = tail.find(|c: char| c == ')' || is_js_whitespace(c))?;
+        tail[stop..]
+            .starts_with(')')
+            .then_some(uri_start + SCHEME.len() + stop + 1)
+    }
 }
 
 fn match_bare(text: &str, start: usize) -> Option<MentionSpan> {
@@ -285,6 +360,102 @@ mod tests {
         let parsed = parse_text("@[@[x](hydra-session:ImFiYyI)").unwrap();
         assert_eq!(parsed.text, "@@[x");
         assert_eq!(refs(&parsed), [("abc", "@[x")]);
+    }
+
+    /// The regular expression's matches, found the direct (quadratic) way:
+    /// from each `@[`, scan the label to its end, then the URI.
+    fn scan_directly(text: &str) -> Vec<MentionSpan> {
+        let markdown = |start: usize| -> Option<MentionSpan> {
+            let label_start = start + 2;
+            let mut chars = text[label_start..].char_indices();
+            let label_end = loop {
+                match chars.next()? {
+                    (offset, ']') => break label_start + offset,
+                    (_, '\\') => match chars.next() {
+                        Some((_, next)) if !is_line_terminator(next) => {}
+                        _ => return None,
+                    },
+                    _ => {}
+                }
+            };
+            let uri_start = label_end + 2;
+            let rest = text[label_end..].strip_prefix("](")?.strip_prefix(SCHEME)?;
+            let stop = rest.find(|c: char| c == ')' || is_js_whitespace(c))?;
+            rest[stop..].starts_with(')').then(|| MentionSpan {
+                range: start..uri_start + SCHEME.len() + stop + 1,
+                label: Some(label_start..label_end),
+                uri: uri_start..uri_start + SCHEME.len() + stop,
+            })
+        };
+        let mut spans = Vec::new();
+        let mut pos = 0;
+        while let Some(c) = text[pos..].chars().next() {
+            let found = if text[pos..].starts_with("@[") {
+                markdown(pos)
+            } else if text[pos..].starts_with(SCHEME) {
+                match_bare(text, pos)
+            } else {
+                None
+            };
+            match found {
+                Some(span) => {
+                    pos = span.range.end;
+                    spans.push(span);
+                }
+                None => pos += c.len_utf8(),
+            }
+        }
+        spans
+    }
+
+    #[test]
+    fn many_unclosed_labels_scan_in_linear_time() {
+        // Rescanning from every `@[` would take hours on these.
+        let started = std::time::Instant::now();
+        assert_eq!(scan(&"@[".repeat(500_000)), []);
+        assert_eq!(scan(&"@[\\".repeat(300_000)), []);
+        let opens = "@[".repeat(300_000);
+        let text = format!("{opens}](hydra-session:{}", "A".repeat(300_000));
+        let bare = opens.len() + 2..text.len();
+        assert_eq!(
+            scan(&text),
+            [MentionSpan {
+                range: bare.clone(),
+                label: None,
+                uri: bare
+            }]
+        );
+        assert!(started.elapsed() < std::time::Duration::from_secs(30));
+    }
+
+    fn mention_soup() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            Just("@["),
+            Just("@"),
+            Just("["),
+            Just("]"),
+            Just("]("),
+            Just("("),
+            Just(")"),
+            Just("\\"),
+            Just("\n"),
+            Just("\u{2028}"),
+            Just("\u{FEFF}"),
+            Just(" "),
+            Just("a"),
+            Just("é"),
+            Just("hydra-session:"),
+            Just("ImFiYyI"),
+        ];
+        prop::collection::vec(piece, 0..40).prop_map(|pieces| pieces.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        #[test]
+        fn scan_finds_what_the_direct_scan_finds(text in mention_soup()) {
+            prop_assert_eq!(scan(&text), scan_directly(&text));
+        }
     }
 
     proptest! {
