@@ -617,7 +617,7 @@ fn head_title(path: &Path) -> Result<Option<String>, ReadError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::model::{Block, EventKind, MessageSource};
+    use crate::store::foreign::testing::texts;
 
     const CWD: &str = "/home/dev/shop";
 
@@ -643,29 +643,6 @@ mod tests {
 
     fn record_of(root: &Path, path: &Path) -> SessionRecord {
         read_record(&Arc::from(root), path).unwrap().unwrap()
-    }
-
-    fn texts(surface: &Surface) -> Vec<(u64, &'static str, String)> {
-        surface
-            .events
-            .iter()
-            .map(|e| match &e.kind {
-                EventKind::UserMessage { source, content } => (
-                    e.seq,
-                    match source {
-                        MessageSource::Checkpoint => "checkpoint",
-                        _ => "user",
-                    },
-                    join(content),
-                ),
-                EventKind::AssistantMessage { content } => (e.seq, "assistant", join(content)),
-                EventKind::ToolResult => (e.seq, "tool", String::new()),
-            })
-            .collect()
-    }
-
-    fn join(content: &[Block]) -> String {
-        crate::reference::projection::join_text(content)
     }
 
     #[test]

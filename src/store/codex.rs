@@ -25,15 +25,13 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, LazyLock};
 
-use memchr::memmem;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::store::foreign::{
-    elements, is_str, is_zstd, non_empty, read_lines, starts_with_any, string, title_from_text,
-    trailing_uuid, FileCache, SurfaceBuilder, Visit,
+    elements, is_str, is_zstd, last_line_where, non_empty, read_lines, starts_with_any, string,
+    title_from_text, trailing_uuid, FileCache, SurfaceBuilder, Visit,
 };
-use crate::store::lines;
 use crate::store::model::{SessionRecord, StoreKind, Surface};
 use crate::store::time::Instant;
 use crate::store::{has_suffix, parallel_each, walk_files, ReadError, ScanEvent};
@@ -294,25 +292,10 @@ fn read_record(root: &Arc<Path>, path: &Path) -> Result<Option<SessionRecord>, R
 
 /// The `cwd` of the last `turn_context` that has one.
 fn last_turn_context_cwd(path: &Path) -> Result<Option<String>, ReadError> {
-    let cwd_of = |bytes: &[u8]| match parse_line(bytes) {
+    last_line_where(path, b"turn_context", |bytes| match parse_line(bytes) {
         Some((_, Item::TurnContext(p))) => non_empty(p.cwd),
         _ => None,
-    };
-    if is_zstd(path) {
-        let mut last = None;
-        read_lines(path, false, |_, bytes| {
-            if let Some(cwd) = cwd_of(bytes) {
-                last = Some(cwd);
-            }
-            Visit::NEXT
-        })?;
-        return Ok(last);
-    }
-    let word = memmem::Finder::new(b"turn_context");
-    lines::scan_backward(path, |bytes| {
-        word.find(bytes).is_some().then(|| cwd_of(bytes)).flatten()
     })
-    .map_err(|e| ReadError::io(path, &e))
 }
 
 /// Read and fold a whole rollout (see the module docs). A rollout that
@@ -416,24 +399,7 @@ fn thread_name_of(bytes: &[u8]) -> Option<ThreadName> {
 
 /// The rollout's latest `thread_name_updated`, from the end of the file.
 fn rollout_thread_name(path: &Path) -> Result<Option<ThreadName>, ReadError> {
-    if is_zstd(path) {
-        let mut last = None;
-        read_lines(path, false, |_, bytes| {
-            if let Some(name) = thread_name_of(bytes) {
-                last = Some(name);
-            }
-            Visit::NEXT
-        })?;
-        return Ok(last);
-    }
-    let word = memmem::Finder::new(b"thread_name_updated");
-    lines::scan_backward(path, |bytes| {
-        word.find(bytes)
-            .is_some()
-            .then(|| thread_name_of(bytes))
-            .flatten()
-    })
-    .map_err(|e| ReadError::io(path, &e))
+    last_line_where(path, b"thread_name_updated", thread_name_of)
 }
 
 /// The session's entry in `session_index.jsonl` beside the sessions root.
@@ -512,7 +478,7 @@ fn head_title(path: &Path) -> Result<Option<String>, ReadError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::model::{Block, EventKind, MessageSource};
+    use crate::store::foreign::testing::texts;
     use std::path::PathBuf;
 
     const ID: &str = "019b7f94-51b4-7593-922e-ba12b5b73b52";
@@ -583,30 +549,6 @@ mod tests {
 
     fn rollout(id: &str) -> String {
         format!("rollout-2026-01-02T18-39-45-{id}.jsonl")
-    }
-
-    fn texts(surface: &Surface) -> Vec<(u64, &'static str, String)> {
-        surface
-            .events
-            .iter()
-            .map(|e| match &e.kind {
-                EventKind::UserMessage { source, content } => (
-                    e.seq,
-                    if *source == MessageSource::Checkpoint {
-                        "checkpoint"
-                    } else {
-                        "user"
-                    },
-                    join(content),
-                ),
-                EventKind::AssistantMessage { content } => (e.seq, "assistant", join(content)),
-                EventKind::ToolResult => (e.seq, "tool", String::new()),
-            })
-            .collect()
-    }
-
-    fn join(content: &[Block]) -> String {
-        crate::reference::projection::join_text(content)
     }
 
     #[test]

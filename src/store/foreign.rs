@@ -18,7 +18,7 @@ use std::time::SystemTime;
 
 use serde_json::value::RawValue;
 
-use crate::store::lines::LineReader;
+use crate::store::lines::{self, LineReader};
 use crate::store::model::{Block, EventKind, MessageSource, Surface, SurfaceEvent};
 use crate::store::{has_suffix, ReadError};
 
@@ -93,6 +93,28 @@ pub fn read_lines(
         }
     }
     Ok(complete)
+}
+
+/// What `pick` finds in the last line of `path` where it finds anything,
+/// looking only at lines holding `word`. A plain log is scanned from its
+/// end, as far as needed; a zstd stream cannot be read backward and is read
+/// forward, whole.
+pub fn last_line_where<T>(
+    path: &Path,
+    word: &[u8],
+    pick: impl Fn(&[u8]) -> Option<T>,
+) -> Result<Option<T>, ReadError> {
+    let word = memchr::memmem::Finder::new(word);
+    let found = |bytes: &[u8]| word.find(bytes).and_then(|_| pick(bytes));
+    if is_zstd(path) {
+        let mut last = None;
+        read_lines(path, false, |_, bytes| {
+            last = found(bytes).or(last.take());
+            Visit::NEXT
+        })?;
+        return Ok(last);
+    }
+    lines::scan_backward(path, found).map_err(|e| ReadError::io(path, &e))
 }
 
 /// What a line visitor reports to [`read_lines`].
@@ -324,6 +346,33 @@ impl<T> FileCache<T> {
             }
         };
         cell.get_or_init(|| compute().map(Arc::new)).clone()
+    }
+}
+
+/// What the Claude Code and Codex reader tests share.
+#[cfg(test)]
+pub(crate) mod testing {
+    use crate::reference::projection::join_text;
+    use crate::store::model::{EventKind, MessageSource, Surface};
+
+    /// A surface as `(seq, speaker, text)`, the speaker being `user`,
+    /// `checkpoint`, `assistant` or `tool`.
+    pub fn texts(surface: &Surface) -> Vec<(u64, &'static str, String)> {
+        surface
+            .events
+            .iter()
+            .map(|e| match &e.kind {
+                EventKind::UserMessage { source, content } => {
+                    let speaker = match source {
+                        MessageSource::Checkpoint => "checkpoint",
+                        _ => "user",
+                    };
+                    (e.seq, speaker, join_text(content))
+                }
+                EventKind::AssistantMessage { content } => (e.seq, "assistant", join_text(content)),
+                EventKind::ToolResult => (e.seq, "tool", String::new()),
+            })
+            .collect()
     }
 }
 
