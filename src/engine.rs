@@ -154,19 +154,14 @@ impl Engine {
     /// the title of the first of them in record order, the session a
     /// mention of that id reads.
     pub fn titles(&self, indices: &[usize]) -> Vec<Option<String>> {
-        let slots: Vec<std::sync::Mutex<Option<String>>> =
-            indices.iter().map(|_| Default::default()).collect();
-        let work: Vec<(usize, usize)> = indices.iter().copied().enumerate().collect();
-        store::parallel_each(&work, |&(slot, index)| {
-            let record = &self.catalog.records[index];
-            let record = self.catalog.find(&record.id).unwrap_or(record);
-            let title = store::read_title(record).ok().flatten();
-            *slots[slot].lock().expect("title slot") = title;
-        });
-        slots
-            .into_iter()
-            .map(|s| s.into_inner().expect("title slot"))
-            .collect()
+        let records: Vec<&SessionRecord> = indices
+            .iter()
+            .map(|&index| {
+                let record = &self.catalog.records[index];
+                self.catalog.find(&record.id).unwrap_or(record)
+            })
+            .collect();
+        store::parallel_map(&records, |record| store::read_title(record).ok().flatten())
     }
 
     /// Labels of every record (title, else id).

@@ -64,7 +64,7 @@ use crate::store::foreign::{
 use crate::store::lines;
 use crate::store::model::{SessionRecord, StoreKind, Surface};
 use crate::store::time::Instant;
-use crate::store::{has_suffix, parallel_each, walk_files, ReadError, ScanEvent};
+use crate::store::{has_suffix, parallel_each, parallel_map, walk_files, ReadError, ScanEvent};
 
 /// Text-block openings that mark generated wrappers, not typed prompts.
 const WRAPPERS: &[&str] = &[
@@ -540,25 +540,17 @@ fn list_folder(folder: &Path) -> Vec<(PathBuf, Option<i128>)> {
 /// The summary lines of each file, in file order, read on a few threads
 /// (reusing each file's cached backward scan when it went to the start).
 fn summaries_of_files(files: &[PathBuf]) -> Vec<Vec<(String, String)>> {
-    let slots: Vec<Mutex<Vec<(String, String)>>> = files.iter().map(|_| Mutex::default()).collect();
-    let indexed: Vec<usize> = (0..files.len()).collect();
-    parallel_each(&indexed, |&i| {
-        let path = &files[i];
-        let found =
-            TAILS
-                .get(path, 0, || tail_facts(path))
-                .and_then(|tail| match &tail.summaries {
-                    Some(summaries) => Ok(summaries.clone()),
-                    None => SUMMARIES
-                        .get(path, 0, || summaries_of(path))
-                        .map(|s| (*s).clone()),
-                });
-        *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = found.unwrap_or_default();
-    });
-    slots
-        .into_iter()
-        .map(|slot| slot.into_inner().unwrap_or_else(|e| e.into_inner()))
-        .collect()
+    parallel_map(files, |path| {
+        TAILS
+            .get(path, 0, || tail_facts(path))
+            .and_then(|tail| match &tail.summaries {
+                Some(summaries) => Ok(summaries.clone()),
+                None => SUMMARIES
+                    .get(path, 0, || summaries_of(path))
+                    .map(|s| (*s).clone()),
+            })
+            .unwrap_or_default()
+    })
 }
 
 /// The summary of the last line of the session whose `uuid` is a summary's

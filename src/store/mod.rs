@@ -205,19 +205,41 @@ pub fn has_suffix(path: &Path, suffix: &str) -> bool {
 
 /// Run `work` over `items` on a few threads, in no particular order.
 pub fn parallel_each<T: Sync>(items: &[T], work: impl Fn(&T) + Sync) {
+    parallel_map(items, work);
+}
+
+/// `work` of every item, computed on a few threads, in the order of `items`.
+/// A panic in `work` is raised again here.
+pub fn parallel_map<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<R> {
     let threads = std::thread::available_parallelism()
         .map_or(2, |n| n.get())
-        .clamp(1, 8);
+        .clamp(1, 8)
+        .min(items.len());
     let next = AtomicUsize::new(0);
-    std::thread::scope(|scope| {
-        for _ in 0..threads.min(items.len()) {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(item) = items.get(i) else { break };
-                work(item);
-            });
-        }
+    let mut done: Vec<(usize, R)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(item) = items.get(i) else { break mine };
+                        mine.push((i, work(item)));
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|worker| {
+                worker
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
     });
+    done.sort_unstable_by_key(|&(i, _)| i);
+    done.into_iter().map(|(_, result)| result).collect()
 }
 
 /// Discover every session under `roots`, reporting each file through `sink`
@@ -322,6 +344,14 @@ impl Catalog {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parallel_map_keeps_the_order_of_the_items() {
+        let items: Vec<u64> = (0..1000).collect();
+        let squares = parallel_map(&items, |&i| i * i);
+        assert_eq!(squares, items.iter().map(|i| i * i).collect::<Vec<_>>());
+        assert!(parallel_map(&[] as &[u8], |_| 1).is_empty());
+    }
 
     #[test]
     fn default_locations_follow_the_environment() {
