@@ -89,13 +89,22 @@ pub fn parse_text(text: &str) -> Result<ParsedText> {
 
 /// Find every mention in `text`, left to right, without decoding URIs.
 pub fn scan(text: &str) -> Vec<MentionSpan> {
-    let mut spans = Vec::new();
     let mut scanner = Scanner::new(text);
+    scan_with(text, |start| scanner.markdown(start))
+}
+
+/// The scan of `text`, with `markdown(start)` the Markdown mention whose
+/// `@[` is at `start`, if any.
+fn scan_with(
+    text: &str,
+    mut markdown: impl FnMut(usize) -> Option<MentionSpan>,
+) -> Vec<MentionSpan> {
+    let mut spans = Vec::new();
     let mut pos = 0;
     while pos < text.len() {
         let rest = &text[pos..];
         let found = if rest.starts_with("@[") {
-            scanner.markdown(pos)
+            markdown(pos)
         } else if rest.starts_with(SCHEME) {
             match_bare(text, pos)
         } else {
@@ -387,25 +396,7 @@ mod tests {
                 uri: uri_start..uri_start + SCHEME.len() + stop,
             })
         };
-        let mut spans = Vec::new();
-        let mut pos = 0;
-        while let Some(c) = text[pos..].chars().next() {
-            let found = if text[pos..].starts_with("@[") {
-                markdown(pos)
-            } else if text[pos..].starts_with(SCHEME) {
-                match_bare(text, pos)
-            } else {
-                None
-            };
-            match found {
-                Some(span) => {
-                    pos = span.range.end;
-                    spans.push(span);
-                }
-                None => pos += c.len_utf8(),
-            }
-        }
-        spans
+        scan_with(text, markdown)
     }
 
     #[test]
