@@ -501,6 +501,10 @@ fn corpus_samples_list_and_preview_with_their_known_facts() {
         )
     );
     assert!(codemie.contains(&("user".to_owned(), "explore more of current repo".to_owned())));
+    // Claude Code wrote "[Request interrupted by user for tool use]" as a user text.
+    assert!(codemie
+        .iter()
+        .all(|(_, text)| !text.starts_with("[Request interrupted")));
 
     // Codex 0.77.0 exec rollout that ends mid-turn.
     let rollout = by_id("019b7f94-51b4-7593-922e-ba12b5b73b52");

@@ -66,7 +66,11 @@ use crate::store::model::{SessionRecord, StoreKind, Surface};
 use crate::store::time::Instant;
 use crate::store::{has_suffix, parallel_each, parallel_map, walk_files, ReadError, ScanEvent};
 
-/// Text-block openings that mark generated wrappers, not typed prompts.
+/// Text-block openings that mark generated wrappers, not typed prompts:
+/// those of `FORMATS.md`, and the notice Claude Code writes as a user text
+/// when the person interrupts a reply (`[Request interrupted by user]`,
+/// `… by user for tool use]`), which no one typed, like Codex's
+/// `<turn_aborted>`.
 const WRAPPERS: &[&str] = &[
     "<command-name>",
     "<command-message>",
@@ -75,6 +79,7 @@ const WRAPPERS: &[&str] = &[
     "<bash-input>",
     "<bash-stdout>",
     "Caveat: The messages below",
+    "[Request interrupted by user",
 ];
 
 /// The prompt Claude Code sends to warm up a sub-agent.
@@ -688,6 +693,7 @@ mod tests {
             user("u3", r#""<local-command-stdout>done</local-command-stdout>""#),
             user("u4", r#""Caveat: The messages below were generated""#),
             user("u5", r#"[{"type":"text","text":"<bash-input>ls</bash-input>"}]"#),
+            user("u7", r#"[{"type":"text","text":"[Request interrupted by user for tool use]"}]"#),
             r#"{"type":"assistant","message":{"id":"msg_e","model":"<synthetic>","content":[{"type":"text","text":"API Error"}]}}"#.into(),
             r#"{"type":"progress","data":{"type":"hook_progress"}}"#.into(),
             r#"{"type":"a-future-type","sessionId":"s1"}"#.into(),
@@ -702,10 +708,10 @@ mod tests {
             [
                 (3, "user", "fix the build".to_owned()),
                 (4, "assistant", "Looking.\nFixed.".to_owned()),
-                (18, "user", "thanks".to_owned()),
+                (19, "user", "thanks".to_owned()),
             ]
         );
-        assert_eq!(surface.captured_through_seq, 18);
+        assert_eq!(surface.captured_through_seq, 19);
     }
 
     #[test]
