@@ -228,7 +228,11 @@ pub fn scan(root: &Arc<Path>, sink: &(dyn Fn(ScanEvent) + Sync)) {
             Ok(Some(record)) => ScanEvent::Record(record),
             Ok(None) => ScanEvent::Skipped {
                 path: path.clone(),
-                reason: "no session_meta line and no session id in the file name".into(),
+                reason: concat!(
+                    "not a Codex rollout: no JSON line, ",
+                    "or no session_meta and no id in the file name"
+                )
+                .into(),
             },
             Err(e) => ScanEvent::Unreadable {
                 path: path.clone(),
