@@ -102,3 +102,28 @@ impl Error {
 
 /// Result with [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_the_contracts_and_distinct() {
+        let names: Vec<&str> = ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "SESSION_REFERENCE_INVALID_CONFIG",
+                "SESSION_REFERENCE_INVALID_REFERENCE",
+                "SESSION_REFERENCE_SELF_REFERENCE",
+                "SESSION_REFERENCE_TOO_MANY",
+                "SESSION_REFERENCE_READ_FAILED",
+                "SESSION_REFERENCE_BUDGET_EXCEEDED",
+                "SESSION_REFERENCE_CANCELLED",
+            ]
+        );
+        let error = Error::read_failed("gone");
+        assert_eq!(error.to_string(), "SESSION_REFERENCE_READ_FAILED: gone");
+        assert_eq!(Error::cancelled().code, ErrorCode::Cancelled);
+    }
+}

@@ -163,3 +163,56 @@ pub struct SessionSnapshot {
     /// The folded surface.
     pub surface: Surface,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(path: &str, created_at: &str) -> SessionRecord {
+        SessionRecord::new(
+            StoreKind::Hydra,
+            Arc::from(Path::new("/s")),
+            path.into(),
+            path.into(),
+            None,
+            created_at.into(),
+        )
+    }
+
+    #[test]
+    fn record_order_is_newest_instant_first_then_path_bytes() {
+        let mut records = [
+            record("/s/unparsed-b.jsonl", "yesterday"),
+            record("/s/old.jsonl", "2025-01-01T00:00:00Z"),
+            record("/s/unparsed-a.jsonl", ""),
+            // The same instant as /s/same-b, spelled in another offset.
+            record("/s/same-c.jsonl", "2025-03-01T12:00:00+02:00"),
+            record("/s/same-b.jsonl", "2025-03-01T10:00:00.000Z"),
+            record("/s/new.jsonl", "2025-03-01T10:00:00.5Z"),
+            record("/s/Z.jsonl", "2025-01-01T00:00:00Z"),
+        ];
+        records.sort_by(record_order);
+        let paths: Vec<_> = records.iter().map(|r| r.path.to_str().unwrap()).collect();
+        assert_eq!(
+            paths,
+            [
+                "/s/new.jsonl",
+                "/s/same-b.jsonl",
+                "/s/same-c.jsonl",
+                "/s/Z.jsonl",
+                "/s/old.jsonl",
+                "/s/unparsed-a.jsonl",
+                "/s/unparsed-b.jsonl",
+            ]
+        );
+    }
+
+    #[test]
+    fn store_kinds_are_named_and_padded() {
+        let names: Vec<_> = [StoreKind::Hydra, StoreKind::Claude, StoreKind::Codex]
+            .iter()
+            .map(|k| format!("[{k:<6}]"))
+            .collect();
+        assert_eq!(names, ["[hydra ]", "[claude]", "[codex ]"]);
+    }
+}
