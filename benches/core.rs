@@ -12,7 +12,7 @@ use session_ref::reference::retention::{retain, SourceFields};
 use session_ref::store::model::{SessionRecord, StoreKind};
 use session_ref::store::{native, Catalog, StoreRoots};
 
-fn items(count: usize, text_len: usize) -> Vec<ProjectedItem> {
+fn items(count: usize, text_len: usize) -> Vec<ProjectedItem<'static>> {
     (0..count)
         .map(|i| ProjectedItem {
             role: if i % 2 == 0 {
@@ -20,7 +20,7 @@ fn items(count: usize, text_len: usize) -> Vec<ProjectedItem> {
             } else {
                 Role::Assistant
             },
-            text: format!("message {i} <é> ").repeat(text_len / 16),
+            text: format!("message {i} <é> ").repeat(text_len / 16).into(),
             checkpoint: i == 0,
         })
         .collect()

@@ -1,5 +1,7 @@
 //! Projection of a folded surface onto the conversation a snapshot carries (SPEC §7).
 
+use std::borrow::Cow;
+
 use crate::store::model::{Block, EventKind, MessageSource, Surface};
 
 /// Who spoke a projected item.
@@ -23,11 +25,13 @@ impl Role {
 
 /// One projected conversation item.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProjectedItem {
+pub struct ProjectedItem<'a> {
     /// Who spoke.
     pub role: Role,
-    /// Text blocks joined by `"\n"`; never empty.
-    pub text: String,
+    /// Text blocks joined by `"\n"`; never empty. Borrowed from the surface
+    /// when the message has one text block (the common case), so a large
+    /// session is not held in memory twice.
+    pub text: Cow<'a, str>,
     /// Whether this is a compact checkpoint (never dropped by retention).
     pub checkpoint: bool,
 }
@@ -35,7 +39,7 @@ pub struct ProjectedItem {
 /// Project the surface: direct user messages, compact checkpoints and
 /// assistant messages with non-empty text, in order. Tool results, injected
 /// session-reference context and other generated messages are left out.
-pub fn project(surface: &Surface) -> Vec<ProjectedItem> {
+pub fn project(surface: &Surface) -> Vec<ProjectedItem<'_>> {
     surface
         .events
         .iter()
@@ -49,7 +53,7 @@ pub fn project(surface: &Surface) -> Vec<ProjectedItem> {
                 EventKind::AssistantMessage { content } => (Role::Assistant, false, content),
                 EventKind::ToolResult => return None,
             };
-            let text = join_text(content);
+            let text = text_of(content);
             (!text.is_empty()).then_some(ProjectedItem {
                 role,
                 text,
@@ -57,6 +61,19 @@ pub fn project(surface: &Surface) -> Vec<ProjectedItem> {
             })
         })
         .collect()
+}
+
+/// [`join_text`], borrowed when there is at most one text block.
+fn text_of(content: &[Block]) -> Cow<'_, str> {
+    let mut texts = content.iter().filter_map(|block| match block {
+        Block::Text(text) => Some(text.as_str()),
+        Block::Other(_) => None,
+    });
+    match (texts.next(), texts.next()) {
+        (None, _) => Cow::Borrowed(""),
+        (Some(only), None) => Cow::Borrowed(only),
+        (Some(_), Some(_)) => Cow::Owned(join_text(content)),
+    }
 }
 
 /// Text blocks joined with `"\n"`; other blocks are ignored.
@@ -124,7 +141,7 @@ mod tests {
         let items = project(&surface);
         let got: Vec<_> = items
             .iter()
-            .map(|i| (i.role, i.text.as_str(), i.checkpoint))
+            .map(|i| (i.role, &*i.text, i.checkpoint))
             .collect();
         assert_eq!(
             got,
@@ -134,6 +151,10 @@ mod tests {
                 (Role::Assistant, "answer", false)
             ]
         );
+        // One text block is borrowed from the surface, several are joined.
+        assert!(matches!(items[0].text, Cow::Borrowed(_)));
+        assert!(matches!(items[1].text, Cow::Owned(_)));
+        assert!(matches!(items[2].text, Cow::Borrowed(_)));
     }
 
     #[test]

@@ -76,7 +76,7 @@ impl Slot<'_> {
 /// and the undroppable items cut to nothing cannot fit.
 pub fn retain(
     fields: SourceFields<'_>,
-    items: &[ProjectedItem],
+    items: &[ProjectedItem<'_>],
     max_bytes: usize,
 ) -> Result<Retained> {
     let mut slots: Vec<Slot<'_>> = items
@@ -271,7 +271,7 @@ mod tests {
     /// The reference algorithm transcribed directly (quadratic), as an oracle.
     fn oracle(
         fields: SourceFields<'_>,
-        items: &[ProjectedItem],
+        items: &[ProjectedItem<'_>],
         max: usize,
     ) -> Option<(ReferenceData, RetentionStats)> {
         struct It {
@@ -285,9 +285,9 @@ mod tests {
             .iter()
             .map(|i| It {
                 role: i.role,
-                text: i.text.clone(),
+                text: i.text.to_string(),
                 checkpoint: i.checkpoint,
-                original: i.text.clone(),
+                original: i.text.to_string(),
                 omitted: 0,
             })
             .collect();
@@ -382,7 +382,7 @@ mod tests {
         }
     }
 
-    fn item(role: Role, text: &str, checkpoint: bool) -> ProjectedItem {
+    fn item(role: Role, text: &str, checkpoint: bool) -> ProjectedItem<'_> {
         ProjectedItem {
             role,
             text: text.into(),
@@ -457,7 +457,7 @@ mod tests {
         assert_eq!(truncate_with_notice("abcdef", 6), ("abcdef".into(), 0));
     }
 
-    fn arb_items() -> impl Strategy<Value = Vec<ProjectedItem>> {
+    fn arb_items() -> impl Strategy<Value = Vec<ProjectedItem<'static>>> {
         let text = prop_oneof![
             "[a-z <\"\\\\\n]{1,40}",
             "[é😀<\u{1}a]{1,200}",
@@ -472,7 +472,7 @@ mod tests {
                         Role::User
                     },
                     checkpoint: checkpoint && !assistant,
-                    text,
+                    text: text.into(),
                 })
                 .collect()
         })
