@@ -1,12 +1,14 @@
 //! Benchmarks of the paths that must stay fast at scale: retention of a huge
 //! session, listing 10,000 sessions, finding a title at the end of a large
-//! log, and folding a large log. Run with `cargo bench --bench core`.
+//! log (or finding that it has none), folding a large log, and scanning a
+//! prompt for mentions. Run with `cargo bench --bench core`.
 
 use std::hint::black_box;
 use std::io::Write;
 use std::path::Path;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use session_ref::reference::mention;
 use session_ref::reference::projection::{ProjectedItem, Role};
 use session_ref::reference::retention::{retain, SourceFields};
 use session_ref::store::model::{SessionRecord, StoreKind};
@@ -45,7 +47,7 @@ fn bench_retention(c: &mut Criterion) {
     group.finish();
 }
 
-fn write_session(path: &Path, id: &str, messages: usize, text: &str) {
+fn write_session(path: &Path, id: &str, messages: usize, text: &str, titled: bool) {
     let mut f = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
     writeln!(f, r#"{{"type":"session","version":1,"id":"{id}","createdAt":"2025-01-01T00:00:00Z","cwd":"/w"}}"#).unwrap();
     for seq in 1..=messages as u64 {
@@ -55,12 +57,14 @@ fn write_session(path: &Path, id: &str, messages: usize, text: &str) {
         )
         .unwrap();
     }
-    writeln!(
-        f,
-        r#"{{"seq":{},"type":"session/title","data":{{"title":"T"}}}}"#,
-        messages + 1
-    )
-    .unwrap();
+    if titled {
+        writeln!(
+            f,
+            r#"{{"seq":{},"type":"session/title","data":{{"title":"T"}}}}"#,
+            messages + 1
+        )
+        .unwrap();
+    }
 }
 
 fn bench_store(c: &mut Criterion) {
@@ -73,10 +77,15 @@ fn bench_store(c: &mut Criterion) {
             &format!("s{i}"),
             20,
             "hello there",
+            true,
         );
     }
     let big = dir.path().join("big.jsonl");
-    write_session(&big, "big", 200_000, &"x".repeat(250)); // ~55 MB
+    // ~55 MB each; message texts hold escapes, as real ones do.
+    let text = r#"line one\nline \"two\" "#.repeat(10);
+    write_session(&big, "big", 200_000, &text, true);
+    let untitled = dir.path().join("untitled.jsonl");
+    write_session(&untitled, "untitled", 200_000, &text, false);
     let roots = StoreRoots {
         hydra: vec![many.clone()],
         ..Default::default()
@@ -103,6 +112,9 @@ fn bench_store(c: &mut Criterion) {
     group.bench_function("title at end of 55 MB log", |b| {
         b.iter(|| native::read_title(black_box(&big)).unwrap())
     });
+    group.bench_function("no title in 55 MB log", |b| {
+        b.iter(|| native::read_title(black_box(&untitled)).unwrap())
+    });
     let record = SessionRecord::new(
         StoreKind::Hydra,
         std::sync::Arc::from(dir.path()),
@@ -118,5 +130,20 @@ fn bench_store(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_retention, bench_store);
+fn bench_mentions(c: &mut Criterion) {
+    let mut group = c.benchmark_group("mentions");
+    let prose =
+        "Compare @[Plan \\] v2](hydra-session:ImFiYyI) with hydra-session:ImFiYyI. ".repeat(4_000);
+    let unclosed = "@[".repeat(150_000);
+    for (name, text) in [
+        ("300 KB of prose", prose),
+        ("300 KB of unclosed @[", unclosed),
+    ] {
+        group.throughput(Throughput::Bytes(text.len() as u64));
+        group.bench_function(name, |b| b.iter(|| mention::scan(black_box(&text))));
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench_retention, bench_store, bench_mentions);
 criterion_main!(benches);
