@@ -10,7 +10,7 @@
 //! matches in linear time: where a label ends depends only on the position
 //! the label scan has reached, and a scan passes through every later label
 //! start before the point where it stops; so a label that starts inside the
-//! previous scan ends as that scan did (see [`Scanner`]).
+//! previous scan ends as that scan did (see `Scanner`).
 
 use std::ops::Range;
 
