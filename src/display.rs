@@ -67,10 +67,24 @@ pub fn age(created_at: &str, now: i64) -> String {
     }
 }
 
-/// Left-aligned columns separated by two spaces; the last column is not padded.
+/// `text` with every control character shown as a space, so that a title
+/// or path cannot move the cursor or recolour a terminal (as the picker
+/// draws them).
+pub fn printable(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}
+
+/// Left-aligned columns separated by two spaces; the last column is not
+/// padded. Cells are [`printable`].
 pub fn table<const N: usize>(header: &[&str; N], rows: &[[String; N]]) -> String {
+    let rows: Vec<[String; N]> = rows
+        .iter()
+        .map(|row| row.each_ref().map(|cell| printable(cell)))
+        .collect();
     let mut widths = header.map(width);
-    for row in rows {
+    for row in &rows {
         for (w, cell) in widths.iter_mut().zip(row) {
             *w = (*w).max(width(cell));
         }
@@ -91,7 +105,7 @@ pub fn table<const N: usize>(header: &[&str; N], rows: &[[String; N]]) -> String
         out.push('\n');
     };
     line(&mut header.iter().copied());
-    for row in rows {
+    for row in &rows {
         line(&mut row.iter().map(String::as_str));
     }
     out
@@ -129,5 +143,17 @@ mod tests {
             ["long".to_owned(), "y".to_owned()],
         ];
         assert_eq!(table(&["H1", "H2"], &rows), "H1    H2\na     x\nlong  y\n");
+    }
+
+    #[test]
+    fn table_cells_cannot_drive_the_terminal() {
+        let rows = [[
+            "\u{1b}]0;title\u{7}red\u{1b}[31m".to_owned(),
+            "/w\u{9b}2J".to_owned(),
+        ]];
+        assert_eq!(
+            table(&["LABEL", "CWD"], &rows),
+            "LABEL               CWD\n ]0;title red [31m  /w 2J\n"
+        );
     }
 }
