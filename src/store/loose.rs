@@ -9,7 +9,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use crate::store::model::Block;
 
@@ -190,11 +190,6 @@ pub fn blocks(list: Vec<LooseBlock>) -> Vec<Block> {
 /// would pass over the bad bytes inside a string it ignores.
 pub fn is_json(bytes: &[u8]) -> bool {
     std::str::from_utf8(bytes).is_ok() && serde_json::from_slice::<IgnoredAny>(bytes).is_ok()
-}
-
-/// A JSON error from a plain message, for visitors that reject a shape.
-pub fn shape_error<E: de::Error>(message: &str) -> E {
-    E::custom(message)
 }
 
 #[cfg(test)]
