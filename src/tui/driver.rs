@@ -69,18 +69,9 @@ pub trait Host {
 /// Read titles as `Engine::titles` does: on a few threads, `None` for an
 /// absent or unreadable title.
 pub fn read_titles(batch: &[(EntryId, SessionRecord)]) -> Vec<(EntryId, Option<String>)> {
-    let slots: Vec<std::sync::Mutex<Option<String>>> =
-        batch.iter().map(|_| Default::default()).collect();
-    let work: Vec<usize> = (0..batch.len()).collect();
-    store::parallel_each(&work, |&i| {
-        let title = store::read_title(&batch[i].1).ok().flatten();
-        *slots[i].lock().expect("title slot") = title;
-    });
-    batch
-        .iter()
-        .zip(slots)
-        .map(|((id, _), slot)| (*id, slot.into_inner().expect("title slot")))
-        .collect()
+    store::parallel_map(batch, |(id, record)| {
+        (*id, store::read_title(record).ok().flatten())
+    })
 }
 
 /// Files discovery could not list or skipped, for the report after the picker.
