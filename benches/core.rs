@@ -11,7 +11,7 @@ use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughpu
 use session_ref::reference::mention;
 use session_ref::reference::projection::{ProjectedItem, Role};
 use session_ref::reference::retention::{retain, SourceFields};
-use session_ref::store::model::{SessionRecord, StoreKind};
+use session_ref::store::model::SessionRecord;
 use session_ref::store::{native, Catalog, StoreRoots};
 
 fn items(count: usize, text_len: usize) -> Vec<ProjectedItem<'static>> {
@@ -86,10 +86,7 @@ fn bench_store(c: &mut Criterion) {
     write_session(&big, "big", 200_000, &text, true);
     let untitled = dir.path().join("untitled.jsonl");
     write_session(&untitled, "untitled", 200_000, &text, false);
-    let roots = StoreRoots {
-        hydra: vec![many.clone()],
-        ..Default::default()
-    };
+    let roots = StoreRoots::new().with(native::KIND, &many);
 
     let mut group = c.benchmark_group("store");
     group.sample_size(10);
@@ -101,8 +98,7 @@ fn bench_store(c: &mut Criterion) {
             || Catalog::load(&roots),
             |catalog| {
                 catalog
-                    .records
-                    .iter()
+                    .ordered()
                     .filter_map(|r| native::read_title(&r.path).unwrap())
                     .count()
             },
@@ -116,7 +112,7 @@ fn bench_store(c: &mut Criterion) {
         b.iter(|| native::read_title(black_box(&untitled)).unwrap())
     });
     let record = SessionRecord::new(
-        StoreKind::Hydra,
+        native::KIND,
         std::sync::Arc::from(dir.path()),
         big.clone(),
         "big".into(),

@@ -14,7 +14,7 @@ use fuzzy_matcher::skim::SkimMatcherV2;
 use fuzzy_matcher::FuzzyMatcher as _;
 use session_ref::matching::{FuzzyMatcher, Pattern};
 use session_ref::reference::candidates::Target;
-use session_ref::store::model::{record_order, SessionRecord, StoreKind};
+use session_ref::store::model::{record_order, SessionRecord};
 use session_ref::tui::rank::{self, Entry, EntryId};
 
 const QUERIES: [&str; 4] = ["parser", "fxprsbg", "session ref", "zqxjv"];
@@ -119,7 +119,7 @@ fn entries(n: usize) -> (Vec<Entry>, Vec<EntryId>) {
             let path = format!("/s/{id}.jsonl").into();
             (
                 SessionRecord::new(
-                    StoreKind::Hydra,
+                    session_ref::store::native::KIND,
                     Arc::clone(&root),
                     path,
                     id,

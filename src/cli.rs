@@ -3,12 +3,12 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Arg, ArgAction, ArgMatches, Args, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 use crate::config::{self, Limits};
 use crate::error::{Error, Result};
 use crate::reference::candidates::Target;
-use crate::store::StoreRoots;
+use crate::store::{StoreRoots, REGISTRY};
 
 /// Pick coding-agent sessions and put byte-budgeted, read-only snapshots of
 /// them into a prompt.
@@ -30,17 +30,60 @@ pub struct Cli {
     command: Option<CommandArgs>,
 }
 
+/// The store flags: one repeatable `--FLAG DIR` per registered store kind
+/// (`--store`, `--claude`, `--codex`, …), made from the registry so that a
+/// new kind brings its flag with it.
+#[derive(Debug, Default)]
+struct StoreArgs {
+    roots: StoreRoots,
+}
+
+impl FromArgMatches for StoreArgs {
+    fn from_arg_matches(matches: &ArgMatches) -> std::result::Result<Self, clap::Error> {
+        let mut roots = StoreRoots::new();
+        for kind in REGISTRY {
+            let flag = kind.store().flag();
+            for dir in matches.get_many::<PathBuf>(flag).into_iter().flatten() {
+                roots.push(*kind, dir.clone());
+            }
+        }
+        Ok(StoreArgs { roots })
+    }
+
+    fn update_from_arg_matches(
+        &mut self,
+        matches: &ArgMatches,
+    ) -> std::result::Result<(), clap::Error> {
+        *self = Self::from_arg_matches(matches)?;
+        Ok(())
+    }
+}
+
+impl Args for StoreArgs {
+    fn augment_args(command: clap::Command) -> clap::Command {
+        REGISTRY.iter().fold(command, |command, kind| {
+            let store = kind.store();
+            command.arg(
+                Arg::new(store.flag())
+                    .long(store.flag())
+                    .value_name("DIR")
+                    .value_parser(clap::value_parser!(PathBuf))
+                    .action(ArgAction::Append)
+                    .global(true)
+                    .help(format!("{} (repeatable).", store.root_help())),
+            )
+        })
+    }
+
+    fn augment_args_for_update(command: clap::Command) -> clap::Command {
+        Self::augment_args(command)
+    }
+}
+
 #[derive(Debug, Args)]
 struct GlobalArgs {
-    /// Native session store directory (repeatable).
-    #[arg(long = "store", value_name = "DIR", global = true)]
-    stores: Vec<PathBuf>,
-    /// Claude Code projects directory (repeatable).
-    #[arg(long = "claude", value_name = "DIR", global = true)]
-    claude: Vec<PathBuf>,
-    /// Codex CLI sessions directory (repeatable).
-    #[arg(long = "codex", value_name = "DIR", global = true)]
-    codex: Vec<PathBuf>,
+    #[command(flatten)]
+    stores: StoreArgs,
     /// The session being written to: excluded from candidates, rejected as a reference.
     #[arg(long, value_name = "ID", global = true)]
     session: Option<String>,
@@ -309,11 +352,7 @@ impl Cli {
             Some(&g.candidate_limit),
             Some(&g.max_reference_bytes),
         )?;
-        let explicit = StoreRoots {
-            hydra: g.stores,
-            claude: g.claude,
-            codex: g.codex,
-        };
+        let explicit = g.stores.roots;
         let roots_explicit = !explicit.is_empty();
         let looked_at = if roots_explicit {
             explicit.clone()
@@ -440,7 +479,13 @@ mod tests {
             "2",
         ])
         .unwrap();
-        assert_eq!(c.roots.hydra, [PathBuf::from("/s")]);
+        assert_eq!(
+            c.roots
+                .iter()
+                .map(|(k, p)| (k.as_str(), p.as_path()))
+                .collect::<Vec<_>>(),
+            [("hydra", std::path::Path::new("/s"))]
+        );
         assert_eq!(c.target.cwd.as_deref(), Some("/w"));
         assert_eq!(c.limits.max_references, 2);
         assert_eq!(
@@ -477,7 +522,13 @@ mod tests {
         };
         assert_eq!(p.destination, Destination::TmuxPaste("%3".into()));
         assert_eq!(p.query, "fix");
-        assert_eq!(c.roots.hydra, [PathBuf::from("/s")]);
+        assert_eq!(
+            c.roots
+                .iter()
+                .map(|(k, p)| (k.as_str(), p.as_path()))
+                .collect::<Vec<_>>(),
+            [("hydra", std::path::Path::new("/s"))]
+        );
         let misplaced = config(&["--query", "x", "candidates"]).unwrap_err();
         assert_eq!(misplaced.code, ErrorCode::InvalidConfig);
     }

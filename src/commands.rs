@@ -7,7 +7,7 @@ use crate::cli::{Command, Config, InputFormat, OutputFormat};
 use crate::engine::{blocking, render_jsonl, render_text, Candidate, Engine};
 use crate::error::{Error, Result};
 use crate::reference::{json, mention, render, uri};
-use crate::store::{Catalog, StoreRoots};
+use crate::store::{Catalog, StoreRoots, REGISTRY};
 
 /// Load the catalog for a config, reporting skipped files when verbose.
 pub fn load_catalog(config: &Config) -> Catalog {
@@ -33,10 +33,20 @@ pub fn nothing_found_hint(config: &Config) -> String {
     for (kind, path) in looked.iter() {
         hint.push_str(&format!("  {kind:<6} {}\n", path.display()));
     }
-    hint.push_str(
-        "Point at a store with --store DIR (native), --claude DIR or --codex DIR,\n\
-         or try the demo: session-ref --store assets/demo\n",
-    );
+    hint.push_str("Point at a store with ");
+    for (i, kind) in REGISTRY.iter().enumerate() {
+        let store = kind.store();
+        hint.push_str(match i {
+            0 => "",
+            _ if i + 1 == REGISTRY.len() => " or ",
+            _ => ", ",
+        });
+        hint.push_str(&format!("--{} DIR", store.flag()));
+        if store.flag() != store.name() {
+            hint.push_str(&format!(" ({})", store.name()));
+        }
+    }
+    hint.push_str(",\nor try the demo: session-ref --store assets/demo\n");
     hint
 }
 
@@ -91,7 +101,7 @@ async fn run_with_engine(
             fuzzy,
             json,
         } => {
-            if engine.catalog.records.is_empty() && !config.roots_explicit {
+            if engine.catalog.is_empty() && !config.roots_explicit {
                 eprint!("session-ref: {}", nothing_found_hint(config));
             }
             let found = blocking({

@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -15,7 +16,7 @@ use crate::reference::mention::{self, Reference};
 use crate::reference::prepare::{self, Context, ReadSource, SourceRef};
 use crate::reference::{json, uri};
 use crate::store::model::{SessionRecord, Surface};
-use crate::store::{self, Catalog};
+use crate::store::{Catalog, RecordId};
 
 /// Everything needed to list and prepare: the catalog, limits and target.
 #[derive(Debug, Clone)]
@@ -148,40 +149,37 @@ impl Engine {
         }
     }
 
-    /// Titles of the records at `indices` (`None` when absent or unreadable),
-    /// read on a few threads. Titles are read by id, as the reference's
-    /// `readTitleSnapshots(ids)` reads them: records sharing an id all get
-    /// the title of the first of them in record order, the session a
-    /// mention of that id reads.
-    pub fn titles(&self, indices: &[usize]) -> Vec<Option<String>> {
-        let records: Vec<&SessionRecord> = indices
-            .iter()
-            .map(|&index| {
-                let record = &self.catalog.records[index];
-                self.catalog.find(&record.id).unwrap_or(record)
+    /// Labels of the records `ids` (SPEC §6, [`Catalog::label`]), their
+    /// titles read on rayon's pool. Titles are read by session id, as the
+    /// reference's `readTitleSnapshots(ids)` reads them: records sharing an
+    /// id all get the title of the first of them in record order, the
+    /// session a mention of that id reads. An absent or unreadable title
+    /// labels with the id.
+    pub fn labels(&self, ids: &[RecordId]) -> Vec<String> {
+        let catalog = &*self.catalog;
+        ids.par_iter()
+            .map(|&id| {
+                catalog.label(id, |source| {
+                    catalog.read_title(catalog.get(source)).ok().flatten()
+                })
             })
-            .collect();
-        store::parallel_map(&records, |record| store::read_title(record).ok().flatten())
+            .collect()
     }
 
-    /// Labels of every record (title, else id).
+    /// Labels of every record, indexed by [`RecordId`].
     pub fn all_labels(&self) -> Vec<String> {
-        let indices: Vec<usize> = (0..self.catalog.records.len()).collect();
-        self.titles(&indices)
-            .into_iter()
-            .zip(&self.catalog.records)
-            .map(|(title, record)| title.unwrap_or_else(|| record.id.clone()))
-            .collect()
+        let ids: Vec<RecordId> = (0..self.catalog.len()).collect();
+        self.labels(&ids)
     }
 
     /// `candidates(query, limit)`: the reference's exact rule, or with `fuzzy`
     /// the exact matches followed by fuzzy-only ones.
     pub fn candidates(&self, query: &str, limit: usize, fuzzy: bool) -> Vec<Candidate> {
-        let records = &self.catalog.records;
+        let catalog = &*self.catalog;
         let ranked: Vec<Ranked> = if fuzzy && !query.is_empty() {
             let labels = self.all_labels();
             candidates::fuzzy(
-                records,
+                catalog,
                 &labels,
                 &self.target,
                 query,
@@ -189,24 +187,25 @@ impl Engine {
                 &mut FuzzyMatcher::new(),
             )
         } else {
-            candidates::exact(records, &self.target, query, limit, &mut |wanted| {
-                self.titles(wanted)
+            candidates::exact(catalog, &self.target, query, limit, &mut |wanted| {
+                self.labels(wanted)
             })
         };
         ranked
             .into_iter()
-            .map(|r| Candidate::new(&records[r.index], r.label))
+            .map(|r| Candidate::new(catalog.get(r.index), r.label))
             .collect()
     }
 
     /// The label a mention of `id` gets by default: the latest title of
     /// its session, else the id. Read off the async threads.
     pub async fn default_label(&self, id: &str) -> Result<String> {
-        let record = self.catalog.find(id).cloned();
+        let catalog = Arc::clone(&self.catalog);
         let id = id.to_owned();
         blocking(move || {
-            record
-                .and_then(|record| store::read_title(&record).ok().flatten())
+            catalog
+                .find(&id)
+                .and_then(|record| catalog.read_title(record).ok().flatten())
                 .unwrap_or(id)
         })
         .await
@@ -228,10 +227,11 @@ impl Engine {
         let tasks: Vec<_> = sources
             .iter()
             .map(|source| {
-                let record = self.catalog.find(&source.session_id).cloned();
+                let catalog = Arc::clone(&self.catalog);
                 let id = source.session_id.clone();
-                blocking(move || match record {
-                    Some(record) => store::read_surface(&record)
+                blocking(move || match catalog.find(&id) {
+                    Some(record) => catalog
+                        .read_surface(record)
                         .map(|s| (record.cwd.clone(), s))
                         .map_err(Error::from),
                     None => Err(Error::read_failed(format!(
@@ -411,10 +411,7 @@ mod tests {
     }
 
     fn engine(dir: &std::path::Path) -> Engine {
-        let roots = crate::store::StoreRoots {
-            hydra: vec![dir.to_owned()],
-            ..Default::default()
-        };
+        let roots = crate::store::StoreRoots::new().with(crate::store::native::KIND, dir);
         Engine::new(
             Arc::new(Catalog::load(&roots)),
             Limits::default(),

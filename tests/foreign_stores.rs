@@ -313,23 +313,22 @@ fn a_session_that_vanished_after_listing_fails_alone() {
     let home = tempfile::tempdir().unwrap();
     let projects = home.path().join("projects");
     copy_tree(Path::new(CLAUDE), &projects);
-    let catalog = session_ref::store::Catalog::load(&session_ref::store::StoreRoots {
-        claude: vec![projects.clone()],
-        ..Default::default()
-    });
+    let catalog = session_ref::store::Catalog::load(
+        &session_ref::store::StoreRoots::new().with(session_ref::store::claude::KIND, &projects),
+    );
     let checkout = catalog.find(CHECKOUT).unwrap().clone();
     std::fs::remove_file(&checkout.path).unwrap();
-    let err = session_ref::store::read_surface(&checkout).unwrap_err();
+    let err = catalog.read_surface(&checkout).unwrap_err();
     assert_eq!(err.path, checkout.path);
     let err: session_ref::Error = err.into();
     assert_eq!(err.code, session_ref::ErrorCode::ReadFailed);
     assert!(err.message.contains(&checkout.path.display().to_string()));
     let payments = catalog.find(PAYMENTS).unwrap();
     assert_eq!(
-        session_ref::store::read_title(payments).unwrap().as_deref(),
+        catalog.read_title(payments).unwrap().as_deref(),
         Some("Payments migration")
     );
-    assert!(session_ref::store::read_surface(payments).is_ok());
+    assert!(catalog.read_surface(payments).is_ok());
 }
 
 #[test]
@@ -341,7 +340,7 @@ fn default_locations_are_discovered_or_named_in_a_hint() {
     assert_eq!(
         run.stderr,
         format!(
-            "session-ref: no sessions found. Looked in:\n  hydra  {home}/.hydra/sessions\n  claude {home}/.claude/projects\n  codex  {home}/.codex/sessions\nPoint at a store with --store DIR (native), --claude DIR or --codex DIR,\nor try the demo: session-ref --store assets/demo\n"
+            "session-ref: no sessions found. Looked in:\n  hydra  {home}/.hydra/sessions\n  claude {home}/.claude/projects\n  codex  {home}/.codex/sessions\nPoint at a store with --store DIR (hydra), --claude DIR or --codex DIR,\nor try the demo: session-ref --store assets/demo\n"
         )
     );
     let fixtures = Path::new(CLAUDE).parent().unwrap().parent().unwrap();

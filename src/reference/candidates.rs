@@ -1,8 +1,12 @@
 //! Candidate listing and ranking (SPEC §6): the reference's exact substring
 //! rule, then fuzzy-only matches for the picker and `candidates --fuzzy`.
+//! The one implementation of the ranking; the picker keeps [`Fields`] per
+//! entry and calls [`rank`], the engine calls [`exact`] and [`fuzzy`].
 
-use crate::matching::FuzzyMatcher;
-use crate::store::model::SessionRecord;
+use memchr::memmem::Finder;
+
+use crate::matching::{FuzzyMatcher, Pattern};
+use crate::store::{Catalog, RecordId};
 
 /// The session a message is being prepared for.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -22,11 +26,11 @@ pub fn group_rank(candidate_cwd: Option<&str>, target_cwd: Option<&str>) -> u8 {
     }
 }
 
-/// One ranked candidate: an index into the record slice and its label.
+/// One ranked candidate: a record of the catalog and its label.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Ranked {
-    /// Index of the record in record order.
-    pub index: usize,
+    /// The record's id in the catalog.
+    pub index: RecordId,
     /// Latest title, or the id.
     pub label: String,
     /// Group rank (0, 1, 2).
@@ -42,127 +46,222 @@ pub fn lower(text: &str) -> String {
     text.to_lowercase()
 }
 
-/// Whether the exact rule keeps a record: id, cwd or label contains the
-/// lower-cased query, case-insensitively.
-pub fn exact_match(record: &SessionRecord, label: &str, needle_lower: &str) -> bool {
-    needle_lower.is_empty()
-        || lower(&record.id).contains(needle_lower)
-        || record
-            .cwd
-            .as_deref()
-            .is_some_and(|c| lower(c).contains(needle_lower))
-        || lower(label).contains(needle_lower)
+/// The fields a candidate is matched on (label, cwd, id), and the same
+/// lower-cased, laid out in one allocation, each ended by a NUL, so that
+/// the exact rule is one substring search and a re-rank over 100k
+/// candidates touches little memory. The engine builds them per query; the
+/// picker keeps them per entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fields {
+    hay: Box<str>,
+    /// Where each field ends in `hay`: label, cwd, id, then the lower-cased three.
+    ends: [u32; 6],
+}
+
+impl Fields {
+    /// The fields of a candidate labelled `label` (an absent cwd is empty).
+    pub fn new(label: &str, cwd: Option<&str>, id: &str) -> Self {
+        let cwd = cwd.unwrap_or("");
+        let fields = [label, cwd, id];
+        let lowered = fields.map(lower);
+        let mut hay = String::with_capacity(2 * (label.len() + cwd.len() + id.len()) + 6);
+        let mut ends = [0; 6];
+        let lowered_refs = lowered.iter().map(String::as_str);
+        for (i, field) in fields.into_iter().chain(lowered_refs).enumerate() {
+            hay.push_str(field);
+            ends[i] = u32::try_from(hay.len()).expect("fields under 4 GiB");
+            hay.push('\0');
+        }
+        Fields {
+            hay: hay.into_boxed_str(),
+            ends,
+        }
+    }
+
+    fn field(&self, i: usize) -> &str {
+        let start = if i == 0 {
+            0
+        } else {
+            self.ends[i - 1] as usize + 1
+        };
+        &self.hay[start..self.ends[i] as usize]
+    }
+
+    /// Label, cwd (empty when absent) and id, as the fuzzy rule scores them.
+    pub fn fields(&self) -> [&str; 3] {
+        [self.field(0), self.field(1), self.field(2)]
+    }
+
+    /// The reference's exact rule: id, cwd or label contains the
+    /// lower-cased query (`finder` searches for it; an empty query is in
+    /// everything). A needle without NUL cannot match across the NULs
+    /// ending the fields, so the three lower-cased fields are searched at
+    /// once.
+    pub fn exact(&self, finder: &Finder<'_>) -> bool {
+        if finder.needle().contains(&0) {
+            return (3..6).any(|i| finder.find(self.field(i).as_bytes()).is_some());
+        }
+        let lowered = &self.hay[self.ends[2] as usize + 1..];
+        finder.find(lowered.as_bytes()).is_some()
+    }
+}
+
+/// One candidate kept by [`rank`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hit<I> {
+    /// The candidate, as the caller identifies it.
+    pub id: I,
+    /// Whether the exact rule keeps it.
+    pub exact: bool,
+    /// Fuzzy score of a fuzzy-only match (0 for exact ones).
+    pub score: u32,
+}
+
+/// SPEC §6's fuzzy variant over `pool` (given in group-then-record order):
+/// exact-rule matches first, in pool order, then fuzzy-only matches, best
+/// score first, ties in pool order. The one ranking of `candidates
+/// --fuzzy` and the picker.
+pub fn rank<'a, I: Copy>(
+    pool: &[I],
+    fields_of: impl Fn(I) -> &'a Fields,
+    query: &str,
+    matcher: &mut FuzzyMatcher,
+) -> Vec<Hit<I>> {
+    let needle = lower(query);
+    // Byte search is substring search: a UTF-8 needle only matches at
+    // character boundaries.
+    let finder = Finder::new(needle.as_bytes());
+    let pattern = Pattern::new(query);
+    let mut hits = Vec::new();
+    let mut fuzzy = Vec::new();
+    for &id in pool {
+        let fields = fields_of(id);
+        if fields.exact(&finder) {
+            hits.push(Hit {
+                id,
+                exact: true,
+                score: 0,
+            });
+        } else if let Some(score) = matcher.best_score_pattern(&pattern, fields.fields()) {
+            fuzzy.push(Hit {
+                id,
+                exact: false,
+                score,
+            });
+        }
+    }
+    // Stable: equal scores keep pool order.
+    fuzzy.sort_by_key(|h| std::cmp::Reverse(h.score));
+    hits.extend(fuzzy);
+    hits
 }
 
 /// The reference's `listCandidates`.
 ///
-/// `records` are in record order. `titles` is asked, once, for the titles of
-/// the records whose labels are needed (by index); a `None` title (absent or
-/// unreadable) labels the candidate with its id. With an empty query only
-/// the first `limit` ranked records are asked for; otherwise every record is.
+/// `labels` is asked, once, for the labels of the records that need one
+/// (by id; see [`Catalog::label`]). With an empty query only the first
+/// `limit` ranked records are asked for; otherwise every eligible record is.
 pub fn exact(
-    records: &[SessionRecord],
+    catalog: &Catalog,
     target: &Target,
     query: &str,
     limit: usize,
-    titles: &mut dyn FnMut(&[usize]) -> Vec<Option<String>>,
+    labels: &mut dyn FnMut(&[RecordId]) -> Vec<String>,
 ) -> Vec<Ranked> {
     let needle = lower(query);
-    let mut pool = eligible(records, target);
+    let finder = Finder::new(needle.as_bytes());
+    let mut pool = eligible(catalog, target);
     if needle.is_empty() {
         pool.truncate(limit);
     }
-    let wanted: Vec<usize> = pool.iter().map(|&(i, _)| i).collect();
-    let found = titles(&wanted);
+    let wanted: Vec<RecordId> = pool.iter().map(|&(i, _)| i).collect();
+    let found = labels(&wanted);
     let mut ranked: Vec<Ranked> = pool
         .into_iter()
         .zip(found)
-        .map(|((index, rank), title)| Ranked {
+        .filter(|&((index, _), ref label)| {
+            let record = catalog.get(index);
+            needle.is_empty()
+                || Fields::new(label, record.cwd.as_deref(), &record.id).exact(&finder)
+        })
+        .map(|((index, rank), label)| Ranked {
             index,
-            label: title.unwrap_or_else(|| records[index].id.clone()),
+            label,
             rank,
             exact: true,
             score: 0,
         })
-        .filter(|r| exact_match(&records[r.index], &r.label, &needle))
         .collect();
     ranked.truncate(limit);
     ranked
 }
 
-/// Records other than the target, sorted by group rank then record order.
-fn eligible(records: &[SessionRecord], target: &Target) -> Vec<(usize, u8)> {
-    let mut pool: Vec<(usize, u8)> = records
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| target.session_id.as_deref() != Some(r.id.as_str()))
-        .map(|(i, r)| (i, group_rank(r.cwd.as_deref(), target.cwd.as_deref())))
-        .collect();
-    // Stable: record order is kept within a rank.
-    pool.sort_by_key(|&(_, rank)| rank);
+/// Records other than the target with their group rank, in group-then-
+/// record order (SPEC §6): the pool every ranking starts from.
+pub fn eligible(catalog: &Catalog, target: &Target) -> Vec<(RecordId, u8)> {
+    let mut groups: [Vec<(RecordId, u8)>; 3] = Default::default();
+    for &id in catalog.order() {
+        let record = catalog.get(id);
+        if target.session_id.as_deref() == Some(record.id.as_str()) {
+            continue;
+        }
+        let rank = group_rank(record.cwd.as_deref(), target.cwd.as_deref());
+        groups[usize::from(rank)].push((id, rank));
+    }
+    let [mut pool, none, other] = groups;
+    pool.extend(none);
+    pool.extend(other);
     pool
 }
 
 /// Exact matches first in the reference's order, then fuzzy-only matches,
 /// best score first, ties by group rank then record order (SPEC §6).
 ///
-/// `labels[i]` is the label of `records[i]`.
+/// `labels[id]` is the label of record `id` of the catalog.
 pub fn fuzzy(
-    records: &[SessionRecord],
+    catalog: &Catalog,
     labels: &[String],
     target: &Target,
     query: &str,
     limit: usize,
     matcher: &mut FuzzyMatcher,
 ) -> Vec<Ranked> {
-    let needle = lower(query);
-    let mut exact_hits = Vec::new();
-    let mut fuzzy_hits = Vec::new();
-    for (index, rank) in eligible(records, target) {
-        let record = &records[index];
-        let label = &labels[index];
-        if exact_match(record, label, &needle) {
-            exact_hits.push(Ranked {
+    let pool = eligible(catalog, target);
+    let fields: Vec<Fields> = pool
+        .iter()
+        .map(|&(id, _)| {
+            let record = catalog.get(id);
+            Fields::new(&labels[id], record.cwd.as_deref(), &record.id)
+        })
+        .collect();
+    let positions: Vec<usize> = (0..pool.len()).collect();
+    let mut hits = rank(&positions, |at| &fields[at], query, matcher);
+    hits.truncate(limit);
+    hits.into_iter()
+        .map(|hit| {
+            let (index, rank) = pool[hit.id];
+            Ranked {
                 index,
-                label: label.clone(),
+                label: labels[index].clone(),
                 rank,
-                exact: true,
-                score: 0,
-            });
-        } else if let Some(score) = matcher.best_score(
-            query,
-            [
-                label.as_str(),
-                record.cwd.as_deref().unwrap_or(""),
-                &record.id,
-            ],
-        ) {
-            fuzzy_hits.push(Ranked {
-                index,
-                label: label.clone(),
-                rank,
-                exact: false,
-                score,
-            });
-        }
-    }
-    // Stable sort keeps rank-then-record order among equal scores.
-    fuzzy_hits.sort_by_key(|r| std::cmp::Reverse(r.score));
-    exact_hits.extend(fuzzy_hits);
-    exact_hits.truncate(limit);
-    exact_hits
+                exact: hit.exact,
+                score: hit.score,
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::model::StoreKind;
+    use crate::store::model::SessionRecord;
+    use crate::store::{native, ScanEvent};
     use std::path::Path;
     use std::sync::Arc;
 
     fn record(id: &str, cwd: Option<&str>, created: &str) -> SessionRecord {
         SessionRecord::new(
-            StoreKind::Hydra,
+            native::KIND,
             Arc::from(Path::new("/s")),
             format!("/s/{id}.jsonl").into(),
             id.into(),
@@ -171,20 +270,24 @@ mod tests {
         )
     }
 
-    fn fixture() -> Vec<SessionRecord> {
-        let mut records = vec![
-            record("a", Some("/other"), "2025-01-05T00:00:00Z"),
-            record("b", None, "2025-01-04T00:00:00Z"),
-            record("c", Some("/here"), "2025-01-03T00:00:00Z"),
-            record("d", Some("/here"), "2025-01-02T00:00:00Z"),
-            record("self", Some("/here"), "2025-01-06T00:00:00Z"),
-        ];
-        records.sort_by(crate::store::model::record_order);
-        records
+    fn fixture() -> Catalog {
+        Catalog::from_events(
+            [
+                record("a", Some("/other"), "2025-01-05T00:00:00Z"),
+                record("b", None, "2025-01-04T00:00:00Z"),
+                record("c", Some("/here"), "2025-01-03T00:00:00Z"),
+                record("d", Some("/here"), "2025-01-02T00:00:00Z"),
+                record("self", Some("/here"), "2025-01-06T00:00:00Z"),
+            ]
+            .map(ScanEvent::Record),
+        )
     }
 
-    fn ids(records: &[SessionRecord], ranked: &[Ranked]) -> Vec<String> {
-        ranked.iter().map(|r| records[r.index].id.clone()).collect()
+    fn ids(catalog: &Catalog, ranked: &[Ranked]) -> Vec<String> {
+        ranked
+            .iter()
+            .map(|r| catalog.get(r.index).id.clone())
+            .collect()
     }
 
     fn target() -> Target {
@@ -194,52 +297,75 @@ mod tests {
         }
     }
 
-    #[test]
-    fn empty_query_ranks_and_reads_only_the_first_titles() {
-        let records = fixture();
-        let mut asked = Vec::new();
-        let ranked = exact(&records, &target(), "", 3, &mut |wanted| {
-            asked.extend_from_slice(wanted);
+    /// Labels as the engine gives them: a title for `titled`, else the id.
+    fn labels_of<'a>(
+        catalog: &'a Catalog,
+        titled: &'a str,
+        title: &'a str,
+    ) -> impl FnMut(&[RecordId]) -> Vec<String> + 'a {
+        move |wanted| {
             wanted
                 .iter()
-                .map(|&i| (records[i].id == "c").then(|| "Title C".to_owned()))
+                .map(|&i| {
+                    catalog.label(i, |s| {
+                        (catalog.get(s).id == titled).then(|| title.to_owned())
+                    })
+                })
                 .collect()
+        }
+    }
+
+    #[test]
+    fn empty_query_ranks_and_reads_only_the_first_titles() {
+        let catalog = fixture();
+        let mut asked = 0;
+        let mut labels = labels_of(&catalog, "c", "Title C");
+        let ranked = exact(&catalog, &target(), "", 3, &mut |wanted| {
+            asked += wanted.len();
+            labels(wanted)
         });
-        assert_eq!(ids(&records, &ranked), ["c", "d", "b"]);
+        assert_eq!(ids(&catalog, &ranked), ["c", "d", "b"]);
         assert_eq!(ranked[0].label, "Title C");
         assert_eq!(ranked[1].label, "d");
-        assert_eq!(asked.len(), 3);
+        assert_eq!(asked, 3);
     }
 
     #[test]
     fn query_reads_every_title_and_filters_case_insensitively() {
-        let records = fixture();
+        let catalog = fixture();
         let mut asked = 0;
-        let ranked = exact(&records, &target(), "OTH", 10, &mut |wanted| {
+        let mut labels = labels_of(&catalog, "b", "other ideas");
+        let ranked = exact(&catalog, &target(), "OTH", 10, &mut |wanted| {
             asked += wanted.len();
-            wanted
-                .iter()
-                .map(|&i| (records[i].id == "b").then(|| "other ideas".to_owned()))
-                .collect()
+            labels(wanted)
         });
         assert_eq!(asked, 4);
-        assert_eq!(ids(&records, &ranked), ["b", "a"]);
+        assert_eq!(ids(&catalog, &ranked), ["b", "a"]);
     }
 
     #[test]
     fn fuzzy_matches_follow_exact_ones() {
-        let records = fixture();
-        let labels: Vec<String> = records
-            .iter()
-            .map(|r| match r.id.as_str() {
+        let catalog = fixture();
+        let labels: Vec<String> = (0..catalog.len())
+            .map(|i| match catalog.get(i).id.as_str() {
                 "a" => "refactor parser".to_owned(),
                 "d" => "rpa".to_owned(),
-                _ => r.id.clone(),
+                id => id.to_owned(),
             })
             .collect();
         let mut matcher = FuzzyMatcher::new();
-        let ranked = fuzzy(&records, &labels, &target(), "rpa", 10, &mut matcher);
-        assert_eq!(ids(&records, &ranked), ["d", "a"]);
+        let ranked = fuzzy(&catalog, &labels, &target(), "rpa", 10, &mut matcher);
+        assert_eq!(ids(&catalog, &ranked), ["d", "a"]);
         assert!(ranked[0].exact && !ranked[1].exact);
+    }
+
+    #[test]
+    fn fields_do_not_run_into_each_other() {
+        let fields = Fields::new("Ab", Some("/W/x"), "ID-1");
+        assert_eq!(fields.fields(), ["Ab", "/W/x", "ID-1"]);
+        let finds = |q: &str| fields.exact(&Finder::new(lower(q).as_bytes()));
+        assert!(finds("ab") && finds("/w/X") && finds("id-1") && finds(""));
+        assert!(!finds("b/w") && !finds("xid") && !finds("ab\0/w"));
+        assert_eq!(Fields::new("s", None, "s").fields(), ["s", "", "s"]);
     }
 }

@@ -50,21 +50,20 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, LazyLock, Mutex};
+use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
 use memchr::memmem;
+use rayon::prelude::*;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use crate::store::foreign::{
-    self, elements, is_str, is_true, non_empty, read_lines, string, title_from_text, FileCache,
-    SurfaceBuilder, Visit,
-};
+use crate::store::foreign::{self, read_lines, title_from_text, FileCache, SurfaceBuilder, Visit};
 use crate::store::lines;
+use crate::store::loose::{elements, is_str, is_true, non_empty, string};
 use crate::store::model::{SessionRecord, StoreKind, Surface};
 use crate::store::time::Instant;
-use crate::store::{has_suffix, parallel_each, parallel_map, walk_files, ReadError, ScanEvent};
+use crate::store::{env_or_home, has_suffix, Caches, Env, ReadError, ScanEvent, Store};
 
 /// Text-block openings that mark generated wrappers, not typed prompts:
 /// those of `FORMATS.md`, and the notice Claude Code writes as a user text
@@ -207,32 +206,72 @@ fn is_subagent(root: &Path, path: &Path) -> bool {
     named || nested
 }
 
-/// List the sessions under a Claude Code `projects` directory (or one
-/// project folder), reading only the head of each transcript.
-pub fn scan(root: &Arc<Path>, sink: &(dyn Fn(ScanEvent) + Sync)) {
-    let files = walk_files(root, &|p| has_suffix(p, ".jsonl"), &mut |path, reason| {
-        sink(ScanEvent::Unreadable { path, reason })
-    });
-    parallel_each(&files, |path| {
-        sink(if is_subagent(root, path) {
-            ScanEvent::Skipped {
-                path: path.clone(),
+/// The Claude Code store.
+pub struct Claude;
+
+/// The Claude Code store's kind.
+pub const KIND: StoreKind = StoreKind::new(&Claude);
+
+impl Store for Claude {
+    fn name(&self) -> &'static str {
+        "claude"
+    }
+
+    fn flag(&self) -> &'static str {
+        "claude"
+    }
+
+    fn root_help(&self) -> &'static str {
+        "Claude Code projects directory"
+    }
+
+    fn default_roots(&self, env: Env<'_>, home: Option<&Path>) -> Vec<PathBuf> {
+        env_or_home(
+            env,
+            home,
+            "CLAUDE_CONFIG_DIR",
+            &["projects"],
+            &[".claude", "projects"],
+        )
+    }
+
+    fn wants(&self, path: &Path) -> bool {
+        has_suffix(path, ".jsonl")
+    }
+
+    /// A session from the head of its transcript, reading only the first
+    /// lines; sub-agent transcripts are skipped.
+    fn list_file(&self, _: &Caches, root: &Arc<Path>, path: &Path) -> ScanEvent {
+        if is_subagent(root, path) {
+            return ScanEvent::Skipped {
+                path: path.to_owned(),
                 reason: "Claude Code sub-agent transcript".into(),
-            }
-        } else {
-            match read_record(root, path) {
-                Ok(Some(record)) => ScanEvent::Record(record),
-                Ok(None) => ScanEvent::Skipped {
-                    path: path.clone(),
-                    reason: "no Claude Code conversation line".into(),
-                },
-                Err(e) => ScanEvent::Unreadable {
-                    path: path.clone(),
-                    reason: e.message,
-                },
-            }
-        })
-    });
+            };
+        }
+        match read_record(root, path) {
+            Ok(Some(record)) => ScanEvent::Record(record),
+            Ok(None) => ScanEvent::Skipped {
+                path: path.to_owned(),
+                reason: "no Claude Code conversation line".into(),
+            },
+            Err(e) => ScanEvent::Unreadable {
+                path: path.to_owned(),
+                reason: e.message,
+            },
+        }
+    }
+
+    fn read_title(
+        &self,
+        caches: &Caches,
+        record: &SessionRecord,
+    ) -> Result<Option<String>, ReadError> {
+        read_title(caches, record)
+    }
+
+    fn read_surface(&self, _: &Caches, record: &SessionRecord) -> Result<Surface, ReadError> {
+        read_surface(record)
+    }
 }
 
 /// The record of one transcript from its head: id = first `sessionId`
@@ -281,7 +320,7 @@ fn read_record(root: &Arc<Path>, path: &Path) -> Result<Option<SessionRecord>, R
             .unwrap_or_default()
     });
     Ok(Some(SessionRecord::new(
-        StoreKind::Claude,
+        KIND,
         root.clone(),
         path.to_owned(),
         id,
@@ -338,22 +377,25 @@ fn fold_line(builder: &mut SurfaceBuilder, seq: u64, line: &Line<'_>) {
 }
 
 /// The session's title, by the precedence of the module docs.
-pub fn read_title(record: &SessionRecord) -> Result<Option<String>, ReadError> {
+pub fn read_title(caches: &Caches, record: &SessionRecord) -> Result<Option<String>, ReadError> {
+    let caches = caches.get::<ClaudeCaches>();
     let path = &record.path;
-    let tail = TAILS.get(path, 0, || tail_facts(path))?;
+    let tail = caches.tails.get(path, 0, || tail_facts(path))?;
     if let Some(title) = tail.custom_title.as_ref().or(tail.ai_title.as_ref()) {
         return Ok(Some(title.clone()));
     }
     if let Some(folder) = path.parent() {
-        let (generation, by_leaf) = folder_summaries(folder, record.created);
+        let (generation, by_leaf) = folder_summaries(&caches, folder, record.created);
         if !by_leaf.is_empty() {
-            let found = SUMMARY_TITLES.get(path, generation, || summary_title(path, &by_leaf))?;
+            let found = caches
+                .summary_titles
+                .get(path, generation, || summary_title(path, &by_leaf))?;
             if let Some(title) = found.as_ref() {
                 return Ok(Some(title.clone()));
             }
         }
     }
-    let head = HEAD_TITLES.get(path, 0, || head_title(path))?;
+    let head = caches.head_titles.get(path, 0, || head_title(path))?;
     Ok((*head).clone())
 }
 
@@ -370,10 +412,22 @@ struct TailFacts {
     summaries: Option<Vec<(String, String)>>,
 }
 
-static TAILS: LazyLock<FileCache<TailFacts>> = LazyLock::new(FileCache::default);
-static SUMMARIES: LazyLock<FileCache<Vec<(String, String)>>> = LazyLock::new(FileCache::default);
-static SUMMARY_TITLES: LazyLock<FileCache<Option<String>>> = LazyLock::new(FileCache::default);
-static HEAD_TITLES: LazyLock<FileCache<Option<String>>> = LazyLock::new(FileCache::default);
+/// What titling remembers between calls, owned by the catalog's [`Caches`].
+#[derive(Default)]
+struct ClaudeCaches {
+    /// Backward scans of transcripts.
+    tails: FileCache<TailFacts>,
+    /// Summary lines of transcripts whose backward scan stopped early.
+    summaries: FileCache<Vec<(String, String)>>,
+    /// Titles from the folder's summaries, per folder generation.
+    summary_titles: FileCache<Option<String>>,
+    /// Titles from the first prompt.
+    head_titles: FileCache<Option<String>>,
+    /// Project folders' summaries, by folder.
+    folders: Mutex<HashMap<PathBuf, FolderSlot>>,
+    /// The next folder generation.
+    generation: AtomicU64,
+}
 
 /// A summary line's `(leafUuid, summary)`, when it has both and the summary
 /// is not blank.
@@ -457,9 +511,6 @@ struct Folder {
 
 type FolderSlot = (Option<SystemTime>, Arc<Mutex<Folder>>);
 
-static FOLDERS: LazyLock<Mutex<HashMap<PathBuf, FolderSlot>>> = LazyLock::new(Default::default);
-static GENERATION: AtomicU64 = AtomicU64::new(1);
-
 fn unix_nanos(time: SystemTime) -> i128 {
     match time.duration_since(SystemTime::UNIX_EPOCH) {
         Ok(after) => after.as_nanos() as i128,
@@ -473,15 +524,19 @@ fn unix_nanos(time: SystemTime) -> i128 {
 /// its modification time is unchanged (files created or removed). Files
 /// that cannot be read contribute nothing: a vanished sibling must not fail
 /// another session's title.
-fn folder_summaries(folder: &Path, since: Option<Instant>) -> (u64, Arc<HashMap<String, String>>) {
+fn folder_summaries(
+    caches: &ClaudeCaches,
+    folder: &Path,
+    since: Option<Instant>,
+) -> (u64, Arc<HashMap<String, String>>) {
     let modified = std::fs::metadata(folder).and_then(|m| m.modified()).ok();
     let slot = {
-        let mut folders = FOLDERS.lock().unwrap_or_else(|e| e.into_inner());
+        let mut folders = caches.folders.lock().unwrap_or_else(|e| e.into_inner());
         match folders.get(folder) {
             Some((known, slot)) if *known == modified && modified.is_some() => slot.clone(),
             _ => {
                 let slot = Arc::new(Mutex::new(Folder {
-                    generation: GENERATION.fetch_add(1, Ordering::Relaxed),
+                    generation: caches.generation.fetch_add(1, Ordering::Relaxed) + 1,
                     files: list_folder(folder),
                     loaded: 0,
                     by_leaf: Arc::default(),
@@ -506,7 +561,7 @@ fn folder_summaries(folder: &Path, since: Option<Instant>) -> (u64, Arc<HashMap<
             .iter()
             .map(|(path, _)| path.clone())
             .collect();
-        let found = summaries_of_files(&batch);
+        let found = summaries_of_files(caches, &batch);
         let by_leaf = Arc::make_mut(&mut state.by_leaf);
         for summaries in found {
             for (leaf, summary) in summaries.into_iter().rev() {
@@ -544,18 +599,23 @@ fn list_folder(folder: &Path) -> Vec<(PathBuf, Option<i128>)> {
 
 /// The summary lines of each file, in file order, read on a few threads
 /// (reusing each file's cached backward scan when it went to the start).
-fn summaries_of_files(files: &[PathBuf]) -> Vec<Vec<(String, String)>> {
-    parallel_map(files, |path| {
-        TAILS
-            .get(path, 0, || tail_facts(path))
-            .and_then(|tail| match &tail.summaries {
-                Some(summaries) => Ok(summaries.clone()),
-                None => SUMMARIES
-                    .get(path, 0, || summaries_of(path))
-                    .map(|s| (*s).clone()),
-            })
-            .unwrap_or_default()
-    })
+fn summaries_of_files(caches: &ClaudeCaches, files: &[PathBuf]) -> Vec<Vec<(String, String)>> {
+    files
+        .par_iter()
+        .map(|path| {
+            caches
+                .tails
+                .get(path, 0, || tail_facts(path))
+                .and_then(|tail| match &tail.summaries {
+                    Some(summaries) => Ok(summaries.clone()),
+                    None => caches
+                        .summaries
+                        .get(path, 0, || summaries_of(path))
+                        .map(|s| (*s).clone()),
+                })
+                .unwrap_or_default()
+        })
+        .collect()
 }
 
 /// The summary of the last line of the session whose `uuid` is a summary's
@@ -616,6 +676,15 @@ mod tests {
     use super::*;
     use crate::store::foreign::testing::texts;
 
+    thread_local! {
+        /// One test's caches, kept across its calls as a catalog keeps them.
+        static CACHES: Caches = Caches::default();
+    }
+
+    fn read_title(record: &SessionRecord) -> Result<Option<String>, ReadError> {
+        CACHES.with(|caches| super::read_title(caches, record))
+    }
+
     const CWD: &str = "/home/dev/shop";
 
     /// A `user` line of the main conversation.
@@ -658,7 +727,7 @@ mod tests {
         assert_eq!(record.id, "s1");
         assert_eq!(record.cwd.as_deref(), Some(CWD));
         assert_eq!(record.created_at, "2026-01-11T09:53:23.575Z");
-        assert_eq!(record.kind, StoreKind::Claude);
+        assert_eq!(record.kind, KIND);
         let only_summaries = write(
             dir.path(),
             "p/s2.jsonl",
@@ -916,7 +985,8 @@ mod tests {
             read_title(&undated).unwrap().as_deref(),
             Some("Newest summary")
         );
-        let (_, by_leaf) = folder_summaries(&folder, None);
+        let (_, by_leaf) =
+            CACHES.with(|c| folder_summaries(&c.get::<ClaudeCaches>(), &folder, None));
         assert_eq!(
             by_leaf.get("us1").map(String::as_str),
             Some("Newest summary")
@@ -970,11 +1040,9 @@ mod tests {
             &[r#"{"type":"summary","summary":"S","leafUuid":"u"}"#.into()],
         );
         std::fs::write(root.join("p/notes.txt"), "x").unwrap();
-        let catalog = crate::store::Catalog::load(&crate::store::StoreRoots {
-            claude: vec![root.to_owned()],
-            ..Default::default()
-        });
-        let ids: Vec<&str> = catalog.records.iter().map(|r| r.id.as_str()).collect();
+        let catalog =
+            crate::store::Catalog::load(&crate::store::StoreRoots::new().with(KIND, root));
+        let ids: Vec<&str> = catalog.ordered().map(|r| r.id.as_str()).collect();
         assert_eq!(ids, ["s1"]);
         let skipped: Vec<String> = catalog
             .skipped

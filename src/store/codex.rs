@@ -22,19 +22,20 @@
 //! backward: it is decompressed forward, streaming.
 
 use std::collections::HashMap;
-use std::path::Path;
-use std::sync::{Arc, LazyLock};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::store::foreign::{
-    elements, is_str, is_zstd, last_line_where, non_empty, read_lines, starts_with_any, string,
-    title_from_text, trailing_uuid, FileCache, SurfaceBuilder, Visit,
+    is_zstd, last_line_where, read_lines, starts_with_any, title_from_text, trailing_uuid,
+    FileCache, SurfaceBuilder, Visit,
 };
+use crate::store::loose::{elements, is_str, non_empty, string};
 use crate::store::model::{SessionRecord, StoreKind, Surface};
 use crate::store::time::Instant;
-use crate::store::{has_suffix, parallel_each, walk_files, ReadError, ScanEvent};
+use crate::store::{env_or_home, has_suffix, Caches, Env, ReadError, ScanEvent, Store};
 
 /// Openings of user-role messages Codex injects (instructions, environment,
 /// aborted-turn notes, shell commands), which the person did not type.
@@ -215,19 +216,46 @@ fn add(builder: &mut SurfaceBuilder, seq: u64, said: Said) {
     }
 }
 
-/// List the rollouts under a Codex `sessions` directory, reading only the
-/// head of each. A compressed rollout that cannot be decoded is reported
-/// as unreadable.
-pub fn scan(root: &Arc<Path>, sink: &(dyn Fn(ScanEvent) + Sync)) {
-    let keep = |p: &Path| has_suffix(p, ".jsonl") || has_suffix(p, ".jsonl.zst");
-    let files = walk_files(root, &keep, &mut |path, reason| {
-        sink(ScanEvent::Unreadable { path, reason })
-    });
-    parallel_each(&files, |path| {
-        sink(match read_record(root, path) {
+/// The Codex CLI store.
+pub struct Codex;
+
+/// The Codex CLI store's kind.
+pub const KIND: StoreKind = StoreKind::new(&Codex);
+
+impl Store for Codex {
+    fn name(&self) -> &'static str {
+        "codex"
+    }
+
+    fn flag(&self) -> &'static str {
+        "codex"
+    }
+
+    fn root_help(&self) -> &'static str {
+        "Codex CLI sessions directory"
+    }
+
+    fn default_roots(&self, env: Env<'_>, home: Option<&Path>) -> Vec<PathBuf> {
+        env_or_home(
+            env,
+            home,
+            "CODEX_HOME",
+            &["sessions"],
+            &[".codex", "sessions"],
+        )
+    }
+
+    fn wants(&self, path: &Path) -> bool {
+        has_suffix(path, ".jsonl") || has_suffix(path, ".jsonl.zst")
+    }
+
+    /// A rollout from its head. A compressed rollout that cannot be
+    /// decoded is reported as unreadable.
+    fn list_file(&self, _: &Caches, root: &Arc<Path>, path: &Path) -> ScanEvent {
+        match read_record(root, path) {
             Ok(Some(record)) => ScanEvent::Record(record),
             Ok(None) => ScanEvent::Skipped {
-                path: path.clone(),
+                path: path.to_owned(),
                 reason: concat!(
                     "not a Codex rollout: no JSON line, ",
                     "or no session_meta and no id in the file name"
@@ -235,15 +263,27 @@ pub fn scan(root: &Arc<Path>, sink: &(dyn Fn(ScanEvent) + Sync)) {
                 .into(),
             },
             Err(e) => ScanEvent::Unreadable {
-                path: path.clone(),
+                path: path.to_owned(),
                 reason: if is_zstd(path) {
                     format!("cannot decompress zstd rollout: {}", e.message)
                 } else {
                     e.message
                 },
             },
-        })
-    });
+        }
+    }
+
+    fn read_title(
+        &self,
+        caches: &Caches,
+        record: &SessionRecord,
+    ) -> Result<Option<String>, ReadError> {
+        read_title(caches, record)
+    }
+
+    fn read_surface(&self, _: &Caches, record: &SessionRecord) -> Result<Surface, ReadError> {
+        read_surface(record)
+    }
 }
 
 /// The record of a rollout: id, timestamp and cwd of its first
@@ -285,7 +325,7 @@ fn read_record(root: &Arc<Path>, path: &Path) -> Result<Option<SessionRecord>, R
         None => last_turn_context_cwd(path)?,
     };
     Ok(Some(SessionRecord::new(
-        StoreKind::Codex,
+        KIND,
         root.clone(),
         path.to_owned(),
         id,
@@ -359,18 +399,27 @@ struct ThreadName {
     at: Option<String>,
 }
 
-static ROLLOUT_NAMES: LazyLock<FileCache<Option<ThreadName>>> = LazyLock::new(FileCache::default);
-static INDEXES: LazyLock<FileCache<HashMap<String, ThreadName>>> =
-    LazyLock::new(FileCache::default);
-static HEAD_TITLES: LazyLock<FileCache<Option<String>>> = LazyLock::new(FileCache::default);
+/// What titling remembers between calls, owned by the catalog's [`Caches`].
+#[derive(Default)]
+struct CodexCaches {
+    /// The latest `thread_name_updated` of each rollout.
+    rollout_names: FileCache<Option<ThreadName>>,
+    /// Parsed `session_index.jsonl` files.
+    indexes: FileCache<HashMap<String, ThreadName>>,
+    /// Titles from the first prompt.
+    head_titles: FileCache<Option<String>>,
+}
 
 /// The session's title: the later of the rollout's latest
 /// `thread_name_updated` and its `session_index.jsonl` entry (a blank name
 /// means unnamed), else the first direct prompt's first line (≤ 80 chars).
-pub fn read_title(record: &SessionRecord) -> Result<Option<String>, ReadError> {
+pub fn read_title(caches: &Caches, record: &SessionRecord) -> Result<Option<String>, ReadError> {
+    let caches = caches.get::<CodexCaches>();
     let path = &record.path;
-    let in_rollout = ROLLOUT_NAMES.get(path, 0, || rollout_thread_name(path))?;
-    let in_index = index_entry(record);
+    let in_rollout = caches
+        .rollout_names
+        .get(path, 0, || rollout_thread_name(path))?;
+    let in_index = index_entry(&caches, record);
     let named = match (in_rollout.as_ref(), in_index.as_ref()) {
         (Some(rollout), Some(index)) if later(index.at.as_deref(), rollout.at.as_deref()) => {
             Some(index)
@@ -381,7 +430,7 @@ pub fn read_title(record: &SessionRecord) -> Result<Option<String>, ReadError> {
     if let Some(named) = named.filter(|n| !n.name.trim().is_empty()) {
         return Ok(Some(named.name.clone()));
     }
-    let head = HEAD_TITLES.get(path, 0, || head_title(path))?;
+    let head = caches.head_titles.get(path, 0, || head_title(path))?;
     Ok((*head).clone())
 }
 
@@ -408,12 +457,12 @@ fn rollout_thread_name(path: &Path) -> Result<Option<ThreadName>, ReadError> {
 
 /// The session's entry in `session_index.jsonl` beside the sessions root.
 /// An absent or unreadable index names nothing.
-fn index_entry(record: &SessionRecord) -> Option<ThreadName> {
+fn index_entry(caches: &CodexCaches, record: &SessionRecord) -> Option<ThreadName> {
     let index = record.root.parent()?.join(SESSION_INDEX);
     if !index.is_file() {
         return None;
     }
-    let names = INDEXES.get(&index, 0, || parse_index(&index)).ok()?;
+    let names = caches.indexes.get(&index, 0, || parse_index(&index)).ok()?;
     names.get(&record.id).cloned()
 }
 
@@ -482,6 +531,15 @@ fn head_title(path: &Path) -> Result<Option<String>, ReadError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    thread_local! {
+        /// One test's caches, kept across its calls as a catalog keeps them.
+        static CACHES: Caches = Caches::default();
+    }
+
+    fn read_title(record: &SessionRecord) -> Result<Option<String>, ReadError> {
+        CACHES.with(|caches| super::read_title(caches, record))
+    }
     use crate::store::foreign::testing::texts;
     use std::path::PathBuf;
 
@@ -571,7 +629,7 @@ mod tests {
         assert_eq!(record.id, ID);
         assert_eq!(record.cwd.as_deref(), Some("/work/fork"));
         assert_eq!(record.created_at, "2026-01-02T16:39:45.332Z");
-        assert_eq!(record.kind, StoreKind::Codex);
+        assert_eq!(record.kind, KIND);
     }
 
     #[test]
@@ -830,12 +888,10 @@ mod tests {
         let bad =
             dir.join("rollout-2026-01-03T00-00-01-44444444-2222-4333-8444-555555555555.jsonl.zst");
         std::fs::write(&bad, b"\x28\xb5\x2f\xfd garbage that is not a frame").unwrap();
-        let catalog = crate::store::Catalog::load(&crate::store::StoreRoots {
-            codex: vec![store.root.to_path_buf()],
-            ..Default::default()
-        });
-        assert_eq!(catalog.records.len(), 1);
-        let record = &catalog.records[0];
+        let catalog =
+            crate::store::Catalog::load(&crate::store::StoreRoots::new().with(KIND, &*store.root));
+        assert_eq!(catalog.len(), 1);
+        let record = catalog.get(0);
         assert_eq!(record.cwd.as_deref(), Some("/zipped"));
         assert_eq!(
             read_title(record).unwrap().as_deref(),

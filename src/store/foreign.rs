@@ -1,7 +1,7 @@
 //! What the Claude Code and Codex readers share: lenient access to JSON
 //! fields, streaming line reads (plain or zstd) that ignore a torn tail, the
-//! surface builder, title cutting, and a process-wide cache of per-file
-//! facts keyed by path, length and modification time.
+//! surface builder, title cutting, and a cache of per-file facts keyed by
+//! path, length and modification time (held in a catalog's `Caches`).
 //!
 //! Foreign logs are written by other programs while we read them, in
 //! formats we do not control. Every reader here is lenient: a line that does
@@ -15,8 +15,6 @@ use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::SystemTime;
-
-use serde_json::value::RawValue;
 
 use crate::store::lines::{self, LineReader};
 use crate::store::model::{Block, EventKind, MessageSource, Surface, SurfaceEvent};
@@ -144,45 +142,6 @@ impl Visit {
     };
 }
 
-/// A JSON string value, or `None` for anything else (absent, null, number, …).
-pub fn string(raw: Option<&RawValue>) -> Option<String> {
-    let raw = raw?;
-    if !raw.get().starts_with('"') {
-        return None;
-    }
-    serde_json::from_str(raw.get()).ok()
-}
-
-/// A JSON string value that is not empty.
-pub fn non_empty(raw: Option<&RawValue>) -> Option<String> {
-    string(raw).filter(|s| !s.is_empty())
-}
-
-/// Whether a JSON value is literally `true`.
-pub fn is_true(raw: Option<&RawValue>) -> bool {
-    raw.is_some_and(|r| r.get() == "true")
-}
-
-/// Whether a JSON value is the string `expected` (compared without
-/// allocating when the value holds no escapes).
-pub fn is_str(raw: Option<&RawValue>, expected: &str) -> bool {
-    let Some(raw) = raw else { return false };
-    let text = raw.get();
-    if let Some(inner) = text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
-        if !inner.contains('\\') {
-            return inner == expected;
-        }
-        return serde_json::from_str::<String>(text).is_ok_and(|s| s == expected);
-    }
-    false
-}
-
-/// The elements of a JSON array value (non-arrays give nothing).
-pub fn elements(raw: Option<&RawValue>) -> Vec<&RawValue> {
-    raw.and_then(|r| serde_json::from_str::<Vec<&RawValue>>(r.get()).ok())
-        .unwrap_or_default()
-}
-
 /// Whether `text`, after leading whitespace, starts with any of `prefixes`.
 pub fn starts_with_any(text: &str, prefixes: &[&str]) -> bool {
     let text = text.trim_start();
@@ -300,7 +259,8 @@ struct Stamp {
 
 type Slot<T> = (Stamp, Arc<OnceLock<Result<Arc<T>, ReadError>>>);
 
-/// A process-wide cache of facts computed from one file.
+/// A cache of facts computed from one file (a field of a store kind's
+/// caches, which the catalog's [`Caches`](crate::store::Caches) owns).
 ///
 /// An entry is valid while the file keeps its length and modification time
 /// (logs are append-only, so any write changes one of them). Each lookup
@@ -380,26 +340,6 @@ pub(crate) mod testing {
 mod tests {
     use super::*;
     use std::io::Write;
-
-    fn raw(json: &str) -> Box<RawValue> {
-        RawValue::from_string(json.to_owned()).unwrap()
-    }
-
-    #[test]
-    fn lenient_fields() {
-        assert_eq!(string(Some(&raw(r#""a\nb""#))).as_deref(), Some("a\nb"));
-        assert_eq!(string(Some(&raw("5"))), None);
-        assert_eq!(string(None), None);
-        assert_eq!(non_empty(Some(&raw(r#""""#))), None);
-        assert!(is_true(Some(&raw("true"))));
-        assert!(!is_true(Some(&raw(r#""true""#))));
-        assert!(is_str(Some(&raw(r#""user""#)), "user"));
-        assert!(is_str(Some(&raw(r#""\u0075ser""#)), "user"));
-        assert!(!is_str(Some(&raw(r#""users""#)), "user"));
-        assert!(!is_str(Some(&raw("null")), "user"));
-        assert_eq!(elements(Some(&raw("[1, {\"a\":2}]"))).len(), 2);
-        assert!(elements(Some(&raw("{}"))).is_empty());
-    }
 
     #[test]
     fn titles_are_first_lines_cut_to_80_chars() {

@@ -1,15 +1,19 @@
-//! Lenient, allocation-light JSON pieces for reading logs in one pass.
+//! The one lenient-JSON toolkit of the store readers: allocation-light
+//! pieces for reading logs in one pass.
 //!
 //! Log readers must tell "not JSON" (a torn tail) from "JSON of another
 //! shape" and must not fail on unexpected types where the model tolerates
 //! them (a block whose `text` is a number is just not a text block). Parsing
 //! into `serde_json::Value` does that but allocates a tree for every line;
-//! these types borrow strings from the line and skip everything else.
+//! instead, [`Loose`] and [`LooseBlock`] borrow strings from the line and
+//! skip everything else, and the field helpers ([`string`], [`is_str`], …)
+//! read `&RawValue` fields of a borrowed envelope only when asked.
 
 use std::borrow::Cow;
 use std::fmt;
 
 use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
 
 use crate::store::model::Block;
 
@@ -192,9 +196,68 @@ pub fn is_json(bytes: &[u8]) -> bool {
     std::str::from_utf8(bytes).is_ok() && serde_json::from_slice::<IgnoredAny>(bytes).is_ok()
 }
 
+/// A JSON string value, or `None` for anything else (absent, null, number, …).
+pub fn string(raw: Option<&RawValue>) -> Option<String> {
+    let raw = raw?;
+    if !raw.get().starts_with('"') {
+        return None;
+    }
+    serde_json::from_str(raw.get()).ok()
+}
+
+/// A JSON string value that is not empty.
+pub fn non_empty(raw: Option<&RawValue>) -> Option<String> {
+    string(raw).filter(|s| !s.is_empty())
+}
+
+/// Whether a JSON value is literally `true`.
+pub fn is_true(raw: Option<&RawValue>) -> bool {
+    raw.is_some_and(|r| r.get() == "true")
+}
+
+/// Whether a JSON value is the string `expected` (compared without
+/// allocating when the value holds no escapes).
+pub fn is_str(raw: Option<&RawValue>, expected: &str) -> bool {
+    let Some(raw) = raw else { return false };
+    let text = raw.get();
+    if let Some(inner) = text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
+        if !inner.contains('\\') {
+            return inner == expected;
+        }
+        return serde_json::from_str::<String>(text).is_ok_and(|s| s == expected);
+    }
+    false
+}
+
+/// The elements of a JSON array value (non-arrays give nothing).
+pub fn elements(raw: Option<&RawValue>) -> Vec<&RawValue> {
+    raw.and_then(|r| serde_json::from_str::<Vec<&RawValue>>(r.get()).ok())
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn raw(json: &str) -> Box<RawValue> {
+        RawValue::from_string(json.to_owned()).unwrap()
+    }
+
+    #[test]
+    fn lenient_fields() {
+        assert_eq!(string(Some(&raw(r#""a\nb""#))).as_deref(), Some("a\nb"));
+        assert_eq!(string(Some(&raw("5"))), None);
+        assert_eq!(string(None), None);
+        assert_eq!(non_empty(Some(&raw(r#""""#))), None);
+        assert!(is_true(Some(&raw("true"))));
+        assert!(!is_true(Some(&raw(r#""true""#))));
+        assert!(is_str(Some(&raw(r#""user""#)), "user"));
+        assert!(is_str(Some(&raw(r#""\u0075ser""#)), "user"));
+        assert!(!is_str(Some(&raw(r#""users""#)), "user"));
+        assert!(!is_str(Some(&raw("null")), "user"));
+        assert_eq!(elements(Some(&raw("[1, {\"a\":2}]"))).len(), 2);
+        assert!(elements(Some(&raw("{}"))).is_empty());
+    }
 
     #[test]
     fn borrows_plain_strings_and_reads_numbers() {

@@ -1,7 +1,30 @@
-//! Session stores: discovery, listing and reading, for every store kind.
+//! Session stores: one interface, one registry of store kinds, one shared
+//! scan, and the [`Catalog`] every reader of sessions goes through.
 //!
-//! Each kind (native `hydra`, `claude`, `codex`) maps its files onto the one
-//! model of [`model`]; everything above this module is kind-agnostic.
+//! # The interface: a trait over unit types, and a registry
+//!
+//! Each kind of store (native `hydra`, `claude`, `codex`, …) is one file
+//! holding a unit type that implements [`Store`]: its name and flag, its
+//! default roots from the environment, how to list the files under a root,
+//! how to read a title and how to fold a surface. All readers have the one
+//! signature of the trait: `(&Caches, &SessionRecord) -> Result<_, ReadError>`.
+//!
+//! A trait object, rather than an enum with one `match` per operation, is
+//! the choice because the set of kinds must be open at one point only:
+//! [`REGISTRY`], the table of kinds. The registry drives discovery
+//! ([`StoreRoots::default_locations`], [`scan`]), the command-line flags
+//! (`--store`, `--claude`, `--codex`: each kind's [`Store::flag`]), the
+//! `--verbose` report and the "no sessions found" hint. A [`StoreKind`] is a
+//! copyable handle to a registered store, compared by name. Adding an agent
+//! is one new file implementing [`Store`] plus one line in [`REGISTRY`];
+//! its flag follows from the entry.
+//!
+//! # State
+//!
+//! Per-kind caches (file facts keyed by path, length and modification time)
+//! live in a [`Caches`] owned by the catalog, not in statics: two catalogs
+//! (two tests, two stores) never see each other's cached facts, and a
+//! catalog's caches go away with it.
 
 pub mod claude;
 pub mod codex;
@@ -12,14 +35,111 @@ pub mod model;
 pub mod native;
 pub mod time;
 
+use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+use rayon::prelude::*;
+
 use crate::error::Error;
-use model::{SessionRecord, StoreKind, Surface};
+pub use model::StoreKind;
+use model::{SessionRecord, Surface};
+
+/// Every store kind, in the order roots are read and flags are listed.
+pub static REGISTRY: &[StoreKind] = &[native::KIND, claude::KIND, codex::KIND];
+
+/// An environment lookup (`std::env::var`, or a test's table).
+pub type Env<'a> = &'a dyn Fn(&str) -> Option<String>;
+
+/// One kind of session store. Implemented by a unit type per kind and
+/// registered in [`REGISTRY`].
+pub trait Store: Send + Sync + 'static {
+    /// The kind's name as shown and serialized (`hydra`, `claude`, …).
+    fn name(&self) -> &'static str;
+
+    /// The long flag naming a root of this kind (`store` for `--store DIR`).
+    fn flag(&self) -> &'static str;
+
+    /// What a root of this kind is, for `--help` (`Claude Code projects directory`).
+    fn root_help(&self) -> &'static str;
+
+    /// The default roots (SPEC §1) from the environment and the home
+    /// directory, whether or not they exist.
+    fn default_roots(&self, env: Env<'_>, home: Option<&Path>) -> Vec<PathBuf>;
+
+    /// Whether a file found below a root may hold a session (by its name).
+    fn wants(&self, path: &Path) -> bool;
+
+    /// Classify one file found below `root`: a session, not a session, or
+    /// unreadable.
+    fn list_file(&self, caches: &Caches, root: &Arc<Path>, path: &Path) -> ScanEvent;
+
+    /// Report every file below `root` through `sink`, from several threads.
+    /// The default walks the root ([`walk_files`]) and lists the files
+    /// [`Store::wants`] in parallel with [`Store::list_file`]; a kind whose
+    /// sessions span several files overrides it.
+    fn scan(&self, caches: &Caches, root: &Arc<Path>, sink: &(dyn Fn(ScanEvent) + Sync)) {
+        let files = walk_files(root, &|p| self.wants(p), &mut |path, reason| {
+            sink(ScanEvent::Unreadable { path, reason })
+        });
+        files
+            .par_iter()
+            .for_each(|path| sink(self.list_file(caches, root, path)));
+    }
+
+    /// The latest title of a listed session, read as cheaply as the format
+    /// allows. `None` when it has none.
+    fn read_title(
+        &self,
+        caches: &Caches,
+        record: &SessionRecord,
+    ) -> Result<Option<String>, ReadError>;
+
+    /// The folded surface of a listed session.
+    fn read_surface(&self, caches: &Caches, record: &SessionRecord) -> Result<Surface, ReadError>;
+}
+
+/// The registered kind whose flag is `flag`.
+pub fn kind_by_flag(flag: &str) -> Option<StoreKind> {
+    REGISTRY.iter().copied().find(|k| k.store().flag() == flag)
+}
+
+/// The registered kind named `name`.
+pub fn kind_by_name(name: &str) -> Option<StoreKind> {
+    REGISTRY.iter().copied().find(|k| k.as_str() == name)
+}
+
+/// Caches of per-kind facts, one value per type, created on first use.
+///
+/// Each store kind keeps its caches in a type of its own (e.g. a struct of
+/// [`foreign::FileCache`]s) and asks for it with [`Caches::get`]; the
+/// catalog owns one `Caches` and shares it with its readers.
+#[derive(Default)]
+pub struct Caches {
+    slots: Mutex<HashMap<TypeId, Arc<dyn Any + Send + Sync>>>,
+}
+
+impl fmt::Debug for Caches {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let count = self.slots.lock().map_or(0, |s| s.len());
+        f.debug_struct("Caches").field("kinds", &count).finish()
+    }
+}
+
+impl Caches {
+    /// The cache value of type `T`, created with `T::default()` the first time.
+    pub fn get<T: Default + Send + Sync + 'static>(&self) -> Arc<T> {
+        let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+        let slot = slots
+            .entry(TypeId::of::<T>())
+            .or_insert_with(|| Arc::new(T::default()));
+        Arc::clone(slot)
+            .downcast::<T>()
+            .expect("a cache slot holds the type it is keyed by")
+    }
+}
 
 /// Why one session could not be read; becomes `SESSION_REFERENCE_READ_FAILED`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,71 +188,90 @@ impl From<ReadError> for Error {
     }
 }
 
-/// The store directories to read, by kind.
+/// The store directories to read, each with its kind, in registry order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct StoreRoots {
-    /// Native stores.
-    pub hydra: Vec<PathBuf>,
-    /// Claude Code `projects` directories.
-    pub claude: Vec<PathBuf>,
-    /// Codex `sessions` directories.
-    pub codex: Vec<PathBuf>,
+    roots: Vec<(StoreKind, PathBuf)>,
 }
 
 impl StoreRoots {
+    /// No roots.
+    pub fn new() -> Self {
+        StoreRoots::default()
+    }
+
+    /// These roots and `path` of `kind` (kept in registry order, then in
+    /// the order given).
+    pub fn with(mut self, kind: StoreKind, path: impl Into<PathBuf>) -> Self {
+        self.push(kind, path);
+        self
+    }
+
+    /// Add `path` of `kind`.
+    pub fn push(&mut self, kind: StoreKind, path: impl Into<PathBuf>) {
+        let rank = |k: StoreKind| REGISTRY.iter().position(|r| *r == k);
+        let at = self
+            .roots
+            .iter()
+            .position(|(k, _)| rank(*k) > rank(kind))
+            .unwrap_or(self.roots.len());
+        self.roots.insert(at, (kind, path.into()));
+    }
+
     /// Whether no directory is named.
     pub fn is_empty(&self) -> bool {
-        self.hydra.is_empty() && self.claude.is_empty() && self.codex.is_empty()
+        self.roots.is_empty()
     }
 
     /// Every root with its kind.
     pub fn iter(&self) -> impl Iterator<Item = (StoreKind, &PathBuf)> {
-        let hydra = self.hydra.iter().map(|p| (StoreKind::Hydra, p));
-        let claude = self.claude.iter().map(|p| (StoreKind::Claude, p));
-        let codex = self.codex.iter().map(|p| (StoreKind::Codex, p));
-        hydra.chain(claude).chain(codex)
+        self.roots.iter().map(|(kind, path)| (*kind, path))
     }
 
-    /// The default locations (SPEC §1) from an environment lookup and a home
-    /// directory, whether or not they exist.
+    /// The roots of one kind.
+    pub fn of(&self, kind: StoreKind) -> impl Iterator<Item = &PathBuf> {
+        self.iter().filter(move |(k, _)| *k == kind).map(|(_, p)| p)
+    }
+
+    /// The default locations (SPEC §1) of every registered kind, from an
+    /// environment lookup and a home directory, whether or not they exist.
     pub fn default_locations(
         env: impl Fn(&str) -> Option<String>,
         home: Option<&Path>,
     ) -> StoreRoots {
-        let from = |var: &str, sub: &str, fallback: &[&str]| -> Vec<PathBuf> {
-            match env(var).filter(|v| !v.is_empty()) {
-                Some(dir) => vec![Path::new(&dir).join(sub)],
-                None => home
-                    .map(|h| {
-                        fallback
-                            .iter()
-                            .fold(h.to_path_buf(), |p, part| p.join(part))
-                    })
-                    .into_iter()
-                    .collect(),
+        let mut roots = StoreRoots::new();
+        for kind in REGISTRY {
+            for path in kind.store().default_roots(&env, home) {
+                roots.push(*kind, path);
             }
-        };
-        StoreRoots {
-            hydra: match env("HYDRA_SESSIONS").filter(|v| !v.is_empty()) {
-                Some(dir) => vec![PathBuf::from(dir)],
-                None => home
-                    .map(|h| h.join(".hydra").join("sessions"))
-                    .into_iter()
-                    .collect(),
-            },
-            claude: from("CLAUDE_CONFIG_DIR", "projects", &[".claude", "projects"]),
-            codex: from("CODEX_HOME", "sessions", &[".codex", "sessions"]),
         }
+        roots
     }
 
     /// Keep only directories that exist.
     pub fn existing(self) -> StoreRoots {
-        let keep = |v: Vec<PathBuf>| v.into_iter().filter(|p| p.is_dir()).collect();
         StoreRoots {
-            hydra: keep(self.hydra),
-            claude: keep(self.claude),
-            codex: keep(self.codex),
+            roots: self.roots.into_iter().filter(|(_, p)| p.is_dir()).collect(),
         }
+    }
+}
+
+/// `$VAR/sub` when `VAR` is set and not empty, else `$HOME/fallback…`: the
+/// shape of every default root in SPEC §1.
+pub fn env_or_home(
+    env: Env<'_>,
+    home: Option<&Path>,
+    var: &str,
+    sub: &[&str],
+    fallback: &[&str],
+) -> Vec<PathBuf> {
+    let join = |base: PathBuf, parts: &[&str]| parts.iter().fold(base, |p, part| p.join(part));
+    match env(var).filter(|v| !v.is_empty()) {
+        Some(dir) => vec![join(PathBuf::from(dir), sub)],
+        None => home
+            .map(|h| join(h.to_path_buf(), fallback))
+            .into_iter()
+            .collect(),
     }
 }
 
@@ -161,30 +300,30 @@ pub enum ScanEvent {
 /// Files below `root` (recursively, symbolic links not followed) whose name
 /// satisfies `keep`, in byte order of their paths. Unreadable directories are
 /// reported through `on_error`.
+///
+/// `walkdir` does the walk (it handles deep trees and reports each failing
+/// directory with its path); the files are then sorted by path bytes, the
+/// order ties are broken in (SPEC §3).
 pub fn walk_files(
     root: &Path,
     keep: &dyn Fn(&Path) -> bool,
     on_error: &mut dyn FnMut(PathBuf, String),
 ) -> Vec<PathBuf> {
     let mut files = Vec::new();
-    let mut pending = vec![root.to_path_buf()];
-    while let Some(dir) = pending.pop() {
-        let entries = match std::fs::read_dir(&dir) {
-            Ok(entries) => entries,
-            Err(e) => {
-                on_error(dir, e.to_string());
-                continue;
+    for entry in walkdir::WalkDir::new(root).follow_links(false) {
+        match entry {
+            Ok(entry) => {
+                if entry.file_type().is_file() && keep(entry.path()) {
+                    files.push(entry.into_path());
+                }
             }
-        };
-        for entry in entries.flatten() {
-            let Ok(file_type) = entry.file_type() else {
-                continue;
-            };
-            let path = entry.path();
-            if file_type.is_dir() {
-                pending.push(path);
-            } else if file_type.is_file() && keep(&path) {
-                files.push(path);
+            Err(e) => {
+                let path = e.path().unwrap_or(root).to_path_buf();
+                let reason = match e.io_error() {
+                    Some(io) => io.to_string(),
+                    None => e.to_string(),
+                };
+                on_error(path, reason);
             }
         }
     }
@@ -203,141 +342,192 @@ pub fn has_suffix(path: &Path, suffix: &str) -> bool {
         .is_some_and(|n| n.ends_with(suffix))
 }
 
-/// Run `work` over `items` on a few threads, in no particular order.
-pub fn parallel_each<T: Sync>(items: &[T], work: impl Fn(&T) + Sync) {
-    parallel_map(items, work);
-}
-
-/// `work` of every item, computed on a few threads, in the order of `items`.
-/// A panic in `work` is raised again here.
-pub fn parallel_map<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let threads = std::thread::available_parallelism()
-        .map_or(2, |n| n.get())
-        .clamp(1, 8)
-        .min(items.len());
-    let next = AtomicUsize::new(0);
-    let mut done: Vec<(usize, R)> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut mine = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(item) = items.get(i) else { break mine };
-                        mine.push((i, work(item)));
-                    }
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|worker| {
-                worker
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            })
-            .collect()
-    });
-    done.sort_unstable_by_key(|&(i, _)| i);
-    done.into_iter().map(|(_, result)| result).collect()
-}
-
 /// Discover every session under `roots`, reporting each file through `sink`
-/// as soon as it is classified (from several threads).
-pub fn scan(roots: &StoreRoots, sink: &(dyn Fn(ScanEvent) + Sync)) {
+/// as soon as it is classified (from the threads of rayon's pool).
+pub fn scan(caches: &Caches, roots: &StoreRoots, sink: &(dyn Fn(ScanEvent) + Sync)) {
     for (kind, root) in roots.iter() {
         let root: Arc<Path> = Arc::from(root.as_path());
-        match kind {
-            StoreKind::Hydra => scan_native(&root, sink),
-            StoreKind::Claude => claude::scan(&root, sink),
-            StoreKind::Codex => codex::scan(&root, sink),
-        }
+        kind.store().scan(caches, &root, sink);
     }
 }
 
-fn scan_native(root: &Arc<Path>, sink: &(dyn Fn(ScanEvent) + Sync)) {
-    let files = walk_files(root, &|p| has_suffix(p, ".jsonl"), &mut |path, reason| {
-        sink(ScanEvent::Unreadable { path, reason })
-    });
-    parallel_each(&files, |path| {
-        sink(match native::read_record(root, path.clone()) {
-            Ok(Ok(record)) => ScanEvent::Record(record),
-            Ok(Err(why)) => ScanEvent::Skipped {
-                path: path.clone(),
-                reason: why.to_string(),
-            },
-            Err(e) => ScanEvent::Unreadable {
-                path: path.clone(),
-                reason: e.to_string(),
-            },
-        })
-    });
-}
+/// Index of a record in a [`Catalog`]: its position in arrival order,
+/// stable while the catalog grows.
+pub type RecordId = usize;
 
-/// The latest title of a session, read as cheaply as its format allows.
-pub fn read_title(record: &SessionRecord) -> Result<Option<String>, ReadError> {
-    match record.kind {
-        StoreKind::Hydra => {
-            native::read_title(&record.path).map_err(|e| ReadError::io(&record.path, &e))
-        }
-        StoreKind::Claude => claude::read_title(record),
-        StoreKind::Codex => codex::read_title(record),
-    }
-}
-
-/// The folded surface of a session.
-pub fn read_surface(record: &SessionRecord) -> Result<Surface, ReadError> {
-    match record.kind {
-        StoreKind::Hydra => native::read_surface(record),
-        StoreKind::Claude => claude::read_surface(record),
-        StoreKind::Codex => codex::read_surface(record),
-    }
-}
-
-/// Every listed session in record order, plus what could not be listed.
+/// Every listed session, plus what could not be listed: the one list of
+/// sessions that discovery appends to and that the engine, the commands
+/// and the picker read.
+///
+/// Records keep their arrival order (a [`RecordId`] never changes); the
+/// catalog also keeps them in record order (`listSessions`, SPEC §3) and
+/// knows, for each session id, its first record in that order: the one a
+/// mention of the id reads, and whose title labels every record of the id.
 #[derive(Debug, Clone, Default)]
 pub struct Catalog {
-    /// Sessions in `listSessions` order (SPEC §3).
-    pub records: Vec<SessionRecord>,
-    /// Files that are not sessions, with the reason.
+    records: Vec<SessionRecord>,
+    order: Vec<RecordId>,
+    first: HashMap<String, RecordId>,
+    /// Files that are not sessions, with the reason, sorted.
     pub skipped: Vec<(PathBuf, String)>,
-    /// Files that look like sessions but could not be listed.
+    /// Files that look like sessions but could not be listed, sorted.
     pub unreadable: Vec<(PathBuf, String)>,
-    by_id: HashMap<String, usize>,
+    caches: Arc<Caches>,
 }
 
 impl Catalog {
+    /// An empty catalog reading with `caches`.
+    pub fn with_caches(caches: Arc<Caches>) -> Catalog {
+        Catalog {
+            caches,
+            ..Catalog::default()
+        }
+    }
+
     /// Scan `roots` completely.
     pub fn load(roots: &StoreRoots) -> Catalog {
+        let mut catalog = Catalog::default();
         let found = Mutex::new(Vec::new());
-        scan(roots, &|event| {
-            found.lock().expect("scan sink poisoned").push(event)
+        scan(&catalog.caches, roots, &|event| {
+            found.lock().unwrap_or_else(|e| e.into_inner()).push(event)
         });
-        Catalog::from_events(found.into_inner().expect("scan sink poisoned"))
+        catalog.append(found.into_inner().unwrap_or_else(|e| e.into_inner()));
+        catalog
     }
 
     /// Build from discovery events (any order).
     pub fn from_events(events: impl IntoIterator<Item = ScanEvent>) -> Catalog {
         let mut catalog = Catalog::default();
-        for event in events {
-            match event {
-                ScanEvent::Record(record) => catalog.records.push(record),
-                ScanEvent::Skipped { path, reason } => catalog.skipped.push((path, reason)),
-                ScanEvent::Unreadable { path, reason } => catalog.unreadable.push((path, reason)),
-            }
-        }
-        catalog.records.sort_by(model::record_order);
-        catalog.skipped.sort();
-        catalog.unreadable.sort();
-        for (i, record) in catalog.records.iter().enumerate().rev() {
-            catalog.by_id.insert(record.id.clone(), i);
-        }
+        catalog.append(events);
         catalog
     }
 
-    /// The first record (in record order) with this id.
-    pub fn find(&self, id: &str) -> Option<&SessionRecord> {
-        self.by_id.get(id).map(|&i| &self.records[i])
+    /// Add discovery events (any order). Returns the ids of the records
+    /// added, in arrival order.
+    pub fn append(&mut self, events: impl IntoIterator<Item = ScanEvent>) -> Vec<RecordId> {
+        let mut fresh = Vec::new();
+        let (mut skipped, mut unreadable) = (false, false);
+        for event in events {
+            match event {
+                ScanEvent::Record(record) => {
+                    fresh.push(self.records.len());
+                    self.records.push(record);
+                }
+                ScanEvent::Skipped { path, reason } => {
+                    self.skipped.push((path, reason));
+                    skipped = true;
+                }
+                ScanEvent::Unreadable { path, reason } => {
+                    self.unreadable.push((path, reason));
+                    unreadable = true;
+                }
+            }
+        }
+        if skipped {
+            self.skipped.sort();
+        }
+        if unreadable {
+            self.unreadable.sort();
+        }
+        if fresh.is_empty() {
+            return fresh;
+        }
+        let mut sorted = fresh.clone();
+        sorted.sort_by(|&a, &b| model::record_order(&self.records[a], &self.records[b]));
+        let old = std::mem::take(&mut self.order);
+        let mut merged = Vec::with_capacity(old.len() + sorted.len());
+        let (mut i, mut j) = (0, 0);
+        while i < old.len() && j < sorted.len() {
+            let later = model::record_order(&self.records[old[i]], &self.records[sorted[j]]);
+            if later == std::cmp::Ordering::Greater {
+                merged.push(sorted[j]);
+                j += 1;
+            } else {
+                merged.push(old[i]);
+                i += 1;
+            }
+        }
+        merged.extend_from_slice(&old[i..]);
+        merged.extend_from_slice(&sorted[j..]);
+        self.order = merged;
+        for &id in &fresh {
+            let record = &self.records[id];
+            match self.first.get(&record.id) {
+                Some(&known)
+                    if model::record_order(&self.records[known], record)
+                        != std::cmp::Ordering::Greater => {}
+                _ => {
+                    self.first.insert(record.id.clone(), id);
+                }
+            }
+        }
+        fresh
+    }
+
+    /// A catalog of the given records only, sharing this one's caches
+    /// (the picker reads a preview before discovery has ended with it).
+    pub fn subset(&self, records: impl IntoIterator<Item = SessionRecord>) -> Catalog {
+        let mut subset = Catalog::with_caches(Arc::clone(&self.caches));
+        subset.append(records.into_iter().map(ScanEvent::Record));
+        subset
+    }
+
+    /// How many records are listed.
+    pub fn len(&self) -> usize {
+        self.records.len()
+    }
+
+    /// Whether no record is listed.
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty()
+    }
+
+    /// The record with this [`RecordId`].
+    pub fn get(&self, id: RecordId) -> &SessionRecord {
+        &self.records[id]
+    }
+
+    /// Record ids in record order.
+    pub fn order(&self) -> &[RecordId] {
+        &self.order
+    }
+
+    /// Records in record order.
+    pub fn ordered(&self) -> impl Iterator<Item = &SessionRecord> {
+        self.order.iter().map(|&id| &self.records[id])
+    }
+
+    /// The first record (in record order) with this session id.
+    pub fn find(&self, session_id: &str) -> Option<&SessionRecord> {
+        self.first.get(session_id).map(|&i| &self.records[i])
+    }
+
+    /// The record whose title labels record `id`: the first record in
+    /// record order sharing its session id (itself, unless ids repeat).
+    pub fn label_source(&self, id: RecordId) -> RecordId {
+        self.first.get(&self.records[id].id).copied().unwrap_or(id)
+    }
+
+    /// The label of record `id` (SPEC §6): the title of its label source
+    /// as `title_of` gives it, else the session id. The one labelling rule
+    /// of the engine and the picker.
+    pub fn label(&self, id: RecordId, title_of: impl FnOnce(RecordId) -> Option<String>) -> String {
+        title_of(self.label_source(id)).unwrap_or_else(|| self.records[id].id.clone())
+    }
+
+    /// The caches readers of this catalog share.
+    pub fn caches(&self) -> &Arc<Caches> {
+        &self.caches
+    }
+
+    /// The latest title of a session of this catalog.
+    pub fn read_title(&self, record: &SessionRecord) -> Result<Option<String>, ReadError> {
+        record.kind.store().read_title(&self.caches, record)
+    }
+
+    /// The folded surface of a session of this catalog.
+    pub fn read_surface(&self, record: &SessionRecord) -> Result<Surface, ReadError> {
+        record.kind.store().read_surface(&self.caches, record)
     }
 }
 
@@ -346,20 +536,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn parallel_map_keeps_the_order_of_the_items() {
-        let items: Vec<u64> = (0..1000).collect();
-        let squares = parallel_map(&items, |&i| i * i);
-        assert_eq!(squares, items.iter().map(|i| i * i).collect::<Vec<_>>());
-        assert!(parallel_map(&[] as &[u8], |_| 1).is_empty());
-    }
-
-    #[test]
     fn default_locations_follow_the_environment() {
         let home = Path::new("/home/u");
         let none = StoreRoots::default_locations(|_| None, Some(home));
-        assert_eq!(none.hydra, [PathBuf::from("/home/u/.hydra/sessions")]);
-        assert_eq!(none.claude, [PathBuf::from("/home/u/.claude/projects")]);
-        assert_eq!(none.codex, [PathBuf::from("/home/u/.codex/sessions")]);
+        assert_eq!(
+            none.of(native::KIND).collect::<Vec<_>>(),
+            [Path::new("/home/u/.hydra/sessions")]
+        );
+        assert_eq!(
+            none.of(claude::KIND).collect::<Vec<_>>(),
+            [Path::new("/home/u/.claude/projects")]
+        );
+        assert_eq!(
+            none.of(codex::KIND).collect::<Vec<_>>(),
+            [Path::new("/home/u/.codex/sessions")]
+        );
         let env = |k: &str| match k {
             "HYDRA_SESSIONS" => Some("/h".to_owned()),
             "CLAUDE_CONFIG_DIR" => Some("/c".to_owned()),
@@ -367,8 +558,97 @@ mod tests {
             _ => None,
         };
         let set = StoreRoots::default_locations(env, Some(home));
-        assert_eq!(set.hydra, [PathBuf::from("/h")]);
-        assert_eq!(set.claude, [PathBuf::from("/c/projects")]);
-        assert_eq!(set.codex, [PathBuf::from("/x/sessions")]);
+        let all: Vec<(&str, &Path)> = set.iter().map(|(k, p)| (k.as_str(), p.as_path())).collect();
+        assert_eq!(
+            all,
+            [
+                ("hydra", Path::new("/h")),
+                ("claude", Path::new("/c/projects")),
+                ("codex", Path::new("/x/sessions")),
+            ]
+        );
+    }
+
+    #[test]
+    fn roots_keep_registry_order_then_the_order_given() {
+        let roots = StoreRoots::new()
+            .with(codex::KIND, "/x1")
+            .with(native::KIND, "/h")
+            .with(codex::KIND, "/x2")
+            .with(claude::KIND, "/c");
+        let all: Vec<&str> = roots.iter().map(|(_, p)| p.to_str().unwrap()).collect();
+        assert_eq!(all, ["/h", "/c", "/x1", "/x2"]);
+    }
+
+    #[test]
+    fn the_registry_names_each_kind_and_flag_once() {
+        let names: Vec<&str> = REGISTRY.iter().map(|k| k.as_str()).collect();
+        let flags: Vec<&str> = REGISTRY.iter().map(|k| k.store().flag()).collect();
+        assert_eq!(names, ["hydra", "claude", "codex"]);
+        assert_eq!(flags, ["store", "claude", "codex"]);
+        assert_eq!(kind_by_flag("store"), Some(native::KIND));
+        assert_eq!(kind_by_name("codex"), Some(codex::KIND));
+    }
+
+    #[test]
+    fn caches_are_per_type_and_per_owner() {
+        #[derive(Default)]
+        struct Counter(std::sync::atomic::AtomicU32);
+        let a = Caches::default();
+        a.get::<Counter>()
+            .0
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        assert_eq!(
+            a.get::<Counter>()
+                .0
+                .load(std::sync::atomic::Ordering::Relaxed),
+            1
+        );
+        let b = Caches::default();
+        assert_eq!(
+            b.get::<Counter>()
+                .0
+                .load(std::sync::atomic::Ordering::Relaxed),
+            0
+        );
+    }
+
+    fn record(path: &str, id: &str, created_at: &str) -> SessionRecord {
+        SessionRecord::new(
+            native::KIND,
+            Arc::from(Path::new("/s")),
+            path.into(),
+            id.into(),
+            None,
+            created_at.into(),
+        )
+    }
+
+    #[test]
+    fn appending_keeps_record_order_and_the_first_record_of_each_id() {
+        let mut catalog = Catalog::default();
+        let first = catalog.append([
+            ScanEvent::Record(record("/s/b.jsonl", "dup", "2025-01-01T00:00:00Z")),
+            ScanEvent::Record(record("/s/c.jsonl", "x", "2025-03-01T00:00:00Z")),
+        ]);
+        assert_eq!(first, [0, 1]);
+        let second = catalog.append([
+            ScanEvent::Skipped {
+                path: "/s/z".into(),
+                reason: "no".into(),
+            },
+            ScanEvent::Record(record("/s/a.jsonl", "dup", "2025-02-01T00:00:00Z")),
+        ]);
+        assert_eq!(second, [2]);
+        let paths: Vec<&str> = catalog
+            .ordered()
+            .map(|r| r.path.to_str().unwrap())
+            .collect();
+        assert_eq!(paths, ["/s/c.jsonl", "/s/a.jsonl", "/s/b.jsonl"]);
+        assert_eq!(catalog.find("dup").unwrap().path, Path::new("/s/a.jsonl"));
+        assert_eq!(catalog.label_source(0), 2);
+        assert_eq!(catalog.label(0, |_| None), "dup");
+        assert_eq!(catalog.label(0, |s| (s == 2).then(|| "T".into())), "T");
+        assert_eq!(catalog.skipped.len(), 1);
     }
 }

@@ -5,26 +5,47 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::store::time::Instant;
+use crate::store::Store;
 
-/// Which kind of store a session came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum StoreKind {
-    /// A native Hydra harness log (SPEC §3).
-    Hydra,
-    /// A Claude Code transcript.
-    Claude,
-    /// A Codex CLI rollout.
-    Codex,
-}
+/// Which kind of store a session came from: a handle to one registered
+/// [`Store`](crate::store::Store), compared, hashed and shown by its name.
+#[derive(Clone, Copy)]
+pub struct StoreKind(&'static dyn Store);
 
 impl StoreKind {
+    /// The handle of a store (each kind's file defines its `KIND` with it).
+    pub const fn new(store: &'static dyn Store) -> Self {
+        StoreKind(store)
+    }
+
+    /// The store itself.
+    pub fn store(self) -> &'static dyn Store {
+        self.0
+    }
+
     /// The kind's name as shown and serialized (`hydra`, `claude`, `codex`).
     pub fn as_str(self) -> &'static str {
-        match self {
-            StoreKind::Hydra => "hydra",
-            StoreKind::Claude => "claude",
-            StoreKind::Codex => "codex",
-        }
+        self.0.name()
+    }
+}
+
+impl PartialEq for StoreKind {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for StoreKind {}
+
+impl std::hash::Hash for StoreKind {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state);
+    }
+}
+
+impl fmt::Debug for StoreKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "StoreKind({})", self.as_str())
     }
 }
 
@@ -170,7 +191,7 @@ mod tests {
 
     fn record(path: &str, created_at: &str) -> SessionRecord {
         SessionRecord::new(
-            StoreKind::Hydra,
+            crate::store::native::KIND,
             Arc::from(Path::new("/s")),
             path.into(),
             path.into(),
@@ -209,7 +230,7 @@ mod tests {
 
     #[test]
     fn store_kinds_are_named_and_padded() {
-        let names: Vec<_> = [StoreKind::Hydra, StoreKind::Claude, StoreKind::Codex]
+        let names: Vec<_> = crate::store::REGISTRY
             .iter()
             .map(|k| format!("[{k:<6}]"))
             .collect();

@@ -13,7 +13,57 @@ use crate::store::loose::{self, Loose, LooseBlock};
 use crate::store::model::{
     EventKind, MessageSource, SessionRecord, StoreKind, Surface, SurfaceEvent,
 };
-use crate::store::ReadError;
+use crate::store::{env_or_home, has_suffix, Caches, Env, ReadError, ScanEvent, Store};
+
+/// The native store.
+pub struct Native;
+
+/// The native store's kind.
+pub const KIND: StoreKind = StoreKind::new(&Native);
+
+impl Store for Native {
+    fn name(&self) -> &'static str {
+        "hydra"
+    }
+
+    fn flag(&self) -> &'static str {
+        "store"
+    }
+
+    fn root_help(&self) -> &'static str {
+        "Native session store directory"
+    }
+
+    fn default_roots(&self, env: Env<'_>, home: Option<&Path>) -> Vec<PathBuf> {
+        env_or_home(env, home, "HYDRA_SESSIONS", &[], &[".hydra", "sessions"])
+    }
+
+    fn wants(&self, path: &Path) -> bool {
+        has_suffix(path, ".jsonl")
+    }
+
+    fn list_file(&self, _: &Caches, root: &Arc<Path>, path: &Path) -> ScanEvent {
+        match read_record(root, path.to_owned()) {
+            Ok(Ok(record)) => ScanEvent::Record(record),
+            Ok(Err(why)) => ScanEvent::Skipped {
+                path: path.to_owned(),
+                reason: why.to_string(),
+            },
+            Err(e) => ScanEvent::Unreadable {
+                path: path.to_owned(),
+                reason: e.to_string(),
+            },
+        }
+    }
+
+    fn read_title(&self, _: &Caches, record: &SessionRecord) -> Result<Option<String>, ReadError> {
+        read_title(&record.path).map_err(|e| ReadError::io(&record.path, &e))
+    }
+
+    fn read_surface(&self, _: &Caches, record: &SessionRecord) -> Result<Surface, ReadError> {
+        read_surface(record)
+    }
+}
 
 /// The `source.marker` that identifies a compact checkpoint.
 pub const COMPACTION_MARKER: &str = "@hydraharness/harness-compaction";
@@ -64,7 +114,7 @@ pub fn parse_header(
         Some(_) => return Err(NotASession::BadHeader("cwd is not a string")),
     };
     Ok(SessionRecord::new(
-        StoreKind::Hydra,
+        KIND,
         root.clone(),
         path,
         id.clone(),

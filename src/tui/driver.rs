@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use crossterm::event::Event;
 use ratatui::backend::Backend;
 use ratatui::Terminal;
+use rayon::prelude::*;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use tokio::sync::Semaphore;
 
@@ -21,7 +22,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::reference::candidates::Target;
 use crate::reference::uri;
 use crate::store::model::SessionRecord;
-use crate::store::{self, Catalog, ScanEvent};
+use crate::store::{Caches, ScanEvent};
 use crate::tui::keymap;
 use crate::tui::preview::{PreviewKey, Snapshot};
 use crate::tui::rank::EntryId;
@@ -66,12 +67,19 @@ pub trait Host {
     ) -> Option<Vec<(EntryId, Option<String>)>>;
 }
 
-/// Read titles as `Engine::titles` does: on a few threads, `None` for an
+/// Read the titles of `batch` with `caches` on rayon's pool, `None` for an
 /// absent or unreadable title.
-pub fn read_titles(batch: &[(EntryId, SessionRecord)]) -> Vec<(EntryId, Option<String>)> {
-    store::parallel_map(batch, |(id, record)| {
-        (*id, store::read_title(record).ok().flatten())
-    })
+pub fn read_titles(
+    caches: &Caches,
+    batch: &[(EntryId, SessionRecord)],
+) -> Vec<(EntryId, Option<String>)> {
+    batch
+        .par_iter()
+        .map(|(id, record)| {
+            let title = record.kind.store().read_title(caches, record);
+            (*id, title.ok().flatten())
+        })
+        .collect()
 }
 
 /// Files discovery could not list or skipped, for the report after the picker.
@@ -92,7 +100,6 @@ pub struct Driver<B: Backend, H: Host> {
     rx: UnboundedReceiver<Msg>,
     limits: Limits,
     target: Target,
-    found: Vec<ScanEvent>,
     pending: Vec<ScanEvent>,
     engine: Option<Engine>,
     previews: Arc<Semaphore>,
@@ -123,7 +130,6 @@ impl<B: Backend, H: Host> Driver<B, H> {
             rx,
             limits,
             target,
-            found: Vec::new(),
             pending: Vec::new(),
             engine: None,
             previews: Arc::new(Semaphore::new(2)),
@@ -168,21 +174,15 @@ impl<B: Backend, H: Host> Driver<B, H> {
     }
 
     fn report(&self) -> Report {
-        let catalog = Catalog::from_events(
-            self.found
-                .iter()
-                .filter(|e| !matches!(e, ScanEvent::Record(_)))
-                .cloned(),
-        );
+        let catalog = self.state.catalog();
         Report {
-            unreadable: catalog.unreadable,
-            skipped: catalog.skipped,
+            unreadable: catalog.unreadable.clone(),
+            skipped: catalog.skipped.clone(),
         }
     }
 
     fn handle(&mut self, msg: Msg) -> Result<Option<Exit>> {
         if let Msg::Found(event) = msg {
-            self.found.push(event.clone());
             self.pending.push(event);
             return Ok(None);
         }
@@ -205,9 +205,8 @@ impl<B: Backend, H: Host> Driver<B, H> {
             }
             Msg::Found(_) => unreachable!("handled above"),
             Msg::ScanDone => {
-                let catalog = Catalog::from_events(self.found.iter().cloned());
                 self.engine = Some(Engine::new(
-                    Arc::new(catalog),
+                    Arc::clone(self.state.catalog()),
                     self.limits,
                     self.target.clone(),
                 ));
@@ -277,11 +276,12 @@ impl<B: Backend, H: Host> Driver<B, H> {
 
     /// Compute a preview on tokio with `Engine::preview`, exactly as
     /// `session-ref preview ID --label L` does. Before discovery ends, the
-    /// catalog is the highlighted record alone. A request whose candidate is
-    /// no longer highlighted when its turn comes is dropped.
+    /// engine reads the highlighted record alone (a subset of the catalog
+    /// sharing its caches). A request whose candidate is no longer
+    /// highlighted when its turn comes is dropped.
     fn load_preview(&self, key: PreviewKey, record: SessionRecord) {
         let engine = self.engine.clone().unwrap_or_else(|| {
-            let catalog = Catalog::from_events([ScanEvent::Record(record)]);
+            let catalog = self.state.catalog().subset([record]);
             Engine::new(Arc::new(catalog), self.limits, self.target.clone())
         });
         let tx = self.tx.clone();

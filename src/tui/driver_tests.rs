@@ -9,7 +9,7 @@ use super::*;
 use crate::cli::{Command, Config};
 use crate::commands;
 use crate::reference::mention::format_mention;
-use crate::store::StoreRoots;
+use crate::store::{Caches, StoreRoots};
 use crate::tui::testkit;
 
 /// Titles now, the editor as a function.
@@ -26,7 +26,7 @@ impl Host for SyncHost {
         &mut self,
         batch: Vec<(EntryId, SessionRecord)>,
     ) -> Option<Vec<(EntryId, Option<String>)>> {
-        Some(read_titles(&batch))
+        Some(read_titles(&Caches::default(), &batch))
     }
 }
 
@@ -136,19 +136,9 @@ async fn previews_are_what_the_preview_command_reports() {
     while let Ok(msg) = picker.rx.try_recv() {
         picker.handle(msg).unwrap();
     }
-    let records: Vec<SessionRecord> = picker
-        .found
-        .iter()
-        .filter_map(|e| match e {
-            ScanEvent::Record(r) => Some(r.clone()),
-            _ => None,
-        })
-        .collect();
+    let records: Vec<SessionRecord> = picker.state.catalog().ordered().cloned().collect();
     let config = Config {
-        roots: StoreRoots {
-            hydra: vec![testkit::fixture_dir()],
-            ..StoreRoots::default()
-        },
+        roots: StoreRoots::new().with(crate::store::native::KIND, testkit::fixture_dir()),
         roots_explicit: true,
         looked_at: StoreRoots::default(),
         limits: testkit::setup().limits,

@@ -24,6 +24,7 @@ pub mod view;
 #[cfg(test)]
 pub(crate) mod testkit;
 
+use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use tokio::signal::unix::{signal, SignalKind};
@@ -34,6 +35,7 @@ use crate::commands;
 use crate::error::{Error, Result};
 use crate::store;
 use crate::store::model::SessionRecord;
+use crate::store::Caches;
 use driver::{Driver, Host, Msg, Report};
 use rank::EntryId;
 use state::{Exit, Setup, State};
@@ -79,6 +81,7 @@ impl Host for TtyHost {
 /// A thread reading titles in batches as they are asked for, answering on `tx`.
 fn spawn_title_reader(
     tx: mpsc::UnboundedSender<Msg>,
+    caches: Arc<Caches>,
 ) -> std::sync::mpsc::Sender<Vec<(EntryId, SessionRecord)>> {
     let (ask, asked) = std::sync::mpsc::channel::<Vec<(EntryId, SessionRecord)>>();
     std::thread::Builder::new()
@@ -89,7 +92,10 @@ fn spawn_title_reader(
                     batch.extend(more);
                 }
                 for chunk in batch.chunks(256) {
-                    if tx.send(Msg::Titles(driver::read_titles(chunk))).is_err() {
+                    if tx
+                        .send(Msg::Titles(driver::read_titles(&caches, chunk)))
+                        .is_err()
+                    {
                         return;
                     }
                 }
@@ -162,12 +168,15 @@ pub async fn run(config: &Config, options: &PickOptions) -> Result<Picked> {
     let (tx, rx) = mpsc::unbounded_channel();
     forward_signals(tx.clone())?;
 
+    let state = State::new(setup(config, options));
+    let caches = Arc::clone(state.catalog().caches());
     let roots = config.roots.clone();
     let scan_tx = tx.clone();
+    let scan_caches = Arc::clone(&caches);
     std::thread::Builder::new()
         .name("session-ref-scan".into())
         .spawn(move || {
-            store::scan(&roots, &|event| {
+            store::scan(&scan_caches, &roots, &|event| {
                 let _ = scan_tx.send(Msg::Found(event));
             });
             let _ = scan_tx.send(Msg::ScanDone);
@@ -186,9 +195,8 @@ pub async fn run(config: &Config, options: &PickOptions) -> Result<Picked> {
     let host = TtyHost {
         reader,
         guard,
-        titles: spawn_title_reader(tx.clone()),
+        titles: spawn_title_reader(tx.clone(), caches),
     };
-    let state = State::new(setup(config, options));
     let driver = Driver::new(
         terminal,
         host,

@@ -1,26 +1,23 @@
-//! Live ranking for the picker: SPEC §6's fuzzy variant (exact-rule matches
-//! first in group-then-record order, then fuzzy-only matches by score) over
-//! candidates whose lower-cased fields are cached, so a re-rank on every
-//! keystroke stays fast for 100k sessions. Pure.
+//! Live ranking for the picker: a layer over SPEC §6's one ranking
+//! ([`candidates::rank`]) that keeps each entry's lower-cased fields, so a
+//! re-rank on every keystroke stays fast for 100k sessions, narrows a
+//! growing query to the previous hits, and finds what to highlight. Pure.
 
-use memchr::memmem::Finder;
-
-use crate::matching::{FuzzyMatcher, Pattern};
-use crate::reference::candidates::{group_rank, lower, Target};
+use crate::matching::FuzzyMatcher;
+use crate::reference::candidates::{self, group_rank, lower, Fields, Target};
 use crate::store::model::SessionRecord;
 
 /// Index of an [`Entry`] in the picker's arrival-ordered entry list.
 pub type EntryId = u32;
 
-/// A listed session with its label, and the fields ranking reads laid out
-/// in one allocation (label, cwd and id, then the same lower-cased, each
-/// ended by a NUL) so a re-rank over 100k entries touches little memory.
+/// A listed session with its label and the fields ranking reads
+/// ([`Fields`], cached so a re-rank over 100k entries stays fast).
 #[derive(Debug, Clone)]
 pub struct Entry {
     /// The listed record.
     pub record: SessionRecord,
     /// The label: its session's latest title, or the id while the title is
-    /// unknown, absent or unreadable.
+    /// unknown, absent or unreadable (the catalog's labelling rule).
     pub label: String,
     /// This record's own title, once read.
     pub title: Option<String>,
@@ -28,125 +25,58 @@ pub struct Entry {
     pub title_known: bool,
     /// Group rank (0 same cwd as the target, 1 no cwd, 2 other cwd).
     pub group: u8,
-    hay: Box<str>,
-    /// Where each field ends in `hay`: label, cwd, id, then the lower-cased three.
-    ends: [u32; 6],
+    fields: Fields,
 }
 
 impl Entry {
     /// An entry for `record`, labelled by its id until its title is known.
     pub fn new(record: SessionRecord, target: &Target) -> Self {
-        let mut entry = Entry {
+        Entry {
             group: group_rank(record.cwd.as_deref(), target.cwd.as_deref()),
-            label: String::new(),
+            label: record.id.clone(),
             title: None,
             title_known: false,
-            hay: Box::from(""),
-            ends: [0; 6],
+            fields: Fields::new(&record.id, record.cwd.as_deref(), &record.id),
             record,
-        };
-        entry.relabel(entry.record.id.clone());
-        entry
+        }
     }
 
     /// Record the title read for this session (`None`: absent or
-    /// unreadable); it becomes the label.
+    /// unreadable); it becomes the label, until the catalog's rule says
+    /// otherwise for a shared id.
     pub fn set_title(&mut self, title: Option<String>) {
         self.relabel(title.clone().unwrap_or_else(|| self.record.id.clone()));
         self.title = title;
         self.title_known = true;
     }
 
-    /// Change the label (records sharing an id all carry the title of the
-    /// first of them in record order, as the engine labels them).
+    /// Change the label.
     pub fn relabel(&mut self, label: String) {
-        let cwd = self.record.cwd.as_deref().unwrap_or("");
-        let fields = [label.as_str(), cwd, self.record.id.as_str()];
-        let lowered = fields.map(lower);
-        let mut hay =
-            String::with_capacity(2 * (label.len() + cwd.len() + self.record.id.len()) + 6);
-        let lowered_refs = lowered.iter().map(String::as_str);
-        for (i, field) in fields.into_iter().chain(lowered_refs).enumerate() {
-            hay.push_str(field);
-            self.ends[i] = u32::try_from(hay.len()).expect("fields under 4 GiB");
-            hay.push('\0');
+        if label != self.label {
+            self.fields = Fields::new(&label, self.record.cwd.as_deref(), &self.record.id);
+            self.label = label;
         }
-        self.hay = hay.into_boxed_str();
-        self.label = label;
     }
 
-    fn field(&self, i: usize) -> &str {
-        let start = if i == 0 {
-            0
-        } else {
-            self.ends[i - 1] as usize + 1
-        };
-        &self.hay[start..self.ends[i] as usize]
-    }
-
-    /// Label, cwd (empty when absent) and id, as the fuzzy rule scores them.
-    fn fields(&self) -> [&str; 3] {
-        [self.field(0), self.field(1), self.field(2)]
-    }
-
-    /// The reference's rule: id, cwd or label contains the lower-cased
-    /// query (`finder` searches for it; an empty query is in everything).
-    /// A needle without NUL cannot match across the NULs ending the fields,
-    /// so the three lower-cased fields are searched at once.
-    fn exact(&self, finder: &Finder<'_>) -> bool {
-        if finder.needle().contains(&0) {
-            return (3..6).any(|i| finder.find(self.field(i).as_bytes()).is_some());
-        }
-        let lowered = &self.hay[self.ends[2] as usize + 1..];
-        finder.find(lowered.as_bytes()).is_some()
+    /// What ranking matches on.
+    pub fn fields(&self) -> &Fields {
+        &self.fields
     }
 }
 
 /// One matching candidate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Hit {
-    /// The entry.
-    pub id: EntryId,
-    /// Whether the exact rule keeps it.
-    pub exact: bool,
-    /// Fuzzy score of a fuzzy-only match (0 for exact ones).
-    pub score: u32,
-}
+pub type Hit = candidates::Hit<EntryId>;
 
-/// Rank the entries of `pool` (given in group-then-record order) for `query`.
+/// Rank the entries of `pool` (given in group-then-record order) for
+/// `query`: SPEC §6's fuzzy ranking ([`candidates::rank`]) over the
+/// entries' cached fields.
 pub fn rank(
     entries: &[Entry],
     pool: &[EntryId],
     query: &str,
     matcher: &mut FuzzyMatcher,
 ) -> Vec<Hit> {
-    let needle = lower(query);
-    // Byte search is substring search: a UTF-8 needle only matches at
-    // character boundaries.
-    let finder = Finder::new(needle.as_bytes());
-    let pattern = Pattern::new(query);
-    let mut hits = Vec::new();
-    let mut fuzzy = Vec::new();
-    for &id in pool {
-        let entry = &entries[id as usize];
-        if entry.exact(&finder) {
-            hits.push(Hit {
-                id,
-                exact: true,
-                score: 0,
-            });
-        } else if let Some(score) = matcher.best_score_pattern(&pattern, entry.fields()) {
-            fuzzy.push(Hit {
-                id,
-                exact: false,
-                score,
-            });
-        }
-    }
-    // Stable: equal scores keep group-then-record order.
-    fuzzy.sort_by_key(|h| std::cmp::Reverse(h.score));
-    hits.extend(fuzzy);
-    hits
+    candidates::rank(pool, |id| &entries[id as usize].fields, query, matcher)
 }
 
 /// Whether every match of `next` is among the matches of `previous`, so a
@@ -189,14 +119,15 @@ fn substring_chars(text: &str, needle_lower: &str) -> Option<Vec<usize>> {
 mod tests {
     use super::*;
     use crate::reference::candidates;
-    use crate::store::model::{record_order, StoreKind};
+    use crate::store::model::record_order;
+    use crate::store::{native, Catalog, ScanEvent};
     use proptest::prelude::*;
     use std::path::Path;
     use std::sync::Arc;
 
     fn record(id: &str, cwd: Option<&str>, day: u32) -> SessionRecord {
         SessionRecord::new(
-            StoreKind::Hydra,
+            native::KIND,
             Arc::from(Path::new("/s")),
             format!("/s/{id}.jsonl").into(),
             id.into(),
@@ -269,19 +200,6 @@ mod tests {
     }
 
     #[test]
-    fn fields_do_not_run_into_each_other() {
-        let t = target();
-        let mut e = Entry::new(record("ID-1", Some("/W/x"), 1), &t);
-        e.set_title(Some("Ab".into()));
-        assert_eq!(e.fields(), ["Ab", "/W/x", "ID-1"]);
-        let finds = |q: &str| e.exact(&Finder::new(lower(q).as_bytes()));
-        assert!(finds("ab") && finds("/w/X") && finds("id-1") && finds(""));
-        assert!(!finds("b/w") && !finds("xid") && !finds("ab\0/w"));
-        let none = Entry::new(record("s", None, 1), &t);
-        assert_eq!(none.fields(), ["s", "", "s"]);
-    }
-
-    #[test]
     fn highlights_substrings_then_subsequences() {
         let mut m = FuzzyMatcher::new();
         assert_eq!(highlight("Fix Parser bug", "PARS", &mut m), [4, 5, 6, 7]);
@@ -326,7 +244,8 @@ mod tests {
             let (records, labels, entries, pool) = setup(&specs, &t);
             let mut m = FuzzyMatcher::new();
             let ours = rank(&entries, &pool, &query, &mut m);
-            let engine = candidates::fuzzy(&records, &labels, &t, &query, usize::MAX, &mut m);
+            let catalog = Catalog::from_events(records.iter().cloned().map(ScanEvent::Record));
+            let engine = candidates::fuzzy(&catalog, &labels, &t, &query, usize::MAX, &mut m);
             let ours_ids: Vec<usize> = ours.iter().map(|h| h.id as usize).collect();
             let engine_ids: Vec<usize> = engine.iter().map(|r| r.index).collect();
             prop_assert_eq!(&ours_ids, &engine_ids);

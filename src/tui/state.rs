@@ -7,7 +7,6 @@
 //! and [`State::settle`] re-ranks once (the driver calls it after draining a
 //! batch of events, before drawing; actions that need the list settle first).
 
-use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -17,11 +16,11 @@ use crate::cli::PickFormat;
 use crate::config::Limits;
 use crate::error::Error;
 use crate::matching::FuzzyMatcher;
-use crate::reference::candidates::Target;
+use crate::reference::candidates::{self, Target};
 use crate::reference::mention;
 use crate::reference::prepare::normalize_references;
-use crate::store::model::{record_order, SessionRecord};
-use crate::store::ScanEvent;
+use crate::store::model::SessionRecord;
+use crate::store::{Catalog, ScanEvent};
 use crate::tui::keymap::{self, Context};
 use crate::tui::layout::{self, Areas};
 use crate::tui::line::{Edit, LineInput};
@@ -205,11 +204,16 @@ pub enum Effect {
 #[derive(Debug)]
 pub struct State {
     pub(crate) setup: Setup,
-    /// Sessions in arrival order (an [`EntryId`] indexes this).
+    /// Every session discovered so far: the one catalog, appended to here
+    /// and shared with the engine once discovery has ended.
+    catalog: Arc<Catalog>,
+    /// One entry per catalog record, in arrival order (an [`EntryId`] is
+    /// the record's [`RecordId`](crate::store::RecordId)).
     pub(crate) entries: Vec<Entry>,
-    /// Entry ids in group-then-record order.
+    /// Entry ids in group-then-record order, the target's records left out
+    /// (SPEC §6's pool, [`candidates::eligible`]).
     order: Vec<EntryId>,
-    /// `position[id]`: where entry `id` sits in `order`.
+    /// `position[id]`: where entry `id` sits in `order` (`u32::MAX`: not there).
     position: Vec<u32>,
     /// Entries by session id (several records may share one).
     by_id: HashMap<String, Vec<EntryId>>,
@@ -260,6 +264,7 @@ impl State {
             filter: LineInput::new(&setup.query),
             prompt: Prompt::new(&setup.prompt),
             setup,
+            catalog: Arc::default(),
             entries: Vec::new(),
             order: Vec::new(),
             position: Vec::new(),
@@ -297,6 +302,11 @@ impl State {
         let mut effects = Vec::new();
         self.settle_into(&mut effects);
         effects
+    }
+
+    /// The sessions discovered so far.
+    pub fn catalog(&self) -> &Arc<Catalog> {
+        &self.catalog
     }
 
     /// The prompt buffer.
@@ -504,47 +514,40 @@ impl State {
     }
 
     fn discovered(&mut self, events: Vec<ScanEvent>, fx: &mut Vec<Effect>) {
-        let mut fresh: Vec<EntryId> = Vec::new();
-        let mut to_read = Vec::new();
-        for event in events {
-            match event {
-                ScanEvent::Record(record) => {
-                    if self.setup.target.session_id.as_deref() == Some(record.id.as_str()) {
-                        continue;
-                    }
-                    let id =
-                        EntryId::try_from(self.entries.len()).expect("fewer than 2^32 sessions");
-                    let entry = Entry::new(record.clone(), &self.setup.target);
-                    self.here_count += usize::from(entry.group == 0);
-                    self.by_id.entry(record.id.clone()).or_default().push(id);
-                    self.entries.push(entry);
-                    fresh.push(id);
-                    to_read.push((id, record));
-                }
-                ScanEvent::Skipped { .. } => self.skipped += 1,
-                ScanEvent::Unreadable { .. } => self.unreadable += 1,
-            }
-        }
+        // No engine job holds the catalog while discovery runs, so this
+        // appends in place.
+        let catalog = Arc::make_mut(&mut self.catalog);
+        let skipped = catalog.skipped.len();
+        let unreadable = catalog.unreadable.len();
+        let fresh = catalog.append(events);
+        self.skipped += catalog.skipped.len() - skipped;
+        self.unreadable += catalog.unreadable.len() - unreadable;
         if fresh.is_empty() {
             return;
         }
-        fresh.sort_by(|&a, &b| self.compare(a, b));
-        let old = std::mem::take(&mut self.order);
-        let mut merged = Vec::with_capacity(old.len() + fresh.len());
-        let (mut i, mut j) = (0, 0);
-        while i < old.len() && j < fresh.len() {
-            if self.compare(old[i], fresh[j]) == Ordering::Greater {
-                merged.push(fresh[j]);
-                j += 1;
-            } else {
-                merged.push(old[i]);
-                i += 1;
+        let target = &self.setup.target;
+        let mut to_read = Vec::new();
+        for id in fresh {
+            let record = self.catalog.get(id).clone();
+            let entry_id = EntryId::try_from(id).expect("fewer than 2^32 sessions");
+            debug_assert_eq!(self.entries.len(), id);
+            self.entries.push(Entry::new(record.clone(), target));
+            if target.session_id.as_deref() == Some(record.id.as_str()) {
+                continue;
             }
+            self.by_id
+                .entry(record.id.clone())
+                .or_default()
+                .push(entry_id);
+            to_read.push((entry_id, record));
         }
-        merged.extend_from_slice(&old[i..]);
-        merged.extend_from_slice(&fresh[j..]);
-        self.order = merged;
-        self.position = vec![0; self.entries.len()];
+        let pool = candidates::eligible(&self.catalog, target);
+        self.here_count = pool.iter().filter(|&&(_, group)| group == 0).count();
+        self.order = pool
+            .into_iter()
+            .map(|(id, _)| EntryId::try_from(id).expect("fewer than 2^32 sessions"))
+            .collect();
+        self.position = vec![u32::MAX; self.entries.len()];
         for (at, &id) in self.order.iter().enumerate() {
             self.position[id as usize] = at as u32;
         }
@@ -554,38 +557,22 @@ impl State {
         fx.push(Effect::ReadTitles(to_read));
     }
 
-    /// Records sharing an id are all labelled with the title of the first
-    /// of them in record order (the session a mention of the id reads), as
-    /// the engine labels candidates.
+    /// Relabel the records of these session ids by the catalog's rule
+    /// ([`Catalog::label`]): records sharing an id all carry the title of
+    /// the first of them in record order, as the engine labels them.
     fn label_shared(&mut self, ids: Vec<String>) {
         for id in ids {
             let Some(group) = self.by_id.get(&id).filter(|g| g.len() > 1) else {
                 continue;
             };
-            let first = group
-                .iter()
-                .copied()
-                .min_by(|&a, &b| {
-                    record_order(
-                        &self.entries[a as usize].record,
-                        &self.entries[b as usize].record,
-                    )
-                })
-                .expect("a group has entries");
-            let first = &self.entries[first as usize];
-            let label = first.title.clone().unwrap_or_else(|| id.clone());
             for &member in group {
-                self.entries[member as usize].relabel(label.clone());
+                let entries = &self.entries;
+                let label = self
+                    .catalog
+                    .label(member as usize, |source| entries[source].title.clone());
+                self.entries[member as usize].relabel(label);
             }
         }
-    }
-
-    /// Group rank, then record order (SPEC §6).
-    fn compare(&self, a: EntryId, b: EntryId) -> Ordering {
-        let (a, b) = (&self.entries[a as usize], &self.entries[b as usize]);
-        a.group
-            .cmp(&b.group)
-            .then_with(|| record_order(&a.record, &b.record))
     }
 
     fn settle_into(&mut self, fx: &mut Vec<Effect>) {

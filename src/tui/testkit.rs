@@ -9,8 +9,8 @@ use crate::config::Limits;
 use crate::engine::Engine;
 use crate::reference::candidates::Target;
 use crate::reference::uri;
-use crate::store::model::{SessionRecord, StoreKind};
-use crate::store::{self, Catalog, ScanEvent, StoreRoots};
+use crate::store::model::SessionRecord;
+use crate::store::{self, Caches, Catalog, ScanEvent, StoreRoots};
 use crate::tui::driver;
 use crate::tui::preview::{PreviewSlot, Snapshot};
 use crate::tui::state::{update, Action, Effect, Setup, State};
@@ -48,7 +48,7 @@ pub fn setup() -> Setup {
 /// A record that exists only in memory.
 pub fn record(id: &str, cwd: Option<&str>, created: &str) -> SessionRecord {
     SessionRecord::new(
-        StoreKind::Hydra,
+        crate::store::native::KIND,
         Arc::from(std::path::Path::new("/s")),
         format!("/s/{id}.jsonl").into(),
         id.into(),
@@ -59,12 +59,11 @@ pub fn record(id: &str, cwd: Option<&str>, created: &str) -> SessionRecord {
 
 /// The fixture store's discovery events, in path order.
 pub fn scan_fixtures() -> Vec<ScanEvent> {
-    let roots = StoreRoots {
-        hydra: vec![fixture_dir()],
-        ..StoreRoots::default()
-    };
+    let roots = StoreRoots::new().with(crate::store::native::KIND, fixture_dir());
     let found = std::sync::Mutex::new(Vec::new());
-    store::scan(&roots, &|e| found.lock().unwrap().push(e));
+    store::scan(&Caches::default(), &roots, &|e| {
+        found.lock().unwrap().push(e)
+    });
     let mut events = found.into_inner().unwrap();
     let path = |e: &ScanEvent| match e {
         ScanEvent::Record(r) => r.path.clone(),
@@ -99,7 +98,7 @@ pub fn answer_titles(state: &mut State, effects: Vec<Effect>) -> Vec<Effect> {
     for effect in effects {
         match effect {
             Effect::ReadTitles(batch) => {
-                let titles = driver::read_titles(&batch);
+                let titles = driver::read_titles(state.catalog().caches(), &batch);
                 rest.extend(step(state, Action::Titles(titles)));
             }
             other => rest.push(other),
