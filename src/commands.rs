@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use crate::cli::{Command, Config, InputFormat, OutputFormat};
-use crate::engine::{blocking, render_jsonl, render_text, Candidate, Engine};
+use crate::engine::{render_jsonl, render_text, Candidate, Engine};
 use crate::error::{Error, Result};
 use crate::reference::{json, mention, render, uri};
 use crate::store::{Catalog, StoreRoots, REGISTRY};
@@ -66,7 +66,7 @@ pub fn read_stdin(mut stdin: impl std::io::Read) -> Result<String> {
 
 /// Run a non-interactive command; the result is the whole of stdout.
 /// `stdin` is the input already read when [`needs_stdin`] says so.
-pub async fn run(config: &Config, stdin: Option<String>) -> Result<String> {
+pub fn run(config: &Config, stdin: Option<String>) -> Result<String> {
     match &config.command {
         Command::UriEncode(id) => Ok(format!("{}\n", uri::encode(id))),
         Command::UriDecode(text) => Ok(format!("{}\n", json::quote(&uri::decode(text)?, false))),
@@ -74,26 +74,16 @@ pub async fn run(config: &Config, stdin: Option<String>) -> Result<String> {
             id,
             label: Some(label),
         } => Ok(format!("{}\n", mention::format_mention(id, Some(label)))),
-        Command::Pick(_) => Err(Error::invalid_config(
-            "the picker is run by the terminal driver",
-        )),
+        Command::Pick(_) => Err(Error::internal("the picker is run by the terminal driver")),
         _ => {
-            let catalog = blocking({
-                let config = config.clone();
-                move || load_catalog(&config)
-            })
-            .await?;
+            let catalog = load_catalog(config);
             let engine = Engine::new(Arc::new(catalog), config.limits, config.target.clone());
-            run_with_engine(config, &engine, stdin).await
+            run_with_engine(config, &engine, stdin)
         }
     }
 }
 
-async fn run_with_engine(
-    config: &Config,
-    engine: &Engine,
-    stdin: Option<String>,
-) -> Result<String> {
+fn run_with_engine(config: &Config, engine: &Engine, stdin: Option<String>) -> Result<String> {
     match &config.command {
         Command::Candidates {
             query,
@@ -104,11 +94,7 @@ async fn run_with_engine(
             if engine.catalog.is_empty() && !config.roots_explicit {
                 eprint!("session-ref: {}", nothing_found_hint(config));
             }
-            let found = blocking({
-                let (engine, query, limit, fuzzy) = (engine.clone(), query.clone(), *limit, *fuzzy);
-                move || engine.candidates(&query, limit, fuzzy)
-            })
-            .await?;
+            let found = engine.candidates(query, *limit, *fuzzy);
             Ok(if *json {
                 candidates_json(&found)
             } else {
@@ -123,10 +109,10 @@ async fn run_with_engine(
             let raw = text.clone().or(stdin).unwrap_or_default();
             let messages = match input {
                 InputFormat::Text if text.is_none() => {
-                    engine.prepare_text(strip_final_newline(&raw)).await?
+                    engine.prepare_text(strip_final_newline(&raw))?
                 }
-                InputFormat::Text => engine.prepare_text(&raw).await?,
-                InputFormat::Jsonl => engine.prepare_messages(parse_jsonl(&raw)?).await?,
+                InputFormat::Text => engine.prepare_text(&raw)?,
+                InputFormat::Jsonl => engine.prepare_messages(parse_jsonl(&raw)?)?,
             };
             Ok(match format {
                 OutputFormat::Text => render_text(&messages),
@@ -134,7 +120,7 @@ async fn run_with_engine(
             })
         }
         Command::Preview { id, label, json } => {
-            let context = engine.preview(id, label.as_deref()).await?;
+            let context = engine.preview(id, label.as_deref())?;
             let stats = &context.references[0];
             let used = render::reference_json(&context.data[0]).len();
             if *json {
@@ -156,7 +142,7 @@ async fn run_with_engine(
             }
         }
         Command::Mention { id, label } => {
-            let label = engine.label_or_default(id, label.as_deref()).await?;
+            let label = engine.label_or_default(id, label.as_deref());
             Ok(format!("{}\n", mention::format_mention(id, Some(&label))))
         }
         Command::UriEncode(_) | Command::UriDecode(_) | Command::Pick(_) => {

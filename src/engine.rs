@@ -1,6 +1,12 @@
-//! Orchestration: the pure core applied to real stores. Reads sessions
-//! (concurrently, on tokio's blocking pool), lists candidates and prepares
-//! messages. Used alike by the command line and the picker.
+//! Orchestration: the pure core applied to real stores. Lists candidates,
+//! reads sessions and prepares messages. Used alike by the command line and
+//! the picker.
+//!
+//! Synchronous: every method returns when its work is done. Work over many
+//! sessions (titles, the sources of one message) runs data-parallel on
+//! rayon's global pool; callers that must stay responsive (the picker's
+//! loop, the signal watch of `main`) run engine calls as jobs on that pool
+//! and receive the result on a channel.
 
 use std::sync::Arc;
 
@@ -198,84 +204,64 @@ impl Engine {
     }
 
     /// The label a mention of `id` gets by default: the latest title of
-    /// its session, else the id. Read off the async threads.
-    pub async fn default_label(&self, id: &str) -> Result<String> {
-        let catalog = Arc::clone(&self.catalog);
-        let id = id.to_owned();
-        blocking(move || {
-            catalog
-                .find(&id)
-                .and_then(|record| catalog.read_title(record).ok().flatten())
-                .unwrap_or(id)
-        })
-        .await
+    /// its session, else the id.
+    pub fn default_label(&self, id: &str) -> String {
+        self.catalog
+            .find(id)
+            .and_then(|record| self.catalog.read_title(record).ok().flatten())
+            .unwrap_or_else(|| id.to_owned())
     }
 
     /// `label`, or the default label of `id` when there is none.
-    pub async fn label_or_default(&self, id: &str, label: Option<&str>) -> Result<String> {
+    pub fn label_or_default(&self, id: &str, label: Option<&str>) -> String {
         match label {
-            Some(label) => Ok(label.to_owned()),
-            None => self.default_label(id).await,
+            Some(label) => label.to_owned(),
+            None => self.default_label(id),
         }
     }
 
-    /// Read sources concurrently; the first failure in source order wins.
-    pub async fn read_sources(
-        &self,
-        sources: &[SourceRef],
-    ) -> Result<Vec<(Option<String>, Surface)>> {
-        let tasks: Vec<_> = sources
+    /// Read sources in parallel; the first failure in source order wins.
+    pub fn read_sources(&self, sources: &[SourceRef]) -> Result<Vec<(Option<String>, Surface)>> {
+        let catalog = &*self.catalog;
+        sources
+            .par_iter()
+            .map(|source| match catalog.find(&source.session_id) {
+                Some(record) => catalog
+                    .read_surface(record)
+                    .map(|s| (record.cwd.clone(), s))
+                    .map_err(Error::from),
+                None => Err(Error::read_failed(format!(
+                    "failed to read referenced session: unknown session {}",
+                    json::quote(&source.session_id, false)
+                ))),
+            })
+            .collect::<Vec<_>>()
+            .into_iter()
+            .collect()
+    }
+
+    /// Snapshot `sources` and render their context.
+    pub fn context_for(&self, sources: &[SourceRef]) -> Result<Context> {
+        let read = self.read_sources(sources)?;
+        let views: Vec<ReadSource<'_>> = read
             .iter()
-            .map(|source| {
-                let catalog = Arc::clone(&self.catalog);
-                let id = source.session_id.clone();
-                blocking(move || match catalog.find(&id) {
-                    Some(record) => catalog
-                        .read_surface(record)
-                        .map(|s| (record.cwd.clone(), s))
-                        .map_err(Error::from),
-                    None => Err(Error::read_failed(format!(
-                        "failed to read referenced session: unknown session {}",
-                        json::quote(&id, false)
-                    ))),
-                })
+            .map(|(cwd, surface)| ReadSource {
+                cwd: cwd.as_deref(),
+                surface,
             })
             .collect();
-        let mut read = Vec::with_capacity(tasks.len());
-        for task in tasks {
-            read.push(task.await??);
-        }
-        Ok(read)
-    }
-
-    /// Snapshot `sources` and render their context. Retention runs off the
-    /// async threads too: a large session takes a while to project.
-    pub async fn context_for(&self, sources: &[SourceRef]) -> Result<Context> {
-        let read = self.read_sources(sources).await?;
-        let sources = sources.to_vec();
-        let max_bytes = self.limits.max_reference_bytes;
-        blocking(move || {
-            let views: Vec<ReadSource<'_>> = read
-                .iter()
-                .map(|(cwd, surface)| ReadSource {
-                    cwd: cwd.as_deref(),
-                    surface,
-                })
-                .collect();
-            prepare::build_context(&sources, &views, max_bytes)
-        })
-        .await?
+        prepare::build_context(sources, &views, self.limits.max_reference_bytes)
     }
 
     /// Prepare one typed text (`prepare TEXT`).
-    pub async fn prepare_text(&self, text: &str) -> Result<Vec<PreparedMessage>> {
-        self.prepare_messages(vec![direct_message(text)]).await
+    pub fn prepare_text(&self, text: &str) -> Result<Vec<PreparedMessage>> {
+        self.prepare_messages(vec![direct_message(text)])
     }
 
     /// Prepare message objects (`prepare --input jsonl`): every direct user
     /// message citing sessions is rewritten and followed by its context;
     /// everything else passes through untouched. All or nothing.
-    pub async fn prepare_messages(&self, messages: Vec<Value>) -> Result<Vec<PreparedMessage>> {
+    pub fn prepare_messages(&self, messages: Vec<Value>) -> Result<Vec<PreparedMessage>> {
         // Parse every message, then normalize every message's references,
         // so errors come in the reference's order: a malformed mention
         // anywhere, then a reference error anywhere, both before any session
@@ -294,7 +280,7 @@ impl Engine {
             let context = if sources.is_empty() {
                 None
             } else {
-                Some(self.context_for(&sources).await?)
+                Some(self.context_for(&sources)?)
             };
             out.push(PreparedMessage::Message(message));
             out.extend(context.map(PreparedMessage::Context));
@@ -304,13 +290,13 @@ impl Engine {
 
     /// The context `prepare` would inject for a message citing only this
     /// session (by id or canonical URI), under `label` (default: title or id).
-    pub async fn preview(&self, id_or_uri: &str, label: Option<&str>) -> Result<Context> {
+    pub fn preview(&self, id_or_uri: &str, label: Option<&str>) -> Result<Context> {
         let id = if id_or_uri.starts_with(uri::SCHEME) {
             uri::decode(id_or_uri)?
         } else {
             id_or_uri.to_owned()
         };
-        let label = self.label_or_default(&id, label).await?;
+        let label = self.label_or_default(&id, label);
         let sources = normalize(
             self,
             &[Reference {
@@ -318,20 +304,7 @@ impl Engine {
                 label,
             }],
         )?;
-        self.context_for(&sources).await
-    }
-}
-
-/// Run blocking work (directory walks, file reads, long computations) on
-/// tokio's blocking pool, so that the async threads stay free to notice a
-/// Ctrl-C. The work starts at once, before the result is awaited.
-pub fn blocking<T: Send + 'static>(
-    work: impl FnOnce() -> T + Send + 'static,
-) -> impl std::future::Future<Output = Result<T>> {
-    let task = tokio::task::spawn_blocking(work);
-    async move {
-        task.await
-            .map_err(|e| Error::read_failed(format!("internal task failed: {e}")))
+        self.context_for(&sources)
     }
 }
 
@@ -468,15 +441,12 @@ mod tests {
         let message = |text: String| direct_message(&text);
         let cite = |id: &str| mention::format_mention(id, None);
         let malformed = message("@[x](hydra-session:)".into());
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .build()
-            .unwrap();
         for first in [
             message(cite("t")),
             message(["a", "b", "c", "d"].map(cite).concat()),
         ] {
-            let err = runtime
-                .block_on(engine.prepare_messages(vec![first, malformed.clone()]))
+            let err = engine
+                .prepare_messages(vec![first, malformed.clone()])
                 .unwrap_err();
             assert_eq!(err.code, crate::error::ErrorCode::InvalidReference);
         }

@@ -1,8 +1,11 @@
-//! The one error type of session-ref, with the stable codes of the contract.
+//! The one error type of session-ref, with stable codes.
 //!
-//! Every failure a user can see carries one of the seven `SESSION_REFERENCE_*`
-//! codes; `main` maps the error to an exit code and prints
-//! `session-ref: CODE: message` on stderr.
+//! Every failure a user can see carries a `SESSION_REFERENCE_*` code: one of
+//! the seven of the contract (SPEC §9), or, for failures the contract does
+//! not cover, one of three of our own ([`ErrorCode::BEYOND_SPEC`]: no
+//! terminal, delivery, internal), so that no failure is reported under a
+//! code that means something else. `main` maps the error to an exit code
+//! and prints `session-ref: CODE: message` on stderr.
 
 use std::fmt;
 
@@ -23,6 +26,13 @@ pub enum ErrorCode {
     BudgetExceeded,
     /// The user cancelled the operation.
     Cancelled,
+    /// The picker has no usable terminal (none to open, or it went away).
+    Terminal,
+    /// The result could not be delivered (stdout, file, `--exec`, tmux).
+    DeliveryFailed,
+    /// session-ref itself failed (a panic in a worker, a signal handler
+    /// that cannot be installed).
+    Internal,
 }
 
 impl ErrorCode {
@@ -36,6 +46,9 @@ impl ErrorCode {
             ErrorCode::ReadFailed => "SESSION_REFERENCE_READ_FAILED",
             ErrorCode::BudgetExceeded => "SESSION_REFERENCE_BUDGET_EXCEEDED",
             ErrorCode::Cancelled => "SESSION_REFERENCE_CANCELLED",
+            ErrorCode::Terminal => "SESSION_REFERENCE_TERMINAL",
+            ErrorCode::DeliveryFailed => "SESSION_REFERENCE_DELIVERY_FAILED",
+            ErrorCode::Internal => "SESSION_REFERENCE_INTERNAL",
         }
     }
 
@@ -48,6 +61,13 @@ impl ErrorCode {
         ErrorCode::ReadFailed,
         ErrorCode::BudgetExceeded,
         ErrorCode::Cancelled,
+    ];
+
+    /// The codes of failures outside the contract, in README order.
+    pub const BEYOND_SPEC: [ErrorCode; 3] = [
+        ErrorCode::Terminal,
+        ErrorCode::DeliveryFailed,
+        ErrorCode::Internal,
     ];
 }
 
@@ -91,6 +111,36 @@ impl Error {
         Self::new(ErrorCode::ReadFailed, message)
     }
 
+    /// `SESSION_REFERENCE_TERMINAL`.
+    pub fn terminal(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::Terminal, message)
+    }
+
+    /// `SESSION_REFERENCE_DELIVERY_FAILED`.
+    pub fn delivery_failed(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::DeliveryFailed, message)
+    }
+
+    /// `SESSION_REFERENCE_INTERNAL`.
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::Internal, message)
+    }
+
+    /// An internal error for a panic's payload.
+    pub fn from_panic(payload: &(dyn std::any::Any + Send)) -> Self {
+        let what = payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".to_owned());
+        Self::internal(format!("a worker failed: {what}"))
+    }
+
+    /// The line written on stderr: `session-ref: CODE: message`.
+    pub fn stderr_line(&self) -> String {
+        format!("session-ref: {}: {}", self.code, self.message)
+    }
+
     /// `SESSION_REFERENCE_CANCELLED`.
     pub fn cancelled() -> Self {
         Self::new(
@@ -124,6 +174,22 @@ mod tests {
         );
         let error = Error::read_failed("gone");
         assert_eq!(error.to_string(), "SESSION_REFERENCE_READ_FAILED: gone");
+        assert_eq!(
+            error.stderr_line(),
+            "session-ref: SESSION_REFERENCE_READ_FAILED: gone"
+        );
         assert_eq!(Error::cancelled().code, ErrorCode::Cancelled);
+        let ours: Vec<&str> = ErrorCode::BEYOND_SPEC.iter().map(|c| c.as_str()).collect();
+        assert_eq!(
+            ours,
+            [
+                "SESSION_REFERENCE_TERMINAL",
+                "SESSION_REFERENCE_DELIVERY_FAILED",
+                "SESSION_REFERENCE_INTERNAL",
+            ]
+        );
+        assert!(ours.iter().all(|c| !names.contains(c)));
+        let panic = std::panic::catch_unwind(|| panic!("boom")).unwrap_err();
+        assert_eq!(Error::from_panic(&*panic).code, ErrorCode::Internal);
     }
 }

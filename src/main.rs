@@ -7,7 +7,7 @@ use session_ref::cli::{Cli, Command, Config, PickOptions};
 use session_ref::error::{Error, ErrorCode};
 use session_ref::output::Delivered;
 use session_ref::tui::state::Exit;
-use session_ref::{commands, output, tui};
+use session_ref::{commands, output, signals, tui};
 
 /// Exit code of a failed run.
 const EXIT_FAILED: u8 = 1;
@@ -32,57 +32,56 @@ fn main() -> ExitCode {
         Ok(config) => config,
         Err(e) => return fail(&e),
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(e) => {
-            eprintln!("session-ref: cannot start: {e}");
-            return ExitCode::from(EXIT_FAILED);
-        }
-    };
-    let code = runtime.block_on(run(config));
-    // Do not wait for a blocking read that a Ctrl-C abandoned.
-    runtime.shutdown_background();
-    code
+    if let Command::Pick(options) = &config.command {
+        return pick(&config, options);
+    }
+    run(config)
 }
 
-async fn run(config: Config) -> ExitCode {
-    if let Command::Pick(options) = &config.command {
-        return pick(&config, options).await;
+/// What ends a one-shot command: its result, or a signal.
+enum Outcome {
+    Done(Result<String, Error>),
+    Signal,
+}
+
+/// Run a one-shot command as a job on rayon's pool while this thread waits
+/// for the first of its result and a stopping signal: Ctrl-C cancels at
+/// once, even in the middle of listing or of reading stdin.
+fn run(config: Config) -> ExitCode {
+    let (tx, rx) = crossbeam_channel::unbounded();
+    let on_signal = tx.clone();
+    let watched = signals::forward(signals::STOP_COMMAND, move |_| {
+        on_signal.send(Outcome::Signal).is_ok()
+    });
+    if let Err(e) = watched {
+        return fail(&e);
     }
-    let interrupted = interrupted();
-    let work = async {
-        let stdin = if commands::needs_stdin(&config.command) {
-            Some(
-                session_ref::engine::blocking(|| commands::read_stdin(std::io::stdin().lock()))
-                    .await??,
-            )
-        } else {
-            None
+    rayon::spawn(move || {
+        let work = || {
+            let stdin = if commands::needs_stdin(&config.command) {
+                Some(commands::read_stdin(std::io::stdin().lock())?)
+            } else {
+                None
+            };
+            commands::run(&config, stdin)
         };
-        commands::run(&config, stdin).await
-    };
-    let result = tokio::select! {
-        result = work => result,
-        () = interrupted => Err(Error::cancelled()),
-    };
-    match result {
-        Ok(text) => match output::write_stdout(&text) {
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work))
+            .unwrap_or_else(|panic| Err(Error::from_panic(&*panic)));
+        let _ = tx.send(Outcome::Done(result));
+    });
+    match rx.recv() {
+        Ok(Outcome::Done(Ok(text))) => match output::write_stdout(&text) {
             Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("session-ref: {e}");
-                ExitCode::from(EXIT_FAILED)
-            }
+            Err(e) => fail(&e.into()),
         },
-        Err(e) => fail(&e),
+        Ok(Outcome::Done(Err(e))) => fail(&e),
+        Ok(Outcome::Signal) | Err(_) => fail(&Error::cancelled()),
     }
 }
 
 /// The picker; its result is delivered once the terminal is restored.
-async fn pick(config: &Config, options: &PickOptions) -> ExitCode {
-    let picked = match tui::run(config, options).await {
+fn pick(config: &Config, options: &PickOptions) -> ExitCode {
+    let picked = match tui::run(config, options) {
         Ok(picked) => picked,
         Err(e) => return fail(&e),
     };
@@ -93,45 +92,12 @@ async fn pick(config: &Config, options: &PickOptions) -> ExitCode {
     match output::deliver(&text, &options.destination) {
         Ok(Delivered::Done) => ExitCode::SUCCESS,
         Ok(Delivered::Exited(code)) => ExitCode::from(u8::try_from(code).unwrap_or(EXIT_FAILED)),
-        Err(e) => {
-            eprintln!("session-ref: {e}");
-            ExitCode::from(EXIT_FAILED)
-        }
-    }
-}
-
-/// Resolves on the first SIGINT (or SIGTERM). The handler is installed before
-/// this returns, so no interrupt is lost between here and the first poll.
-fn interrupted() -> impl std::future::Future<Output = ()> {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{signal, SignalKind};
-        let mut int = signal(SignalKind::interrupt()).ok();
-        let mut term = signal(SignalKind::terminate()).ok();
-        async move {
-            let int = async {
-                match int.as_mut() {
-                    Some(s) => drop(s.recv().await),
-                    None => std::future::pending().await,
-                }
-            };
-            let term = async {
-                match term.as_mut() {
-                    Some(s) => drop(s.recv().await),
-                    None => std::future::pending().await,
-                }
-            };
-            tokio::select! { () = int => {}, () = term => {} }
-        }
-    }
-    #[cfg(not(unix))]
-    async {
-        let _ = tokio::signal::ctrl_c().await;
+        Err(e) => fail(&e.into()),
     }
 }
 
 fn fail(error: &Error) -> ExitCode {
-    eprintln!("session-ref: {}: {}", error.code, error.message);
+    eprintln!("{}", error.stderr_line());
     ExitCode::from(if error.code == ErrorCode::Cancelled {
         EXIT_CANCELLED
     } else {

@@ -48,6 +48,12 @@ pub enum DeliveryError {
     Stdout(io::Error),
 }
 
+impl From<DeliveryError> for crate::error::Error {
+    fn from(e: DeliveryError) -> Self {
+        crate::error::Error::delivery_failed(e.to_string())
+    }
+}
+
 /// Write `text` to stdout in one go. A closed pipe (the reader went away) is
 /// success: there is no one left to tell.
 pub fn write_stdout(text: &str) -> Result<(), DeliveryError> {

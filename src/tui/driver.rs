@@ -3,17 +3,22 @@
 //! [`Action`]s, applies them with [`update`], performs the [`Effect`]s, and
 //! draws. Generic over ratatui's `Backend`, so tests run it on a
 //! `TestBackend` with events they inject.
+//!
+//! Everything reaches the loop through one channel of [`Msg`]: the input
+//! reader's thread posts keys, the signal watch posts signals, and the
+//! background work (listing, titles, previews, preparing) runs as jobs on
+//! rayon's global pool ([`spawn_job`]) that post their results. The loop
+//! itself never blocks on anything but that channel.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use crossterm::event::Event;
 use ratatui::backend::Backend;
 use ratatui::Terminal;
 use rayon::prelude::*;
-use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
-use tokio::sync::Semaphore;
 
 use crate::cli::PickFormat;
 use crate::config::Limits;
@@ -50,8 +55,19 @@ pub enum Msg {
     Prepared(Result<String>),
     /// A signal asked the picker to stop.
     Signal(&'static str),
-    /// A thread or task panicked (the panic hook restored the terminal).
+    /// A thread or job panicked (the panic hook restored the terminal).
     Crashed,
+}
+
+/// Run `work` as a job on rayon's pool; it posts its results on `tx`. A
+/// panic in it posts [`Msg::Crashed`] (rayon would abort the process).
+pub fn spawn_job(tx: Sender<Msg>, work: impl FnOnce(&Sender<Msg>) + Send + 'static) {
+    rayon::spawn(move || {
+        let run = std::panic::AssertUnwindSafe(|| work(&tx));
+        if std::panic::catch_unwind(run).is_err() {
+            let _ = tx.send(Msg::Crashed);
+        }
+    });
 }
 
 /// What the driver needs from the world outside the terminal buffer.
@@ -65,7 +81,16 @@ pub trait Host {
         &mut self,
         batch: Vec<(EntryId, SessionRecord)>,
     ) -> Option<Vec<(EntryId, Option<String>)>>;
+
+    /// Checked every [`HEALTH_EVERY`]: a message that ends the picker when
+    /// the world around it is gone (the terminal closed, a thread panicked).
+    fn health(&mut self) -> Option<Msg> {
+        None
+    }
 }
+
+/// How often the loop asks [`Host::health`].
+pub const HEALTH_EVERY: Duration = Duration::from_millis(500);
 
 /// Read the titles of `batch` with `caches` on rayon's pool, `None` for an
 /// absent or unreadable title.
@@ -96,13 +121,12 @@ pub struct Driver<B: Backend, H: Host> {
     terminal: Terminal<B>,
     host: H,
     state: State,
-    tx: UnboundedSender<Msg>,
-    rx: UnboundedReceiver<Msg>,
+    tx: Sender<Msg>,
+    rx: Receiver<Msg>,
     limits: Limits,
     target: Target,
     pending: Vec<ScanEvent>,
     engine: Option<Engine>,
-    previews: Arc<Semaphore>,
     /// The preview the highlighted candidate needs; queued requests for
     /// others are dropped when their turn comes.
     wanted: Arc<std::sync::Mutex<Option<PreviewKey>>>,
@@ -118,7 +142,7 @@ impl<B: Backend, H: Host> Driver<B, H> {
         terminal: Terminal<B>,
         host: H,
         state: State,
-        (tx, rx): (UnboundedSender<Msg>, UnboundedReceiver<Msg>),
+        (tx, rx): (Sender<Msg>, Receiver<Msg>),
         limits: Limits,
         target: Target,
     ) -> Self {
@@ -132,17 +156,17 @@ impl<B: Backend, H: Host> Driver<B, H> {
             target,
             pending: Vec::new(),
             engine: None,
-            previews: Arc::new(Semaphore::new(2)),
             wanted: Arc::default(),
         }
     }
 
     /// Run until the picker ends; the exit and what discovery reported.
-    pub async fn run(mut self) -> Result<(Exit, Report)> {
-        let size = self.terminal.size().map_err(internal)?;
+    pub fn run(mut self) -> Result<(Exit, Report)> {
+        let size = self.terminal.size().map_err(terminal_failed)?;
         if let Some(exit) = self.dispatch(Action::Resize(size.width, size.height))? {
             return Ok((exit, self.report()));
         }
+        let mut checked = Instant::now();
         loop {
             let effects = self.state.settle();
             if let Some(exit) = self.perform(effects)? {
@@ -151,9 +175,23 @@ impl<B: Backend, H: Host> Driver<B, H> {
             let state = &self.state;
             self.terminal
                 .draw(|frame| view::draw(frame, state))
-                .map_err(internal)?;
-            let Some(first) = self.rx.recv().await else {
-                return Err(Error::invalid_config("the picker lost its input"));
+                .map_err(terminal_failed)?;
+            let wait = HEALTH_EVERY.saturating_sub(checked.elapsed());
+            let received = match self.rx.recv_timeout(wait) {
+                Ok(msg) => Some(msg),
+                Err(RecvTimeoutError::Timeout) => None,
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(Error::internal("the picker lost its input"))
+                }
+            };
+            let health = if checked.elapsed() >= HEALTH_EVERY {
+                checked = Instant::now();
+                self.host.health()
+            } else {
+                None
+            };
+            let Some(first) = health.or(received) else {
+                continue;
             };
             let turn = Instant::now();
             let mut next = Some(first);
@@ -198,7 +236,7 @@ impl<B: Backend, H: Host> Driver<B, H> {
             Msg::Input(Event::Resize(width, height)) => Action::Resize(width, height),
             Msg::Input(_) => return Ok(None),
             Msg::InputFailed(why) => {
-                return Err(Error::invalid_config(format!(
+                return Err(Error::terminal(format!(
                     "the picker needs a terminal: cannot read {}: {why}",
                     crate::tui::terminal::TTY
                 )))
@@ -217,7 +255,7 @@ impl<B: Backend, H: Host> Driver<B, H> {
             Msg::PreviewDropped(key) => Action::PreviewDropped(key),
             Msg::Prepared(result) => Action::Prepared(result),
             Msg::Crashed => {
-                return Err(Error::invalid_config(
+                return Err(Error::internal(
                     "the picker stopped after an internal error (see the panic message above)",
                 ))
             }
@@ -261,7 +299,7 @@ impl<B: Backend, H: Host> Driver<B, H> {
                 }
                 Effect::OpenEditor(text) => {
                     let edited = self.host.edit(&text);
-                    self.terminal.clear().map_err(internal)?;
+                    self.terminal.clear().map_err(terminal_failed)?;
                     queue.extend(update(&mut self.state, Action::EditorDone(edited)));
                 }
                 Effect::Prepare { text, format } => self.prepare(text, format),
@@ -271,10 +309,10 @@ impl<B: Backend, H: Host> Driver<B, H> {
     }
 
     fn sync_wanted(&self) {
-        *self.wanted.lock().expect("wanted preview") = self.state.preview_key().cloned();
+        *self.wanted.lock().unwrap_or_else(|e| e.into_inner()) = self.state.preview_key().cloned();
     }
 
-    /// Compute a preview on tokio with `Engine::preview`, exactly as
+    /// Compute a preview in a job with `Engine::preview`, exactly as
     /// `session-ref preview ID --label L` does. Before discovery ends, the
     /// engine reads the highlighted record alone (a subset of the catalog
     /// sharing its caches). A request whose candidate is no longer
@@ -284,19 +322,15 @@ impl<B: Backend, H: Host> Driver<B, H> {
             let catalog = self.state.catalog().subset([record]);
             Engine::new(Arc::new(catalog), self.limits, self.target.clone())
         });
-        let tx = self.tx.clone();
-        let permits = Arc::clone(&self.previews);
         let wanted = Arc::clone(&self.wanted);
-        tokio::spawn(async move {
-            let _permit = permits.acquire_owned().await;
-            if wanted.lock().expect("wanted preview").as_ref() != Some(&key) {
+        spawn_job(self.tx.clone(), move |tx| {
+            if *wanted.lock().unwrap_or_else(|e| e.into_inner()) != Some(key.clone()) {
                 let _ = tx.send(Msg::PreviewDropped(key));
                 return;
             }
             let budget = engine.limits.max_reference_bytes;
             let result = engine
                 .preview(&uri::encode(&key.session_id), Some(&key.label))
-                .await
                 .map(|context| Snapshot::new(context, budget));
             let _ = tx.send(Msg::Preview(key, result));
         });
@@ -305,30 +339,25 @@ impl<B: Backend, H: Host> Driver<B, H> {
     /// Prepare with `Engine::prepare_text`, exactly as `session-ref prepare
     /// TEXT` does, and render in `format`.
     fn prepare(&self, text: String, format: PickFormat) {
-        let tx = self.tx.clone();
         let Some(engine) = self.engine.clone() else {
-            let _ = tx.send(Msg::Prepared(Err(Error::new(
-                ErrorCode::Cancelled,
-                "sessions are still being discovered",
+            let _ = self.tx.send(Msg::Prepared(Err(Error::internal(
+                "prepare was asked for while sessions were still being discovered",
             ))));
             return;
         };
-        tokio::spawn(async move {
-            let result = engine
-                .prepare_text(&text)
-                .await
-                .map(|messages| match format {
-                    PickFormat::Jsonl => render_jsonl(&messages),
-                    PickFormat::Text | PickFormat::Mention => render_text(&messages),
-                });
+        spawn_job(self.tx.clone(), move |tx| {
+            let result = engine.prepare_text(&text).map(|messages| match format {
+                PickFormat::Jsonl => render_jsonl(&messages),
+                PickFormat::Text | PickFormat::Mention => render_text(&messages),
+            });
             let _ = tx.send(Msg::Prepared(result));
         });
     }
 }
 
 /// A failure of the terminal itself ends the run (exit 1).
-fn internal(e: impl std::fmt::Display) -> Error {
-    Error::invalid_config(format!("the picker needs a working terminal: {e}"))
+fn terminal_failed(e: impl std::fmt::Display) -> Error {
+    Error::terminal(format!("the picker needs a working terminal: {e}"))
 }
 
 #[cfg(test)]

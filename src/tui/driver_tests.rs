@@ -1,9 +1,9 @@
 //! The loop on a `TestBackend`: injected events in, the exit out, with the
 //! real engine behind it (fixture store).
 
+use crossbeam_channel as mpsc;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::backend::TestBackend;
-use tokio::sync::mpsc;
 
 use super::*;
 use crate::cli::{Command, Config};
@@ -46,7 +46,7 @@ fn driver(
     inputs: Vec<Msg>,
     editor: fn(&str) -> std::result::Result<String, String>,
 ) -> Driver<TestBackend, SyncHost> {
-    let (tx, rx) = mpsc::unbounded_channel();
+    let (tx, rx) = mpsc::unbounded();
     for event in testkit::scan_fixtures() {
         tx.send(Msg::Found(event)).unwrap();
     }
@@ -66,8 +66,8 @@ fn driver(
     )
 }
 
-#[tokio::test]
-async fn typed_mentions_are_submitted_as_prepare_writes_them() {
+#[test]
+fn typed_mentions_are_submitted_as_prepare_writes_them() {
     let mut inputs = text("parser");
     inputs.push(key(KeyCode::Enter, KeyModifiers::NONE));
     inputs.push(key(KeyCode::Char('u'), KeyModifiers::CONTROL));
@@ -77,7 +77,6 @@ async fn typed_mentions_are_submitted_as_prepare_writes_them() {
     inputs.push(key(KeyCode::Enter, KeyModifiers::ALT));
     let (exit, report) = driver(inputs, |t| Ok(format!("{t}and say why")))
         .run()
-        .await
         .unwrap();
     let buffer = format!(
         "{} {} and say why",
@@ -85,14 +84,14 @@ async fn typed_mentions_are_submitted_as_prepare_writes_them() {
         format_mention("b2c9-budget", Some("Byte budget retention")),
     );
     let engine = testkit::engine(testkit::setup().limits);
-    let expected = render_text(&engine.prepare_text(&buffer).await.unwrap());
+    let expected = render_text(&engine.prepare_text(&buffer).unwrap());
     assert_eq!(exit, Exit::Submit(expected));
     assert!(report.unreadable.is_empty());
     assert_eq!(report.skipped.len(), 1);
 }
 
-#[tokio::test]
-async fn a_failed_prepare_keeps_the_picker_open_with_the_prompt() {
+#[test]
+fn a_failed_prepare_keeps_the_picker_open_with_the_prompt() {
     // The broken session cannot be read, so preparing a message citing it fails.
     let mut inputs = text("half");
     inputs.push(key(KeyCode::Enter, KeyModifiers::NONE));
@@ -104,7 +103,7 @@ async fn a_failed_prepare_keeps_the_picker_open_with_the_prompt() {
     assert_eq!(picker.state.submit, crate::tui::state::Submit::Preparing);
     let prompt = picker.state.prompt().text().to_owned();
     loop {
-        let msg = picker.rx.recv().await.unwrap();
+        let msg = picker.rx.recv().unwrap();
         let done = matches!(msg, Msg::Prepared(_));
         assert_eq!(picker.handle(msg).unwrap(), None);
         if done {
@@ -119,18 +118,17 @@ async fn a_failed_prepare_keeps_the_picker_open_with_the_prompt() {
     assert_eq!(picker.handle(esc).unwrap(), Some(Exit::Abort));
 }
 
-#[tokio::test]
-async fn a_signal_ends_the_run_as_cancelled() {
+#[test]
+fn a_signal_ends_the_run_as_cancelled() {
     let err = driver(vec![Msg::Signal("SIGTERM")], |t| Ok(t.to_owned()))
         .run()
-        .await
         .unwrap_err();
     assert_eq!(err.code, ErrorCode::Cancelled);
     assert!(err.message.contains("SIGTERM"));
 }
 
-#[tokio::test]
-async fn previews_are_what_the_preview_command_reports() {
+#[test]
+fn previews_are_what_the_preview_command_reports() {
     let mut picker = driver(Vec::new(), |t| Ok(t.to_owned()));
     // Discovery as the loop sees it, so previews use the full catalog.
     while let Ok(msg) = picker.rx.try_recv() {
@@ -146,7 +144,7 @@ async fn previews_are_what_the_preview_command_reports() {
         verbose: false,
         command: Command::UriEncode(String::new()),
     };
-    let (tx, mut answers) = mpsc::unbounded_channel();
+    let (tx, answers) = mpsc::unbounded();
     picker.tx = tx;
     for record in &records {
         let label = format!("label of {}", record.id);
@@ -156,7 +154,7 @@ async fn previews_are_what_the_preview_command_reports() {
         };
         *picker.wanted.lock().unwrap() = Some(key.clone());
         picker.load_preview(key.clone(), record.clone());
-        let Some(Msg::Preview(got_key, got)) = answers.recv().await else {
+        let Ok(Msg::Preview(got_key, got)) = answers.recv() else {
             panic!("no preview")
         };
         assert_eq!(got_key, key);
@@ -166,7 +164,7 @@ async fn previews_are_what_the_preview_command_reports() {
             label: Some(label),
             json: true,
         };
-        let cli = commands::run(&config, None).await;
+        let cli = commands::run(&config, None);
         match (got, cli) {
             (Ok(snapshot), Ok(json)) => {
                 let value: serde_json::Value = serde_json::from_str(&json).unwrap();
@@ -182,10 +180,10 @@ async fn previews_are_what_the_preview_command_reports() {
     }
 }
 
-#[tokio::test]
-async fn a_preview_no_longer_highlighted_is_dropped_unread() {
+#[test]
+fn a_preview_no_longer_highlighted_is_dropped_unread() {
     let mut picker = driver(Vec::new(), |t| Ok(t.to_owned()));
-    let (tx, mut answers) = mpsc::unbounded_channel();
+    let (tx, answers) = mpsc::unbounded();
     picker.tx = tx;
     let record = testkit::record("gone", None, "2025-01-01T00:00:00Z");
     let key = PreviewKey {
@@ -194,8 +192,8 @@ async fn a_preview_no_longer_highlighted_is_dropped_unread() {
     };
     *picker.wanted.lock().unwrap() = None;
     picker.load_preview(key.clone(), record);
-    match answers.recv().await {
-        Some(Msg::PreviewDropped(dropped)) => assert_eq!(dropped, key),
+    match answers.recv() {
+        Ok(Msg::PreviewDropped(dropped)) => assert_eq!(dropped, key),
         other => panic!("{other:?}"),
     }
 }

@@ -27,12 +27,12 @@ pub(crate) mod testkit;
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use tokio::signal::unix::{signal, SignalKind};
-use tokio::sync::mpsc;
+use crossbeam_channel::Sender;
 
 use crate::cli::{Config, PickOptions};
 use crate::commands;
 use crate::error::{Error, Result};
+use crate::signals;
 use crate::store;
 use crate::store::model::SessionRecord;
 use crate::store::Caches;
@@ -50,11 +50,13 @@ pub struct Picked {
     pub report: Report,
 }
 
-/// The real host: `$EDITOR` on the terminal, titles on a background thread.
+/// The real host: `$EDITOR` on the terminal, titles read as jobs on
+/// rayon's pool, the terminal's health.
 struct TtyHost {
     reader: InputReader,
     guard: TerminalGuard,
-    titles: std::sync::mpsc::Sender<Vec<(EntryId, SessionRecord)>>,
+    tx: Sender<Msg>,
+    caches: Arc<Caches>,
 }
 
 impl Host for TtyHost {
@@ -73,117 +75,64 @@ impl Host for TtyHost {
         &mut self,
         batch: Vec<(EntryId, SessionRecord)>,
     ) -> Option<Vec<(EntryId, Option<String>)>> {
-        let _ = self.titles.send(batch);
-        None
-    }
-}
-
-/// A thread reading titles in batches as they are asked for, answering on `tx`.
-fn spawn_title_reader(
-    tx: mpsc::UnboundedSender<Msg>,
-    caches: Arc<Caches>,
-) -> std::sync::mpsc::Sender<Vec<(EntryId, SessionRecord)>> {
-    let (ask, asked) = std::sync::mpsc::channel::<Vec<(EntryId, SessionRecord)>>();
-    std::thread::Builder::new()
-        .name("session-ref-titles".into())
-        .spawn(move || {
-            while let Ok(mut batch) = asked.recv() {
-                while let Ok(more) = asked.try_recv() {
-                    batch.extend(more);
+        let caches = Arc::clone(&self.caches);
+        driver::spawn_job(self.tx.clone(), move |tx| {
+            for chunk in batch.chunks(256) {
+                if tx
+                    .send(Msg::Titles(driver::read_titles(&caches, chunk)))
+                    .is_err()
+                {
+                    return;
                 }
-                for chunk in batch.chunks(256) {
-                    if tx
-                        .send(Msg::Titles(driver::read_titles(&caches, chunk)))
-                        .is_err()
-                    {
-                        return;
-                    }
-                }
-            }
-        })
-        .expect("spawn the title reader");
-    ask
-}
-
-/// Forward SIGTERM, SIGHUP and SIGINT to the loop, which then ends and
-/// restores the terminal (Ctrl-C itself arrives as a key in raw mode).
-fn forward_signals(tx: mpsc::UnboundedSender<Msg>) -> Result<()> {
-    let mut streams = Vec::new();
-    for (kind, name) in [
-        (SignalKind::terminate(), "SIGTERM"),
-        (SignalKind::hangup(), "SIGHUP"),
-        (SignalKind::interrupt(), "SIGINT"),
-    ] {
-        let stream = signal(kind)
-            .map_err(|e| Error::invalid_config(format!("cannot handle {name}: {e}")))?;
-        streams.push((stream, name));
-    }
-    for (mut stream, name) in streams {
-        let tx = tx.clone();
-        tokio::spawn(async move {
-            if stream.recv().await.is_some() {
-                let _ = tx.send(Msg::Signal(name));
             }
         });
+        None
     }
-    Ok(())
-}
 
-/// Twice a second, check that the terminal is still there and that no
-/// thread or task panicked: a closed terminal (a killed tmux pane or popup,
-/// a dropped ssh session) cannot be opened any more, and a panic has already
-/// restored the terminal. Either way the picker ends instead of waiting.
-fn watch_terminal(tx: mpsc::UnboundedSender<Msg>) {
-    tokio::spawn(async move {
-        let mut every = tokio::time::interval(std::time::Duration::from_millis(500));
-        loop {
-            every.tick().await;
-            let failure = if terminal::panicked() {
-                Some(Msg::Crashed)
-            } else if terminal::open_tty().is_err() {
-                Some(Msg::InputFailed("the terminal was closed".into()))
-            } else {
-                None
-            };
-            if let Some(msg) = failure {
-                let _ = tx.send(msg);
-                return;
-            }
-            if tx.is_closed() {
-                return;
-            }
+    /// A closed terminal (a killed tmux pane or popup, a dropped ssh
+    /// session) cannot be opened any more, and a panic has already restored
+    /// the terminal: either way the picker ends instead of waiting.
+    fn health(&mut self) -> Option<Msg> {
+        if terminal::panicked() {
+            Some(Msg::Crashed)
+        } else if terminal::open_tty().is_err() {
+            Some(Msg::InputFailed("the terminal was closed".into()))
+        } else {
+            None
         }
-    });
+    }
 }
 
 /// Run the picker on `/dev/tty`. Returns once the terminal is restored;
 /// the caller delivers a submitted result.
-pub async fn run(config: &Config, options: &PickOptions) -> Result<Picked> {
+///
+/// One channel feeds the loop: the input reader's thread, the signal watch
+/// and the jobs on rayon's pool (listing now, titles and previews as they
+/// are asked for) all post to it.
+pub fn run(config: &Config, options: &PickOptions) -> Result<Picked> {
     let (guard, terminal) = TerminalGuard::enter().map_err(|e| {
-        Error::invalid_config(format!(
+        Error::terminal(format!(
             "the picker needs a terminal: cannot open {}: {e} (for scripts, use `session-ref candidates` and `session-ref prepare`)",
             terminal::TTY
         ))
     })?;
-    let (tx, rx) = mpsc::unbounded_channel();
-    forward_signals(tx.clone())?;
+    let (tx, rx) = crossbeam_channel::unbounded();
+    let on_signal = tx.clone();
+    signals::forward(signals::STOP_PICKER, move |name| {
+        on_signal.send(Msg::Signal(name)).is_ok()
+    })?;
 
     let state = State::new(setup(config, options));
     let caches = Arc::clone(state.catalog().caches());
     let roots = config.roots.clone();
-    let scan_tx = tx.clone();
     let scan_caches = Arc::clone(&caches);
-    std::thread::Builder::new()
-        .name("session-ref-scan".into())
-        .spawn(move || {
-            store::scan(&scan_caches, &roots, &|event| {
-                let _ = scan_tx.send(Msg::Found(event));
-            });
-            let _ = scan_tx.send(Msg::ScanDone);
-        })
-        .map_err(|e| Error::invalid_config(format!("cannot start discovery: {e}")))?;
+    driver::spawn_job(tx.clone(), move |tx| {
+        store::scan(&scan_caches, &roots, &|event| {
+            let _ = tx.send(Msg::Found(event));
+        });
+        let _ = tx.send(Msg::ScanDone);
+    });
 
-    watch_terminal(tx.clone());
     let key_tx = tx.clone();
     let reader = InputReader::spawn(move |event| {
         let msg = match event {
@@ -195,7 +144,8 @@ pub async fn run(config: &Config, options: &PickOptions) -> Result<Picked> {
     let host = TtyHost {
         reader,
         guard,
-        titles: spawn_title_reader(tx.clone(), caches),
+        tx: tx.clone(),
+        caches,
     };
     let driver = Driver::new(
         terminal,
@@ -205,7 +155,7 @@ pub async fn run(config: &Config, options: &PickOptions) -> Result<Picked> {
         config.limits,
         config.target.clone(),
     );
-    let (exit, report) = driver.run().await?;
+    let (exit, report) = driver.run()?;
     Ok(Picked { exit, report })
 }
 

@@ -122,14 +122,11 @@ pub fn engine(limits: Limits) -> Engine {
 /// Compute every requested preview with the engine (as the driver does)
 /// and feed the results back.
 pub fn answer_previews(state: &mut State, effects: Vec<Effect>, limits: Limits) {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .unwrap();
     let engine = engine(limits);
     for effect in effects {
         if let Effect::LoadPreview { key, .. } = effect {
-            let result = runtime
-                .block_on(engine.preview(&uri::encode(&key.session_id), Some(&key.label)))
+            let result = engine
+                .preview(&uri::encode(&key.session_id), Some(&key.label))
                 .map(|c| Snapshot::new(c, limits.max_reference_bytes));
             let more = step(state, Action::PreviewReady(key, result));
             answer_previews(state, more, limits);
