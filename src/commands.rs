@@ -9,10 +9,17 @@ use crate::error::{Error, Result};
 use crate::reference::{json, mention, render, uri};
 use crate::store::{Catalog, StoreRoots, REGISTRY};
 
-/// Load the catalog for a config, reporting skipped files when verbose.
+/// Load the catalog for a config, reporting what could not be listed.
 pub fn load_catalog(config: &Config) -> Catalog {
     let catalog = Catalog::load(&config.roots);
-    if config.verbose {
+    report_listing(&catalog, config.verbose);
+    catalog
+}
+
+/// Tell stderr what discovery could not list and, verbose, what it
+/// skipped as not a session: the one report of the commands and the picker.
+pub fn report_listing(catalog: &Catalog, verbose: bool) {
+    if verbose {
         for (path, why) in &catalog.skipped {
             eprintln!("session-ref: warning: {}: {why}", path.display());
         }
@@ -23,7 +30,6 @@ pub fn load_catalog(config: &Config) -> Catalog {
             path.display()
         );
     }
-    catalog
 }
 
 /// Where we looked and how to point at a store, for an empty listing.

@@ -2,7 +2,8 @@
 //! the tag-safe variant that spells every `<` as `\u003c` (SPEC §5, §8).
 //!
 //! Sizes are computed without building strings so retention can account for
-//! bytes in constant time per change.
+//! bytes in constant time per change. Numbers are formatted by `ryu-js`,
+//! which implements JavaScript's `Number.prototype.toString`.
 
 /// How one character serializes inside a JSON string.
 #[inline]
@@ -163,74 +164,20 @@ fn array_index(key: &str) -> Option<u32> {
     key.parse::<u32>().ok().filter(|&i| i != u32::MAX)
 }
 
-/// The shortest decimal digits that round-trip to `x` (finite, positive) and
-/// the decimal exponent `n` with `x ≈ 0.DIGITS × 10^n`, chosen as JavaScript
-/// chooses them: closest to `x`, and on an exact tie the even one.
-fn shortest_digits(x: f64) -> (String, i64) {
-    let split = |sci: &str| -> (String, i64) {
-        let (mantissa, exp) = sci.split_once('e').unwrap_or((sci, "0"));
-        let digits = mantissa.chars().filter(char::is_ascii_digit).collect();
-        (digits, exp.parse::<i64>().unwrap_or(0) + 1)
-    };
-    // Rust's `{:e}` gives the shortest closest digits, but rounds an exact
-    // tie up: 1317433522065807.25 is `…807.3` for Rust, `…807.2` for JavaScript.
-    let (digits, n) = split(&format!("{x:e}"));
-    if x.fract() == 0.0 && x < 9_007_199_254_740_992.0 {
-        // A safe integer: its digits are exact, there is no tie.
-        return (digits, n);
-    }
-    let k = digits.len();
-    // The exact value, digit for digit (a double has at most 767 significant digits).
-    let (exact, exact_n) = split(&format!("{x:.800e}"));
-    let tie = exact_n == n
-        && exact.as_bytes()[k] == b'5'
-        && exact.as_bytes()[k + 1..].iter().all(|&d| d == b'0');
-    let below = &exact[..k];
-    if tie && below != digits && (below.as_bytes()[k - 1] - b'0').is_multiple_of(2) {
-        let candidate = format!("{}.{}e{}", &below[..1], &below[1..], n - 1);
-        if candidate.parse::<f64>() == Ok(x) {
-            return (below.to_owned(), n);
-        }
-    }
-    (digits, n)
-}
-
-/// JavaScript's `Number.prototype.toString` for a finite double (`null` otherwise).
+/// JavaScript's `Number.prototype.toString` for a finite double (`null`
+/// otherwise, as `JSON.stringify` writes non-finite numbers).
+///
+/// `ryu-js` implements ECMAScript's Number::toString: the shortest digits
+/// that round-trip, the closest of them, an exact tie to the even one, and
+/// the spec's choice between fixed and exponent notation. It replaced a
+/// hand-written search that formatted every non-integer a second time with
+/// 800 digits to detect ties (see `cargo bench --bench json`).
 fn write_number(out: &mut String, x: f64) {
     if !x.is_finite() {
         out.push_str("null");
         return;
     }
-    if x == 0.0 {
-        out.push('0');
-        return;
-    }
-    if x < 0.0 {
-        out.push('-');
-    }
-    let (digits, n) = shortest_digits(x.abs());
-    let k = digits.len() as i64;
-    if k <= n && n <= 21 {
-        out.push_str(&digits);
-        out.extend(std::iter::repeat_n('0', (n - k) as usize));
-    } else if 0 < n && n <= 21 {
-        out.push_str(&digits[..n as usize]);
-        out.push('.');
-        out.push_str(&digits[n as usize..]);
-    } else if -6 < n && n <= 0 {
-        out.push_str("0.");
-        out.extend(std::iter::repeat_n('0', (-n) as usize));
-        out.push_str(&digits);
-    } else {
-        out.push_str(&digits[..1]);
-        if k > 1 {
-            out.push('.');
-            out.push_str(&digits[1..]);
-        }
-        out.push('e');
-        out.push(if n > 0 { '+' } else { '-' });
-        out.push_str(&(n - 1).abs().to_string());
-    }
+    out.push_str(ryu_js::Buffer::new().format_finite(x));
 }
 
 #[cfg(test)]
@@ -254,6 +201,16 @@ mod value_tests {
             js("[2.2250738585072011e-308, -3.872141038486654e+60, 5.4656695466712265e-301, 0.30000000000000004, 1e-400]"),
             "[2.225073858507201e-308,-3.872141038486654e+60,5.4656695466712265e-301,0.30000000000000004,0]"
         );
+    }
+
+    #[test]
+    fn negative_zero_and_non_finite_numbers_are_written_as_javascript_writes_them() {
+        let mut out = String::new();
+        for x in [-0.0, f64::NAN, f64::INFINITY, -1e-7, 5e-324, f64::MAX] {
+            write_number(&mut out, x);
+            out.push(' ');
+        }
+        assert_eq!(out, "0 null null -1e-7 5e-324 1.7976931348623157e+308 ");
     }
 
     #[test]

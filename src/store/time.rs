@@ -1,4 +1,13 @@
 //! RFC 3339 timestamps compared as instants, without a date library.
+//!
+//! Kept by hand on purpose: listing order must be exactly the reference's
+//! (SPEC §3), so which strings parse and how they compare must follow its
+//! rule: this grammar (`T`, `t` or a space; `Z`, `z` or `±HH:MM`; any
+//! number of fraction digits, compared to the nanosecond; second 60
+//! accepted) and nothing else. A date crate parses a different set of
+//! strings (each has its own leniencies and limits), which would change
+//! which records count as dated and so the record order; the parser is a
+//! few dozen lines, tested on those edges.
 
 /// A point in time: nanoseconds since the Unix epoch (may be negative).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -10,7 +10,6 @@
 //! rayon's global pool ([`spawn_job`]) that post their results. The loop
 //! itself never blocks on anything but that channel.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -27,7 +26,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::reference::candidates::Target;
 use crate::reference::uri;
 use crate::store::model::SessionRecord;
-use crate::store::{Caches, ScanEvent};
+use crate::store::{Caches, Catalog, ScanEvent};
 use crate::tui::keymap;
 use crate::tui::preview::{PreviewKey, Snapshot};
 use crate::tui::rank::EntryId;
@@ -107,13 +106,12 @@ pub fn read_titles(
         .collect()
 }
 
-/// Files discovery could not list or skipped, for the report after the picker.
+/// What discovery found, for the report after the picker (files it could
+/// not list or skipped).
 #[derive(Debug, Default)]
 pub struct Report {
-    /// Files that look like sessions but could not be listed.
-    pub unreadable: Vec<(PathBuf, String)>,
-    /// Files that are not sessions.
-    pub skipped: Vec<(PathBuf, String)>,
+    /// The catalog the picker ended with.
+    pub listed: Arc<Catalog>,
 }
 
 /// The event loop.
@@ -212,10 +210,8 @@ impl<B: Backend, H: Host> Driver<B, H> {
     }
 
     fn report(&self) -> Report {
-        let catalog = self.state.catalog();
         Report {
-            unreadable: catalog.unreadable.clone(),
-            skipped: catalog.skipped.clone(),
+            listed: Arc::clone(self.state.catalog()),
         }
     }
 

@@ -86,8 +86,8 @@ fn typed_mentions_are_submitted_as_prepare_writes_them() {
     let engine = testkit::engine(testkit::setup().limits);
     let expected = render_text(&engine.prepare_text(&buffer).unwrap());
     assert_eq!(exit, Exit::Submit(expected));
-    assert!(report.unreadable.is_empty());
-    assert_eq!(report.skipped.len(), 1);
+    assert!(report.listed.unreadable.is_empty());
+    assert_eq!(report.listed.skipped.len(), 1);
 }
 
 #[test]

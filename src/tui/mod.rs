@@ -181,18 +181,8 @@ pub fn setup(config: &Config, options: &PickOptions) -> Setup {
     }
 }
 
-/// Tell stderr what discovery could not list (and, verbose, what it skipped),
-/// as the other commands do.
+/// Tell stderr what discovery could not list (and, verbose, what it
+/// skipped), as the other commands do.
 pub fn print_report(report: &Report, verbose: bool) {
-    if verbose {
-        for (path, why) in &report.skipped {
-            eprintln!("session-ref: warning: {}: {why}", path.display());
-        }
-    }
-    for (path, why) in &report.unreadable {
-        eprintln!(
-            "session-ref: warning: cannot list {}: {why}",
-            path.display()
-        );
-    }
+    commands::report_listing(&report.listed, verbose);
 }

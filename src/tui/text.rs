@@ -1,5 +1,6 @@
 //! Text primitives shared by the picker's inputs and panes: character
-//! boundaries, word motions and width-aware wrapping. Pure.
+//! boundaries, word motions and width-aware wrapping (with `textwrap`).
+//! Pure.
 
 use unicode_width::UnicodeWidthChar;
 
@@ -84,52 +85,30 @@ pub fn line_end(text: &str, at: usize) -> usize {
     text[at..].find('\n').map_or(text.len(), |i| at + i)
 }
 
-/// Wrap `text` to rows of at most `width` columns. Newlines start new rows;
-/// a row breaks after its last space when a word does not fit, else inside
-/// the word. Nothing is dropped but the newlines and the spaces a break
-/// lands on at the end of a row. A zero width yields no rows.
+/// Wrap `text` to rows of at most `width` columns. Newlines start new
+/// rows; a row breaks at a space when a word does not fit, else inside the
+/// word. Control characters are drawn as spaces; the spaces a break lands
+/// on are dropped. A zero width yields no rows.
+///
+/// `textwrap` does the wrapping (first fit, no hyphenation), measuring
+/// columns with `unicode-width` as the rest of the picker does.
 pub fn wrap(text: &str, width: usize) -> Vec<String> {
-    let mut rows = Vec::new();
     if width == 0 {
-        return rows;
+        return Vec::new();
     }
-    for line in text.split('\n') {
-        let mut row = String::new();
-        let mut used = 0;
-        // Byte offset in `row` just after its last space, and the width up to it.
-        let mut last_space: Option<(usize, usize)> = None;
-        // Spaces right after a break inside a run of spaces are dropped.
-        let mut skip_spaces = false;
-        for c in line.chars() {
-            let c = if c.is_control() { ' ' } else { c };
-            let w = char_width(c);
-            while used > 0 && used + w > width {
-                match last_space.take() {
-                    Some((cut, cut_width)) if cut < row.len() => {
-                        let tail = row.split_off(cut);
-                        rows.push(std::mem::replace(&mut row, tail));
-                        used -= cut_width;
-                    }
-                    _ => {
-                        rows.push(std::mem::take(&mut row));
-                        used = 0;
-                        skip_spaces = true;
-                    }
-                }
-            }
-            if skip_spaces && c == ' ' {
-                continue;
-            }
-            skip_spaces = false;
-            row.push(c);
-            used += w;
-            if c == ' ' {
-                last_space = Some((row.len(), used));
-            }
-        }
-        rows.push(row);
-    }
-    rows
+    let drawn: String = text
+        .chars()
+        .map(|c| if c.is_control() && c != '\n' { ' ' } else { c })
+        .collect();
+    let options = textwrap::Options::new(width)
+        .break_words(true)
+        .word_separator(textwrap::WordSeparator::AsciiSpace)
+        .word_splitter(textwrap::WordSplitter::NoHyphenation)
+        .wrap_algorithm(textwrap::WrapAlgorithm::FirstFit);
+    textwrap::wrap(&drawn, options)
+        .into_iter()
+        .map(|row| row.into_owned())
+        .collect()
 }
 
 /// Cut `text` to at most `max_width` columns keeping its end, starting with
@@ -193,8 +172,9 @@ mod tests {
     }
 
     #[test]
-    fn wrapping_prefers_spaces_and_keeps_everything_else() {
-        assert_eq!(wrap("the quick brown fox", 10), ["the quick ", "brown fox"]);
+    fn wrapping_prefers_spaces_and_keeps_the_words() {
+        assert_eq!(wrap("the quick brown fox", 10), ["the quick", "brown fox"]);
+        assert_eq!(wrap("tab\there\r", 20), ["tab here"]);
         assert_eq!(wrap("abcdefghij", 4), ["abcd", "efgh", "ij"]);
         assert_eq!(wrap("a\n\nb", 5), ["a", "", "b"]);
         assert_eq!(wrap("日本語テキスト", 5), ["日本", "語テ", "キス", "ト"]);

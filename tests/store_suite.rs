@@ -1,0 +1,521 @@
+//! One suite over every store kind: the same expectations, run against a
+//! fixture of each kind written in the real shapes of its agent.
+//!
+//! Every kind in `session_ref::store::REGISTRY` must have a row in
+//! [`KINDS`]: a fixture builder that writes a small store (two sessions at
+//! least, with tool calls, tool output and reasoning that must never reach
+//! a snapshot or a title) and says what is expected of each session. The
+//! expectations are the same for all kinds:
+//!
+//! - listed: every session once, under its own id, with its cwd and kind;
+//! - labelled: with its title, else the human's first real request;
+//! - previewed: the snapshot holds what was said, and no tool, reasoning or
+//!   injected text;
+//! - a torn last line (a log being written) is tolerated;
+//! - a file that vanished after listing makes only its session unreadable.
+//!
+//! Adding a store kind: write its builder and add one row.
+
+mod common;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use session_ref::store::{kind_by_name, Catalog, StoreRoots, REGISTRY};
+
+/// One store kind's row: its name, its flag, and its fixture.
+struct Kind {
+    /// The kind's name (`store` in `candidates --json`).
+    name: &'static str,
+    /// The flag naming a root of this kind.
+    flag: &'static str,
+    /// Write a store below the given directory.
+    build: fn(&Path) -> Built,
+    /// Tear the last line of a session file as a writer would leave it.
+    tear: fn(&Path),
+}
+
+/// What a builder wrote.
+struct Built {
+    /// The directory to name with the kind's flag.
+    root: PathBuf,
+    /// The sessions, each with what is expected of it.
+    sessions: Vec<Expect>,
+}
+
+/// What the suite expects of one session.
+struct Expect {
+    id: &'static str,
+    cwd: &'static str,
+    label: &'static str,
+    /// The file holding the session (torn, removed).
+    file: PathBuf,
+    /// Texts the snapshot must hold (a request, a reply).
+    said: &'static [&'static str],
+    /// Texts that must reach neither the snapshot nor the label.
+    hidden: &'static [&'static str],
+}
+
+const KINDS: &[Kind] = &[
+    Kind {
+        name: "hydra",
+        flag: "store",
+        build: hydra,
+        tear: append_half_line,
+    },
+    Kind {
+        name: "claude",
+        flag: "claude",
+        build: claude,
+        tear: append_half_line,
+    },
+    Kind {
+        name: "codex",
+        flag: "codex",
+        build: codex,
+        tear: append_half_line,
+    },
+];
+
+/// Texts planted in tool calls, tool output, reasoning and injected context.
+const HIDDEN: &[&str] = &["TOOL-INPUT-XYZZY", "TOOL-OUTPUT-XYZZY", "REASONING-XYZZY"];
+
+fn append_half_line(file: &Path) {
+    let mut f = std::fs::OpenOptions::new().append(true).open(file).unwrap();
+    f.write_all(br#"{"type":"user","message":{"role":"user","content":"half wri"#)
+        .unwrap();
+}
+
+fn write(path: &Path, lines: &[String]) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, lines.join("\n") + "\n").unwrap();
+}
+
+/// A native store: header, then events (SPEC §3).
+fn hydra(dir: &Path) -> Built {
+    let root = dir.join("sessions");
+    let session = |name: &str, id: &str, cwd: &str, created: &str, body: &[&str]| {
+        let path = root.join(name);
+        let mut lines = vec![format!(
+            r#"{{"type":"session","version":1,"id":"{id}","createdAt":"{created}","cwd":"{cwd}"}}"#
+        )];
+        lines.extend(body.iter().map(|l| l.to_string()));
+        write(&path, &lines);
+        path
+    };
+    let first = session(
+        "2026-01-05-h1.jsonl",
+        "h1-cache",
+        "/w/cache",
+        "2026-01-05T10:00:00Z",
+        &[
+            r#"{"seq":1,"type":"user/message","data":{"id":"u1","source":{"kind":"user"},"content":[{"type":"text","text":"Make the cache evict by size"}]}}"#,
+            r#"{"seq":2,"type":"assistant/chunk","data":{"messageId":"a1","delta":"Evic"}}"#,
+            r#"{"seq":3,"type":"assistant/message","data":{"message":{"id":"a1","content":[{"type":"reasoning","text":"REASONING-XYZZY"},{"type":"tool-call","toolCallId":"t1","toolName":"shell","input":{"cmd":"TOOL-INPUT-XYZZY"}},{"type":"text","text":"Eviction now counts bytes"}]}}}"#,
+            r#"{"seq":4,"type":"tool/result","data":{"toolCallId":"t1","content":[{"type":"text","text":"TOOL-OUTPUT-XYZZY"}]}}"#,
+        ],
+    );
+    let second = session(
+        "2026-01-04-h2.jsonl",
+        "h2-docs",
+        "/w/docs",
+        "2026-01-04T10:00:00Z",
+        &[
+            r#"{"seq":1,"type":"user/message","data":{"id":"u1","source":{"kind":"user"},"content":[{"type":"text","text":"Rewrite the install guide"}]}}"#,
+            r#"{"seq":2,"type":"assistant/message","data":{"message":{"id":"a1","content":[{"type":"text","text":"The guide now starts with cargo install"}]}}}"#,
+            r#"{"seq":3,"type":"session/title","data":{"title":"Install guide"}}"#,
+        ],
+    );
+    Built {
+        root,
+        sessions: vec![
+            Expect {
+                id: "h1-cache",
+                cwd: "/w/cache",
+                label: "h1-cache",
+                file: first,
+                said: &["Make the cache evict by size", "Eviction now counts bytes"],
+                hidden: HIDDEN,
+            },
+            Expect {
+                id: "h2-docs",
+                cwd: "/w/docs",
+                label: "Install guide",
+                file: second,
+                said: &[
+                    "Rewrite the install guide",
+                    "The guide now starts with cargo install",
+                ],
+                hidden: &[],
+            },
+        ],
+    }
+}
+
+/// A Claude Code `projects` directory: one folder per cwd, one transcript
+/// per session, a sub-agent transcript beside them.
+fn claude(dir: &Path) -> Built {
+    let root = dir.join("projects");
+    let folder = root.join("-w-api");
+    let line = |id: &str, kind: &str, uuid: &str, at: &str, message: &str| {
+        format!(
+            r#"{{"parentUuid":null,"isSidechain":false,"userType":"external","cwd":"/w/api","sessionId":"{id}","version":"2.1.80","gitBranch":"main","type":"{kind}","message":{message},"uuid":"{uuid}","timestamp":"{at}"}}"#
+        )
+    };
+    let a = "c0ffee00-0000-4000-8000-00000000000a";
+    let b = "c0ffee00-0000-4000-8000-00000000000b";
+    let first = folder.join(format!("{a}.jsonl"));
+    write(
+        &first,
+        &[
+            format!(r#"{{"type":"permission-mode","permissionMode":"default","sessionId":"{a}"}}"#),
+            line(
+                a,
+                "user",
+                "u1",
+                "2026-01-05T09:00:00.000Z",
+                r#"{"role":"user","content":"Add pagination to the orders API"}"#,
+            ),
+            line(
+                a,
+                "assistant",
+                "a1",
+                "2026-01-05T09:00:02.000Z",
+                r#"{"model":"claude-opus-4-5","id":"msg_1","type":"message","role":"assistant","content":[{"type":"thinking","thinking":"REASONING-XYZZY","signature":"sig"}]}"#,
+            ),
+            line(
+                a,
+                "assistant",
+                "a2",
+                "2026-01-05T09:00:03.000Z",
+                r#"{"model":"claude-opus-4-5","id":"msg_1","type":"message","role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"TOOL-INPUT-XYZZY"}}]}"#,
+            ),
+            line(
+                a,
+                "user",
+                "u2",
+                "2026-01-05T09:00:04.000Z",
+                r#"{"role":"user","content":[{"tool_use_id":"toolu_1","type":"tool_result","content":"TOOL-OUTPUT-XYZZY","is_error":false}]}"#,
+            ),
+            line(
+                a,
+                "assistant",
+                "a3",
+                "2026-01-05T09:00:05.000Z",
+                r#"{"model":"claude-opus-4-5","id":"msg_2","type":"message","role":"assistant","content":[{"type":"text","text":"Orders are now paged by cursor"}]}"#,
+            ),
+        ],
+    );
+    let second = folder.join(format!("{b}.jsonl"));
+    write(
+        &second,
+        &[
+            line(
+                b,
+                "user",
+                "v1",
+                "2026-01-04T09:00:00.000Z",
+                r#"{"role":"user","content":"Why is the refund test flaky?"}"#,
+            ),
+            line(
+                b,
+                "assistant",
+                "w1",
+                "2026-01-04T09:00:05.000Z",
+                r#"{"model":"claude-opus-4-5","id":"msg_3","type":"message","role":"assistant","content":[{"type":"text","text":"The refund test shares a clock"}]}"#,
+            ),
+            format!(r#"{{"type":"ai-title","sessionId":"{b}","aiTitle":"Flaky refund test"}}"#),
+        ],
+    );
+    write(
+        &folder.join(a).join("subagents/agent-1234abcd.jsonl"),
+        &[format!(
+            r#"{{"parentUuid":null,"isSidechain":true,"userType":"external","cwd":"/w/api","sessionId":"{a}","version":"2.1.80","agentId":"1234abcd","type":"user","message":{{"role":"user","content":"Search the handlers"}},"uuid":"s1","timestamp":"2026-01-05T09:00:03.500Z"}}"#
+        )],
+    );
+    Built {
+        root,
+        sessions: vec![
+            Expect {
+                id: a,
+                cwd: "/w/api",
+                label: "Add pagination to the orders API",
+                file: first,
+                said: &[
+                    "Add pagination to the orders API",
+                    "Orders are now paged by cursor",
+                ],
+                hidden: HIDDEN,
+            },
+            Expect {
+                id: b,
+                cwd: "/w/api",
+                label: "Flaky refund test",
+                file: second,
+                said: &[
+                    "Why is the refund test flaky?",
+                    "The refund test shares a clock",
+                ],
+                hidden: &[],
+            },
+        ],
+    }
+}
+
+/// A Codex `sessions` directory: `YYYY/MM/DD/rollout-…-<id>.jsonl`.
+fn codex(dir: &Path) -> Built {
+    let root = dir.join("sessions");
+    let a = "019b9000-0000-7000-8000-00000000000a";
+    let b = "019b9000-0000-7000-8000-00000000000b";
+    let meta = |id: &str, at: &str, cwd: &str| {
+        format!(
+            r#"{{"timestamp":"{at}","type":"session_meta","payload":{{"id":"{id}","timestamp":"{at}","cwd":"{cwd}","originator":"codex_cli_rs","cli_version":"0.77.0","source":"cli","model_provider":"openai","base_instructions":{{"text":"You are Codex."}}}}}}"#
+        )
+    };
+    let item = |at: &str, payload: &str| {
+        format!(r#"{{"timestamp":"{at}","type":"response_item","payload":{payload}}}"#)
+    };
+    let event = |at: &str, payload: &str| {
+        format!(r#"{{"timestamp":"{at}","type":"event_msg","payload":{payload}}}"#)
+    };
+    let first = root.join(format!("2026/01/05/rollout-2026-01-05T08-00-00-{a}.jsonl"));
+    let at = "2026-01-05T08:00:00.000Z";
+    write(
+        &first,
+        &[
+            meta(a, at, "/w/cli"),
+            item(
+                at,
+                r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context>\n  <cwd>/w/cli</cwd>\n</environment_context>"}]}"#,
+            ),
+            item(
+                at,
+                r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"Add a --quiet flag"}]}"#,
+            ),
+            event(
+                at,
+                r#"{"type":"user_message","message":"Add a --quiet flag","images":[]}"#,
+            ),
+            item(
+                at,
+                r#"{"type":"reasoning","summary":[{"type":"summary_text","text":"REASONING-XYZZY"}],"content":null,"encrypted_content":"gAAA"}"#,
+            ),
+            event(at, r#"{"type":"agent_reasoning","text":"REASONING-XYZZY"}"#),
+            item(
+                at,
+                r#"{"type":"function_call","name":"shell","arguments":"{\"command\":[\"TOOL-INPUT-XYZZY\"]}","call_id":"call_1"}"#,
+            ),
+            item(
+                at,
+                r#"{"type":"function_call_output","call_id":"call_1","output":"TOOL-OUTPUT-XYZZY"}"#,
+            ),
+            item(
+                at,
+                r#"{"type":"message","role":"assistant","content":[{"type":"output_text","text":"The flag silences progress output"}]}"#,
+            ),
+            event(
+                at,
+                r#"{"type":"agent_message","message":"The flag silences progress output"}"#,
+            ),
+        ],
+    );
+    let second = root.join(format!("2026/01/04/rollout-2026-01-04T08-00-00-{b}.jsonl"));
+    let at = "2026-01-04T08:00:00.000Z";
+    write(
+        &second,
+        &[
+            meta(b, at, "/w/site"),
+            item(
+                at,
+                r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"Shrink the hero image"}]}"#,
+            ),
+            item(
+                at,
+                r#"{"type":"message","role":"assistant","content":[{"type":"output_text","text":"The hero image is now 80 KB"}]}"#,
+            ),
+            event(
+                at,
+                r#"{"type":"thread_name_updated","thread_id":"x","thread_name":"Hero image"}"#,
+            ),
+        ],
+    );
+    Built {
+        root,
+        sessions: vec![
+            Expect {
+                id: a,
+                cwd: "/w/cli",
+                label: "Add a --quiet flag",
+                file: first,
+                said: &["Add a --quiet flag", "The flag silences progress output"],
+                hidden: &[
+                    "TOOL-INPUT-XYZZY",
+                    "TOOL-OUTPUT-XYZZY",
+                    "REASONING-XYZZY",
+                    "environment_context",
+                ],
+            },
+            Expect {
+                id: b,
+                cwd: "/w/site",
+                label: "Hero image",
+                file: second,
+                said: &["Shrink the hero image", "The hero image is now 80 KB"],
+                hidden: &[],
+            },
+        ],
+    }
+}
+
+/// The built store of one kind, in a fresh directory.
+fn store(kind: &Kind) -> (tempfile::TempDir, Built) {
+    let dir = tempfile::tempdir().unwrap();
+    let built = (kind.build)(dir.path());
+    (dir, built)
+}
+
+/// `candidates --json` over one kind's store, by session id.
+fn listed(kind: &Kind, built: &Built) -> Vec<Value> {
+    let root = built.root.to_str().unwrap();
+    let flag = format!("--{}", kind.flag);
+    let out = common::run(
+        &[&flag, root, "candidates", "--json", "--limit", "1000"],
+        "",
+    );
+    assert!(
+        out.status.success(),
+        "{}: {}",
+        kind.name,
+        common::stderr(&out)
+    );
+    assert_eq!(common::stderr(&out), "", "{}: listing warns", kind.name);
+    common::stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// `preview ID --json` over one kind's store: the context text.
+fn preview(kind: &Kind, built: &Built, id: &str) -> String {
+    let root = built.root.to_str().unwrap();
+    let flag = format!("--{}", kind.flag);
+    let out = common::run(&[&flag, root, "preview", id, "--json"], "");
+    assert!(
+        out.status.success(),
+        "{} {id}: {}",
+        kind.name,
+        common::stderr(&out)
+    );
+    let value: Value = serde_json::from_str(&common::stdout(&out)).unwrap();
+    value["context"].as_str().unwrap().to_owned()
+}
+
+/// Check listing, labels and previews of every session of `built`.
+fn check_sessions(kind: &Kind, built: &Built) {
+    let listed = listed(kind, built);
+    assert_eq!(
+        listed.len(),
+        built.sessions.len(),
+        "{}: {listed:?}",
+        kind.name
+    );
+    for expect in &built.sessions {
+        let who = format!("{} {}", kind.name, expect.id);
+        let found: Vec<&Value> = listed
+            .iter()
+            .filter(|c| c["sessionId"] == expect.id)
+            .collect();
+        assert_eq!(found.len(), 1, "{who}: listed once");
+        let candidate = found[0];
+        assert_eq!(candidate["store"], kind.name, "{who}");
+        assert_eq!(candidate["cwd"], expect.cwd, "{who}");
+        assert_eq!(candidate["label"], expect.label, "{who}");
+        assert_eq!(
+            candidate["path"],
+            expect.file.to_str().unwrap(),
+            "{who}: listed from its own file"
+        );
+        let context = preview(kind, built, expect.id);
+        for said in expect.said {
+            let quoted = serde_json::to_string(said).unwrap();
+            assert!(
+                context.contains(&quoted),
+                "{who}: {said:?} missing from\n{context}"
+            );
+        }
+        for hidden in expect.hidden {
+            assert!(
+                !context.contains(hidden),
+                "{who}: {hidden:?} leaked into\n{context}"
+            );
+            assert!(
+                !expect.label.contains(hidden),
+                "{who}: {hidden:?} in the label"
+            );
+        }
+    }
+}
+
+#[test]
+fn every_registered_kind_has_a_row() {
+    let registered: Vec<(&str, &str)> = REGISTRY
+        .iter()
+        .map(|k| (k.as_str(), k.store().flag()))
+        .collect();
+    let rows: Vec<(&str, &str)> = KINDS.iter().map(|k| (k.name, k.flag)).collect();
+    assert_eq!(rows, registered);
+}
+
+#[test]
+fn sessions_are_listed_labelled_and_previewed() {
+    for kind in KINDS {
+        let (_dir, built) = store(kind);
+        check_sessions(kind, &built);
+    }
+}
+
+#[test]
+fn a_torn_last_line_is_tolerated() {
+    for kind in KINDS {
+        let (_dir, built) = store(kind);
+        for expect in &built.sessions {
+            (kind.tear)(&expect.file);
+        }
+        check_sessions(kind, &built);
+    }
+}
+
+#[test]
+fn a_vanished_file_makes_only_its_session_unreadable() {
+    for kind in KINDS {
+        let (_dir, built) = store(kind);
+        let store_kind = kind_by_name(kind.name).unwrap();
+        let catalog = Catalog::load(&StoreRoots::new().with(store_kind, &built.root));
+        let (gone, kept) = built.sessions.split_first().unwrap();
+        let record = catalog.find(gone.id).unwrap().clone();
+        std::fs::remove_file(&gone.file).unwrap();
+        let err = catalog.read_surface(&record).unwrap_err();
+        let err: session_ref::Error = err.into();
+        assert_eq!(
+            err.code,
+            session_ref::ErrorCode::ReadFailed,
+            "{}",
+            kind.name
+        );
+        assert!(
+            err.message.contains(gone.file.to_str().unwrap()),
+            "{}: {}",
+            kind.name,
+            err.message
+        );
+        for expect in kept {
+            let record = catalog.find(expect.id).unwrap();
+            let surface = catalog.read_surface(record);
+            assert!(surface.is_ok(), "{} {}: {surface:?}", kind.name, expect.id);
+            let title = catalog.read_title(record).unwrap();
+            let label = title.unwrap_or_else(|| expect.id.to_owned());
+            assert_eq!(label, expect.label, "{} {}", kind.name, expect.id);
+        }
+    }
+}
