@@ -67,6 +67,9 @@ pub async fn run(config: &Config, stdin: Option<String>) -> Result<String> {
         Command::Pick(_) => Err(Error::invalid_config(
             "the picker is run by the terminal driver",
         )),
+        Command::Hook { .. } | Command::HookInstall(_) | Command::HookUninstall(_) => Err(
+            Error::invalid_config("hook commands are run by hook::run_command"),
+        ),
         _ => {
             let catalog = blocking({
                 let config = config.clone();
@@ -149,7 +152,12 @@ async fn run_with_engine(
             let label = engine.label_or_default(id, label.as_deref()).await?;
             Ok(format!("{}\n", mention::format_mention(id, Some(&label))))
         }
-        Command::UriEncode(_) | Command::UriDecode(_) | Command::Pick(_) => {
+        Command::UriEncode(_)
+        | Command::UriDecode(_)
+        | Command::Pick(_)
+        | Command::Hook { .. }
+        | Command::HookInstall(_)
+        | Command::HookUninstall(_) => {
             unreachable!("handled without an engine")
         }
     }

@@ -32,6 +32,10 @@ fn main() -> ExitCode {
         Ok(config) => config,
         Err(e) => return fail(&e),
     };
+    // Hooks run synchronously: no async runtime on the per-prompt path.
+    if let Some(code) = session_ref::hook::run_command(&config) {
+        return code;
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
