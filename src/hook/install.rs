@@ -532,10 +532,6 @@ mod tests {
 
     const CMD: &str = "/opt/bin/session-ref hook claude";
 
-    fn p() -> &'static Path {
-        Path::new("/s/settings.json")
-    }
-
     #[test]
     fn the_trust_hash_is_the_one_codex_reports() {
         // Key and hash as `codex app-server` (0.169.0) listed them in
