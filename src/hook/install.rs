@@ -276,11 +276,41 @@ pub fn remove(path: &Path, text: &str, agent: Agent) -> Result<Edited> {
 /// The trust hash Codex computes for a `UserPromptSubmit` handler that runs
 /// `command` with no other settings (timeout 600 s, not async).
 pub fn codex_trust_hash(command: &str) -> String {
-    // Codex's normalized handler: keys sorted, compact, no matcher for this event.
-    let normalized = json!({
-        "event_name": "user_prompt_submit",
-        "hooks": [{"async": false, "command": command, "timeout": 600, "type": "command"}],
-    });
+    codex_trust_hash_of(&handler(command))
+}
+
+/// The trust hash Codex computes for a `UserPromptSubmit` handler object:
+/// SHA-256 of its normalized form (defaults filled in, keys sorted, compact).
+pub fn codex_trust_hash_of(handler: &Value) -> String {
+    let mut normalized = Map::new();
+    normalized.insert("type".into(), "command".into());
+    normalized.insert(
+        "command".into(),
+        handler.get("command").cloned().unwrap_or(Value::Null),
+    );
+    let timeout = handler
+        .get("timeout")
+        .and_then(Value::as_u64)
+        .unwrap_or(600)
+        .max(1);
+    normalized.insert("timeout".into(), timeout.into());
+    let is_async = handler
+        .get("async")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    normalized.insert("async".into(), is_async.into());
+    if let Some(message) = handler.get("statusMessage").filter(|m| !m.is_null()) {
+        normalized.insert("statusMessage".into(), message.clone());
+    }
+    // 2,500 tokens is the default, which Codex leaves out of the hash.
+    if let Some(limit) = handler
+        .get("additionalContextLimit")
+        .and_then(Value::as_u64)
+        .filter(|&limit| limit != 2_500)
+    {
+        normalized.insert("additionalContextLimit".into(), limit.into());
+    }
+    let normalized = json!({"event_name": "user_prompt_submit", "hooks": [normalized]});
     let mut canonical = String::new();
     write_sorted(&mut canonical, &normalized);
     let digest = Sha256::digest(canonical.as_bytes());
@@ -539,6 +569,17 @@ mod tests {
         assert_eq!(
             codex_trust_hash("/tmp/hx/blk.sh"),
             "sha256:84c721844180b3666a6401f8b940d751ed2fee26d0713d71a4fe73742402c08f"
+        );
+        // A handler with a raised context limit and its own timeout.
+        let raised = json!({
+            "type": "command",
+            "command": "/x/session-ref hook codex --budget 40000",
+            "additionalContextLimit": 10000,
+            "timeout": 30,
+        });
+        assert_eq!(
+            codex_trust_hash_of(&raised),
+            "sha256:9aab0df09f90888bd4e9104aba3acd2d63c08f8587a1965246473431514eb5a0"
         );
         assert_eq!(
             codex_trust_key(Path::new("/h/.codex/hooks.json"), (0, 0)),

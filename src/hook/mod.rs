@@ -222,13 +222,13 @@ pub fn install(request: InstallRequest, env: &InstallEnv<'_>) -> Result<String> 
     let mut steps = Vec::new();
     if let Some(config) = &targets.codex_config {
         let config_before = install::read(config)?;
-        // The hash covers the command as written in hooks.json (an earlier
-        // install's, when one is there).
+        // The hash covers the handler as written in hooks.json (an earlier
+        // install's, possibly edited by hand, when one is there).
         let position = edited.position.expect("merge places the handler");
-        let installed = installed_command(edited.text.as_deref().or(before.as_deref()), position)
-            .unwrap_or_else(|| command.clone());
+        let installed = installed_handler(edited.text.as_deref().or(before.as_deref()), position)
+            .unwrap_or_else(|| serde_json::json!({"type": "command", "command": command}));
         let key = install::codex_trust_key(hooks_file, position);
-        let hash = install::codex_trust_hash(&installed);
+        let hash = install::codex_trust_hash_of(&installed);
         let trusted = install::trust(config, config_before.as_deref(), &key, &hash)?;
         match trusted.text {
             Some(after) => {
@@ -278,18 +278,16 @@ pub fn install(request: InstallRequest, env: &InstallEnv<'_>) -> Result<String> 
     Ok(report)
 }
 
-/// The command of the handler at `position` in a settings text.
-fn installed_command(text: Option<&str>, (g, h): install::Position) -> Option<String> {
+/// The handler at `position` in a settings text.
+fn installed_handler(text: Option<&str>, (g, h): install::Position) -> Option<serde_json::Value> {
     let value: serde_json::Value = serde_json::from_str(text?).ok()?;
     value
         .get("hooks")?
         .get(PROMPT_SUBMIT)?
         .get(g)?
         .get("hooks")?
-        .get(h)?
-        .get("command")?
-        .as_str()
-        .map(str::to_owned)
+        .get(h)
+        .cloned()
 }
 
 fn print_snippet(agent: Agent, targets: &Targets, command: &str) -> String {
@@ -342,8 +340,8 @@ pub fn uninstall(request: InstallRequest, env: &InstallEnv<'_>) -> Result<String
         if let Some(mut text) = install::read(config)? {
             let original = text.clone();
             let mut changed = false;
-            for command in &removed_commands {
-                let hash = install::codex_trust_hash(command);
+            for handler in &removed_commands {
+                let hash = install::codex_trust_hash_of(handler);
                 if let Some(after) = install::untrust(config, &text, hooks_file, &hash)?.text {
                     text = after;
                     changed = true;
@@ -368,8 +366,8 @@ pub fn uninstall(request: InstallRequest, env: &InstallEnv<'_>) -> Result<String
     Ok(report)
 }
 
-/// Commands of our handlers in a settings text (for their trust hashes).
-fn our_commands(text: &str, agent: Agent) -> Vec<String> {
+/// Our handlers in a settings text (for their trust hashes).
+fn our_commands(text: &str, agent: Agent) -> Vec<serde_json::Value> {
     let Ok(value) = serde_json::from_str::<serde_json::Value>(text) else {
         return Vec::new();
     };
@@ -383,8 +381,7 @@ fn our_commands(text: &str, agent: Agent) -> Vec<String> {
         .filter_map(|g| g.get("hooks").and_then(serde_json::Value::as_array))
         .flatten()
         .filter(|h| install::is_ours(h, agent))
-        .filter_map(|h| h.get("command").and_then(serde_json::Value::as_str))
-        .map(str::to_owned)
+        .cloned()
         .collect()
 }
 
