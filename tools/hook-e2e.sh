@@ -96,11 +96,11 @@ claude() {
     ANTHROPIC_BASE_URL="$BASE" ANTHROPIC_API_KEY=dummy \
     DISABLE_TELEMETRY=1 DISABLE_AUTOUPDATER=1 DISABLE_ERROR_REPORTING=1 \
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 \
-    timeout 120 "$CLAUDE" -p "$1")
+    HYDRA_SESSIONS="$T/native" timeout 120 "$CLAUDE" -p "$1")
 }
 codex() {
   (cd "$T/proj" && env -i PATH=/usr/bin:/bin HOME="$H" CODEX_HOME="$H/.codex" \
-    MOCK_API_KEY=dummy TMPDIR="$H/tmp" \
+    MOCK_API_KEY=dummy TMPDIR="$H/tmp" HYDRA_SESSIONS="$T/native" \
     timeout 120 "$CODEX" exec --skip-git-repo-check "$1" </dev/null)
 }
 as_user() { env -i PATH=/usr/bin:/bin HOME="$H" CODEX_HOME="$H/.codex" "$SR" "$@"; }
@@ -122,6 +122,18 @@ for l in sys.stdin:
     c=json.loads(l)
     if "BIGSTART" in c["label"] or "lorem" in c["label"]: print(c["sessionId"]); break')
 [[ -n $SMALL && -n $BIG ]] || { echo "$CANDS"; fail "cannot find the cited sessions"; }
+# A native session whose newest message is 60 KB of mixed text: retention cuts
+# it, so the added context fills the host's cap.
+mkdir -p "$T/native"
+python3 - "$T/native/huge.jsonl" <<'PY'
+import json, sys
+text = "HUGESTART " + "naïve café text, " * 3500 + " HUGEEND"
+lines = [{"type": "session", "version": 1, "id": "huge-native", "createdAt": "2025-01-01T00:00:00Z"},
+         {"seq": 1, "type": "user/message", "data": {"id": "u1", "source": {"kind": "user"}, "content": [{"type": "text", "text": "write a lot"}]}},
+         {"seq": 2, "type": "assistant/message", "data": {"message": {"id": "a2", "content": [{"type": "text", "text": text}]}}}]
+open(sys.argv[1], "w").write("".join(json.dumps(l) + "\n" for l in lines))
+PY
+M_HUGE=$(as_user --store "$T/native" mention huge-native --label "huge")
 M_SMALL=$(as_user --claude "$H/.claude/projects" mention "$SMALL" --label "code word session")
 M_BIG=$(as_user --claude "$H/.claude/projects" mention "$BIG" --label "big session")
 
@@ -180,6 +192,42 @@ assert size <= 10000, size
 assert "</referenced-sessions-stats>" in ctx[0], "the host cut the context"
 print("codex context bytes:", size)
 ' || fail "codex: the large snapshot was not cut by session-ref"
+N=$(requests)
+claude "Summarize $M_HUGE" >"$T/c5.out" 2>&1 || fail "claude huge cite"
+last_request | python3 -c '
+import json, sys
+body = json.loads(sys.stdin.read())["body"]
+def strings(v):
+    if isinstance(v, str): yield v
+    elif isinstance(v, list):
+        for x in v: yield from strings(x)
+    elif isinstance(v, dict):
+        for x in v.values(): yield from strings(x)
+marker = "UserPromptSubmit hook additional context: "
+ctx = [s for s in strings(body) if marker in s]
+assert ctx, "no hook context"
+ctx = ctx[0][ctx[0].index(marker) + len(marker):]
+# Other text follows in the same block: keep what session-ref wrote.
+ctx = ctx[:ctx.index("</referenced-sessions-stats>") + len("</referenced-sessions-stats>")]
+units = len(ctx.encode("utf-16-le")) // 2
+assert 9500 < units <= 10000, units
+assert "HUGESTART" in ctx and "HUGEEND" in ctx and "UTF-8 bytes" in ctx
+print("claude context characters:", units)
+' || fail "claude: the huge snapshot does not fill the cap whole"
+codex "Summarize $M_HUGE" >"$T/x5.out" 2>"$T/x5.err" || fail "codex huge cite"
+last_request | python3 -c '
+import json, sys
+body = json.loads(sys.stdin.read())["body"]
+ctx = [c["text"] for item in body["input"] if item.get("role") == "developer"
+       for c in item.get("content", []) if "Referenced sessions" in c.get("text", "")]
+assert ctx, "no developer message with the context"
+ctx = ctx[0][ctx[0].index("## Referenced sessions"):]
+ctx = ctx[:ctx.index("</referenced-sessions-stats>") + len("</referenced-sessions-stats>")]
+size = len(ctx.encode())
+assert 9500 < size <= 10000, size
+assert "HUGESTART" in ctx and "HUGEEND" in ctx, "cut by the host"
+print("codex context bytes:", size)
+' || fail "codex: the huge snapshot does not fill the cap whole"
 pass "large session: cut by session-ref's retention within each host's cap"
 
 # 4. An unknown session blocks, with the reason shown / kept.
