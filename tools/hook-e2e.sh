@@ -244,7 +244,37 @@ grep -q "SESSION_REFERENCE_READ_FAILED" "$DRAFT" || fail "the draft lacks the re
 grep -qF "Look at $UNKNOWN please" "$DRAFT" || fail "the draft lacks the prompt"
 pass "Codex: an unknown session blocks; prompt and reason kept in $DRAFT"
 
-# 5. Uninstall restores the settings.
+# 4b. Codex's terminal view shows the reason, and Up brings the prompt back.
+if command -v tmux >/dev/null; then
+  S=session-ref-e2e-$$
+  tmux new-session -d -s "$S" -x 160 -y 40 "cd '$T/proj' && env -i PATH=/usr/bin:/bin HOME='$H' \
+    CODEX_HOME='$H/.codex' MOCK_API_KEY=dummy TMPDIR='$H/tmp' TERM=xterm-256color \
+    timeout --foreground 60 '$CODEX' -c 'projects.\"$T/proj\".trust_level=\"trusted\"'; sleep 20"
+  sleep 8
+  tmux send-keys -t "$S" Escape   # a "new model" notice may be open
+  sleep 2
+  tmux send-keys -t "$S" -l "Look at $UNKNOWN please"
+  sleep 1
+  tmux send-keys -t "$S" Enter
+  sleep 6
+  tmux capture-pane -p -t "$S" >"$T/tui-blocked.txt"
+  tmux send-keys -t "$S" Up
+  sleep 1
+  tmux capture-pane -p -t "$S" >"$T/tui-recalled.txt"
+  tmux kill-session -t "$S"
+  grep -q "Blocked by hook" "$T/tui-blocked.txt" || fail "codex TUI: no block shown: $(cat "$T/tui-blocked.txt")"
+  grep -q "SESSION_REFERENCE_READ_FAILED" "$T/tui-blocked.txt" || fail "codex TUI: no reason shown"
+  grep -q "session-ref kept the prompt in" "$T/tui-blocked.txt" || fail "codex TUI: no draft notice"
+  grep -qF "Look at $UNKNOWN please" "$T/tui-recalled.txt" || fail "codex TUI: Up did not recall the prompt"
+  [[ $(requests) -eq $N ]] || fail "codex TUI sent a blocked prompt"
+  pass "Codex TUI: shows the reason and the draft path; Up brings the prompt back"
+else
+  echo "SKIPPED: tmux not installed, Codex's terminal view not checked"
+fi
+
+# 5. Uninstall restores the settings. (Codex's terminal view writes to
+# config.toml itself, so compare with the file just before uninstall.)
+cp "$H/.codex/config.toml" "$T/codex-config.installed"
 as_user hook uninstall claude >/dev/null
 as_user hook uninstall codex >/dev/null
 python3 - "$T/claude-settings.before" "$H/.claude/settings.json" <<'PY' || fail "claude settings differ after uninstall"
@@ -253,7 +283,15 @@ assert json.load(open(sys.argv[1])) == json.load(open(sys.argv[2]))
 PY
 [[ ! -e $H/.codex/hooks.json ]] || python3 -c 'import json,sys; assert not json.load(open(sys.argv[1])).get("hooks")' "$H/.codex/hooks.json" \
   || fail "codex hooks.json still has hooks"
-diff "$T/codex-config.before" "$H/.codex/config.toml" >/dev/null || fail "config.toml differs after uninstall"
+python3 - "$T/codex-config.installed" "$H/.codex/config.toml" <<'PY' || fail "uninstall changed config.toml beyond the trust entry"
+import difflib, sys
+before, after = (open(p).read().splitlines() for p in sys.argv[1:])
+removed = [l[2:] for l in difflib.ndiff(before, after) if l.startswith("- ")]
+added = [l for l in difflib.ndiff(before, after) if l.startswith("+ ")]
+assert not added, added
+assert removed and all(l.startswith(("[hooks.state.", "trusted_hash = ")) or not l.strip() for l in removed), removed
+assert "hooks.state" not in "\n".join(after)
+PY
 pass "uninstall removes exactly what install added"
 
 echo "all hook end-to-end checks passed (work dir: $T)"
