@@ -314,10 +314,10 @@ pub fn uninstall(request: InstallRequest, env: &InstallEnv<'_>) -> Result<String
     let mut writes = Vec::new();
     let mut report = String::new();
     let before = install::read(hooks_file)?;
-    let mut removed_commands = Vec::new();
+    let mut our_handlers = Vec::new();
     match &before {
         Some(text) => {
-            removed_commands = our_commands(text, agent);
+            our_handlers = handlers_of(text, agent);
             let edited = install::remove(hooks_file, text, agent)?;
             match edited.text {
                 Some(after) => {
@@ -340,7 +340,7 @@ pub fn uninstall(request: InstallRequest, env: &InstallEnv<'_>) -> Result<String
         if let Some(mut text) = install::read(config)? {
             let original = text.clone();
             let mut changed = false;
-            for handler in &removed_commands {
+            for handler in &our_handlers {
                 let hash = install::codex_trust_hash_of(handler);
                 if let Some(after) = install::untrust(config, &text, hooks_file, &hash)?.text {
                     text = after;
@@ -367,7 +367,7 @@ pub fn uninstall(request: InstallRequest, env: &InstallEnv<'_>) -> Result<String
 }
 
 /// Our handlers in a settings text (for their trust hashes).
-fn our_commands(text: &str, agent: Agent) -> Vec<serde_json::Value> {
+fn handlers_of(text: &str, agent: Agent) -> Vec<serde_json::Value> {
     let Ok(value) = serde_json::from_str::<serde_json::Value>(text) else {
         return Vec::new();
     };
