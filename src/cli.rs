@@ -173,6 +173,10 @@ struct HookInstallArgs {
     /// Print the configuration instead of writing it.
     #[arg(long)]
     print: bool,
+    /// Install the hook with this `--budget`; for Codex, also raise the
+    /// handler's `additionalContextLimit` to match.
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    budget: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -480,13 +484,16 @@ impl Cli {
 }
 
 fn hook_command(action: HookAction) -> Result<Command> {
-    let run = |agent: Agent, args: HookRunArgs| -> Result<Command> {
-        let budget = match args.budget {
-            Some(raw) => config::parse_positive("budget", &raw)?
+    let parse_budget = |raw: Option<String>| -> Result<Option<usize>> {
+        raw.map(|raw| {
+            config::parse_positive("budget", &raw)?
                 .try_into()
-                .map_err(|_| Error::invalid_config("budget is too large"))?,
-            None => hook::DEFAULT_HOST_CAP,
-        };
+                .map_err(|_| Error::invalid_config("budget is too large"))
+        })
+        .transpose()
+    };
+    let run = |agent: Agent, args: HookRunArgs| -> Result<Command> {
+        let budget = parse_budget(args.budget)?.unwrap_or(hook::DEFAULT_HOST_CAP);
         Ok(Command::Hook { agent, budget })
     };
     Ok(match action {
@@ -496,11 +503,13 @@ fn hook_command(action: HookAction) -> Result<Command> {
             agent: args.agent.into(),
             scope: scope(args.project),
             print: args.print,
+            budget: parse_budget(args.budget)?,
         }),
         HookAction::Uninstall(args) => Command::HookUninstall(InstallRequest {
             agent: args.agent.into(),
             scope: scope(args.project),
             print: false,
+            budget: None,
         }),
     })
 }

@@ -304,8 +304,8 @@ fn a_large_session_is_cut_to_the_hosts_cap_by_retention() {
 
 #[test]
 fn a_bad_budget_is_a_config_error() {
-    let (stdin, _) = input("claude", "x");
-    let out = run_env(&["hook", "claude", "--budget", "0"], &stdin, &[]);
+    // Rejected before stdin is read (so none is given: it could not be written).
+    let out = run_env(&["hook", "claude", "--budget", "0"], "", &[]);
     common::assert_fails_with(&out, "SESSION_REFERENCE_INVALID_CONFIG");
 }
 
@@ -468,6 +468,21 @@ fn codex_install_records_trust_and_uninstall_restores() {
 
     let printed = as_user(home.path(), &["hook", "install", "codex", "--print"]);
     assert!(stdout(&printed).contains(&hash));
+
+    // A budget replaces our handler in place and re-records its trust.
+    let raised = as_user(
+        home.path(),
+        &["hook", "install", "codex", "--budget", "40000"],
+    );
+    assert!(raised.status.success(), "{}", stderr(&raised));
+    let handler = serde_json::json!({"type": "command", "command": format!("{command} --budget 40000"), "additionalContextLimit": 10000});
+    assert_eq!(
+        json_file(&hooks_file)["hooks"]["UserPromptSubmit"],
+        serde_json::json!([{"hooks": [handler.clone()]}])
+    );
+    let raised_hash = session_ref::hook::install::codex_trust_hash_of(&handler);
+    let config = std::fs::read_to_string(codex.join("config.toml")).unwrap();
+    assert!(config.contains(&raised_hash) && !config.contains(&hash));
 
     let out = as_user(home.path(), &["hook", "uninstall", "codex"]);
     assert!(out.status.success(), "{}", stderr(&out));

@@ -230,6 +230,26 @@ print("codex context bytes:", size)
 ' || fail "codex: the huge snapshot does not fill the cap whole"
 pass "large session: cut by session-ref's retention within each host's cap"
 
+# 3b. A raised Codex cap: install with --budget sets the handler's
+# additionalContextLimit and re-records its trust.
+as_user hook install codex --budget 40000 >/dev/null || fail "install codex --budget"
+codex "Summarize $M_HUGE" >"$T/x6.out" 2>"$T/x6.err" || fail "codex huge cite, raised cap"
+last_request | python3 -c '
+import json, sys
+body = json.loads(sys.stdin.read())["body"]
+ctx = [c["text"] for item in body["input"] if item.get("role") == "developer"
+       for c in item.get("content", []) if "Referenced sessions" in c.get("text", "")]
+assert ctx, "no developer message with the context (hook untrusted after the change?)"
+ctx = ctx[0][ctx[0].index("## Referenced sessions"):]
+ctx = ctx[:ctx.index("</referenced-sessions-stats>") + len("</referenced-sessions-stats>")]
+size = len(ctx.encode())
+assert 39000 < size <= 40000, size
+assert "HUGESTART" in ctx and "HUGEEND" in ctx, "cut by the host"
+print("codex context bytes with --budget 40000:", size)
+' || fail "codex: the raised cap was not honoured whole"
+as_user hook install codex >/dev/null || fail "reinstall codex"
+pass "Codex: install --budget raises the cap, the context arrives whole"
+
 # 4. An unknown session blocks, with the reason shown / kept.
 UNKNOWN=$(as_user mention no-such-session)
 N=$(requests)

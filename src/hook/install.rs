@@ -81,13 +81,27 @@ impl Targets {
 }
 
 /// The shell command an agent runs: `session-ref`'s own path (quoted for
-/// `sh` when it needs to be) and `hook AGENT`.
-pub fn hook_command(exe: &Path, agent: Agent) -> String {
-    format!(
+/// `sh` when it needs to be), `hook AGENT`, and `--budget N` when given.
+pub fn hook_command(exe: &Path, agent: Agent, budget: Option<usize>) -> String {
+    let mut command = format!(
         "{} hook {}",
         shell_quote(&exe.to_string_lossy()),
         agent.as_str()
-    )
+    );
+    if let Some(budget) = budget {
+        command.push_str(&format!(" --budget {budget}"));
+    }
+    command
+}
+
+/// The handler install writes. With a budget, a Codex handler also raises
+/// Codex's cap, `additionalContextLimit`, counted in tokens of 4 bytes.
+pub fn desired_handler(exe: &Path, agent: Agent, budget: Option<usize>) -> Value {
+    let mut handler = handler(&hook_command(exe, agent, budget));
+    if let (Agent::Codex, Some(budget)) = (agent, budget) {
+        handler["additionalContextLimit"] = budget.div_ceil(4).into();
+    }
+    handler
 }
 
 fn shell_quote(word: &str) -> String {
@@ -111,11 +125,16 @@ pub fn is_ours(handler: &Value, agent: Agent) -> bool {
     let Some(command) = handler.get("command").and_then(Value::as_str) else {
         return false;
     };
-    let tail = format!(" hook {}", agent.as_str());
-    let Some(program) = command.trim_end().strip_suffix(tail.as_str()) else {
+    // `PROGRAM hook AGENT`, then nothing or options.
+    let needle = format!(" hook {}", agent.as_str());
+    let Some(at) = command.rfind(needle.as_str()) else {
         return false;
     };
-    let program = program.trim().trim_matches('\'');
+    let rest = &command[at + needle.len()..];
+    if !(rest.trim().is_empty() || rest.starts_with(" -")) {
+        return false;
+    }
+    let program = command[..at].trim().trim_matches('\'');
     Path::new(program).file_name().and_then(|n| n.to_str()) == Some("session-ref")
 }
 
@@ -125,8 +144,8 @@ fn handler(command: &str) -> Value {
 }
 
 /// The snippet `--print` shows and install merges.
-pub fn snippet(command: &str) -> Value {
-    json!({"hooks": {PROMPT_SUBMIT: [{"hooks": [handler(command)]}]}})
+pub fn snippet(handler: &Value) -> Value {
+    json!({"hooks": {PROMPT_SUBMIT: [{"hooks": [handler]}]}})
 }
 
 /// The position of a handler: group index, handler index.
@@ -204,13 +223,22 @@ fn find_ours(root: &Map<String, Value>, agent: Agent) -> Option<Position> {
     })
 }
 
-/// Add the hook to a settings text, unless one of ours is there already.
-pub fn merge(path: &Path, text: Option<&str>, agent: Agent, command: &str) -> Result<Edited> {
+/// Add `desired` to a settings text. One of ours already there is kept when
+/// it is the same, else replaced in place.
+pub fn merge(path: &Path, text: Option<&str>, agent: Agent, desired: &Value) -> Result<Edited> {
     let mut root = parse_settings(path, text)?;
-    if let Some(position) = find_ours(&root, agent) {
+    if let Some((g, h)) = find_ours(&root, agent) {
+        let current = &mut root["hooks"][PROMPT_SUBMIT][g]["hooks"][h];
+        if current == desired {
+            return Ok(Edited {
+                text: None,
+                position: Some((g, h)),
+            });
+        }
+        *current = desired.clone();
         return Ok(Edited {
-            text: None,
-            position: Some(position),
+            text: Some(render_settings(root)),
+            position: Some((g, h)),
         });
     }
     let hooks = root
@@ -223,7 +251,7 @@ pub fn merge(path: &Path, text: Option<&str>, agent: Agent, command: &str) -> Re
         .or_insert_with(|| Value::Array(Vec::new()))
         .as_array_mut()
         .expect("checked to be an array");
-    groups.push(json!({"hooks": [handler(command)]}));
+    groups.push(json!({"hooks": [desired]}));
     let position = (groups.len() - 1, 0);
     Ok(Edited {
         text: Some(render_settings(root)),
@@ -590,11 +618,19 @@ mod tests {
     #[test]
     fn commands_are_quoted_for_sh_when_needed() {
         assert_eq!(
-            hook_command(Path::new("/usr/bin/session-ref"), Agent::Codex),
+            hook_command(Path::new("/usr/bin/session-ref"), Agent::Codex, None),
             "/usr/bin/session-ref hook codex"
         );
         assert_eq!(
-            hook_command(Path::new("/My Apps/it's/session-ref"), Agent::Claude),
+            desired_handler(Path::new("/b/session-ref"), Agent::Codex, Some(40_001)),
+            json!({"type": "command", "command": "/b/session-ref hook codex --budget 40001", "additionalContextLimit": 10_001})
+        );
+        assert_eq!(
+            desired_handler(Path::new("/b/session-ref"), Agent::Claude, Some(5_000)),
+            json!({"type": "command", "command": "/b/session-ref hook claude --budget 5000"})
+        );
+        assert_eq!(
+            hook_command(Path::new("/My Apps/it's/session-ref"), Agent::Claude, None),
             r"'/My Apps/it'\''s/session-ref' hook claude"
         );
     }
@@ -605,6 +641,11 @@ mod tests {
         assert!(is_ours(&h(CMD), Agent::Claude));
         assert!(is_ours(&h("session-ref hook claude"), Agent::Claude));
         assert!(is_ours(&h("'/a b/session-ref' hook claude"), Agent::Claude));
+        assert!(is_ours(
+            &h("session-ref hook claude --budget 900"),
+            Agent::Claude
+        ));
+        assert!(!is_ours(&h("session-ref hook claudette"), Agent::Claude));
         assert!(!is_ours(&h(CMD), Agent::Codex));
         assert!(!is_ours(&h("/bin/other hook claude"), Agent::Claude));
         assert!(!is_ours(

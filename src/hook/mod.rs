@@ -177,6 +177,8 @@ pub struct InstallRequest {
     pub scope: Scope,
     /// Print the configuration instead of writing it (install only).
     pub print: bool,
+    /// The installed hook's `--budget` (install only).
+    pub budget: Option<usize>,
 }
 
 /// The surroundings install needs: the environment, home, current
@@ -196,18 +198,18 @@ pub struct InstallEnv<'a> {
 pub fn install(request: InstallRequest, env: &InstallEnv<'_>) -> Result<String> {
     let agent = request.agent;
     let targets = Targets::locate(agent, request.scope, env.env, env.home, env.cwd)?;
-    let command = install::hook_command(env.exe, agent);
+    let desired = install::desired_handler(env.exe, agent, request.budget);
     let hooks_file = &targets.hooks_file;
     if request.print {
-        return Ok(print_snippet(agent, &targets, &command));
+        return Ok(print_snippet(agent, &targets, &desired));
     }
     let before = install::read(hooks_file)?;
-    let edited = install::merge(hooks_file, before.as_deref(), agent, &command)?;
+    let edited = install::merge(hooks_file, before.as_deref(), agent, &desired)?;
     let mut writes = Vec::new();
     let mut report = String::new();
     match &edited.text {
         Some(after) => {
-            report.push_str(&format!("added the hook to {}\n", hooks_file.display()));
+            report.push_str(&format!("set the hook in {}\n", hooks_file.display()));
             writes.push(install::Write {
                 path: hooks_file.clone(),
                 before: before.clone(),
@@ -226,7 +228,7 @@ pub fn install(request: InstallRequest, env: &InstallEnv<'_>) -> Result<String> 
         // install's, possibly edited by hand, when one is there).
         let position = edited.position.expect("merge places the handler");
         let installed = installed_handler(edited.text.as_deref().or(before.as_deref()), position)
-            .unwrap_or_else(|| serde_json::json!({"type": "command", "command": command}));
+            .unwrap_or_else(|| desired.clone());
         let key = install::codex_trust_key(hooks_file, position);
         let hash = install::codex_trust_hash_of(&installed);
         let trusted = install::trust(config, config_before.as_deref(), &key, &hash)?;
@@ -290,9 +292,9 @@ fn installed_handler(text: Option<&str>, (g, h): install::Position) -> Option<se
         .cloned()
 }
 
-fn print_snippet(agent: Agent, targets: &Targets, command: &str) -> String {
+fn print_snippet(agent: Agent, targets: &Targets, handler: &serde_json::Value) -> String {
     let snippet =
-        serde_json::to_string_pretty(&install::snippet(command)).expect("JSON serializes");
+        serde_json::to_string_pretty(&install::snippet(handler)).expect("JSON serializes");
     let mut out = format!("# merge into {}\n{snippet}\n", targets.hooks_file.display());
     if let (Agent::Codex, Some(config)) = (agent, &targets.codex_config) {
         out.push_str(&format!(
@@ -300,7 +302,7 @@ fn print_snippet(agent: Agent, targets: &Targets, command: &str) -> String {
              [hooks.state.\"{}\"]\ntrusted_hash = \"{}\"\n",
             config.display(),
             install::codex_trust_key(&targets.hooks_file, (0, 0)),
-            install::codex_trust_hash(command)
+            install::codex_trust_hash_of(handler)
         ));
     }
     out
