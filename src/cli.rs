@@ -7,6 +7,9 @@ use clap::{Arg, ArgAction, ArgMatches, Args, FromArgMatches, Parser, Subcommand,
 
 use crate::config::{self, Limits};
 use crate::error::{Error, Result};
+use crate::hook::install::Scope;
+use crate::hook::protocol::Agent;
+use crate::hook::{self, InstallRequest};
 use crate::reference::candidates::Target;
 use crate::store::{StoreRoots, REGISTRY};
 
@@ -175,6 +178,84 @@ enum CommandArgs {
         #[command(subcommand)]
         action: UriAction,
     },
+    /// Resolve mentions typed into Claude Code or Codex, as their prompt-submit hook.
+    Hook {
+        #[command(subcommand)]
+        action: HookAction,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum HookAction {
+    /// Answer Claude Code's UserPromptSubmit hook (its JSON on stdin).
+    Claude(HookRunArgs),
+    /// Answer Codex's UserPromptSubmit hook (its JSON on stdin).
+    Codex(HookRunArgs),
+    /// Register the hook in the agent's settings (backed up first).
+    Install(HookInstallArgs),
+    /// Remove what `hook install` added.
+    Uninstall(HookUninstallArgs),
+}
+
+#[derive(Debug, Args)]
+struct HookRunArgs {
+    /// Most the whole added context may take, in the host's unit (Claude:
+    /// characters, Codex: bytes) [default: 10000, what the host keeps whole].
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    budget: Option<String>,
+}
+
+#[derive(Debug, Args)]
+struct HookInstallArgs {
+    /// The agent.
+    #[arg(value_enum)]
+    agent: AgentArg,
+    /// The current project's settings instead of the user's.
+    #[arg(long)]
+    project: bool,
+    /// Print the configuration instead of writing it.
+    #[arg(long)]
+    print: bool,
+    /// Install the hook with this `--budget`; for Codex, also raise the
+    /// handler's `additionalContextLimit` to match.
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    budget: Option<String>,
+}
+
+#[derive(Debug, Args)]
+struct HookUninstallArgs {
+    /// The agent.
+    #[arg(value_enum)]
+    agent: AgentArg,
+    /// The current project's settings instead of the user's.
+    #[arg(long)]
+    project: bool,
+}
+
+/// An agent whose prompt-submit hook session-ref answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum AgentArg {
+    /// Claude Code.
+    Claude,
+    /// Codex CLI.
+    Codex,
+}
+
+impl From<AgentArg> for Agent {
+    fn from(agent: AgentArg) -> Agent {
+        match agent {
+            AgentArg::Claude => Agent::Claude,
+            AgentArg::Codex => Agent::Codex,
+        }
+    }
+}
+
+fn scope(project: bool) -> Scope {
+    if project {
+        Scope::Project
+    } else {
+        Scope::User
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -317,6 +398,17 @@ pub enum Command {
     UriEncode(String),
     /// `uri decode`.
     UriDecode(String),
+    /// `hook claude|codex`: answer a prompt-submit hook.
+    Hook {
+        /// The host agent.
+        agent: Agent,
+        /// Cap of the whole added context, in the host's unit.
+        budget: usize,
+    },
+    /// `hook install`.
+    HookInstall(InstallRequest),
+    /// `hook uninstall`.
+    HookUninstall(InstallRequest),
 }
 
 /// Everything a run needs, validated.
@@ -413,6 +505,7 @@ impl Cli {
             CommandArgs::Uri {
                 action: UriAction::Decode { uri },
             } => Command::UriDecode(uri),
+            CommandArgs::Hook { action } => hook_command(action)?,
         };
         Ok(Config {
             roots,
@@ -427,6 +520,37 @@ impl Cli {
             command,
         })
     }
+}
+
+fn hook_command(action: HookAction) -> Result<Command> {
+    let parse_budget = |raw: Option<String>| -> Result<Option<usize>> {
+        raw.map(|raw| {
+            config::parse_positive("budget", &raw)?
+                .try_into()
+                .map_err(|_| Error::invalid_config("budget is too large"))
+        })
+        .transpose()
+    };
+    let run = |agent: Agent, args: HookRunArgs| -> Result<Command> {
+        let budget = parse_budget(args.budget)?.unwrap_or(hook::DEFAULT_HOST_CAP);
+        Ok(Command::Hook { agent, budget })
+    };
+    Ok(match action {
+        HookAction::Claude(args) => run(Agent::Claude, args)?,
+        HookAction::Codex(args) => run(Agent::Codex, args)?,
+        HookAction::Install(args) => Command::HookInstall(InstallRequest {
+            agent: args.agent.into(),
+            scope: scope(args.project),
+            print: args.print,
+            budget: parse_budget(args.budget)?,
+        }),
+        HookAction::Uninstall(args) => Command::HookUninstall(InstallRequest {
+            agent: args.agent.into(),
+            scope: scope(args.project),
+            print: false,
+            budget: None,
+        }),
+    })
 }
 
 /// `candidates --limit`: a positive safe integer. It is not a configuration

@@ -81,6 +81,9 @@ pub fn run(config: &Config, stdin: Option<String>) -> Result<String> {
             label: Some(label),
         } => Ok(format!("{}\n", mention::format_mention(id, Some(label)))),
         Command::Pick(_) => Err(Error::internal("the picker is run by the terminal driver")),
+        Command::Hook { .. } | Command::HookInstall(_) | Command::HookUninstall(_) => {
+            Err(Error::internal("hook commands are run by hook::run_command"))
+        }
         _ => {
             let catalog = load_catalog(config);
             let engine = Engine::new(Arc::new(catalog), config.limits, config.target.clone());
@@ -151,7 +154,12 @@ fn run_with_engine(config: &Config, engine: &Engine, stdin: Option<String>) -> R
             let label = engine.label_or_default(id, label.as_deref());
             Ok(format!("{}\n", mention::format_mention(id, Some(&label))))
         }
-        Command::UriEncode(_) | Command::UriDecode(_) | Command::Pick(_) => {
+        Command::UriEncode(_)
+        | Command::UriDecode(_)
+        | Command::Pick(_)
+        | Command::Hook { .. }
+        | Command::HookInstall(_)
+        | Command::HookUninstall(_) => {
             unreachable!("handled without an engine")
         }
     }

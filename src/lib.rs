@@ -4,7 +4,8 @@
 //! Layout: [`reference`](mod@reference) is the pure core (the Hydra resolver's semantics);
 //! [`store`] reads native, Claude Code and Codex sessions into one model;
 //! [`engine`] applies the core to the stores; [`cli`], [`commands`] and
-//! [`output`] make the command line; `tui` is the interactive picker.
+//! [`output`] make the command line; `tui` is the interactive picker;
+//! [`hook`] answers Claude Code's and Codex's prompt-submit hooks.
 
 #![warn(missing_docs)]
 
@@ -14,6 +15,7 @@ pub mod config;
 pub mod display;
 pub mod engine;
 pub mod error;
+pub mod hook;
 pub mod matching;
 pub mod output;
 pub mod reference;

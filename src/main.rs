@@ -32,6 +32,10 @@ fn main() -> ExitCode {
         Ok(config) => config,
         Err(e) => return fail(&e),
     };
+    // Hooks run synchronously, before anything else starts.
+    if let Some(code) = session_ref::hook::run_command(&config) {
+        return code;
+    }
     if let Command::Pick(options) = &config.command {
         return pick(&config, options);
     }

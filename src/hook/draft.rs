@@ -1,0 +1,121 @@
+//! Keeping a blocked prompt where the user can find it again.
+//!
+//! When a hook stops a prompt, Codex's interactive view shows the reason but
+//! `codex exec` prints only "hook: UserPromptSubmit Blocked" and its rollout
+//! keeps nothing. So the hook writes the prompt, with the reason and where it
+//! came from, to a file in `$XDG_STATE_HOME/session-ref/drafts/` (by default
+//! `~/.local/state/session-ref/drafts/`), the recovery directory of
+//! session-ref. Written here because no shared drafts module exists yet; a
+//! later one should take this over.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// The drafts directory from an environment lookup and a home directory.
+pub fn drafts_dir(env: impl Fn(&str) -> Option<String>, home: Option<&Path>) -> Option<PathBuf> {
+    let state = match env("XDG_STATE_HOME").filter(|v| Path::new(v).is_absolute()) {
+        Some(dir) => PathBuf::from(dir),
+        None => home?.join(".local").join("state"),
+    };
+    Some(state.join("session-ref").join("drafts"))
+}
+
+/// A prompt that was stopped, and why.
+#[derive(Debug, Clone, Copy)]
+pub struct Draft<'a> {
+    /// Which hook stopped it (`claude` or `codex`).
+    pub agent: &'a str,
+    /// The session it was typed into.
+    pub session_id: &'a str,
+    /// The session's working directory.
+    pub cwd: &'a str,
+    /// The error line.
+    pub reason: &'a str,
+    /// The prompt exactly as typed.
+    pub prompt: &'a str,
+}
+
+/// The line that separates the header from the prompt in a draft file.
+pub const PROMPT_MARKER: &str = "--- prompt as typed (everything below this line) ---\n";
+
+/// The text of a draft file: a header, the marker line, then the prompt
+/// byte for byte.
+pub fn render(draft: &Draft<'_>) -> String {
+    format!(
+        "{}\nagent: {}\nsession: {}\ncwd: {}\n{PROMPT_MARKER}{}",
+        draft.reason, draft.agent, draft.session_id, draft.cwd, draft.prompt
+    )
+}
+
+/// Write `draft` to a new file in `dir` (created, private to the user) and
+/// return its path.
+pub fn save(dir: &Path, draft: &Draft<'_>) -> std::io::Result<PathBuf> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(dir)?;
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    let stem = format!(
+        "{}-{:09}-{}-{}",
+        now.as_secs(),
+        now.subsec_nanos(),
+        draft.agent,
+        std::process::id()
+    );
+    let path = dir.join(format!("{stem}.txt"));
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut file = options.open(&path)?;
+    file.write_all(render(draft).as_bytes())?;
+    Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_directory_follows_xdg_state_home() {
+        let home = Path::new("/home/u");
+        assert_eq!(
+            drafts_dir(|_| None, Some(home)).unwrap(),
+            Path::new("/home/u/.local/state/session-ref/drafts")
+        );
+        let env = |k: &str| (k == "XDG_STATE_HOME").then(|| "/state".to_owned());
+        assert_eq!(
+            drafts_dir(env, Some(home)).unwrap(),
+            Path::new("/state/session-ref/drafts")
+        );
+        // A relative XDG path is invalid by the specification and ignored.
+        let relative = |k: &str| (k == "XDG_STATE_HOME").then(|| "state".to_owned());
+        assert_eq!(
+            drafts_dir(relative, Some(home)).unwrap(),
+            Path::new("/home/u/.local/state/session-ref/drafts")
+        );
+        assert_eq!(drafts_dir(|_| None, None), None);
+    }
+
+    #[test]
+    fn a_saved_draft_ends_with_the_prompt_byte_for_byte() {
+        let dir = tempfile::tempdir().unwrap();
+        let prompt = "see @[x](hydra-session:x)\n\ttrailing ";
+        let draft = Draft {
+            agent: "codex",
+            session_id: "s",
+            cwd: "/w",
+            reason: "session-ref: SESSION_REFERENCE_READ_FAILED: gone",
+            prompt,
+        };
+        let path = save(&dir.path().join("drafts"), &draft).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.starts_with(draft.reason));
+        let (_, kept) = text.split_once(PROMPT_MARKER).unwrap();
+        assert_eq!(kept, prompt);
+    }
+}

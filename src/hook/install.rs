@@ -1,0 +1,656 @@
+//! `hook install` / `hook uninstall`: registering the hook in an agent's
+//! settings without disturbing anything else there.
+//!
+//! Claude Code reads hooks from `settings.json`; Codex from `hooks.json` and
+//! runs one only when `config.toml` records its trust hash under
+//! `[hooks.state."<hooks.json>:user_prompt_submit:<group>:<handler>"]`.
+//! The hash is SHA-256 over the handler in Codex's normalized form (sorted
+//! keys, compact JSON), checked against what Codex 0.169.0's app-server
+//! reports in `hooks/list`. The edits are pure functions of the files' text
+//! (tested on fixtures); [`apply`] does the file work: every file is parsed
+//! before any is written, a malformed one is refused and left untouched,
+//! each changed file is first copied to a backup, then replaced whole.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Map, Value};
+use sha2::{Digest, Sha256};
+
+use crate::error::{Error, Result};
+use crate::hook::protocol::{Agent, PROMPT_SUBMIT};
+
+/// Where the hook is registered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Scope {
+    /// The user's settings (every project).
+    #[default]
+    User,
+    /// The current project's settings.
+    Project,
+}
+
+/// The files one installation touches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Targets {
+    /// Claude's `settings.json`, or Codex's `hooks.json`.
+    pub hooks_file: PathBuf,
+    /// Codex's user `config.toml` (trust); `None` for Claude.
+    pub codex_config: Option<PathBuf>,
+}
+
+impl Targets {
+    /// The files for `agent` and `scope`, from an environment lookup, the
+    /// home directory and the current directory.
+    pub fn locate(
+        agent: Agent,
+        scope: Scope,
+        env: impl Fn(&str) -> Option<String>,
+        home: Option<&Path>,
+        cwd: &Path,
+    ) -> Result<Targets> {
+        let dir_of = |var: &str, fallback: &str| -> Result<PathBuf> {
+            match env(var).filter(|v| !v.is_empty()) {
+                Some(dir) => Ok(cwd.join(dir)),
+                None => home.map(|h| h.join(fallback)).ok_or_else(|| {
+                    Error::invalid_config(format!("neither ${var} nor $HOME is set"))
+                }),
+            }
+        };
+        Ok(match (agent, scope) {
+            (Agent::Claude, Scope::User) => Targets {
+                hooks_file: dir_of("CLAUDE_CONFIG_DIR", ".claude")?.join("settings.json"),
+                codex_config: None,
+            },
+            (Agent::Claude, Scope::Project) => Targets {
+                hooks_file: cwd.join(".claude").join("settings.json"),
+                codex_config: None,
+            },
+            (Agent::Codex, scope) => {
+                let codex_home = dir_of("CODEX_HOME", ".codex")?;
+                let hooks_dir = match scope {
+                    Scope::User => codex_home.clone(),
+                    Scope::Project => cwd.join(".codex"),
+                };
+                Targets {
+                    hooks_file: hooks_dir.join("hooks.json"),
+                    codex_config: Some(codex_home.join("config.toml")),
+                }
+            }
+        })
+    }
+}
+
+/// The shell command an agent runs: `session-ref`'s own path (quoted for
+/// `sh` when it needs to be), `hook AGENT`, and `--budget N` when given.
+pub fn hook_command(exe: &Path, agent: Agent, budget: Option<usize>) -> String {
+    let mut command = format!(
+        "{} hook {}",
+        shell_quote(&exe.to_string_lossy()),
+        agent.as_str()
+    );
+    if let Some(budget) = budget {
+        command.push_str(&format!(" --budget {budget}"));
+    }
+    command
+}
+
+/// The handler install writes. With a budget, a Codex handler also raises
+/// Codex's cap, `additionalContextLimit`, counted in tokens of 4 bytes.
+pub fn desired_handler(exe: &Path, agent: Agent, budget: Option<usize>) -> Value {
+    let mut handler = handler(&hook_command(exe, agent, budget));
+    if let (Agent::Codex, Some(budget)) = (agent, budget) {
+        handler["additionalContextLimit"] = budget.div_ceil(4).into();
+    }
+    handler
+}
+
+fn shell_quote(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"/._-+,:@%=".contains(&b));
+    if plain {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
+/// Whether a handler is one session-ref installed for `agent`: a command
+/// hook running a program named `session-ref` with `hook AGENT`.
+pub fn is_ours(handler: &Value, agent: Agent) -> bool {
+    if handler.get("type").and_then(Value::as_str) != Some("command") {
+        return false;
+    }
+    let Some(command) = handler.get("command").and_then(Value::as_str) else {
+        return false;
+    };
+    // `PROGRAM hook AGENT`, then nothing or options.
+    let needle = format!(" hook {}", agent.as_str());
+    let Some(at) = command.rfind(needle.as_str()) else {
+        return false;
+    };
+    let rest = &command[at + needle.len()..];
+    if !(rest.trim().is_empty() || rest.starts_with(" -")) {
+        return false;
+    }
+    let program = command[..at].trim().trim_matches('\'');
+    Path::new(program).file_name().and_then(|n| n.to_str()) == Some("session-ref")
+}
+
+/// The handler object install writes.
+fn handler(command: &str) -> Value {
+    json!({"type": "command", "command": command})
+}
+
+/// The snippet `--print` shows and install merges.
+pub fn snippet(handler: &Value) -> Value {
+    json!({"hooks": {PROMPT_SUBMIT: [{"hooks": [handler]}]}})
+}
+
+/// The position of a handler: group index, handler index.
+pub type Position = (usize, usize);
+
+/// A settings file after an edit: its new text (`None` when unchanged).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Edited {
+    /// The new text, or `None` when nothing changes.
+    pub text: Option<String>,
+    /// Where our handler is, after the edit (install only).
+    pub position: Option<Position>,
+}
+
+fn malformed(path: &Path, why: impl std::fmt::Display) -> Error {
+    Error::invalid_config(format!(
+        "{} is not a valid settings file ({why}); it was left untouched",
+        path.display()
+    ))
+}
+
+/// Parse a JSON settings text (absent or blank = `{}`), refusing anything
+/// but an object whose `hooks` and `hooks.UserPromptSubmit` have the
+/// expected shapes.
+fn parse_settings(path: &Path, text: Option<&str>) -> Result<Map<String, Value>> {
+    let value: Value = match text {
+        Some(text) if !text.trim().is_empty() => {
+            serde_json::from_str(text).map_err(|e| malformed(path, e))?
+        }
+        _ => Value::Object(Map::new()),
+    };
+    let Value::Object(root) = value else {
+        return Err(malformed(path, "the top level is not an object"));
+    };
+    if let Some(hooks) = root.get("hooks") {
+        let Some(hooks) = hooks.as_object() else {
+            return Err(malformed(path, "\"hooks\" is not an object"));
+        };
+        if let Some(groups) = hooks.get(PROMPT_SUBMIT) {
+            let Some(groups) = groups.as_array() else {
+                return Err(malformed(
+                    path,
+                    "\"hooks.UserPromptSubmit\" is not an array",
+                ));
+            };
+            for group in groups {
+                if !group.get("hooks").is_none_or(Value::is_array) {
+                    return Err(malformed(
+                        path,
+                        "a \"hooks.UserPromptSubmit\" group's \"hooks\" is not an array",
+                    ));
+                }
+            }
+        }
+    }
+    Ok(root)
+}
+
+/// Settings as written: two-space indented JSON and a final newline.
+fn render_settings(root: Map<String, Value>) -> String {
+    let mut text = serde_json::to_string_pretty(&Value::Object(root)).expect("JSON serializes");
+    text.push('\n');
+    text
+}
+
+/// Find our handler in parsed settings.
+fn find_ours(root: &Map<String, Value>, agent: Agent) -> Option<Position> {
+    let groups = root.get("hooks")?.get(PROMPT_SUBMIT)?.as_array()?;
+    groups.iter().enumerate().find_map(|(g, group)| {
+        let handlers = group.get("hooks")?.as_array()?;
+        handlers
+            .iter()
+            .position(|h| is_ours(h, agent))
+            .map(|h| (g, h))
+    })
+}
+
+/// Add `desired` to a settings text. One of ours already there is kept when
+/// it is the same, else replaced in place.
+pub fn merge(path: &Path, text: Option<&str>, agent: Agent, desired: &Value) -> Result<Edited> {
+    let mut root = parse_settings(path, text)?;
+    if let Some((g, h)) = find_ours(&root, agent) {
+        let current = &mut root["hooks"][PROMPT_SUBMIT][g]["hooks"][h];
+        if current == desired {
+            return Ok(Edited {
+                text: None,
+                position: Some((g, h)),
+            });
+        }
+        *current = desired.clone();
+        return Ok(Edited {
+            text: Some(render_settings(root)),
+            position: Some((g, h)),
+        });
+    }
+    let hooks = root
+        .entry("hooks")
+        .or_insert_with(|| Value::Object(Map::new()))
+        .as_object_mut()
+        .expect("checked to be an object");
+    let groups = hooks
+        .entry(PROMPT_SUBMIT)
+        .or_insert_with(|| Value::Array(Vec::new()))
+        .as_array_mut()
+        .expect("checked to be an array");
+    groups.push(json!({"hooks": [desired]}));
+    let position = (groups.len() - 1, 0);
+    Ok(Edited {
+        text: Some(render_settings(root)),
+        position: Some(position),
+    })
+}
+
+/// Remove our handlers from a settings text, and the groups, event list and
+/// `hooks` object that this leaves empty.
+pub fn remove(path: &Path, text: &str, agent: Agent) -> Result<Edited> {
+    let mut root = parse_settings(path, Some(text))?;
+    if find_ours(&root, agent).is_none() {
+        return Ok(Edited {
+            text: None,
+            position: None,
+        });
+    }
+    let hooks = root
+        .get_mut("hooks")
+        .and_then(Value::as_object_mut)
+        .expect("ours was found");
+    let groups = hooks
+        .get_mut(PROMPT_SUBMIT)
+        .and_then(Value::as_array_mut)
+        .expect("ours was found");
+    groups.retain_mut(|group| {
+        let Some(handlers) = group.get_mut("hooks").and_then(Value::as_array_mut) else {
+            return true;
+        };
+        let before = handlers.len();
+        handlers.retain(|h| !is_ours(h, agent));
+        let emptied = before > 0 && handlers.is_empty();
+        let only_hooks = group
+            .as_object()
+            .is_some_and(|g| g.keys().all(|k| k == "hooks" || k == "matcher"));
+        !(emptied && only_hooks)
+    });
+    if groups.is_empty() {
+        hooks.remove(PROMPT_SUBMIT);
+    }
+    if hooks.is_empty() {
+        root.remove("hooks");
+    }
+    Ok(Edited {
+        text: Some(render_settings(root)),
+        position: None,
+    })
+}
+
+/// The trust hash Codex computes for a `UserPromptSubmit` handler that runs
+/// `command` with no other settings (timeout 600 s, not async).
+pub fn codex_trust_hash(command: &str) -> String {
+    codex_trust_hash_of(&handler(command))
+}
+
+/// The trust hash Codex computes for a `UserPromptSubmit` handler object:
+/// SHA-256 of its normalized form (defaults filled in, keys sorted, compact).
+pub fn codex_trust_hash_of(handler: &Value) -> String {
+    let mut normalized = Map::new();
+    normalized.insert("type".into(), "command".into());
+    normalized.insert(
+        "command".into(),
+        handler.get("command").cloned().unwrap_or(Value::Null),
+    );
+    let timeout = handler
+        .get("timeout")
+        .and_then(Value::as_u64)
+        .unwrap_or(600)
+        .max(1);
+    normalized.insert("timeout".into(), timeout.into());
+    let is_async = handler
+        .get("async")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    normalized.insert("async".into(), is_async.into());
+    if let Some(message) = handler.get("statusMessage").filter(|m| !m.is_null()) {
+        normalized.insert("statusMessage".into(), message.clone());
+    }
+    // 2,500 tokens is the default, which Codex leaves out of the hash.
+    if let Some(limit) = handler
+        .get("additionalContextLimit")
+        .and_then(Value::as_u64)
+        .filter(|&limit| limit != 2_500)
+    {
+        normalized.insert("additionalContextLimit".into(), limit.into());
+    }
+    let normalized = json!({"event_name": "user_prompt_submit", "hooks": [normalized]});
+    let mut canonical = String::new();
+    write_sorted(&mut canonical, &normalized);
+    let digest = Sha256::digest(canonical.as_bytes());
+    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    format!("sha256:{hex}")
+}
+
+/// Compact JSON with object keys in byte order.
+fn write_sorted(out: &mut String, value: &Value) {
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            out.push('{');
+            for (i, key) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&serde_json::to_string(key).expect("a string serializes"));
+                out.push(':');
+                write_sorted(out, &map[key]);
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_sorted(out, item);
+            }
+            out.push(']');
+        }
+        other => out.push_str(&other.to_string()),
+    }
+}
+
+/// The key of a hook's entry in Codex's `[hooks.state]`.
+pub fn codex_trust_key(hooks_file: &Path, (group, handler): Position) -> String {
+    format!(
+        "{}:user_prompt_submit:{group}:{handler}",
+        hooks_file.display()
+    )
+}
+
+fn parse_toml(path: &Path, text: Option<&str>) -> Result<toml_edit::DocumentMut> {
+    text.unwrap_or("")
+        .parse::<toml_edit::DocumentMut>()
+        .map_err(|e| malformed(path, e.to_string().trim_end()))
+}
+
+/// `[hooks.state]` of a config, refusing a `hooks` or `state` that is not a table.
+fn trust_table<'d>(
+    path: &Path,
+    doc: &'d mut toml_edit::DocumentMut,
+    create: bool,
+) -> Result<Option<&'d mut dyn toml_edit::TableLike>> {
+    let root = doc.as_table_mut();
+    if !root.contains_key("hooks") {
+        if !create {
+            return Ok(None);
+        }
+        let mut hooks = toml_edit::Table::new();
+        hooks.set_implicit(true);
+        root.insert("hooks", toml_edit::Item::Table(hooks));
+    }
+    let hooks = root["hooks"]
+        .as_table_like_mut()
+        .ok_or_else(|| malformed(path, "\"hooks\" is not a table"))?;
+    if !hooks.contains_key("state") {
+        if !create {
+            return Ok(None);
+        }
+        let mut state = toml_edit::Table::new();
+        state.set_implicit(true);
+        hooks.insert("state", toml_edit::Item::Table(state));
+    }
+    hooks
+        .get_mut("state")
+        .and_then(toml_edit::Item::as_table_like_mut)
+        .map(Some)
+        .ok_or_else(|| malformed(path, "\"hooks.state\" is not a table"))
+}
+
+/// Record `hash` as trusted for `key` in a `config.toml` text.
+pub fn trust(path: &Path, text: Option<&str>, key: &str, hash: &str) -> Result<Edited> {
+    let mut doc = parse_toml(path, text)?;
+    let state = trust_table(path, &mut doc, true)?.expect("created");
+    let current = state
+        .get(key)
+        .and_then(|entry| entry.get("trusted_hash"))
+        .and_then(toml_edit::Item::as_str);
+    if current == Some(hash) {
+        return Ok(Edited {
+            text: None,
+            position: None,
+        });
+    }
+    match state
+        .get_mut(key)
+        .and_then(toml_edit::Item::as_table_like_mut)
+    {
+        Some(entry) => {
+            entry.insert("trusted_hash", toml_edit::value(hash));
+        }
+        None => {
+            let mut entry = toml_edit::Table::new();
+            entry.insert("trusted_hash", toml_edit::value(hash));
+            state.insert(key, toml_edit::Item::Table(entry));
+        }
+    }
+    Ok(Edited {
+        text: Some(doc.to_string()),
+        position: None,
+    })
+}
+
+/// Remove the trust entries of `hooks_file`'s prompt-submit hooks whose
+/// hash is `hash` (the ones install recorded), and the tables left empty.
+pub fn untrust(path: &Path, text: &str, hooks_file: &Path, hash: &str) -> Result<Edited> {
+    let mut doc = parse_toml(path, Some(text))?;
+    let prefix = format!("{}:user_prompt_submit:", hooks_file.display());
+    let Some(state) = trust_table(path, &mut doc, false)? else {
+        return Ok(Edited {
+            text: None,
+            position: None,
+        });
+    };
+    let ours: Vec<String> = state
+        .iter()
+        .filter(|(key, entry)| {
+            key.starts_with(&prefix)
+                && entry.get("trusted_hash").and_then(toml_edit::Item::as_str) == Some(hash)
+        })
+        .map(|(key, _)| key.to_owned())
+        .collect();
+    if ours.is_empty() {
+        return Ok(Edited {
+            text: None,
+            position: None,
+        });
+    }
+    for key in &ours {
+        state.remove(key);
+    }
+    let state_empty = state.is_empty();
+    if state_empty {
+        let hooks = doc["hooks"].as_table_like_mut().expect("checked");
+        hooks.remove("state");
+        if hooks.is_empty() {
+            doc.as_table_mut().remove("hooks");
+        }
+    }
+    Ok(Edited {
+        text: Some(doc.to_string()),
+        position: None,
+    })
+}
+
+/// Whether Codex's config turns hooks off (`[features] codex_hooks = false`
+/// or `hooks = false`).
+pub fn codex_hooks_disabled(text: &str) -> bool {
+    let Ok(doc) = text.parse::<toml_edit::DocumentMut>() else {
+        return false;
+    };
+    ["codex_hooks", "hooks"].iter().any(|name| {
+        doc.get("features")
+            .and_then(|f| f.get(name))
+            .and_then(toml_edit::Item::as_bool)
+            == Some(false)
+    })
+}
+
+/// Whether Codex's config trusts the project at `dir`.
+pub fn codex_project_trusted(text: &str, dir: &Path) -> bool {
+    let Ok(doc) = text.parse::<toml_edit::DocumentMut>() else {
+        return false;
+    };
+    doc.get("projects")
+        .and_then(|p| p.get(dir.to_string_lossy().as_ref()))
+        .and_then(|p| p.get("trust_level"))
+        .and_then(toml_edit::Item::as_str)
+        == Some("trusted")
+}
+
+/// One file to replace, with its current text (`None` when absent).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Write {
+    /// The file.
+    pub path: PathBuf,
+    /// Its current text.
+    pub before: Option<String>,
+    /// Its new text.
+    pub after: String,
+}
+
+/// Read a settings file; absent is `None`.
+pub fn read(path: &Path) -> Result<Option<String>> {
+    match std::fs::read(path) {
+        Ok(bytes) => String::from_utf8(bytes)
+            .map(Some)
+            .map_err(|_| malformed(path, "not UTF-8 text")),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Error::invalid_config(format!(
+            "cannot read {}: {e}",
+            path.display()
+        ))),
+    }
+}
+
+/// Write every change: back up each existing file next to it
+/// (`NAME.session-ref-backup-SECONDS`), then replace it through a temporary
+/// file and a rename. Returns the backups made, in order.
+pub fn apply(writes: &[Write]) -> Result<Vec<PathBuf>> {
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let failed = |path: &Path, e: std::io::Error| {
+        Error::invalid_config(format!("cannot write {}: {e}", path.display()))
+    };
+    let mut backups = Vec::new();
+    for write in writes {
+        let dir = write.path.parent().unwrap_or(Path::new("."));
+        std::fs::create_dir_all(dir).map_err(|e| failed(dir, e))?;
+        if let Some(before) = &write.before {
+            let name = write.path.file_name().unwrap_or_default().to_string_lossy();
+            let backup = dir.join(format!("{name}.session-ref-backup-{stamp}"));
+            std::fs::write(&backup, before).map_err(|e| failed(&backup, e))?;
+            backups.push(backup);
+        }
+        let temp = dir.join(format!(
+            ".{}.session-ref-{}",
+            write.path.file_name().unwrap_or_default().to_string_lossy(),
+            std::process::id()
+        ));
+        std::fs::write(&temp, &write.after).map_err(|e| failed(&temp, e))?;
+        if let Ok(meta) = std::fs::metadata(&write.path) {
+            let _ = std::fs::set_permissions(&temp, meta.permissions());
+        }
+        std::fs::rename(&temp, &write.path).map_err(|e| failed(&write.path, e))?;
+    }
+    Ok(backups)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CMD: &str = "/opt/bin/session-ref hook claude";
+
+    #[test]
+    fn the_trust_hash_is_the_one_codex_reports() {
+        // Key and hash as `codex app-server` (0.169.0) listed them in
+        // `hooks/list` for a user hooks.json holding this one command.
+        assert_eq!(
+            codex_trust_hash("/tmp/hx/blk.sh"),
+            "sha256:84c721844180b3666a6401f8b940d751ed2fee26d0713d71a4fe73742402c08f"
+        );
+        // A handler with a raised context limit and its own timeout.
+        let raised = json!({
+            "type": "command",
+            "command": "/x/session-ref hook codex --budget 40000",
+            "additionalContextLimit": 10000,
+            "timeout": 30,
+        });
+        assert_eq!(
+            codex_trust_hash_of(&raised),
+            "sha256:9aab0df09f90888bd4e9104aba3acd2d63c08f8587a1965246473431514eb5a0"
+        );
+        assert_eq!(
+            codex_trust_key(Path::new("/h/.codex/hooks.json"), (0, 0)),
+            "/h/.codex/hooks.json:user_prompt_submit:0:0"
+        );
+    }
+
+    #[test]
+    fn commands_are_quoted_for_sh_when_needed() {
+        assert_eq!(
+            hook_command(Path::new("/usr/bin/session-ref"), Agent::Codex, None),
+            "/usr/bin/session-ref hook codex"
+        );
+        assert_eq!(
+            desired_handler(Path::new("/b/session-ref"), Agent::Codex, Some(40_001)),
+            json!({"type": "command", "command": "/b/session-ref hook codex --budget 40001", "additionalContextLimit": 10_001})
+        );
+        assert_eq!(
+            desired_handler(Path::new("/b/session-ref"), Agent::Claude, Some(5_000)),
+            json!({"type": "command", "command": "/b/session-ref hook claude --budget 5000"})
+        );
+        assert_eq!(
+            hook_command(Path::new("/My Apps/it's/session-ref"), Agent::Claude, None),
+            r"'/My Apps/it'\''s/session-ref' hook claude"
+        );
+    }
+
+    #[test]
+    fn ours_is_recognized_by_program_and_agent() {
+        let h = |c: &str| handler(c);
+        assert!(is_ours(&h(CMD), Agent::Claude));
+        assert!(is_ours(&h("session-ref hook claude"), Agent::Claude));
+        assert!(is_ours(&h("'/a b/session-ref' hook claude"), Agent::Claude));
+        assert!(is_ours(
+            &h("session-ref hook claude --budget 900"),
+            Agent::Claude
+        ));
+        assert!(!is_ours(&h("session-ref hook claudette"), Agent::Claude));
+        assert!(!is_ours(&h(CMD), Agent::Codex));
+        assert!(!is_ours(&h("/bin/other hook claude"), Agent::Claude));
+        assert!(!is_ours(
+            &json!({"type": "prompt", "command": CMD}),
+            Agent::Claude
+        ));
+    }
+}
