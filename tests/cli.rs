@@ -585,3 +585,26 @@ fn demo_store_snapshots_exclude_chunks_tools_reasoning_and_injected_context() {
         "streaming chunk leaked"
     );
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_result_that_cannot_be_written_is_a_delivery_failure() {
+    use std::process::{Command, Stdio};
+    // /dev/full accepts the open and fails every write: not a closed pipe.
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let out = Command::new(common::bin())
+        .args(["uri", "encode", "abc"])
+        .stdout(Stdio::from(full))
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).starts_with("session-ref: SESSION_REFERENCE_DELIVERY_FAILED: "),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -8,7 +8,7 @@ use crate::store::time::Instant;
 use crate::store::Store;
 
 /// Which kind of store a session came from: a handle to one registered
-/// [`Store`](crate::store::Store), compared, hashed and shown by its name.
+/// [`Store`], compared, hashed and shown by its name.
 #[derive(Clone, Copy)]
 pub struct StoreKind(&'static dyn Store);
 
