@@ -1156,6 +1156,61 @@ mod tests {
     }
 
     #[test]
+    fn what_the_person_typed() {
+        let of = |json: &str| Prompt::of(Some(&*RawValue::from_string(json.to_owned()).unwrap()));
+        let typed = |t: &str| Prompt::Typed(vec![t.to_owned()]);
+        assert_eq!(
+            of(
+                r#""<command-message>greet</command-message>\n<command-name>/greet</command-name>\n<command-args>Carol </command-args>""#
+            ),
+            typed("/greet Carol")
+        );
+        assert_eq!(
+            of(
+                r#""<command-name>/compact</command-name>\n  <command-message>compact</command-message>\n  <command-args></command-args>""#
+            ),
+            Prompt::Command("/compact".into())
+        );
+        assert_eq!(
+            of(
+                r#""<task-notification>\n<task-id>b1</task-id>\n<status>completed</status>\n</task-notification>""#
+            ),
+            Prompt::Nothing
+        );
+        assert_eq!(of(r#"[{"type":"image","source":{}}]"#), Prompt::ImagesOnly);
+        assert_eq!(
+            of(r#"[{"type":"image","source":{}},{"type":"text","text":"what is this?"}]"#),
+            typed("what is this?")
+        );
+        assert_eq!(
+            of(
+                r#"[{"type":"tool_result","tool_use_id":"t","content":[{"type":"image"}]},{"type":"image"}]"#
+            ),
+            Prompt::Nothing
+        );
+        // Tags quoted inside a prompt do not make it a command.
+        let quoted = "why is <command-name>/x</command-name><command-args>y</command-args> shown?";
+        assert_eq!(of(&serde_json::to_string(quoted).unwrap()), typed(quoted));
+        assert_eq!(of(r#""Warmup""#), Prompt::Nothing);
+    }
+
+    #[test]
+    fn the_file_stem_names_a_resumed_session() {
+        let dir = tempfile::tempdir().unwrap();
+        let copied = user("u1", r#""first question""#);
+        assert!(copied.contains(r#""sessionId":"s1""#));
+        let path = write(
+            dir.path(),
+            "p/resumed-2.jsonl",
+            &[
+                copied,
+                r#"{"type":"user","sessionId":"resumed-2","message":{"content":"next"},"uuid":"u2"}"#.into(),
+            ],
+        );
+        assert_eq!(record_of(dir.path(), &path).id, "resumed-2");
+    }
+
+    #[test]
     fn a_vanished_file_fails_only_its_own_reads() {
         let dir = tempfile::tempdir().unwrap();
         let path = write(dir.path(), "p/s1.jsonl", &[user("u", r#""hi""#)]);

@@ -1079,6 +1079,83 @@ mod tests {
     }
 
     #[test]
+    fn ide_wrappers_and_image_markers_are_not_typed() {
+        let wrapped = "# Context from my IDE setup:\n\n## Open tabs:\n- a.ts: a.ts\n\n## My request for Codex:\nfix the build\n";
+        assert_eq!(request_of(wrapped.into()), "fix the build");
+        let files = "# Files mentioned by the user:\n\n## shot.png: /t/shot.png\n## My request for Codex: look";
+        assert_eq!(request_of(files.into()), "look");
+        let quoted = "what does \"## My request for Codex:\" mean?";
+        assert_eq!(request_of(quoted.into()), quoted);
+        assert!(is_image_marker(r#"<image name=[Image #1] path="/a.png">"#));
+        assert!(is_image_marker("</image>"));
+        assert!(!is_image_marker("<image> tags\nin a question"));
+        let texts = ["<image name=[Image #1]>", "</image>", "", "describe it"];
+        assert_eq!(
+            typed(texts.iter().map(|t| (*t).to_owned()).collect()),
+            ["describe it"]
+        );
+    }
+
+    #[test]
+    fn titles_as_codex_lists_them() {
+        let store = Store::new();
+        let item_completed = |kind: &str, content: &str| {
+            format!(
+                r#"{{"timestamp":"t","type":"event_msg","ordinal":3,"payload":{{"type":"item_completed","item":{{"type":"{kind}","id":"i","content":{content}}}}}}}"#
+            )
+        };
+        let image_only = store.write(
+            &rollout(ID),
+            &[
+                meta(ID, Some("/w")),
+                r#"{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"<image name=[Image #1]>"},{"type":"input_image","image_url":"data:"},{"type":"input_text","text":"</image>"}]}}"#.into(),
+                item_completed("UserMessage", r#"[{"type":"local_image","path":"/a.png"},{"type":"text","text":""}]"#),
+                item_completed("AgentMessage", r#"[{"type":"Text","text":"A cat."}]"#),
+                item_assistant("A cat."),
+            ],
+        );
+        let record = store.record(&image_only);
+        assert_eq!(read_title(&record).unwrap().as_deref(), Some("[Image]"));
+        assert_eq!(
+            texts(&read_surface(&record).unwrap()),
+            [(5, "assistant", "A cat.".to_owned())]
+        );
+        // The event copy is the title even when the response item differs.
+        let b = "bbbbbbbb-2222-4333-8444-555555555555";
+        let wrapped = store.write(
+            &rollout(b),
+            &[
+                meta(b, Some("/w")),
+                item_user("# Context from my IDE setup:\n## Open tabs:\n- x\n## My request for Codex:\nfrom the item"),
+                event("user_message", "message", "# Context from my IDE setup:\n## My request for Codex:\nfrom the event", "t"),
+                item_assistant("ok"),
+            ],
+        );
+        assert_eq!(
+            read_title(&store.record(&wrapped)).unwrap().as_deref(),
+            Some("from the event")
+        );
+        // Events are used for the surface only without response items.
+        let c = "cccccccc-2222-4333-8444-555555555555";
+        let events_only = store.write(
+            &rollout(c),
+            &[
+                meta(c, Some("/w")),
+                item_completed("UserMessage", r#"[{"type":"text","text":"only events"}]"#),
+                item_completed("AgentMessage", r#"[{"type":"Text","text":"seen"}]"#),
+                r#"{"timestamp":"t","type":"token_usage_record","ordinal":5,"payload":{"usage":{}}}"#.into(),
+            ],
+        );
+        assert_eq!(
+            texts(&read_surface(&store.record(&events_only)).unwrap()),
+            [
+                (2, "user", "only events".to_owned()),
+                (3, "assistant", "seen".to_owned()),
+            ]
+        );
+    }
+
+    #[test]
     fn mid_turn_end_and_torn_tail() {
         let store = Store::new();
         let path = store.write(
