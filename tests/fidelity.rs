@@ -435,3 +435,64 @@ fn copy_tree(from: &Path, to: &Path) {
         }
     }
 }
+
+/// Whether `python3` runs here; the real-transcript check needs it. Under
+/// `CI` its absence is a failure, elsewhere a visible skip.
+fn python3_available() -> bool {
+    let found = Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "python3 is required under CI"
+        );
+        eprintln!("SKIPPED: tools/check-real-transcripts.sh needs python3");
+    }
+    found
+}
+
+#[test]
+fn the_real_transcript_check_passes_on_the_fixtures_and_the_corpus() {
+    if !python3_available() {
+        return;
+    }
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tools/check-real-transcripts.sh"
+    );
+    let mut command = Command::new("sh");
+    command
+        .arg(script)
+        .arg("--bin")
+        .arg(env!("CARGO_BIN_EXE_session-ref"))
+        .arg("--claude")
+        .arg(claude_root())
+        .arg("--codex")
+        .arg(codex_root());
+    // The shared corpus of published transcripts, when it sits beside the clone.
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    if corpus.is_dir() {
+        command.arg("--corpus").arg(&corpus);
+    } else {
+        eprintln!("SKIPPED (corpus part): no corpus at {}", corpus.display());
+    }
+    let output = command.output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.ends_with(" failures\n") && stdout.contains(", 0 failures"));
+    // The orphan fork is checked as unreadable, every other session as read.
+    assert!(
+        stdout.contains(&format!("ok   codex {ORPHAN} ")),
+        "{stdout}"
+    );
+    assert_eq!(
+        stdout.matches("\nok   ").count() + 1,
+        stdout.lines().count() - 1
+    );
+}
