@@ -429,7 +429,7 @@ fn read_record(root: &Arc<Path>, path: &Path) -> Result<Option<SessionRecord>, R
 /// Read and fold a whole transcript.
 ///
 /// Direct user messages are `user` lines that are not side-chain, meta or
-/// compaction summaries, keeping what the person typed ([`Prompt`]). Assistant text
+/// compaction summaries, keeping what the person typed (`Prompt`). Assistant text
 /// is merged per `message.id`; `<synthetic>` replies are skipped. A
 /// `compact_boundary` shadows everything before it; an `isCompactSummary`
 /// line becomes the compact checkpoint. Other lines are inert.
