@@ -375,8 +375,10 @@ fn corpus() -> Option<PathBuf> {
 }
 
 /// The corpus samples laid out as stores in `home`: each Claude sample in a
-/// project folder of its own, each Codex sample under `sessions/2026/01/02`,
-/// named as in the source repository (the part after the `<project>_` prefix).
+/// project folder of its own, named `<sessionId>.jsonl` as Claude Code names
+/// its transcripts (the id of its first line: none of the samples is a
+/// resumed session), each Codex sample under `sessions/2026/01/02`, named as
+/// in the source repository (the part after the `<project>_` prefix).
 fn corpus_stores(corpus: &Path, home: &Path) -> (PathBuf, PathBuf, usize) {
     let original = |name: &str| {
         name.split_once('_')
@@ -391,7 +393,11 @@ fn corpus_stores(corpus: &Path, home: &Path) -> (PathBuf, PathBuf, usize) {
         if name.ends_with(".jsonl") {
             let folder = projects.join(format!("-corpus-{}", name.trim_end_matches(".jsonl")));
             std::fs::create_dir_all(&folder).unwrap();
-            std::fs::copy(&path, folder.join(original(&name))).unwrap();
+            std::fs::copy(
+                &path,
+                folder.join(format!("{}.jsonl", first_session_id(&path))),
+            )
+            .unwrap();
             count += 1;
         }
     }
@@ -407,6 +413,16 @@ fn corpus_stores(corpus: &Path, home: &Path) -> (PathBuf, PathBuf, usize) {
         }
     }
     (projects, sessions, count)
+}
+
+/// The first `sessionId` of a Claude Code transcript.
+fn first_session_id(path: &Path) -> String {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find_map(|v| v["sessionId"].as_str().map(str::to_owned))
+        .unwrap_or_else(|| panic!("no sessionId in {}", path.display()))
 }
 
 #[test]
@@ -478,11 +494,17 @@ fn corpus_samples_list_and_preview_with_their_known_facts() {
         .iter()
         .all(|(_, text)| !text.contains("Please analyze this codebase")));
 
-    // Claude Code 1.0.108: side-chain (Task sub-agent) lines stay out.
+    // Claude Code 1.0.108: a slash command with arguments is the request;
+    // side-chain (Task sub-agent) lines stay out.
     let orchestrator = by_id("5c0375b4-57a5-4f26-b12d-d022ee4e51b7");
     assert_eq!(orchestrator["createdAt"], "2025-09-07T09:52:03.071Z");
-    assert_eq!(orchestrator["label"], "/orchestrator");
+    let request = "/orchestrator @CLAUDE.md を最新の状態にアップデートしてください";
+    assert_eq!(orchestrator["label"], request);
     let orchestrator = conversation(&preview("5c0375b4-57a5-4f26-b12d-d022ee4e51b7"));
+    assert_eq!(orchestrator[0], ("user".to_owned(), request.to_owned()));
+    assert!(orchestrator
+        .iter()
+        .all(|(_, text)| !text.contains("Split complex tasks")));
     assert!(orchestrator
         .iter()
         .all(|(_, text)| !text.contains("Package.json Analysis Summary")));

@@ -15,6 +15,11 @@
 //! - a file that vanished after listing makes only its session unreadable.
 //!
 //! Adding a store kind: write its builder and add one row.
+//!
+//! The Claude Code and Codex rows also carry the fidelity fixtures of
+//! `tests/fixtures/fidelity` (resumed and forked sessions, slash commands
+//! with arguments, task notices, IDE-wrapped prompts, paginated forks,
+//! remote compaction; see `tests/fidelity.rs` for their own rules).
 
 mod common;
 
@@ -235,7 +240,7 @@ fn claude(dir: &Path) -> Built {
         )],
     );
     Built {
-        root,
+        root: root.clone(),
         sessions: vec![
             Expect {
                 id: a,
@@ -259,7 +264,10 @@ fn claude(dir: &Path) -> Built {
                 ],
                 hidden: &[],
             },
-        ],
+        ]
+        .into_iter()
+        .chain(fidelity(&root, "claude/projects", CLAUDE_FIDELITY, &[]))
+        .collect(),
     }
 }
 
@@ -341,7 +349,7 @@ fn codex(dir: &Path) -> Built {
         ],
     );
     Built {
-        root,
+        root: root.clone(),
         sessions: vec![
             Expect {
                 id: a,
@@ -364,8 +372,189 @@ fn codex(dir: &Path) -> Built {
                 said: &["Shrink the hero image", "The hero image is now 80 KB"],
                 hidden: &[],
             },
-        ],
+        ]
+        .into_iter()
+        .chain(fidelity(
+            &root,
+            "codex/sessions",
+            CODEX_FIDELITY,
+            // A fork whose parent is gone cannot be previewed (tests/fidelity.rs).
+            &["019c0000-0000-7000-8000-000000000003"],
+        ))
+        .collect(),
     }
+}
+
+/// Marker words planted in the fidelity fixtures' generated lines (hook
+/// output, request copies, reasoning, tool output, injected context, IDE
+/// context, notices, command expansions, synthetic replies).
+const FIDELITY_HIDDEN: &[&str] = &[
+    "HOOK CONTEXT",
+    "SYSTEM PROMPT",
+    "REASONING",
+    "TOOL OUTPUT",
+    "DEVELOPER TEXT",
+    "AGENTS TEXT",
+    "BASE INSTRUCTIONS",
+    "environment_context",
+    "Open tabs",
+    "task-notification",
+    "Say hello to",
+    "API Error",
+    "COMPACTED",
+];
+
+/// One session of `tests/fixtures/fidelity`: its file (below the fixture
+/// root), id, label and what its snapshot says.
+type FidelitySession = (
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static [&'static str],
+);
+
+/// Claude Code: a session resumed the old way (copied lines carry the older
+/// id), a `--fork-session` fork, slash commands with and without arguments,
+/// a background-task notice and new line types, an image-only prompt.
+const CLAUDE_FIDELITY: &[FidelitySession] = &[
+    (
+        "-home-dev-app/c1a0de00-0000-4000-8000-000000000001.jsonl",
+        "c1a0de00-0000-4000-8000-000000000001",
+        "Add a dark mode toggle to the settings page",
+        &["Add a dark mode toggle to the settings page"],
+    ),
+    (
+        "-home-dev-app/c1a0de00-0000-4000-8000-000000000002.jsonl",
+        "c1a0de00-0000-4000-8000-000000000002",
+        "Add a dark mode toggle to the settings page",
+        &[
+            "Add a dark mode toggle to the settings page",
+            "Now persist the choice in localStorage",
+        ],
+    ),
+    (
+        "-home-dev-app/c1a0de00-0000-4000-8000-000000000003.jsonl",
+        "c1a0de00-0000-4000-8000-000000000003",
+        "Add a dark mode toggle to the settings page",
+        &[
+            "Use the system preference as the default",
+            "Try a high-contrast theme instead",
+        ],
+    ),
+    (
+        "-home-dev-app/c1a0de00-0000-4000-8000-000000000004.jsonl",
+        "c1a0de00-0000-4000-8000-000000000004",
+        "/greet Carol and Dave",
+        &["/greet Carol and Dave", "The background tests passed."],
+    ),
+    (
+        "-home-dev-app/c1a0de00-0000-4000-8000-000000000005.jsonl",
+        "c1a0de00-0000-4000-8000-000000000005",
+        "/greet",
+        &["Hello!"],
+    ),
+    (
+        "-home-dev-app/c1a0de00-0000-4000-8000-000000000006.jsonl",
+        "c1a0de00-0000-4000-8000-000000000006",
+        "[Image]",
+        &["A red square.", "Make it blue"],
+    ),
+];
+
+/// Codex: a 0.169 rollout (piped stdin) and its paginated fork, an old-style
+/// fork and its parent, an IDE-wrapped prompt, a remote compaction, an
+/// image-only prompt.
+const CODEX_FIDELITY: &[FidelitySession] = &[
+    (
+        "2026/02/10/rollout-2026-02-10T09-00-00-019c0000-0000-7000-8000-000000000001.jsonl",
+        "019c0000-0000-7000-8000-000000000001",
+        "Why is the login test flaky?",
+        &[
+            "Why is the login test flaky?",
+            "The log shows the same race.",
+        ],
+    ),
+    (
+        "2026/02/10/rollout-2026-02-10T09-30-00-019c0000-0000-7000-8000-000000000002.jsonl",
+        "019c0000-0000-7000-8000-000000000002",
+        "Fix it with a retry instead",
+        &[
+            "Why is the login test flaky?",
+            "Fix it with a retry instead",
+        ],
+    ),
+    (
+        "2026/02/08/rollout-2026-02-08T16-00-00-019c0000-0000-7000-8000-000000000004.jsonl",
+        "019c0000-0000-7000-8000-000000000004",
+        "Rename the User model to Account",
+        &["Renamed in 14 files.", "Also rename the table"],
+    ),
+    (
+        "2026/02/08/rollout-2026-02-08T15-00-00-019c0000-0000-7000-8000-000000000005.jsonl",
+        "019c0000-0000-7000-8000-000000000005",
+        "Rename the User model to Account",
+        &["Rename the User model to Account"],
+    ),
+    (
+        "2026/02/11/rollout-2026-02-11T08-00-00-019c0000-0000-7000-8000-000000000006.jsonl",
+        "019c0000-0000-7000-8000-000000000006",
+        "Why does the build fail on CI?",
+        &["Why does the build fail on CI?"],
+    ),
+    (
+        "2026/02/12/rollout-2026-02-12T08-00-00-019c0000-0000-7000-8000-000000000007.jsonl",
+        "019c0000-0000-7000-8000-000000000007",
+        "Migrate the API to v2",
+        &[
+            "Started: routes and handlers moved.",
+            "Now update the client",
+        ],
+    ),
+    (
+        "2026/02/13/rollout-2026-02-13T08-00-00-019c0000-0000-7000-8000-000000000008.jsonl",
+        "019c0000-0000-7000-8000-000000000008",
+        "[Image]",
+        &["A screenshot of the login form."],
+    ),
+];
+
+/// Copy the fidelity fixtures below `tests/fixtures/fidelity/<from>` into
+/// `root` (except the files of the `skipped` sessions) and say what is
+/// expected of each of `sessions`.
+fn fidelity(
+    root: &Path,
+    from: &str,
+    sessions: &[FidelitySession],
+    skipped: &[&str],
+) -> Vec<Expect> {
+    let source = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/fidelity")
+        .join(from);
+    let mut pending = vec![source.clone()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_str().unwrap();
+            if path.is_dir() {
+                pending.push(path);
+            } else if !skipped.iter().any(|id| name.contains(id)) {
+                let target = root.join(path.strip_prefix(&source).unwrap());
+                std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+                std::fs::copy(&path, target).unwrap();
+            }
+        }
+    }
+    sessions
+        .iter()
+        .map(|&(file, id, label, said)| Expect {
+            id,
+            cwd: "/home/dev/app",
+            label,
+            file: root.join(file),
+            said,
+            hidden: FIDELITY_HIDDEN,
+        })
+        .collect()
 }
 
 /// The built store of one kind, in a fresh directory.

@@ -12,8 +12,24 @@
 //! # Cost model
 //!
 //! Listing reads only the head of each file: lines up to the first
-//! conversation line (`user`/`assistant`) that gives the id, cwd and first
-//! timestamp, in small reads, never the whole log.
+//! conversation line (`user`/`assistant`) that gives the cwd and first
+//! timestamp, in small reads, never the whole log. The id is the file stem:
+//! Claude Code names the file after the session, while the first lines of
+//! a resumed, continued or teleported session (older versions) or of a fork
+//! are copies that may carry another session's `sessionId`.
+//!
+//! # What the person typed
+//!
+//! Only `user` lines of the main conversation count, and of those only text
+//! the person wrote: wrappers Claude Code generates (command output, caveats,
+//! background-task notices, interruption notices) are left out; a slash
+//! command with arguments is the request `/x args` (its expansion follows
+//! as a meta line and stays out), one without arguments is not a message;
+//! an image-only prompt has no text to keep and titles as `[Image]`. Every
+//! other line type (`attachment`, `api-request*`, `cost-state`,
+//! `last-prompt`, `queue-operation`, `mode`, …, and `system` lines other
+//! than `compact_boundary`) is never conversation, even where it repeats
+//! the request text.
 //!
 //! Titles follow the precedence of `FORMATS.md`: the latest `custom-title`,
 //! the latest `ai-title`, a `summary` whose `leafUuid` is one of the
@@ -66,10 +82,11 @@ use crate::store::time::Instant;
 use crate::store::{env_or_home, has_suffix, Caches, Env, ReadError, ScanEvent, Store};
 
 /// Text-block openings that mark generated wrappers, not typed prompts:
-/// those of `FORMATS.md`, and the notice Claude Code writes as a user text
-/// when the person interrupts a reply (`[Request interrupted by user]`,
-/// `… by user for tool use]`), which no one typed, like Codex's
-/// `<turn_aborted>`.
+/// those of `FORMATS.md` (`<task-notification>` is the notice of a finished
+/// background task, written as a plain `user` line), and the notice Claude
+/// Code writes as a user text when the person interrupts a reply
+/// (`[Request interrupted by user]`, `… by user for tool use]`), which no
+/// one typed, like Codex's `<turn_aborted>`.
 const WRAPPERS: &[&str] = &[
     "<command-name>",
     "<command-message>",
@@ -77,12 +94,17 @@ const WRAPPERS: &[&str] = &[
     "<local-command-caveat>",
     "<bash-input>",
     "<bash-stdout>",
+    "<task-notification>",
     "Caveat: The messages below",
     "[Request interrupted by user",
 ];
 
 /// The prompt Claude Code sends to warm up a sub-agent.
 const WARMUP: &str = "Warmup";
+
+/// The title of a prompt made only of images (Claude Code's own list shows
+/// the same).
+const IMAGE_TITLE: &str = "[Image]";
 
 /// After the first conversation line, how many more lines listing reads
 /// looking for a missing cwd or timestamp before giving up on them.
@@ -96,8 +118,6 @@ struct Line<'a> {
     kind: Option<&'a RawValue>,
     #[serde(borrow)]
     subtype: Option<&'a RawValue>,
-    #[serde(rename = "sessionId", borrow)]
-    session_id: Option<&'a RawValue>,
     #[serde(borrow)]
     cwd: Option<&'a RawValue>,
     #[serde(borrow)]
@@ -164,18 +184,42 @@ struct ContentBlock<'a> {
 /// The texts of `message.content`: the string itself, or the `text` of each
 /// `text` block (tool results, thinking, images and the rest are left out).
 fn content_texts(content: Option<&RawValue>) -> Vec<String> {
+    content_parts(content).texts
+}
+
+/// What `message.content` holds, as far as the mapping cares.
+#[derive(Debug, Default)]
+struct ContentParts {
+    /// The string itself, or the `text` of each `text` block.
+    texts: Vec<String>,
+    /// Some block is an `image`.
+    image: bool,
+    /// Some block is a `tool_result`.
+    tool_result: bool,
+}
+
+fn content_parts(content: Option<&RawValue>) -> ContentParts {
+    let mut parts = ContentParts::default();
     let Some(raw) = content else {
-        return Vec::new();
+        return parts;
     };
     if raw.get().starts_with('"') {
-        return string(Some(raw)).into_iter().collect();
+        parts.texts.extend(string(Some(raw)));
+        return parts;
     }
-    elements(Some(raw))
+    let blocks = elements(Some(raw))
         .into_iter()
-        .filter_map(|block| serde_json::from_str::<ContentBlock<'_>>(block.get()).ok())
-        .filter(|block| is_str(block.kind, "text"))
-        .filter_map(|block| string(block.text))
-        .collect()
+        .filter_map(|block| serde_json::from_str::<ContentBlock<'_>>(block.get()).ok());
+    for block in blocks {
+        if is_str(block.kind, "text") {
+            parts.texts.extend(string(block.text));
+        } else if is_str(block.kind, "image") {
+            parts.image = true;
+        } else if is_str(block.kind, "tool_result") {
+            parts.tool_result = true;
+        }
+    }
+    parts
 }
 
 /// Whether a user text block is something the person typed.
@@ -183,13 +227,72 @@ fn is_genuine(text: &str) -> bool {
     !foreign::starts_with_any(text, WRAPPERS) && text.trim() != WARMUP
 }
 
+/// The text between `<tag>` and `</tag>`, trimmed.
+fn tag_text<'t>(text: &'t str, open: &str, close: &str) -> Option<&'t str> {
+    let start = text.find(open)? + open.len();
+    let len = text[start..].find(close)?;
+    Some(text[start..start + len].trim())
+}
+
 /// The slash command a wrapper names (`<command-name>/init</command-name>`).
 fn command_name(text: &str) -> Option<String> {
-    const OPEN: &str = "<command-name>";
-    let start = text.find(OPEN)? + OPEN.len();
-    let len = text[start..].find("</command-name>")?;
-    let name = text[start..start + len].trim();
+    let name = tag_text(text, "<command-name>", "</command-name>")?;
     (!name.is_empty()).then(|| name.to_owned())
+}
+
+/// A slash command typed with arguments, as the person typed it (`/x
+/// args`); `None` for other texts and for commands without arguments. Only
+/// a text that opens with the command wrapper counts, so a prompt quoting
+/// the tags is not mistaken for one.
+fn command_request(text: &str) -> Option<String> {
+    if !foreign::starts_with_any(text, &["<command-name>", "<command-message>"]) {
+        return None;
+    }
+    let name = command_name(text)?;
+    let args = tag_text(text, "<command-args>", "</command-args>")?;
+    (!args.is_empty()).then(|| format!("{name} {args}"))
+}
+
+/// What a `user` line of the main conversation (not meta, side-chain or
+/// compaction summary) says of the person.
+#[derive(Debug, PartialEq, Eq)]
+enum Prompt {
+    /// A direct user message: the typed texts (a slash command with
+    /// arguments as `/x args`).
+    Typed(Vec<String>),
+    /// A prompt made only of images: no text to keep.
+    ImagesOnly,
+    /// A slash command without arguments: not a message, a title of last
+    /// resort.
+    Command(String),
+    /// Nothing typed: tool results, generated wrappers and notices.
+    Nothing,
+}
+
+impl Prompt {
+    fn of(content: Option<&RawValue>) -> Prompt {
+        let parts = content_parts(content);
+        let mut typed = Vec::new();
+        let mut command = None;
+        for text in parts.texts {
+            if let Some(request) = command_request(&text) {
+                typed.push(request);
+            } else if is_genuine(&text) {
+                typed.push(text);
+            } else if command.is_none() {
+                command = command_name(&text);
+            }
+        }
+        if !typed.is_empty() {
+            Prompt::Typed(typed)
+        } else if let Some(name) = command {
+            Prompt::Command(name)
+        } else if parts.image && !parts.tool_result {
+            Prompt::ImagesOnly
+        } else {
+            Prompt::Nothing
+        }
+    }
 }
 
 /// Whether a file is a sub-agent transcript rather than a session.
@@ -274,13 +377,12 @@ impl Store for Claude {
     }
 }
 
-/// The record of one transcript from its head: id = first `sessionId`
-/// (Claude Code names the file after it; the file stem when no line has
-/// one), cwd = first non-empty `cwd`, createdAt = first `timestamp` (lines
-/// are appended in time order, so it is the earliest). `None` when the file
-/// has no `user` or `assistant` line (e.g. a file of summaries only).
+/// The record of one transcript from its head: id = the file stem (Claude
+/// Code names the file after the session; see the module docs), cwd =
+/// first non-empty `cwd`, createdAt = first `timestamp` (lines are appended
+/// in time order, so it is the earliest). `None` when the file has no
+/// `user` or `assistant` line (e.g. a file of summaries only).
 fn read_record(root: &Arc<Path>, path: &Path) -> Result<Option<SessionRecord>, ReadError> {
-    let mut id = None;
     let mut cwd = None;
     let mut timestamp = None;
     let mut conversation_at = None;
@@ -288,9 +390,6 @@ fn read_record(root: &Arc<Path>, path: &Path) -> Result<Option<SessionRecord>, R
         let Some(line) = Line::parse(bytes) else {
             return Visit::BAD;
         };
-        if id.is_none() {
-            id = non_empty(line.session_id);
-        }
         if cwd.is_none() {
             cwd = non_empty(line.cwd);
         }
@@ -303,8 +402,7 @@ fn read_record(root: &Arc<Path>, path: &Path) -> Result<Option<SessionRecord>, R
             conversation_at = Some(number);
         }
         let done = conversation_at.is_some_and(|at| {
-            (id.is_some() && cwd.is_some() && timestamp.is_some())
-                || number - at >= HEAD_EXTRA_LINES
+            (cwd.is_some() && timestamp.is_some()) || number - at >= HEAD_EXTRA_LINES
         });
         Visit {
             parsed: true,
@@ -314,11 +412,10 @@ fn read_record(root: &Arc<Path>, path: &Path) -> Result<Option<SessionRecord>, R
     if conversation_at.is_none() {
         return Ok(None);
     }
-    let id = id.unwrap_or_else(|| {
-        path.file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default()
-    });
+    let id = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
     Ok(Some(SessionRecord::new(
         KIND,
         root.clone(),
@@ -332,7 +429,7 @@ fn read_record(root: &Arc<Path>, path: &Path) -> Result<Option<SessionRecord>, R
 /// Read and fold a whole transcript.
 ///
 /// Direct user messages are `user` lines that are not side-chain, meta or
-/// compaction summaries, keeping their genuine text blocks. Assistant text
+/// compaction summaries, keeping what the person typed (`Prompt`). Assistant text
 /// is merged per `message.id`; `<synthetic>` replies are skipped. A
 /// `compact_boundary` shadows everything before it; an `isCompactSummary`
 /// line becomes the compact checkpoint. Other lines are inert.
@@ -353,15 +450,14 @@ fn fold_line(builder: &mut SurfaceBuilder, seq: u64, line: &Line<'_>) {
         return;
     }
     if is_str(line.kind, "user") {
-        let texts = content_texts(line.message().content);
         if is_true(line.is_compact_summary) {
+            let texts = content_texts(line.message().content);
             if !texts.is_empty() {
                 builder.checkpoint(seq, texts);
             }
         } else if !is_true(line.is_meta) {
-            let genuine: Vec<String> = texts.into_iter().filter(|t| is_genuine(t)).collect();
-            if !genuine.is_empty() {
-                builder.user(seq, genuine);
+            if let Prompt::Typed(typed) = Prompt::of(line.message().content) {
+                builder.user(seq, typed);
             }
         }
     } else if is_str(line.kind, "assistant") {
@@ -639,8 +735,9 @@ fn summary_title(
     .map_err(|e| ReadError::io(path, &e))
 }
 
-/// The first genuine prompt's first line (≤ 80 chars), else the first slash
-/// command name, reading forward only as far as needed.
+/// The first prompt's first line (≤ 80 chars; `[Image]` for a prompt made
+/// only of images), else the first slash command name, reading forward only
+/// as far as needed.
 fn head_title(path: &Path) -> Result<Option<String>, ReadError> {
     let mut title = None;
     let mut command = None;
@@ -651,22 +748,19 @@ fn head_title(path: &Path) -> Result<Option<String>, ReadError> {
         if !line.is_plain_user() {
             return Visit::NEXT;
         }
-        let texts = content_texts(line.message().content);
-        let genuine: Vec<&str> = texts
-            .iter()
-            .map(String::as_str)
-            .filter(|t| is_genuine(t))
-            .collect();
-        if !genuine.is_empty() {
-            title = title_from_text(&genuine.join("\n"));
-            if title.is_some() {
-                return Visit::DONE;
+        match Prompt::of(line.message().content) {
+            Prompt::Typed(texts) => title = title_from_text(&texts.join("\n")),
+            Prompt::ImagesOnly => title = Some(IMAGE_TITLE.to_owned()),
+            Prompt::Command(name) => {
+                command.get_or_insert(name);
             }
+            Prompt::Nothing => {}
         }
-        if command.is_none() {
-            command = texts.iter().find_map(|t| command_name(t));
+        if title.is_some() {
+            Visit::DONE
+        } else {
+            Visit::NEXT
         }
-        Visit::NEXT
     })?;
     Ok(title.or(command))
 }
@@ -1059,6 +1153,61 @@ mod tests {
             ]
         );
         assert!(catalog.unreadable.is_empty());
+    }
+
+    #[test]
+    fn what_the_person_typed() {
+        let of = |json: &str| Prompt::of(Some(&*RawValue::from_string(json.to_owned()).unwrap()));
+        let typed = |t: &str| Prompt::Typed(vec![t.to_owned()]);
+        assert_eq!(
+            of(
+                r#""<command-message>greet</command-message>\n<command-name>/greet</command-name>\n<command-args>Carol </command-args>""#
+            ),
+            typed("/greet Carol")
+        );
+        assert_eq!(
+            of(
+                r#""<command-name>/compact</command-name>\n  <command-message>compact</command-message>\n  <command-args></command-args>""#
+            ),
+            Prompt::Command("/compact".into())
+        );
+        assert_eq!(
+            of(
+                r#""<task-notification>\n<task-id>b1</task-id>\n<status>completed</status>\n</task-notification>""#
+            ),
+            Prompt::Nothing
+        );
+        assert_eq!(of(r#"[{"type":"image","source":{}}]"#), Prompt::ImagesOnly);
+        assert_eq!(
+            of(r#"[{"type":"image","source":{}},{"type":"text","text":"what is this?"}]"#),
+            typed("what is this?")
+        );
+        assert_eq!(
+            of(
+                r#"[{"type":"tool_result","tool_use_id":"t","content":[{"type":"image"}]},{"type":"image"}]"#
+            ),
+            Prompt::Nothing
+        );
+        // Tags quoted inside a prompt do not make it a command.
+        let quoted = "why is <command-name>/x</command-name><command-args>y</command-args> shown?";
+        assert_eq!(of(&serde_json::to_string(quoted).unwrap()), typed(quoted));
+        assert_eq!(of(r#""Warmup""#), Prompt::Nothing);
+    }
+
+    #[test]
+    fn the_file_stem_names_a_resumed_session() {
+        let dir = tempfile::tempdir().unwrap();
+        let copied = user("u1", r#""first question""#);
+        assert!(copied.contains(r#""sessionId":"s1""#));
+        let path = write(
+            dir.path(),
+            "p/resumed-2.jsonl",
+            &[
+                copied,
+                r#"{"type":"user","sessionId":"resumed-2","message":{"content":"next"},"uuid":"u2"}"#.into(),
+            ],
+        );
+        assert_eq!(record_of(dir.path(), &path).id, "resumed-2");
     }
 
     #[test]

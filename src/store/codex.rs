@@ -2,12 +2,27 @@
 //! `.jsonl.zst` when compressed), mapped onto the session model as
 //! `FORMATS.md` describes.
 //!
-//! Each line is `{"timestamp","type","payload"}`. The first `session_meta`
-//! identifies the file (a fork copies its parent's in after its own). The
+//! Each line is `{"timestamp","type","payload"}` (0.16x adds an `ordinal`
+//! and line types such as `world_state` and `token_usage_record`, which are
+//! never conversation). The first `session_meta` identifies the file (an
+//! older fork copies its parent's in after its own; a newer, "paginated"
+//! fork points at its parent's rollout instead, see [`read_surface`]). The
 //! conversation is recorded twice, as `response_item` messages and as
-//! `event_msg` copies: the surface uses the response items, and the event
-//! copies only in a rollout that has no response-item message at all, never
-//! both. A `compacted` line shadows everything before it.
+//! `event_msg` copies (`user_message`/`agent_message`, or in 0.16x
+//! `item_completed` with a `UserMessage`/`AgentMessage` item): the surface
+//! uses the response items, and the event copies only in a rollout that has
+//! no response-item message at all, never both. A `compacted` line shadows
+//! everything before it.
+//!
+//! # What the person typed
+//!
+//! A user-role message minus what Codex injects (instructions, environment,
+//! notes) and minus the markers it writes around attached images
+//! (`<image name=[Image #1] path="…">` … `</image>`, observed in 0.169).
+//! IDE clients wrap a prompt in their context (`# Context from my IDE
+//! setup:` … `## My request for Codex:`): only the request after the marker
+//! is the person's, as in Codex's own session list. Piped input (a
+//! `<stdin>` block after the prompt) is the person's and is kept.
 //!
 //! # Cost model
 //!
@@ -16,12 +31,14 @@
 //! the last `turn_context`. Titles come from the end of the rollout (the
 //! latest `thread_name_updated`, found by a backward scan) and from
 //! `$CODEX_HOME/session_index.jsonl` (parsed once per version of that file),
-//! the later of the two winning; otherwise the first direct prompt, read
-//! forward only as far as needed. Per-file results are cached by path,
+//! the later of the two winning; otherwise the first prompt as Codex lists
+//! it, read forward only as far as needed. Per-file results are cached by path,
 //! length and modification time. A compressed rollout cannot be read
 //! backward: it is decompressed forward, streaming.
 
 use std::collections::HashMap;
+use std::fs::File;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -46,6 +63,17 @@ const INJECTED: &[&str] = &[
     "<turn_aborted>",
     "<user_shell_command>",
 ];
+
+/// The line after which an IDE client (VS Code extension, desktop app)
+/// puts the person's request, below its context (open tabs, active file).
+const IDE_REQUEST: &str = "## My request for Codex:";
+
+/// Content block types that carry an image.
+const IMAGE_BLOCKS: &[&str] = &["input_image", "image", "local_image"];
+
+/// The title of a prompt made only of images (Codex's own list shows the
+/// same).
+const IMAGE_TITLE: &str = "[Image]";
 
 /// How many lines listing reads looking for the first `session_meta`.
 const HEAD_LINES: u64 = 32;
@@ -91,6 +119,16 @@ struct Payload<'a> {
     thread_name: Option<&'a RawValue>,
     #[serde(borrow)]
     replacement_history: Option<&'a RawValue>,
+    #[serde(borrow)]
+    item: Option<&'a RawValue>,
+    #[serde(borrow)]
+    images: Option<&'a RawValue>,
+    #[serde(borrow)]
+    local_images: Option<&'a RawValue>,
+    #[serde(borrow)]
+    history_mode: Option<&'a RawValue>,
+    #[serde(borrow)]
+    history_base: Option<&'a RawValue>,
 }
 
 impl<'a> Payload<'a> {
@@ -148,9 +186,9 @@ fn parse_line(bytes: &[u8]) -> Option<(Option<String>, Item<'_>)> {
     Some((timestamp, item))
 }
 
-/// The texts of a message's blocks of type `block` (`input_text` for the
-/// user, `output_text` for the assistant).
-fn block_texts(content: Option<&RawValue>, block: &str) -> Vec<String> {
+/// A message's content blocks: their texts (of the types in `text_kinds`)
+/// and whether any block is an image.
+fn blocks(content: Option<&RawValue>, text_kinds: &[&str]) -> (Vec<String>, bool) {
     #[derive(Deserialize)]
     struct Block<'a> {
         #[serde(rename = "type", borrow)]
@@ -158,27 +196,75 @@ fn block_texts(content: Option<&RawValue>, block: &str) -> Vec<String> {
         #[serde(borrow)]
         text: Option<&'a RawValue>,
     }
-    elements(content)
+    let mut texts = Vec::new();
+    let mut image = false;
+    for block in elements(content)
         .into_iter()
         .filter_map(|raw| serde_json::from_str::<Block<'_>>(raw.get()).ok())
-        .filter(|b| is_str(b.kind, block))
-        .filter_map(|b| string(b.text))
-        .collect()
+    {
+        if text_kinds.iter().any(|k| is_str(block.kind, k)) {
+            texts.extend(string(block.text));
+        } else if IMAGE_BLOCKS.iter().any(|k| is_str(block.kind, k)) {
+            image = true;
+        }
+    }
+    (texts, image)
 }
 
-/// The texts a person typed, without injected context.
+/// The texts of a message's blocks of type `block` (`input_text` for the
+/// user, `output_text` for the assistant).
+fn block_texts(content: Option<&RawValue>, block: &str) -> Vec<String> {
+    blocks(content, &[block]).0
+}
+
+/// Whether a text block only marks where an attached image sits
+/// (`<image name=[Image #1] path="…">`, `</image>`): Codex writes these
+/// around each `input_image`; they are not the person's words.
+fn is_image_marker(text: &str) -> bool {
+    let text = text.trim();
+    text == "</image>"
+        || (text.starts_with("<image") && text.ends_with('>') && !text.contains('\n'))
+}
+
+/// The request inside an IDE client's wrapper: the text after the
+/// `## My request for Codex:` line when the text holds one (at a line
+/// start), as Codex's own session list strips it; the text itself
+/// otherwise.
+fn request_of(text: String) -> String {
+    let at = text
+        .match_indices(IDE_REQUEST)
+        .map(|(at, _)| at)
+        .find(|&at| at == 0 || text.as_bytes()[at - 1] == b'\n');
+    match at {
+        Some(at) => text[at + IDE_REQUEST.len()..].trim().to_owned(),
+        None => text,
+    }
+}
+
+/// The texts a person typed: without injected context, image markers or
+/// blank blocks, and without an IDE client's wrapper.
 fn typed(texts: Vec<String>) -> Vec<String> {
     texts
         .into_iter()
-        .filter(|t| !starts_with_any(t, INJECTED))
+        .filter(|t| !starts_with_any(t, INJECTED) && !is_image_marker(t))
+        .map(request_of)
+        .filter(|t| !t.trim().is_empty())
         .collect()
 }
 
 /// A message as a speaker and its texts, when it is a direct user message
-/// or an assistant message.
+/// or an assistant message. A user prompt made only of images is `User`
+/// with no texts: not a message of the surface, `[Image]` as a title.
 enum Said {
     User(Vec<String>),
     Assistant(Vec<String>),
+}
+
+/// A user prompt's texts, or `None` when it holds neither typed text nor
+/// an image (only injected context, say).
+fn user_said(texts: Vec<String>, image: bool) -> Option<Said> {
+    let texts = typed(texts);
+    (!texts.is_empty() || image).then_some(Said::User(texts))
 }
 
 /// A response-item `message` (also the items of `replacement_history`).
@@ -187,8 +273,8 @@ fn said_in_item(payload: &Payload<'_>) -> Option<Said> {
         return None;
     }
     if is_str(payload.role, "user") {
-        let texts = typed(block_texts(payload.content, "input_text"));
-        (!texts.is_empty()).then_some(Said::User(texts))
+        let (texts, image) = blocks(payload.content, &["input_text"]);
+        user_said(texts, image)
     } else if is_str(payload.role, "assistant") {
         Some(Said::Assistant(block_texts(payload.content, "output_text")))
     } else {
@@ -196,12 +282,26 @@ fn said_in_item(payload: &Payload<'_>) -> Option<Said> {
     }
 }
 
-/// An `event_msg` copy of a message.
+/// An `event_msg` copy of a message: `user_message`/`agent_message`, or
+/// (0.16x) `item_completed` with a `UserMessage`/`AgentMessage` item.
 fn said_in_event(payload: &Payload<'_>) -> Option<Said> {
+    if is_str(payload.kind, "item_completed") {
+        let item = Payload::parse(payload.item?.get())?;
+        return if is_str(item.kind, "UserMessage") {
+            let (texts, image) = blocks(item.content, &["text", "input_text"]);
+            user_said(texts, image)
+        } else if is_str(item.kind, "AgentMessage") {
+            let (texts, _) = blocks(item.content, &["Text", "text", "output_text"]);
+            Some(Said::Assistant(texts))
+        } else {
+            None
+        };
+    }
     let message = string(payload.message)?;
     if is_str(payload.kind, "user_message") {
-        let texts = typed(vec![message]);
-        (!texts.is_empty()).then_some(Said::User(texts))
+        let image =
+            !elements(payload.images).is_empty() || !elements(payload.local_images).is_empty();
+        user_said(vec![message], image)
     } else if is_str(payload.kind, "agent_message") {
         Some(Said::Assistant(vec![message]))
     } else {
@@ -209,8 +309,18 @@ fn said_in_event(payload: &Payload<'_>) -> Option<Said> {
     }
 }
 
+/// A prompt's title: its first line (≤ 80 chars), or `[Image]` for a
+/// prompt made only of images.
+fn prompt_title(texts: &[String]) -> Option<String> {
+    if texts.is_empty() {
+        return Some(IMAGE_TITLE.to_owned());
+    }
+    title_from_text(&texts.join("\n"))
+}
+
 fn add(builder: &mut SurfaceBuilder, seq: u64, said: Said) {
     match said {
+        Said::User(texts) if texts.is_empty() => {}
         Said::User(texts) => builder.user(seq, texts),
         Said::Assistant(texts) => builder.assistant(seq, None, texts),
     }
@@ -344,36 +454,219 @@ fn last_turn_context_cwd(path: &Path) -> Result<Option<String>, ReadError> {
 
 /// Read and fold a whole rollout (see the module docs). A rollout that
 /// stops mid-turn is simply a surface without the reply.
+///
+/// A fork written by newer versions (`history_mode: "paginated"`) holds
+/// only its own turns: its surface is its parent's history up to the fork
+/// point (`history_base`), read from the parent's rollout, followed by its
+/// own lines. The parent's lines keep their line numbers as seq; the fork's
+/// own lines follow them (seq = lines of parent history + line number), so
+/// seq still grows along the conversation. A parent that cannot be found
+/// or read makes the fork unreadable rather than silently shorter.
 pub fn read_surface(record: &SessionRecord) -> Result<Surface, ReadError> {
-    let mut items = SurfaceBuilder::default();
-    let mut events = SurfaceBuilder::default();
-    let mut item_messages = false;
-    let last = read_lines(&record.path, false, |seq, bytes| {
-        let Some((_, item)) = parse_line(bytes) else {
-            return Visit::BAD;
-        };
+    let mut fold = Fold::default();
+    let last = fold_rollout(&record.root, &record.path, None, 0, &mut fold)?;
+    Ok(fold.finish(last))
+}
+
+/// The most parents a chain of paginated forks may have before the chain
+/// is taken for a loop.
+const MAX_FORK_DEPTH: usize = 32;
+
+/// A rollout being folded into a surface: the response items and the
+/// event copies are folded apart, and one of them chosen at the end.
+#[derive(Default)]
+struct Fold {
+    items: SurfaceBuilder,
+    events: SurfaceBuilder,
+    item_messages: bool,
+}
+
+impl Fold {
+    fn line(&mut self, seq: u64, item: Item<'_>) {
         match item {
             Item::Response(p) => {
-                item_messages |= is_str(p.kind, "message");
+                self.item_messages |= is_str(p.kind, "message");
                 if let Some(said) = said_in_item(&p) {
-                    add(&mut items, seq, said);
+                    add(&mut self.items, seq, said);
                 }
             }
             Item::Event(p) => {
                 if let Some(said) = said_in_event(&p) {
-                    add(&mut events, seq, said);
+                    add(&mut self.events, seq, said);
                 }
             }
             Item::Compacted(p) => {
-                for builder in [&mut items, &mut events] {
+                for builder in [&mut self.items, &mut self.events] {
                     compact(builder, seq, &p);
                 }
             }
             Item::Meta(_) | Item::TurnContext(_) | Item::Other => {}
         }
-        Visit::NEXT
-    })?;
-    Ok(if item_messages { items } else { events }.finish(last))
+    }
+
+    fn finish(self, last: u64) -> Surface {
+        if self.item_messages {
+            self.items
+        } else {
+            self.events
+        }
+        .finish(last)
+    }
+}
+
+/// Where a paginated fork's history ends in its parent's rollout.
+struct HistoryBase {
+    thread_id: String,
+    end_byte_offset: u64,
+}
+
+/// The `history_base` of a paginated fork's `session_meta`, `None` for any
+/// other meta. A paginated meta whose base is unusable is an error: the
+/// history cannot be found.
+fn history_base(meta: &Payload<'_>, path: &Path) -> Result<Option<HistoryBase>, ReadError> {
+    #[derive(Deserialize)]
+    struct Base<'a> {
+        #[serde(borrow)]
+        thread_id: Option<&'a RawValue>,
+        end_byte_offset: Option<u64>,
+    }
+    let Some(raw) = meta.history_base.filter(|r| r.get() != "null") else {
+        return Ok(None);
+    };
+    if !is_str(meta.history_mode, "paginated") {
+        return Ok(None);
+    }
+    let base = serde_json::from_str::<Base<'_>>(raw.get()).ok();
+    match base.and_then(|b| Some((non_empty(b.thread_id)?, b.end_byte_offset?))) {
+        Some((thread_id, end_byte_offset)) => Ok(Some(HistoryBase {
+            thread_id,
+            end_byte_offset,
+        })),
+        None => Err(ReadError::at(
+            path,
+            1,
+            "fork without a usable history_base (thread_id, end_byte_offset)",
+        )),
+    }
+}
+
+/// Fold the lines of `path` (the first `limit` bytes of it, when given)
+/// into `fold`, numbering them from `offset + 1`; a paginated fork's
+/// parent history is folded first. Returns the seq of the last complete
+/// line.
+fn fold_rollout(
+    root: &Path,
+    path: &Path,
+    limit: Option<u64>,
+    depth: usize,
+    fold: &mut Fold,
+) -> Result<u64, ReadError> {
+    let mut reader = open_limited(path, limit)?;
+    let mut offset = 0;
+    let mut complete = 0;
+    let mut consumed = 0;
+    let mut first_meta = true;
+    while let Some(line) = reader.next_line().map_err(|e| ReadError::io(path, &e))? {
+        consumed += line.bytes.len() as u64 + u64::from(line.terminated);
+        let parsed = parse_line(line.bytes);
+        if line.terminated || parsed.is_some() {
+            complete = line.number;
+        }
+        let Some((_, item)) = parsed else { continue };
+        if let (true, Item::Meta(meta)) = (first_meta, &item) {
+            first_meta = false;
+            if let Some(base) = history_base(meta, path)? {
+                offset = fold_parent(root, path, &base, depth, fold)?;
+            }
+        }
+        fold.line(offset + line.number, item);
+    }
+    if limit.is_some_and(|limit| consumed < limit) {
+        return Err(ReadError::at(
+            path,
+            complete,
+            "the rollout ends before the point a fork was made from",
+        ));
+    }
+    Ok(offset + complete)
+}
+
+/// Fold the history a paginated fork starts from; returns how many lines
+/// of seq it took.
+fn fold_parent(
+    root: &Path,
+    fork: &Path,
+    base: &HistoryBase,
+    depth: usize,
+    fold: &mut Fold,
+) -> Result<u64, ReadError> {
+    if depth >= MAX_FORK_DEPTH {
+        return Err(ReadError::at(fork, 1, "fork chain too deep (a loop?)"));
+    }
+    let Some(parent) = find_rollout(root, fork, &base.thread_id) else {
+        return Err(ReadError::at(
+            fork,
+            1,
+            &format!(
+                "the rollout of {} this fork was made from is not found",
+                base.thread_id
+            ),
+        ));
+    };
+    fold_rollout(root, &parent, Some(base.end_byte_offset), depth + 1, fold)
+}
+
+/// Open a rollout (decompressing `.zst`) for reading its first `limit`
+/// bytes, or all of it.
+fn open_limited(
+    path: &Path,
+    limit: Option<u64>,
+) -> Result<crate::store::lines::LineReader<Box<dyn Read + Send>>, ReadError> {
+    let file = File::open(path).map_err(|e| ReadError::io(path, &e))?;
+    let stream: Box<dyn Read + Send> = if is_zstd(path) {
+        Box::new(zstd::stream::read::Decoder::new(file).map_err(|e| ReadError::io(path, &e))?)
+    } else {
+        Box::new(file)
+    };
+    let stream: Box<dyn Read + Send> = match limit {
+        Some(limit) => Box::new(stream.take(limit)),
+        None => stream,
+    };
+    Ok(crate::store::lines::LineReader::new(stream))
+}
+
+/// The rollout of thread `id`: a `*<id>.jsonl` (or `.jsonl.zst`) file in the
+/// fork's own folder (forks are usually made the same day), else anywhere
+/// under the store root.
+fn find_rollout(root: &Path, fork: &Path, id: &str) -> Option<PathBuf> {
+    let plain = format!("{id}.jsonl");
+    let packed = format!("{id}.jsonl.zst");
+    let named = |path: &Path| {
+        path.file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.ends_with(&plain) || n.ends_with(&packed))
+    };
+    let in_folder = fork.parent().and_then(|folder| {
+        std::fs::read_dir(folder)
+            .ok()?
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| p != fork && named(p))
+    });
+    in_folder.or_else(|| {
+        let mut pending = vec![root.to_owned()];
+        while let Some(dir) = pending.pop() {
+            for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+                let path = entry.path();
+                match entry.file_type() {
+                    Ok(t) if t.is_dir() => pending.push(path),
+                    Ok(t) if t.is_file() && path != fork && named(&path) => return Some(path),
+                    _ => {}
+                }
+            }
+        }
+        None
+    })
 }
 
 /// Apply a `compacted` line: the surface restarts with the summary as a
@@ -412,7 +705,7 @@ struct CodexCaches {
 
 /// The session's title: the later of the rollout's latest
 /// `thread_name_updated` and its `session_index.jsonl` entry (a blank name
-/// means unnamed), else the first direct prompt's first line (≤ 80 chars).
+/// means unnamed), else the first prompt (see `head_title`).
 pub fn read_title(caches: &Caches, record: &SessionRecord) -> Result<Option<String>, ReadError> {
     let caches = caches.get::<CodexCaches>();
     let path = &record.path;
@@ -496,36 +789,45 @@ fn parse_index(path: &Path) -> Result<HashMap<String, ThreadName>, ReadError> {
     Ok(names)
 }
 
-/// The first direct prompt's first line (≤ 80 chars), by the same choice
-/// of response items or event copies as the surface.
+/// The title of an unnamed rollout, as Codex lists it: the first prompt of
+/// an event copy (`user_message`, or `item_completed` `UserMessage`), else
+/// the first direct user message of the response items; its first line (≤
+/// 80 chars), IDE wrapper stripped, `[Image]` for a prompt made only of
+/// images.
+///
+/// Reads forward only as far as needed: an event copy follows its response
+/// item before the reply, so once a response-item prompt is found the read
+/// stops at the first assistant message.
 fn head_title(path: &Path) -> Result<Option<String>, ReadError> {
-    let mut title = None;
     let mut from_event = None;
-    let mut item_messages = false;
+    let mut from_item = None;
     read_lines(path, true, |_, bytes| {
         let Some((_, item)) = parse_line(bytes) else {
             return Visit::BAD;
         };
         match item {
-            Item::Response(p) => {
-                item_messages |= is_str(p.kind, "message");
-                if let Some(Said::User(texts)) = said_in_item(&p) {
-                    title = title_from_text(&texts.join("\n"));
-                    if title.is_some() {
+            Item::Event(p) => match said_in_event(&p) {
+                Some(Said::User(texts)) => {
+                    from_event = prompt_title(&texts);
+                    if from_event.is_some() {
                         return Visit::DONE;
                     }
                 }
-            }
-            Item::Event(p) if from_event.is_none() => {
-                if let Some(Said::User(texts)) = said_in_event(&p) {
-                    from_event = title_from_text(&texts.join("\n"));
+                Some(Said::Assistant(_)) if from_item.is_some() => return Visit::DONE,
+                _ => {}
+            },
+            Item::Response(p) => match said_in_item(&p) {
+                Some(Said::User(texts)) if from_item.is_none() => {
+                    from_item = prompt_title(&texts);
                 }
-            }
+                Some(Said::Assistant(_)) if from_item.is_some() => return Visit::DONE,
+                _ => {}
+            },
             _ => {}
         }
         Visit::NEXT
     })?;
-    Ok(title.or(if item_messages { None } else { from_event }))
+    Ok(from_event.or(from_item))
 }
 
 #[cfg(test)]
@@ -541,7 +843,6 @@ mod tests {
         CACHES.with(|caches| super::read_title(caches, record))
     }
     use crate::store::foreign::testing::texts;
-    use std::path::PathBuf;
 
     const ID: &str = "019b7f94-51b4-7593-922e-ba12b5b73b52";
 
@@ -775,6 +1076,83 @@ mod tests {
         let surface = read_surface(&store.record(&path)).unwrap();
         assert!(surface.events.is_empty());
         assert_eq!(surface.captured_through_seq, 3);
+    }
+
+    #[test]
+    fn ide_wrappers_and_image_markers_are_not_typed() {
+        let wrapped = "# Context from my IDE setup:\n\n## Open tabs:\n- a.ts: a.ts\n\n## My request for Codex:\nfix the build\n";
+        assert_eq!(request_of(wrapped.into()), "fix the build");
+        let files = "# Files mentioned by the user:\n\n## shot.png: /t/shot.png\n## My request for Codex: look";
+        assert_eq!(request_of(files.into()), "look");
+        let quoted = "what does \"## My request for Codex:\" mean?";
+        assert_eq!(request_of(quoted.into()), quoted);
+        assert!(is_image_marker(r#"<image name=[Image #1] path="/a.png">"#));
+        assert!(is_image_marker("</image>"));
+        assert!(!is_image_marker("<image> tags\nin a question"));
+        let texts = ["<image name=[Image #1]>", "</image>", "", "describe it"];
+        assert_eq!(
+            typed(texts.iter().map(|t| (*t).to_owned()).collect()),
+            ["describe it"]
+        );
+    }
+
+    #[test]
+    fn titles_as_codex_lists_them() {
+        let store = Store::new();
+        let item_completed = |kind: &str, content: &str| {
+            format!(
+                r#"{{"timestamp":"t","type":"event_msg","ordinal":3,"payload":{{"type":"item_completed","item":{{"type":"{kind}","id":"i","content":{content}}}}}}}"#
+            )
+        };
+        let image_only = store.write(
+            &rollout(ID),
+            &[
+                meta(ID, Some("/w")),
+                r#"{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"<image name=[Image #1]>"},{"type":"input_image","image_url":"data:"},{"type":"input_text","text":"</image>"}]}}"#.into(),
+                item_completed("UserMessage", r#"[{"type":"local_image","path":"/a.png"},{"type":"text","text":""}]"#),
+                item_completed("AgentMessage", r#"[{"type":"Text","text":"A cat."}]"#),
+                item_assistant("A cat."),
+            ],
+        );
+        let record = store.record(&image_only);
+        assert_eq!(read_title(&record).unwrap().as_deref(), Some("[Image]"));
+        assert_eq!(
+            texts(&read_surface(&record).unwrap()),
+            [(5, "assistant", "A cat.".to_owned())]
+        );
+        // The event copy is the title even when the response item differs.
+        let b = "bbbbbbbb-2222-4333-8444-555555555555";
+        let wrapped = store.write(
+            &rollout(b),
+            &[
+                meta(b, Some("/w")),
+                item_user("# Context from my IDE setup:\n## Open tabs:\n- x\n## My request for Codex:\nfrom the item"),
+                event("user_message", "message", "# Context from my IDE setup:\n## My request for Codex:\nfrom the event", "t"),
+                item_assistant("ok"),
+            ],
+        );
+        assert_eq!(
+            read_title(&store.record(&wrapped)).unwrap().as_deref(),
+            Some("from the event")
+        );
+        // Events are used for the surface only without response items.
+        let c = "cccccccc-2222-4333-8444-555555555555";
+        let events_only = store.write(
+            &rollout(c),
+            &[
+                meta(c, Some("/w")),
+                item_completed("UserMessage", r#"[{"type":"text","text":"only events"}]"#),
+                item_completed("AgentMessage", r#"[{"type":"Text","text":"seen"}]"#),
+                r#"{"timestamp":"t","type":"token_usage_record","ordinal":5,"payload":{"usage":{}}}"#.into(),
+            ],
+        );
+        assert_eq!(
+            texts(&read_surface(&store.record(&events_only)).unwrap()),
+            [
+                (2, "user", "only events".to_owned()),
+                (3, "assistant", "seen".to_owned()),
+            ]
+        );
     }
 
     #[test]

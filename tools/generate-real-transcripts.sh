@@ -1,0 +1,125 @@
+#!/bin/sh
+# Produce real Claude Code and Codex transcripts, offline, against the mock
+# model server of ../shared/tools/mockllm, for tools/check-real-transcripts.sh:
+#
+#   sh tools/generate-real-transcripts.sh OUT [AGENTS_DIR] [MOCK_DIR]
+#
+# OUT gets claude/.claude/projects and codex/.codex/sessions (fresh HOMEs,
+# never a real one). AGENTS_DIR holds node_modules/.bin/{claude,codex}
+# (default ../agents, an `npm install --prefix` of @anthropic-ai/claude-code
+# and @openai/codex); MOCK_DIR holds mockllm.py (default
+# ../shared/tools/mockllm). Every agent run is bounded by `timeout`; the mock
+# listens on 127.0.0.1 only, stops itself after 600 s, and is stopped by its
+# PID at the end. Then:
+#
+#   sh tools/check-real-transcripts.sh --claude OUT/claude/.claude/projects \
+#     --codex OUT/codex/.codex/sessions
+#
+# What it runs: Claude Code -p, --continue, --resume, --resume
+# --fork-session, a custom slash command with and without arguments,
+# /rename, /compact, an image-only prompt (stream-json); Codex exec, exec
+# resume --last, exec fork, piped stdin, an image with and without text,
+# and a resumed turn under a low auto-compaction limit.
+set -eu
+out=${1:?usage: generate-real-transcripts.sh OUT [AGENTS_DIR] [MOCK_DIR]}
+agents=${2:-../agents}
+mock=${3:-../shared/tools/mockllm}
+claude_bin=$(cd "$agents" && pwd)/node_modules/.bin/claude
+codex_bin=$(cd "$agents" && pwd)/node_modules/.bin/codex
+for b in "$claude_bin" "$codex_bin" "$mock/mockllm.py"; do
+  [ -e "$b" ] || { echo "generate-real-transcripts: missing $b" >&2; exit 1; }
+done
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+ch=$out/claude cx=$out/codex
+cproj=$out/work/claude-project xproj=$out/work/codex-project
+mkdir -p "$ch/tmp" "$cx/.codex" "$cx/tmp" "$cproj/.claude/commands" "$xproj"
+
+python3 "$mock/mockllm.py" --port 0 --port-file "$out/port" --log "$out/requests.jsonl" \
+  --max-seconds 600 >"$out/mock.log" 2>&1 &
+mock_pid=$!
+trap 'kill "$mock_pid" 2>/dev/null || true' EXIT
+i=0
+until [ -s "$out/port" ]; do
+  i=$((i + 1)); [ "$i" -lt 100 ] || { echo "mock did not start" >&2; exit 1; }
+  sleep 0.1
+done
+base=http://127.0.0.1:$(cat "$out/port")
+
+claude() {
+  (cd "$cproj" && timeout 120 env -i PATH=/usr/bin:/bin HOME="$ch" TMPDIR="$ch/tmp" \
+    ANTHROPIC_BASE_URL="$base" ANTHROPIC_API_KEY=dummy DISABLE_TELEMETRY=1 \
+    DISABLE_AUTOUPDATER=1 DISABLE_ERROR_REPORTING=1 \
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 "$claude_bin" "$@")
+}
+codex() {
+  (cd "$xproj" && timeout 120 env -i PATH=/usr/bin:/bin HOME="$cx" CODEX_HOME="$cx/.codex" \
+    MOCK_API_KEY=dummy TMPDIR="$cx/tmp" "$codex_bin" "$@")
+}
+newest() { ls -t "$1" | head -1; }
+
+# A 4x4 red PNG for the image prompts.
+python3 - "$xproj/red.png" <<'PY'
+import struct, sys, zlib
+raw = b"".join(b"\x00" + b"\xff\x00\x00" * 4 for _ in range(4))
+chunk = lambda t, d: struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
+png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 4, 4, 8, 2, 0, 0, 0)) \
+    + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
+open(sys.argv[1], "wb").write(png)
+PY
+
+# ---- Claude Code -----------------------------------------------------------
+printf -- '---\ndescription: Greet someone\n---\nSay hello to $ARGUMENTS politely.\n' \
+  >"$cproj/.claude/commands/greet.md"
+claude -p "first prompt: explain the build" >/dev/null
+projects=$ch/.claude/projects/$(ls "$ch/.claude/projects" | head -1)
+first=$(newest "$projects" | sed 's/\.jsonl$//')
+claude -p --continue "second prompt continued" >/dev/null
+claude -p --resume "$first" "third prompt resumed" >/dev/null
+claude -p --resume "$first" --fork-session "fourth prompt forked" >/dev/null
+claude -p "/greet Carol and Dave" >/dev/null
+claude -p --continue "/rename Greeting session" >/dev/null
+claude -p --continue "/compact" >/dev/null
+claude -p --continue "after compaction prompt" >/dev/null
+claude -p "/greet" >/dev/null
+printf '{"type":"user","message":{"role":"user","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"%s"}}]}}\n' \
+  "$(base64 <"$xproj/red.png" | tr -d '\n')" |
+  claude -p --input-format stream-json --output-format stream-json --verbose >/dev/null
+
+# ---- Codex ------------------------------------------------------------------
+cat >"$cx/.codex/config.toml" <<EOF
+model = "gpt-5.5"
+model_provider = "mock"
+check_for_update_on_startup = false
+[model_providers.mock]
+name = "Mock"
+base_url = "$base/v1"
+env_key = "MOCK_API_KEY"
+wire_api = "responses"
+request_max_retries = 0
+stream_max_retries = 0
+[otel]
+exporter = "none"
+metrics_exporter = "none"
+[analytics]
+enabled = false
+[features]
+plugins = false
+remote_plugin = false
+apps = false
+EOF
+x="exec --skip-git-repo-check"
+codex $x "first codex prompt: list files" </dev/null >/dev/null 2>&1
+parent=$(find "$cx/.codex/sessions" -name 'rollout-*.jsonl' | head -1)
+parent_id=$(basename "$parent" .jsonl | grep -oE '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$')
+codex $x resume --last "second codex prompt resumed" </dev/null >/dev/null 2>&1
+codex $x fork "$parent_id" "third codex prompt forked" </dev/null >/dev/null 2>&1
+echo "piped stdin content" | codex $x "summarize this input" >/dev/null 2>&1
+codex $x --image "$xproj/red.png" -- "" </dev/null >/dev/null 2>&1
+codex $x "--image=$xproj/red.png" "describe this image" </dev/null >/dev/null 2>&1
+codex $x "compaction session first prompt" </dev/null >/dev/null 2>&1
+codex $x -c model_auto_compact_token_limit=5000 resume --last "compaction session second prompt" \
+  </dev/null >/dev/null 2>&1
+
+echo "claude: $(find "$ch/.claude/projects" -name '*.jsonl' | wc -l) transcripts in $ch/.claude/projects"
+echo "codex:  $(find "$cx/.codex/sessions" -name '*.jsonl' | wc -l) rollouts in $cx/.codex/sessions"
