@@ -31,7 +31,10 @@
 //! them when the id is unknown, as Gemini CLI does), other `$set` keys and
 //! metadata lines update the chat's metadata. A legacy `.json` is one object
 //! holding the list. [`parse_jsonl`] and [`parse_legacy`] are pure (bytes in,
-//! [`Chat`] out); the rest of the module only finds and reads files.
+//! [`Chat`] out); the rest of the module only finds and reads files. Records
+//! are parsed into `serde_json::Value`s rather than skimmed with the
+//! borrowed `RawValue` helpers of [`loose`](crate::store::loose): a replay
+//! keeps messages across lines (upserts, `$set` lists), so it owns them.
 //!
 //! # Mapping
 //!
@@ -260,6 +263,7 @@ fn message(value: &Value, seq: u64) -> Option<Message> {
     message_of(value.as_object()?, seq)
 }
 
+/// [`message`] of an object already known to be one.
 fn message_of(fields: &Map<String, Value>, seq: u64) -> Option<Message> {
     let id = fields.get("id")?.as_str()?.to_owned();
     Some(Message {
@@ -271,15 +275,16 @@ fn message_of(fields: &Map<String, Value>, seq: u64) -> Option<Message> {
 
 /// What a message object is to the conversation (see the module docs).
 fn turn(fields: &Map<String, Value>) -> Turn {
-    let value = fields;
-    let content = value.get("content");
-    match value.get("type").and_then(Value::as_str) {
+    let content = fields.get("content");
+    match fields.get("type").and_then(Value::as_str) {
         Some("gemini") => Turn::Reply(part_texts(content, false).concat()),
-        Some("user") => user_turn(content, value.get("displayContent")),
+        Some("user") => user_turn(content, fields.get("displayContent")),
         _ => Turn::Hidden,
     }
 }
 
+/// A `user` record: tool results, injected or generated text, or a prompt
+/// (what was typed: `displayContent` when present).
 fn user_turn(content: Option<&Value>, display: Option<&Value>) -> Turn {
     let sent = part_texts(content, false).concat();
     let sent = sent.trim();
@@ -348,9 +353,8 @@ fn has_function_response(value: Option<&Value>) -> bool {
 pub fn parse_jsonl(bytes: &[u8]) -> Chat {
     let mut chat = Chat::default();
     let mut replay = Replay::default();
-    let mut number = 0;
     for (index, raw) in bytes.split_inclusive(|&b| b == b'\n').enumerate() {
-        number = index as u64 + 1;
+        let number = index as u64 + 1;
         let terminated = raw.ends_with(b"\n");
         let text = raw.strip_suffix(b"\n").unwrap_or(raw);
         if text.iter().all(u8::is_ascii_whitespace) {
@@ -368,7 +372,6 @@ pub fn parse_jsonl(bytes: &[u8]) -> Chat {
         chat.captured_through_seq = number;
         apply(&mut chat, &mut replay, &record, number);
     }
-    debug_assert!(chat.captured_through_seq <= number);
     chat.messages = replay.messages;
     chat
 }
