@@ -32,9 +32,9 @@
 //! metadata lines update the chat's metadata. A legacy `.json` is one object
 //! holding the list. [`parse_jsonl`] and [`parse_legacy`] are pure (bytes in,
 //! [`Chat`] out); the rest of the module only finds and reads files. Records
-//! are parsed into `serde_json::Value`s rather than skimmed with the
-//! borrowed `RawValue` helpers of [`loose`](crate::store::loose): a replay
-//! keeps messages across lines (upserts, `$set` lists), so it owns them.
+//! are read as borrowed `RawValue` fields with the helpers of
+//! [`loose`](crate::store::loose): only message texts are built, and tool
+//! calls, tool output and thoughts, most of a chat's bytes, are skipped.
 //!
 //! # Mapping
 //!
@@ -72,13 +72,15 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use serde::Deserialize;
-use serde_json::{Map, Value};
+use serde_json::value::RawValue;
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use rayon::prelude::*;
 
 use crate::store::foreign::{title_from_text, FileCache};
 use crate::store::lines;
+use crate::store::loose::{elements, is_str, is_true, string};
 use crate::store::model::{
     Block, EventKind, MessageSource, SessionRecord, StoreKind, Surface, SurfaceEvent,
 };
@@ -202,27 +204,96 @@ impl Chat {
 
     /// Merge a metadata object (a metadata line, a `$set`, a legacy file):
     /// identity and start from the first that has them, the rest latest.
-    fn merge_metadata(&mut self, fields: &Map<String, Value>) {
-        let text = |key: &str| fields.get(key).and_then(Value::as_str).map(str::to_owned);
-        if self.session_id.is_none() {
-            self.session_id = text("sessionId");
+    fn merge_metadata(&mut self, fields: &Record<'_>) {
+        fn first(slot: &mut Option<String>, raw: Option<&RawValue>) {
+            if slot.is_none() {
+                *slot = string(raw);
+            }
         }
-        if self.project_hash.is_none() {
-            self.project_hash = text("projectHash");
+        fn latest(slot: &mut Option<String>, raw: Option<&RawValue>) {
+            if let Some(value) = string(raw) {
+                *slot = Some(value);
+            }
         }
-        if self.start_time.is_none() {
-            self.start_time = text("startTime");
-        }
-        if self.kind.is_none() {
-            self.kind = text("kind");
-        }
-        if let Some(updated) = text("lastUpdated") {
-            self.last_updated = Some(updated);
-        }
-        if let Some(summary) = text("summary") {
-            self.summary = Some(summary);
-        }
+        first(&mut self.session_id, fields.session_id);
+        first(&mut self.project_hash, fields.project_hash);
+        first(&mut self.start_time, fields.start_time);
+        first(&mut self.kind, fields.kind);
+        latest(&mut self.last_updated, fields.last_updated);
+        latest(&mut self.summary, fields.summary);
     }
+}
+
+/// The fields of a chat line, of a `$set` object or of a message inside a
+/// list that the replay reads, borrowed from the line. Everything else
+/// (tool calls, thoughts, tokens: most of a chat's bytes) is skipped
+/// without being built.
+#[derive(Deserialize, Default)]
+struct Record<'a> {
+    #[serde(rename = "$rewindTo", borrow)]
+    rewind_to: Option<&'a RawValue>,
+    #[serde(rename = "$set", borrow)]
+    set: Option<&'a RawValue>,
+    #[serde(borrow)]
+    id: Option<&'a RawValue>,
+    #[serde(rename = "type", borrow)]
+    message_type: Option<&'a RawValue>,
+    #[serde(borrow)]
+    content: Option<&'a RawValue>,
+    #[serde(rename = "displayContent", borrow)]
+    display_content: Option<&'a RawValue>,
+    #[serde(rename = "sessionId", borrow)]
+    session_id: Option<&'a RawValue>,
+    #[serde(rename = "projectHash", borrow)]
+    project_hash: Option<&'a RawValue>,
+    #[serde(rename = "startTime", borrow)]
+    start_time: Option<&'a RawValue>,
+    #[serde(rename = "lastUpdated", borrow)]
+    last_updated: Option<&'a RawValue>,
+    #[serde(borrow)]
+    kind: Option<&'a RawValue>,
+    #[serde(borrow)]
+    summary: Option<&'a RawValue>,
+    #[serde(borrow)]
+    messages: Option<&'a RawValue>,
+}
+
+impl<'a> Record<'a> {
+    /// A JSON object's fields; `None` for anything that is not an object.
+    fn parse(raw: &'a [u8]) -> Option<Record<'a>> {
+        let start = raw.iter().position(|b| !b.is_ascii_whitespace())?;
+        if raw[start] != b'{' {
+            return None;
+        }
+        serde_json::from_slice(raw).ok()
+    }
+
+    /// [`Record::parse`] of a JSON value inside a line.
+    fn of(raw: &'a RawValue) -> Option<Record<'a>> {
+        Record::parse(raw.get().as_bytes())
+    }
+}
+
+/// Whether a JSON value is a string.
+fn is_string(raw: Option<&RawValue>) -> bool {
+    raw.is_some_and(|r| r.get().starts_with('"'))
+}
+
+/// Whether a JSON value is an array.
+fn is_array(raw: Option<&RawValue>) -> bool {
+    raw.is_some_and(|r| r.get().starts_with('['))
+}
+
+/// One part of a part list: its text, whether it is a thought, whether it
+/// is a tool result.
+#[derive(Deserialize)]
+struct Part<'a> {
+    #[serde(borrow)]
+    text: Option<&'a RawValue>,
+    #[serde(borrow)]
+    thought: Option<&'a RawValue>,
+    #[serde(rename = "functionResponse", borrow)]
+    function_response: Option<&'a RawValue>,
 }
 
 /// The messages of a chat being replayed: an insertion-ordered map by id.
@@ -258,34 +329,31 @@ impl Replay {
     }
 }
 
-/// Classify one message object; `None` when it is not one (no string `id`).
-fn message(value: &Value, seq: u64) -> Option<Message> {
-    message_of(value.as_object()?, seq)
-}
-
-/// [`message`] of an object already known to be one.
-fn message_of(fields: &Map<String, Value>, seq: u64) -> Option<Message> {
-    let id = fields.get("id")?.as_str()?.to_owned();
+/// Classify one message record; `None` when it is not one (no string `id`).
+fn message(record: &Record<'_>, seq: u64) -> Option<Message> {
+    let id = string(record.id.filter(|id| is_string(Some(id))))?;
     Some(Message {
         id,
         seq,
-        turn: turn(fields),
+        turn: turn(record),
     })
 }
 
-/// What a message object is to the conversation (see the module docs).
-fn turn(fields: &Map<String, Value>) -> Turn {
-    let content = fields.get("content");
-    match fields.get("type").and_then(Value::as_str) {
-        Some("gemini") => Turn::Reply(part_texts(content, false).concat()),
-        Some("user") => user_turn(content, fields.get("displayContent")),
-        _ => Turn::Hidden,
+/// What a message record is to the conversation (see the module docs).
+fn turn(record: &Record<'_>) -> Turn {
+    let content = record.content;
+    if is_str(record.message_type, "gemini") {
+        Turn::Reply(part_texts(content, false).concat())
+    } else if is_str(record.message_type, "user") {
+        user_turn(content, record.display_content)
+    } else {
+        Turn::Hidden
     }
 }
 
 /// A `user` record: tool results, injected or generated text, or a prompt
 /// (what was typed: `displayContent` when present).
-fn user_turn(content: Option<&Value>, display: Option<&Value>) -> Turn {
+fn user_turn(content: Option<&RawValue>, display: Option<&RawValue>) -> Turn {
     let sent = part_texts(content, false).concat();
     let sent = sent.trim();
     if sent.is_empty() {
@@ -298,7 +366,7 @@ fn user_turn(content: Option<&Value>, display: Option<&Value>) -> Turn {
     if INJECTED.iter().any(|p| sent.starts_with(p)) || CONTINUATIONS.contains(&sent) {
         return Turn::Hidden;
     }
-    let typed = match display.filter(|d| !d.is_null()) {
+    let typed = match display.filter(|d| d.get() != "null") {
         Some(display) => part_texts(Some(display), false).concat(),
         None => part_texts(content, true).concat(),
     };
@@ -309,27 +377,29 @@ fn user_turn(content: Option<&Value>, display: Option<&Value>) -> Turn {
     }
 }
 
-/// The texts of a part list (a string, a part, or an array of either),
-/// thought parts left out. With `typed_only`, stop at the expansion of
-/// `@file` references.
-fn part_texts(value: Option<&Value>, typed_only: bool) -> Vec<&str> {
-    let parts: &[Value] = match value {
-        Some(Value::Array(parts)) => parts,
-        Some(other) => std::slice::from_ref(other),
-        None => &[],
-    };
+/// The parts of a part list: a string, a part, or an array of either.
+fn parts(value: Option<&RawValue>) -> Vec<&RawValue> {
+    if is_array(value) {
+        elements(value)
+    } else {
+        value.into_iter().collect()
+    }
+}
+
+/// The texts of a part list, thought parts left out. With `typed_only`,
+/// stop at the expansion of `@file` references.
+fn part_texts(value: Option<&RawValue>, typed_only: bool) -> Vec<String> {
     let mut texts = Vec::new();
-    for part in parts {
-        let text = match part {
-            Value::String(text) => text.as_str(),
-            Value::Object(fields) if fields.get("thought") != Some(&Value::Bool(true)) => {
-                match fields.get("text").and_then(Value::as_str) {
-                    Some(text) => text,
-                    None => continue,
-                }
-            }
-            _ => continue,
+    for part in parts(value) {
+        let text = if is_string(Some(part)) {
+            string(Some(part))
+        } else {
+            serde_json::from_str::<Part<'_>>(part.get())
+                .ok()
+                .filter(|p| !is_true(p.thought))
+                .and_then(|p| string(p.text))
         };
+        let Some(text) = text else { continue };
         if typed_only && text.trim_start().starts_with(REFERENCED_FILES) {
             break;
         }
@@ -339,12 +409,10 @@ fn part_texts(value: Option<&Value>, typed_only: bool) -> Vec<&str> {
 }
 
 /// Whether a part list holds a `functionResponse` part.
-fn has_function_response(value: Option<&Value>) -> bool {
-    match value {
-        Some(Value::Array(parts)) => parts.iter().any(|p| p.get("functionResponse").is_some()),
-        Some(part) => part.get("functionResponse").is_some(),
-        None => false,
-    }
+fn has_function_response(value: Option<&RawValue>) -> bool {
+    parts(value).into_iter().any(|part| {
+        serde_json::from_str::<Part<'_>>(part.get()).is_ok_and(|p| p.function_response.is_some())
+    })
 }
 
 /// Replay a `.jsonl` chat. Lines that are not JSON objects are passed over
@@ -363,7 +431,7 @@ pub fn parse_jsonl(bytes: &[u8]) -> Chat {
             }
             continue;
         }
-        let Ok(Value::Object(record)) = serde_json::from_slice::<Value>(text) else {
+        let Some(record) = Record::parse(text) else {
             if terminated {
                 chat.captured_through_seq = number;
             }
@@ -377,62 +445,63 @@ pub fn parse_jsonl(bytes: &[u8]) -> Chat {
 }
 
 /// Apply one record, tested in the order Gemini CLI tests them.
-fn apply(chat: &mut Chat, replay: &mut Replay, record: &Map<String, Value>, seq: u64) {
-    if let Some(Value::String(id)) = record.get("$rewindTo") {
-        replay.rewind_to(id);
-    } else if record.get("id").is_some_and(Value::is_string) {
-        if let Some(m) = message_of(record, seq) {
+fn apply(chat: &mut Chat, replay: &mut Replay, record: &Record<'_>, seq: u64) {
+    if is_string(record.rewind_to) {
+        if let Some(id) = string(record.rewind_to) {
+            replay.rewind_to(&id);
+        }
+    } else if is_string(record.id) {
+        if let Some(m) = message(record, seq) {
             replay.upsert(m);
         }
-    } else if let Some(Value::Object(set)) = record.get("$set") {
-        if let Some(Value::Array(messages)) = set.get("messages") {
+    } else if let Some(set) = record.set.and_then(Record::of) {
+        if is_array(set.messages) {
             replay.clear();
-            for m in messages.iter().filter_map(|v| message(v, seq)) {
-                replay.upsert(m);
-            }
+            add_messages(replay, &set, seq);
         }
-        chat.merge_metadata(set);
-    } else if is_metadata(record) {
+        chat.merge_metadata(&set);
+    } else if is_string(record.session_id) && is_string(record.project_hash) {
         chat.merge_metadata(record);
         // A metadata line may carry messages (a resumed legacy chat's
         // first line in some versions): added, not replacing.
-        if let Some(Value::Array(messages)) = record.get("messages") {
-            for m in messages.iter().filter_map(|v| message(v, seq)) {
-                replay.upsert(m);
-            }
-        }
+        add_messages(replay, record, seq);
     }
 }
 
-/// A metadata line: string `sessionId` and `projectHash`.
-fn is_metadata(record: &Map<String, Value>) -> bool {
-    record.get("sessionId").is_some_and(Value::is_string)
-        && record.get("projectHash").is_some_and(Value::is_string)
+/// Upsert the messages of a record's `messages` list.
+fn add_messages(replay: &mut Replay, record: &Record<'_>, seq: u64) {
+    for m in elements(record.messages)
+        .into_iter()
+        .filter_map(Record::of)
+        .filter_map(|r| message(&r, seq))
+    {
+        replay.upsert(m);
+    }
 }
 
 /// Parse a legacy `.json` chat: one object with `sessionId`, `projectHash`,
 /// `startTime`, `lastUpdated`, `summary?` and `messages`. Messages without
 /// an `id` are kept (legacy files were written whole, never upserted).
 pub fn parse_legacy(bytes: &[u8]) -> Result<Chat, String> {
-    let value: Value = serde_json::from_slice(bytes).map_err(|e| format!("not JSON: {e}"))?;
-    let Value::Object(fields) = value else {
-        return Err("not a JSON object".into());
+    let fields: Record<'_> = match serde_json::from_slice::<&RawValue>(bytes) {
+        Ok(raw) => Record::of(raw).ok_or("not a JSON object")?,
+        Err(e) => return Err(format!("not JSON: {e}")),
     };
-    if !fields.get("sessionId").is_some_and(Value::is_string) {
+    if !is_string(fields.session_id) {
         return Err("no sessionId".into());
     }
     let mut chat = Chat::default();
     chat.merge_metadata(&fields);
-    let list = fields.get("messages").and_then(Value::as_array);
     let mut replay = Replay::default();
-    for (index, value) in list.into_iter().flatten().enumerate() {
+    for (index, raw) in elements(fields.messages).into_iter().enumerate() {
         let seq = index as u64 + 1;
-        let id = match value.get("id").and_then(Value::as_str) {
-            Some(id) => id.to_owned(),
-            None => format!("#{seq}"),
-        };
-        let turn = value.as_object().map_or(Turn::Hidden, turn);
-        replay.upsert(Message { id, seq, turn });
+        let record = Record::of(raw).unwrap_or_default();
+        let id = string(record.id).unwrap_or_else(|| format!("#{seq}"));
+        replay.upsert(Message {
+            id,
+            seq,
+            turn: turn(&record),
+        });
         chat.captured_through_seq = seq;
     }
     chat.messages = replay.messages;
@@ -711,6 +780,9 @@ impl Facts {
 struct GeminiCaches {
     /// Facts of each chat file, by path and version.
     facts: FileCache<Facts>,
+    /// The session chats of each `chats` directory, while the directory
+    /// is unchanged (no file created, renamed or removed).
+    listings: FileCache<Vec<PathBuf>>,
 }
 
 impl Store for Gemini {
@@ -932,18 +1004,31 @@ fn session_files(
     let fragment = file_id(&record.id);
     let suffixes = [format!("-{fragment}.json"), format!("-{fragment}.jsonl")];
     let mut paths = vec![record.path.clone()];
+    let listings = &caches.get::<GeminiCaches>().listings;
     if let Ok(folders) = std::fs::read_dir(record.root.join("tmp")) {
         for folder in folders.flatten() {
-            let Ok((sessions, _)) = chat_files(&folder.path()) else {
+            let folder = folder.path();
+            let chats = folder.join("chats");
+            let listed = listings.get(&chats, 0, || {
+                chat_files(&folder)
+                    .map(|(sessions, _)| sessions)
+                    .map_err(|e| ReadError::io(&chats, &e))
+            });
+            let Ok(sessions) = listed else {
                 continue;
             };
-            paths.extend(sessions.into_iter().filter(|p| {
-                let name = p
-                    .file_name()
-                    .map(|n| n.to_string_lossy())
-                    .unwrap_or_default();
-                suffixes.iter().any(|s| name.ends_with(s.as_str())) && *p != record.path
-            }));
+            paths.extend(
+                sessions
+                    .iter()
+                    .filter(|p| {
+                        let name = p
+                            .file_name()
+                            .map(|n| n.to_string_lossy())
+                            .unwrap_or_default();
+                        suffixes.iter().any(|s| name.ends_with(s.as_str())) && **p != record.path
+                    })
+                    .cloned(),
+            );
         }
     }
     let mut found = Vec::new();
@@ -1052,6 +1137,12 @@ mod tests {
         )
     }
 
+    /// What a message object is, parsed as a chat line is.
+    fn turn_of(value: &Value) -> Turn {
+        let text = value.to_string();
+        turn(&Record::parse(text.as_bytes()).unwrap())
+    }
+
     fn said(chat: &Chat) -> Vec<(u64, &'static str, String)> {
         texts(&chat.surface())
     }
@@ -1152,7 +1243,7 @@ mod tests {
 
     #[test]
     fn only_typed_prompts_are_direct_user_messages() {
-        let turn_of = |value: Value| turn(value.as_object().unwrap());
+        let turn_of = |value: Value| turn_of(&value);
         let prompt = |t: &str| Turn::Prompt(t.into());
         assert_eq!(turn_of(context()), Turn::Hidden);
         assert_eq!(
@@ -1192,10 +1283,7 @@ mod tests {
             "content": [{"text": "THOUGHT", "thought": true}, {"text": "answer"},
                         {"functionCall": {"name": "x", "args": {}}}],
             "thoughts": [{"subject": "S", "description": "THOUGHT"}]});
-        assert_eq!(
-            turn(value.as_object().unwrap()),
-            Turn::Reply("answer".into())
-        );
+        assert_eq!(turn_of(&value), Turn::Reply("answer".into()));
         let chat = parse_jsonl(&jsonl(&[meta("2026-01-01T00:00:00Z"), reply("g", "")]));
         assert!(chat.surface().events.is_empty());
         assert!(chat.has_conversation());
