@@ -809,7 +809,19 @@ impl Store for Gemini {
     }
 
     /// One chat file on its own (the scan of a root groups them instead).
+    /// Only a file directly in a `chats` folder is a session: sub-agent
+    /// chats sit one level deeper, and `logs/session-*.jsonl` are not chats.
     fn list_file(&self, _: &Caches, root: &Arc<Path>, path: &Path) -> ScanEvent {
+        let in_chats = path
+            .parent()
+            .and_then(Path::file_name)
+            .is_some_and(|name| name == "chats");
+        if !in_chats {
+            return ScanEvent::Skipped {
+                path: path.to_owned(),
+                reason: "not a Gemini CLI chat: not directly in a chats folder".into(),
+            };
+        }
         let projects = Projects::read(root, &mut |_, _| {});
         let folder_path = path.parent().and_then(Path::parent).unwrap_or(root);
         let folder = Folder {
@@ -1396,6 +1408,43 @@ mod tests {
         let facts = Facts::of(&chat);
         assert!(facts.subagent && facts.has_conversation);
         assert_eq!(facts.title.as_deref(), Some("task"));
+    }
+
+    #[test]
+    fn one_file_listed_alone_has_its_project_root() {
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gemini");
+        let root: Arc<Path> = Arc::from(fixture.as_path());
+        let caches = Caches::default();
+        let chat = fixture.join("tmp/shop/chats/session-2026-01-11T10-00-c0ffee02.jsonl");
+        assert!(Gemini.wants(&chat));
+        let ScanEvent::Record(record) = Gemini.list_file(&caches, &root, &chat) else {
+            panic!("not listed");
+        };
+        assert_eq!(record.id, "c0ffee02-2222-4222-8222-000000000002");
+        assert_eq!(record.cwd.as_deref(), Some("/home/dev/shop"));
+        assert_eq!(record.created_at, "2026-01-11T10:00:00.000Z");
+        assert_eq!(record.kind, KIND);
+        let hashed = fixture.join(concat!(
+            "tmp/cc2b75052e4faa5654d762961bf89567edf5657f98c533e6fb34528f450b2602",
+            "/chats/session-2025-10-05T12-00-c0ffee06.json"
+        ));
+        let ScanEvent::Record(record) = Gemini.list_file(&caches, &root, &hashed) else {
+            panic!("not listed");
+        };
+        assert_eq!(record.cwd.as_deref(), Some("/home/dev/api"));
+        let sub = fixture.join(
+            "tmp/shop/chats/c0ffee01-1111-4111-8111-000000000001/c0ffee08-8888-4888-8888-000000000008.jsonl",
+        );
+        assert!(!Gemini.wants(&sub));
+        assert!(matches!(
+            Gemini.list_file(&caches, &root, &sub),
+            ScanEvent::Skipped { .. }
+        ));
+        let log = fixture.join("tmp/shop/logs/session-c0ffee01-1111-4111-8111-000000000001.jsonl");
+        assert!(matches!(
+            Gemini.list_file(&caches, &root, &log),
+            ScanEvent::Skipped { .. }
+        ));
     }
 
     #[test]
