@@ -17,10 +17,11 @@ use crate::store::{StoreRoots, REGISTRY};
 /// them into a prompt.
 ///
 /// With no command, opens the interactive picker. Sessions come from native
-/// Hydra stores, Claude Code and Codex CLI; with no store flag, the default
-/// locations that exist are read ($HYDRA_SESSIONS or ~/.hydra/sessions,
-/// $CLAUDE_CONFIG_DIR/projects or ~/.claude/projects, $CODEX_HOME/sessions or
-/// ~/.codex/sessions).
+/// Hydra stores, Claude Code, Codex CLI and Gemini CLI; with no store flag,
+/// the default locations that exist are read ($HYDRA_SESSIONS or
+/// ~/.hydra/sessions, $CLAUDE_CONFIG_DIR/projects or ~/.claude/projects,
+/// $CODEX_HOME/sessions or ~/.codex/sessions, $GEMINI_CLI_HOME/.gemini or
+/// ~/.gemini).
 #[derive(Debug, Parser)]
 #[command(name = "session-ref", version, about, long_about, max_term_width = 100)]
 pub struct Cli {

@@ -50,7 +50,7 @@ pub struct Candidate {
     pub created_at: String,
     /// The canonical mention with this label.
     pub mention: String,
-    /// Store kind: `hydra`, `claude` or `codex`.
+    /// Store kind: `hydra`, `claude`, `codex` or `gemini`.
     pub store: &'static str,
     /// The log file.
     pub path: String,

@@ -2,7 +2,7 @@
 //! inject exact, byte-budgeted, read-only snapshots of them.
 //!
 //! Layout: [`reference`](mod@reference) is the pure core (the Hydra resolver's semantics);
-//! [`store`] reads native, Claude Code and Codex sessions into one model;
+//! [`store`] reads native, Claude Code, Codex and Gemini CLI sessions into one model;
 //! [`engine`] applies the core to the stores; [`cli`], [`commands`] and
 //! [`output`] make the command line; `tui` is the interactive picker;
 //! [`hook`] answers Claude Code's and Codex's prompt-submit hooks.

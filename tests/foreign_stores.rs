@@ -42,6 +42,7 @@ fn session_ref(args: &[&str], env: &[(&str, &Path)]) -> Run {
         .env_remove("HYDRA_SESSIONS")
         .env_remove("CLAUDE_CONFIG_DIR")
         .env_remove("CODEX_HOME")
+        .env_remove("GEMINI_CLI_HOME")
         .env("HOME", home.path());
     for (key, value) in env {
         command.env(key, value);
@@ -340,7 +341,7 @@ fn default_locations_are_discovered_or_named_in_a_hint() {
     assert_eq!(
         run.stderr,
         format!(
-            "session-ref: no sessions found. Looked in:\n  hydra  {home}/.hydra/sessions\n  claude {home}/.claude/projects\n  codex  {home}/.codex/sessions\nPoint at a store with --store DIR (hydra), --claude DIR or --codex DIR,\nor try the demo: session-ref --store assets/demo\n"
+            "session-ref: no sessions found. Looked in:\n  hydra  {home}/.hydra/sessions\n  claude {home}/.claude/projects\n  codex  {home}/.codex/sessions\n  gemini {home}/.gemini\nPoint at a store with --store DIR (hydra), --claude DIR, --codex DIR or --gemini DIR,\nor try the demo: session-ref --store assets/demo\n"
         )
     );
     let fixtures = Path::new(CLAUDE).parent().unwrap().parent().unwrap();

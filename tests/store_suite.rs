@@ -81,6 +81,12 @@ const KINDS: &[Kind] = &[
         build: codex,
         tear: append_half_line,
     },
+    Kind {
+        name: "gemini",
+        flag: "gemini",
+        build: gemini,
+        tear: append_half_line,
+    },
 ];
 
 /// Texts planted in tool calls, tool output, reasoning and injected context.
@@ -555,6 +561,100 @@ fn fidelity(
             hidden: FIDELITY_HIDDEN,
         })
         .collect()
+/// A Gemini CLI directory (`.gemini`): a chat in a project folder named by
+/// its slug (the root in `.project_root`), and a chat in an old folder named
+/// by the SHA-256 of its root (the root known from `projects.json`), with a
+/// `$set` summary. Both `.jsonl`, as Gemini CLI 0.61 writes them.
+fn gemini(dir: &Path) -> Built {
+    let root = dir.join(".gemini");
+    let a = "9e300000-0000-4000-8000-00000000000a";
+    let b = "9e300000-0000-4000-8000-00000000000b";
+    // SHA-256 of "/w/site", the name Gemini CLI gave its project folder.
+    let site = "9249cb6c7841f50c3a18f0a64b5294feeaeeffb6720ec9770e9c590c8c4a300e";
+    std::fs::create_dir_all(root.join("tmp/api")).unwrap();
+    std::fs::write(root.join("tmp/api/.project_root"), "/w/api").unwrap();
+    std::fs::write(
+        root.join("projects.json"),
+        r#"{"projects": {"/w/api": "api", "/w/site": "site"}}"#,
+    )
+    .unwrap();
+    let meta = |id: &str, hash: &str, at: &str| {
+        format!(
+            r#"{{"sessionId":"{id}","projectHash":"{hash}","startTime":"{at}","lastUpdated":"{at}","kind":"main"}}"#
+        )
+    };
+    let context = r#"{"$set":{"messages":[{"id":"d04923d38bb0f6017037e74183378ef4","timestamp":"2026-01-05T07:00:00.001Z","type":"user","content":[{"text":"<session_context>\nThis is the Gemini CLI. We are setting up the context for our chat.\n</session_context>"}]}],"lastUpdated":"2026-01-05T07:00:00.001Z"}}"#;
+    let call = r#"{"id":"run_shell_command_1","name":"run_shell_command","args":{"command":"TOOL-INPUT-XYZZY"},"result":[{"functionResponse":{"id":"run_shell_command_1","name":"run_shell_command","response":{"output":"TOOL-OUTPUT-XYZZY"}}}],"status":"success","timestamp":"2026-01-05T07:00:03.000Z","displayName":"Shell"}"#;
+    let first = root.join(format!(
+        "tmp/api/chats/session-2026-01-05T07-00-{}.jsonl",
+        &a[..8]
+    ));
+    write(
+        &first,
+        &[
+            meta(a, &"0".repeat(64), "2026-01-05T07:00:00.000Z"),
+            context.to_owned(),
+            r#"{"id":"u1","timestamp":"2026-01-05T07:00:01.000Z","type":"user","content":[{"text":"Rate-limit the login endpoint"}]}"#.to_owned(),
+            r#"{"$set":{"lastUpdated":"2026-01-05T07:00:01.000Z"}}"#.to_owned(),
+            r#"{"id":"g1","timestamp":"2026-01-05T07:00:02.000Z","type":"gemini","content":"","thoughts":[{"subject":"Plan","description":"REASONING-XYZZY","timestamp":"2026-01-05T07:00:01.500Z"}],"model":"gemini-3.8-flash"}"#.to_owned(),
+            format!(r#"{{"id":"g1","timestamp":"2026-01-05T07:00:02.000Z","type":"gemini","content":"","thoughts":[{{"subject":"Plan","description":"REASONING-XYZZY","timestamp":"2026-01-05T07:00:01.500Z"}}],"model":"gemini-3.8-flash","toolCalls":[{call}]}}"#),
+            r#"{"id":"u2","timestamp":"2026-01-05T07:00:03.100Z","type":"user","content":[{"functionResponse":{"id":"run_shell_command_1","name":"run_shell_command","response":{"output":"TOOL-OUTPUT-XYZZY"}}}]}"#.to_owned(),
+            r#"{"id":"g2","timestamp":"2026-01-05T07:00:04.000Z","type":"gemini","content":"Login now allows 5 attempts a minute","thoughts":[],"model":"gemini-3.8-flash"}"#.to_owned(),
+            r#"{"$set":{"lastUpdated":"2026-01-05T07:00:04.000Z"}}"#.to_owned(),
+        ],
+    );
+    let second = root.join(format!(
+        "tmp/{site}/chats/session-2026-01-04T07-00-{}.jsonl",
+        &b[..8]
+    ));
+    write(
+        &second,
+        &[
+            meta(b, site, "2026-01-04T07:00:00.000Z"),
+            r#"{"id":"v1","timestamp":"2026-01-04T07:00:01.000Z","type":"user","content":[{"text":"Compress the landing page images"}]}"#.to_owned(),
+            r#"{"id":"w1","timestamp":"2026-01-04T07:00:02.000Z","type":"gemini","content":"The images are now WebP","thoughts":[],"model":"gemini-3.8-flash"}"#.to_owned(),
+            r#"{"$set":{"summary":"Landing page images","memoryScratchpad":{"version":1}}}"#.to_owned(),
+        ],
+    );
+    write(
+        &root.join(format!("tmp/api/chats/{a}/9e300000-0000-4000-8000-0000000000cc.jsonl")),
+        &[
+            format!(r#"{{"sessionId":"9e300000-0000-4000-8000-0000000000cc","projectHash":"{}","startTime":"2026-01-05T07:00:02.500Z","lastUpdated":"2026-01-05T07:00:02.500Z","kind":"subagent","directories":["/w/api"]}}"#, "0".repeat(64)),
+            r#"{"id":"s1","timestamp":"2026-01-05T07:00:02.600Z","type":"user","content":[{"text":"Investigate the login handler"}]}"#.to_owned(),
+        ],
+    );
+    Built {
+        root,
+        sessions: vec![
+            Expect {
+                id: a,
+                cwd: "/w/api",
+                label: "Rate-limit the login endpoint",
+                file: first,
+                said: &[
+                    "Rate-limit the login endpoint",
+                    "Login now allows 5 attempts a minute",
+                ],
+                hidden: &[
+                    "TOOL-INPUT-XYZZY",
+                    "TOOL-OUTPUT-XYZZY",
+                    "REASONING-XYZZY",
+                    "session_context",
+                ],
+            },
+            Expect {
+                id: b,
+                cwd: "/w/site",
+                label: "Landing page images",
+                file: second,
+                said: &[
+                    "Compress the landing page images",
+                    "The images are now WebP",
+                ],
+                hidden: &[],
+            },
+        ],
+    }
 }
 
 /// The built store of one kind, in a fresh directory.

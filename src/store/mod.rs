@@ -29,6 +29,7 @@
 pub mod claude;
 pub mod codex;
 pub mod foreign;
+pub mod gemini;
 pub mod lines;
 pub mod loose;
 pub mod model;
@@ -48,7 +49,7 @@ pub use model::StoreKind;
 use model::{SessionRecord, Surface};
 
 /// Every store kind, in the order roots are read and flags are listed.
-pub static REGISTRY: &[StoreKind] = &[native::KIND, claude::KIND, codex::KIND];
+pub static REGISTRY: &[StoreKind] = &[native::KIND, claude::KIND, codex::KIND, gemini::KIND];
 
 /// An environment lookup (`std::env::var`, or a test's table).
 pub type Env<'a> = &'a dyn Fn(&str) -> Option<String>;
@@ -551,10 +552,15 @@ mod tests {
             none.of(codex::KIND).collect::<Vec<_>>(),
             [Path::new("/home/u/.codex/sessions")]
         );
+        assert_eq!(
+            none.of(gemini::KIND).collect::<Vec<_>>(),
+            [Path::new("/home/u/.gemini")]
+        );
         let env = |k: &str| match k {
             "HYDRA_SESSIONS" => Some("/h".to_owned()),
             "CLAUDE_CONFIG_DIR" => Some("/c".to_owned()),
             "CODEX_HOME" => Some("/x".to_owned()),
+            "GEMINI_CLI_HOME" => Some("/g".to_owned()),
             _ => None,
         };
         let set = StoreRoots::default_locations(env, Some(home));
@@ -565,6 +571,7 @@ mod tests {
                 ("hydra", Path::new("/h")),
                 ("claude", Path::new("/c/projects")),
                 ("codex", Path::new("/x/sessions")),
+                ("gemini", Path::new("/g/.gemini")),
             ]
         );
     }
@@ -584,8 +591,8 @@ mod tests {
     fn the_registry_names_each_kind_and_flag_once() {
         let names: Vec<&str> = REGISTRY.iter().map(|k| k.as_str()).collect();
         let flags: Vec<&str> = REGISTRY.iter().map(|k| k.store().flag()).collect();
-        assert_eq!(names, ["hydra", "claude", "codex"]);
-        assert_eq!(flags, ["store", "claude", "codex"]);
+        assert_eq!(names, ["hydra", "claude", "codex", "gemini"]);
+        assert_eq!(flags, ["store", "claude", "codex", "gemini"]);
         assert_eq!(kind_by_flag("store"), Some(native::KIND));
         assert_eq!(kind_by_name("codex"), Some(codex::KIND));
     }

@@ -23,7 +23,8 @@ impl StoreKind {
         self.0
     }
 
-    /// The kind's name as shown and serialized (`hydra`, `claude`, `codex`).
+    /// The kind's name as shown and serialized (`hydra`, `claude`, `codex`,
+    /// `gemini`).
     pub fn as_str(self) -> &'static str {
         self.0.name()
     }
@@ -234,6 +235,6 @@ mod tests {
             .iter()
             .map(|k| format!("[{k:<6}]"))
             .collect();
-        assert_eq!(names, ["[hydra ]", "[claude]", "[codex ]"]);
+        assert_eq!(names, ["[hydra ]", "[claude]", "[codex ]", "[gemini]"]);
     }
 }
