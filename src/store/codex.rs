@@ -33,7 +33,7 @@ use crate::store::foreign::{
     FileCache, SurfaceBuilder, Visit,
 };
 use crate::store::loose::{elements, is_str, non_empty, string};
-use crate::store::model::{SessionRecord, StoreKind, Surface};
+use crate::store::model::{History, SessionRecord, StoreKind, Surface};
 use crate::store::time::Instant;
 use crate::store::{env_or_home, has_suffix, Caches, Env, ReadError, ScanEvent, Store};
 
@@ -284,6 +284,10 @@ impl Store for Codex {
     fn read_surface(&self, _: &Caches, record: &SessionRecord) -> Result<Surface, ReadError> {
         read_surface(record)
     }
+
+    fn read_history(&self, _: &Caches, record: &SessionRecord) -> Result<History, ReadError> {
+        read_history(record)
+    }
 }
 
 /// The record of a rollout: id, timestamp and cwd of its first
@@ -345,8 +349,24 @@ fn last_turn_context_cwd(path: &Path) -> Result<Option<String>, ReadError> {
 /// Read and fold a whole rollout (see the module docs). A rollout that
 /// stops mid-turn is simply a surface without the reply.
 pub fn read_surface(record: &SessionRecord) -> Result<Surface, ReadError> {
-    let mut items = SurfaceBuilder::default();
-    let mut events = SurfaceBuilder::default();
+    let (builder, last) = fold(record, SurfaceBuilder::default)?;
+    Ok(builder.finish(last))
+}
+
+/// The surface of [`read_surface`] plus the events compactions shadowed.
+pub fn read_history(record: &SessionRecord) -> Result<History, ReadError> {
+    let (builder, last) = fold(record, SurfaceBuilder::keeping_shadowed)?;
+    Ok(builder.finish_history(last))
+}
+
+/// Fold a rollout into the builder that holds its conversation, and the
+/// number of its last complete line.
+fn fold(
+    record: &SessionRecord,
+    new_builder: fn() -> SurfaceBuilder,
+) -> Result<(SurfaceBuilder, u64), ReadError> {
+    let mut items = new_builder();
+    let mut events = new_builder();
     let mut item_messages = false;
     let last = read_lines(&record.path, false, |seq, bytes| {
         let Some((_, item)) = parse_line(bytes) else {
@@ -373,7 +393,7 @@ pub fn read_surface(record: &SessionRecord) -> Result<Surface, ReadError> {
         }
         Visit::NEXT
     })?;
-    Ok(if item_messages { items } else { events }.finish(last))
+    Ok((if item_messages { items } else { events }, last))
 }
 
 /// Apply a `compacted` line: the surface restarts with the summary as a
