@@ -140,6 +140,24 @@ enum CommandArgs {
         #[arg(long)]
         json: bool,
     },
+    /// Find sessions by what was said in them (typed prompts, assistant
+    /// text and compaction summaries, over the whole history), newest first.
+    ///
+    /// Every word must appear (smart case: an upper-case letter makes the
+    /// search case-sensitive); "quoted phrases" match exactly.
+    Search {
+        /// Words and "phrases", or a regular expression with --regex.
+        query: String,
+        /// Read QUERY as a regular expression (Rust regex syntax).
+        #[arg(long)]
+        regex: bool,
+        /// Stop after N matching sessions [default: --candidate-limit].
+        #[arg(long, value_name = "N", allow_hyphen_values = true)]
+        limit: Option<String>,
+        /// One JSON object per line.
+        #[arg(long)]
+        json: bool,
+    },
     /// Replace mentions by readable text and append the sessions' snapshot.
     Prepare {
         /// The message; read from stdin when absent.
@@ -288,6 +306,17 @@ pub enum Command {
         /// JSON lines output.
         json: bool,
     },
+    /// `search`.
+    Search {
+        /// The query text.
+        query: String,
+        /// Read it as a regular expression.
+        regex: bool,
+        /// Most matching sessions printed.
+        limit: usize,
+        /// JSON lines output.
+        json: bool,
+    },
     /// `prepare`.
     Prepare {
         /// Text argument; stdin when `None`.
@@ -394,6 +423,20 @@ impl Cli {
                     None => limits.candidate_limit,
                 },
                 fuzzy,
+                json,
+            },
+            CommandArgs::Search {
+                query,
+                regex,
+                limit,
+                json,
+            } => Command::Search {
+                query,
+                regex,
+                limit: match limit {
+                    Some(raw) => parse_limit(&raw)?,
+                    None => limits.candidate_limit,
+                },
                 json,
             },
             CommandArgs::Prepare {

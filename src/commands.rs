@@ -70,6 +70,32 @@ pub fn read_stdin(mut stdin: impl std::io::Read) -> Result<String> {
     String::from_utf8(raw).map_err(|_| Error::invalid_reference("stdin is not UTF-8 text"))
 }
 
+/// Run `search`, streaming its results to stdout until done or `cancel`.
+pub fn search_streaming(config: &Config, cancel: &std::sync::atomic::AtomicBool) -> Result<()> {
+    let Command::Search {
+        query,
+        regex,
+        limit,
+        json,
+    } = &config.command
+    else {
+        return Err(Error::internal("not a search command"));
+    };
+    let request = crate::search::command::Request {
+        query: query.clone(),
+        regex: *regex,
+        limit: *limit,
+        json: *json,
+    };
+    let catalog = load_catalog(config);
+    if catalog.is_empty() && !config.roots_explicit {
+        eprint!("session-ref: {}", nothing_found_hint(config));
+    }
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    crate::search::command::run(config, &catalog, &request, cancel, &mut out)
+}
+
 /// Run a non-interactive command; the result is the whole of stdout.
 /// `stdin` is the input already read when [`needs_stdin`] says so.
 pub fn run(config: &Config, stdin: Option<String>) -> Result<String> {
@@ -81,6 +107,9 @@ pub fn run(config: &Config, stdin: Option<String>) -> Result<String> {
             label: Some(label),
         } => Ok(format!("{}\n", mention::format_mention(id, Some(label)))),
         Command::Pick(_) => Err(Error::internal("the picker is run by the terminal driver")),
+        Command::Search { .. } => Err(Error::internal(
+            "search streams its output: run it with search_streaming",
+        )),
         _ => {
             let catalog = load_catalog(config);
             let engine = Engine::new(Arc::new(catalog), config.limits, config.target.clone());
@@ -151,7 +180,10 @@ fn run_with_engine(config: &Config, engine: &Engine, stdin: Option<String>) -> R
             let label = engine.label_or_default(id, label.as_deref());
             Ok(format!("{}\n", mention::format_mention(id, Some(&label))))
         }
-        Command::UriEncode(_) | Command::UriDecode(_) | Command::Pick(_) => {
+        Command::UriEncode(_)
+        | Command::UriDecode(_)
+        | Command::Pick(_)
+        | Command::Search { .. } => {
             unreachable!("handled without an engine")
         }
     }

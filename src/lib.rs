@@ -17,6 +17,7 @@ pub mod error;
 pub mod matching;
 pub mod output;
 pub mod reference;
+pub mod search;
 pub mod signals;
 pub mod store;
 pub mod tui;

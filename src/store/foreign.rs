@@ -271,7 +271,9 @@ impl SurfaceBuilder {
 fn without_empty_replies(events: Vec<SurfaceEvent>) -> Vec<SurfaceEvent> {
     events
         .into_iter()
-        .filter(|e| !matches!(&e.kind, EventKind::AssistantMessage { content } if content.is_empty()))
+        .filter(
+            |e| !matches!(&e.kind, EventKind::AssistantMessage { content } if content.is_empty()),
+        )
         .collect()
 }
 
