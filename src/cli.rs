@@ -157,6 +157,11 @@ enum CommandArgs {
         /// One JSON object per line.
         #[arg(long)]
         json: bool,
+        /// Read the logs only: neither use nor update the search index
+        /// (kept in $SESSION_REF_CACHE_DIR, $XDG_CACHE_HOME/session-ref or
+        /// ~/.cache/session-ref).
+        #[arg(long)]
+        no_index: bool,
     },
     /// Replace mentions by readable text and append the sessions' snapshot.
     Prepare {
@@ -316,6 +321,8 @@ pub enum Command {
         limit: usize,
         /// JSON lines output.
         json: bool,
+        /// The search index directory; `None` reads the logs only.
+        index: Option<PathBuf>,
     },
     /// `prepare`.
     Prepare {
@@ -430,6 +437,7 @@ impl Cli {
                 regex,
                 limit,
                 json,
+                no_index,
             } => Command::Search {
                 query,
                 regex,
@@ -438,6 +446,11 @@ impl Cli {
                     None => limits.candidate_limit,
                 },
                 json,
+                index: if no_index {
+                    None
+                } else {
+                    crate::search::index::default_dir(&env, home)
+                },
             },
             CommandArgs::Prepare {
                 text,

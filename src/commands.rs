@@ -77,6 +77,7 @@ pub fn search_streaming(config: &Config, cancel: &std::sync::atomic::AtomicBool)
         regex,
         limit,
         json,
+        index,
     } = &config.command
     else {
         return Err(Error::internal("not a search command"));
@@ -86,6 +87,7 @@ pub fn search_streaming(config: &Config, cancel: &std::sync::atomic::AtomicBool)
         regex: *regex,
         limit: *limit,
         json: *json,
+        index: index.clone(),
     };
     let catalog = load_catalog(config);
     if catalog.is_empty() && !config.roots_explicit {

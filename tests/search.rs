@@ -135,3 +135,83 @@ fn the_target_session_is_not_searched() {
     let results = found(&["--session", "zoo-native", "pangolin", "--json"]);
     assert_eq!(stores(&results), ["codex", "claude"]);
 }
+
+/// Copy the fixtures to a temporary directory (the test edits them).
+fn copy_fixtures(to: &std::path::Path) {
+    let out = std::process::Command::new("cp")
+        .args(["-R", FIXTURES, to.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+}
+
+#[test]
+fn the_index_is_used_and_follows_append_truncate_and_delete() {
+    let dir = tempfile::tempdir().unwrap();
+    let stores = dir.path().join("stores");
+    copy_fixtures(&stores);
+    let cache = dir.path().join("cache");
+    let (hydra, claude, codex) = (
+        stores.join("hydra"),
+        stores.join("claude"),
+        stores.join("codex"),
+    );
+    let search = |word: &str| -> Vec<Value> {
+        let out = common::run_env(
+            &[
+                "--store",
+                hydra.to_str().unwrap(),
+                "--claude",
+                claude.to_str().unwrap(),
+                "--codex",
+                codex.to_str().unwrap(),
+                "search",
+                word,
+                "--json",
+            ],
+            "",
+            &[("SESSION_REF_CACHE_DIR", cache.to_str().unwrap())],
+        );
+        assert!(out.status.success(), "{}", stderr(&out));
+        stdout(&out)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let first = search("zephyr");
+    assert_eq!(stores_of(&first), ["codex", "claude", "hydra"]);
+    let manifest = cache.join("search/manifest.json");
+    assert!(manifest.is_file(), "the first search writes the index");
+    // Answers from the index are the answers from the logs.
+    assert_eq!(search("zephyr"), first);
+    assert!(search("quokka").is_empty());
+    // Append a turn to the native log: the new words are found.
+    let native = hydra.join("zoo-native.jsonl");
+    let mut log = std::fs::read_to_string(&native).unwrap();
+    log.push_str(r#"{"seq":11,"type":"user/message","data":{"id":"u3","source":{"kind":"user"},"content":[{"type":"text","text":"What about the wombat?"}]}}"#);
+    log.push('\n');
+    std::fs::write(&native, &log).unwrap();
+    assert_eq!(stores_of(&search("wombat")), ["hydra"]);
+    // Truncate it back to its header and first turn: the old words go.
+    let head: Vec<&str> = log.lines().take(3).collect();
+    std::fs::write(&native, head.join("\n") + "\n").unwrap();
+    assert!(search("wombat").is_empty());
+    assert_eq!(stores_of(&search("zephyr")), ["codex", "claude", "hydra"]);
+    assert!(search("pangolin").iter().all(|r| r["store"] != "hydra"));
+    // Delete the Claude log: it is not found, and its entry goes.
+    std::fs::remove_dir_all(claude.join("-home-dev-zoo")).unwrap();
+    assert_eq!(stores_of(&search("zephyr")), ["codex", "hydra"]);
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    assert!(!text.contains("c0ffee00"), "deleted session still indexed");
+    // A corrupt index is rebuilt, never an error.
+    std::fs::write(&manifest, "garbage").unwrap();
+    assert_eq!(stores_of(&search("zephyr")), ["codex", "hydra"]);
+    assert!(std::fs::read_to_string(&manifest).unwrap().starts_with('{'));
+}
+
+fn stores_of(results: &[Value]) -> Vec<String> {
+    results
+        .iter()
+        .map(|r| r["store"].as_str().unwrap().to_owned())
+        .collect()
+}

@@ -9,11 +9,12 @@ use std::sync::atomic::AtomicBool;
 use crate::cli::Config;
 use crate::display;
 use crate::error::{Error, Result};
-use crate::search::hits::SessionMatch;
+use crate::search::hits::{self, SessionMatch};
+use crate::search::index::{self, Index, Lookup};
 use crate::search::query::{Query, Syntax};
 use crate::search::{scan, Found, BEFORE_COMPACTION};
 use crate::store::model::SessionRecord;
-use crate::store::{Catalog, RecordId};
+use crate::store::{Catalog, ReadError, RecordId};
 
 /// Hits shown per session in the text output (JSON has them all).
 const TEXT_HITS: usize = 3;
@@ -32,6 +33,8 @@ pub struct Request {
     pub limit: usize,
     /// JSON lines instead of text.
     pub json: bool,
+    /// The index directory; `None` searches the logs only.
+    pub index: Option<std::path::PathBuf>,
 }
 
 /// Run `search` over `catalog`, writing to `out`. Stops early on `cancel`
@@ -62,34 +65,40 @@ pub fn run(
     let now = unix_now();
     let home = std::env::var("HOME").ok();
     let mut failed: Option<io::Error> = None;
-    let outcome = scan::stream(
-        &records,
-        &query,
-        limit,
-        cancel,
-        &|record| scan::read_messages(catalog, record),
-        &mut |i, found| {
-            let record = records[i];
-            let label = catalog.label(ids[i], |source| {
-                catalog.read_title(catalog.get(source)).ok().flatten()
-            });
-            let text = if json {
-                let mut line = serde_json::to_string(&Found::new(record, label, &found))
-                    .expect("search results serialize");
-                line.push('\n');
-                line
-            } else {
-                text_entry(record, &label, &found, now, home.as_deref())
-            };
-            match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-                Ok(()) => true,
-                Err(e) => {
-                    failed = Some(e);
-                    false
-                }
+    let index = request.index.as_deref().map(Index::open);
+    let decide = |record: &SessionRecord| match &index {
+        Some(index) => decide_indexed(index, catalog, &query, record),
+        None => scan::read_messages(catalog, record).map(|m| hits::match_session(&query, &m)),
+    };
+    let outcome = scan::stream(&records, limit, cancel, &decide, &mut |i, found| {
+        let record = records[i];
+        let label = catalog.label(ids[i], |source| {
+            catalog.read_title(catalog.get(source)).ok().flatten()
+        });
+        let text = if json {
+            let mut line = serde_json::to_string(&Found::new(record, label, &found))
+                .expect("search results serialize");
+            line.push('\n');
+            line
+        } else {
+            text_entry(record, &label, &found, now, home.as_deref())
+        };
+        match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+            Ok(()) => true,
+            Err(e) => {
+                failed = Some(e);
+                false
             }
-        },
-    );
+        }
+    });
+    if let Some(index) = index {
+        let listed: Vec<&std::path::Path> = catalog.ordered().map(|r| r.path.as_path()).collect();
+        if let Err(e) = index.commit(Some(&listed)) {
+            if config.verbose {
+                eprintln!("session-ref: warning: search index not written: {e}");
+            }
+        }
+    }
     if config.verbose {
         for (path, why) in &outcome.unreadable {
             eprintln!(
@@ -108,6 +117,37 @@ pub fn run(
         return Err(Error::cancelled());
     }
     Ok(())
+}
+
+/// Decide one session from the index when it holds the log's current
+/// version, else from the log (remembering what was read for the index).
+/// A word query is first looked for in the raw blob, so sessions without
+/// every word are passed over without decoding; a regex is matched per
+/// message only (its anchors mean message boundaries).
+fn decide_indexed(
+    index: &Index,
+    catalog: &Catalog,
+    query: &Query,
+    record: &SessionRecord,
+) -> Result<Option<SessionMatch>, ReadError> {
+    match index.lookup(&record.path) {
+        Ok(Lookup::Current(blob)) => {
+            let literal = !query.literals().is_empty();
+            if literal && !(0..query.term_count()).all(|t| query.term_in(t, &blob)) {
+                return Ok(None);
+            }
+            if let Some(messages) = index::decode(&blob) {
+                return Ok(hits::match_session(query, &messages));
+            }
+            scan::read_messages(catalog, record).map(|m| hits::match_session(query, &m))
+        }
+        Ok(Lookup::Stale(stamp)) => {
+            let messages = scan::read_messages(catalog, record)?;
+            index.remember(&record.path, stamp, &messages);
+            Ok(hits::match_session(query, &messages))
+        }
+        Err(e) => Err(ReadError::io(&record.path, &e)),
+    }
 }
 
 /// One session in the text output: a heading (label · store · cwd · age),

@@ -13,6 +13,7 @@
 pub mod command;
 pub mod extract;
 pub mod hits;
+pub mod index;
 pub mod query;
 pub mod scan;
 

@@ -15,8 +15,8 @@ use crate::search::query::Query;
 use crate::store::model::SessionRecord;
 use crate::store::{Catalog, ReadError};
 
-/// How a session's searchable messages are obtained.
-pub type ReadMessages<'a> = dyn Fn(&SessionRecord) -> Result<Vec<Message>, ReadError> + Sync + 'a;
+/// How one session is decided: its match, or `None` when it does not match.
+pub type Decide<'a> = dyn Fn(&SessionRecord) -> Result<Option<SessionMatch>, ReadError> + Sync + 'a;
 
 /// The searchable messages of a session of `catalog`, read from its log.
 pub fn read_messages(catalog: &Catalog, record: &SessionRecord) -> Result<Vec<Message>, ReadError> {
@@ -36,15 +36,23 @@ pub struct Outcome {
     pub cancelled: bool,
 }
 
-/// Search `records` (in the order given) for `query`. Each match is passed
-/// to `emit` in that order with the record's position; `emit` returns
-/// whether to go on. Stops after `limit` matches, on `cancel`, or at the end.
+/// `decide` for a query over messages read by `read`.
+pub fn by_reading<'a>(
+    query: &'a Query,
+    read: impl Fn(&SessionRecord) -> Result<Vec<Message>, ReadError> + Sync + 'a,
+) -> impl Fn(&SessionRecord) -> Result<Option<SessionMatch>, ReadError> + Sync + 'a {
+    move |record| read(record).map(|messages| hits::match_session(query, &messages))
+}
+
+/// Decide `records` (in the order given) with `decide`. Each match is
+/// passed to `emit` in that order with the record's position; `emit`
+/// returns whether to go on. Stops after `limit` matches, on `cancel`, or
+/// at the end.
 pub fn stream(
     records: &[&SessionRecord],
-    query: &Query,
     limit: usize,
     cancel: &AtomicBool,
-    read: &ReadMessages<'_>,
+    decide: &Decide<'_>,
     emit: &mut dyn FnMut(usize, SessionMatch) -> bool,
 ) -> Outcome {
     let threads = std::thread::available_parallelism()
@@ -65,7 +73,7 @@ pub fn stream(
                 }
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(record) = records.get(i) else { break };
-                let decided = read(record).map(|messages| hits::match_session(query, &messages));
+                let decided = decide(record);
                 if sender.send((i, decided)).is_err() {
                     break;
                 }
@@ -145,7 +153,8 @@ mod tests {
         let query = Query::parse("needle", Syntax::Words).unwrap();
         let cancel = AtomicBool::new(false);
         let mut seen = Vec::new();
-        let outcome = stream(&records, &query, 4, &cancel, &said, &mut |i, found| {
+        let decide = by_reading(&query, said);
+        let outcome = stream(&records, 4, &cancel, &decide, &mut |i, found| {
             seen.push((i, found.hits.len()));
             true
         });
@@ -153,7 +162,7 @@ mod tests {
         assert_eq!(outcome.unreadable.len(), 1);
         assert!(!outcome.cancelled);
         let mut all = 0;
-        stream(&records, &query, usize::MAX, &cancel, &said, &mut |_, _| {
+        stream(&records, usize::MAX, &cancel, &decide, &mut |_, _| {
             all += 1;
             true
         });
@@ -167,7 +176,8 @@ mod tests {
         let query = Query::parse("needle", Syntax::Words).unwrap();
         let cancel = AtomicBool::new(false);
         let mut seen = 0;
-        let outcome = stream(&records, &query, usize::MAX, &cancel, &said, &mut |_, _| {
+        let decide = by_reading(&query, said);
+        let outcome = stream(&records, usize::MAX, &cancel, &decide, &mut |_, _| {
             seen += 1;
             if seen == 3 {
                 cancel.store(true, Ordering::Relaxed);
