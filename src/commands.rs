@@ -89,13 +89,26 @@ pub fn search_streaming(config: &Config, cancel: &std::sync::atomic::AtomicBool)
         json: *json,
         index: index.clone(),
     };
-    let catalog = load_catalog(config);
+    let index = request
+        .index
+        .as_deref()
+        .map(crate::search::index::Index::open);
+    let catalog = match &index {
+        Some(index) => {
+            let mut catalog = Catalog::default();
+            let events = index.list(catalog.caches(), &config.roots);
+            catalog.append(events);
+            report_listing(&catalog, config.verbose);
+            catalog
+        }
+        None => load_catalog(config),
+    };
     if catalog.is_empty() && !config.roots_explicit {
         eprint!("session-ref: {}", nothing_found_hint(config));
     }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    crate::search::command::run(config, &catalog, &request, cancel, &mut out)
+    crate::search::command::run(config, &catalog, &request, index, cancel, &mut out)
 }
 
 /// Run a non-interactive command; the result is the whole of stdout.

@@ -43,6 +43,7 @@ pub fn run(
     config: &Config,
     catalog: &Catalog,
     request: &Request,
+    index: Option<Index>,
     cancel: &AtomicBool,
     out: &mut dyn Write,
 ) -> Result<()> {
@@ -65,7 +66,6 @@ pub fn run(
     let now = unix_now();
     let home = std::env::var("HOME").ok();
     let mut failed: Option<io::Error> = None;
-    let index = request.index.as_deref().map(Index::open);
     let decide = |record: &SessionRecord| match &index {
         Some(index) => decide_indexed(index, catalog, &query, record),
         None => scan::read_messages(catalog, record).map(|m| hits::match_session(&query, &m)),
@@ -143,7 +143,7 @@ fn decide_indexed(
         }
         Ok(Lookup::Stale(stamp)) => {
             let messages = scan::read_messages(catalog, record)?;
-            index.remember(&record.path, stamp, &messages);
+            index.remember(record, stamp, &messages);
             Ok(hits::match_session(query, &messages))
         }
         Err(e) => Err(ReadError::io(&record.path, &e)),

@@ -43,13 +43,16 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::UNIX_EPOCH;
 
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::reference::projection::Role;
 use crate::search::extract::Message;
+use crate::store::model::SessionRecord;
+use crate::store::{walk_files, Caches, ScanEvent, StoreRoots};
 
 /// The manifest format; another value is rebuilt.
 const FORMAT: u32 = 1;
@@ -92,12 +95,16 @@ impl Stamp {
     }
 }
 
-/// One indexed session version.
+/// One indexed session version: where its blob is, and its record, so
+/// that listing through the index reads no log that has not changed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 struct Entry {
     stamp: Stamp,
     offset: u64,
     bytes: u64,
+    id: String,
+    cwd: Option<String>,
+    created_at: String,
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -117,7 +124,18 @@ pub struct Index {
     dir: PathBuf,
     manifest: Manifest,
     data: Option<File>,
-    fresh: Mutex<Vec<(PathBuf, Stamp, Vec<u8>)>>,
+    fresh: Mutex<Vec<Fresh>>,
+}
+
+/// A session read during this run, to be written at commit.
+#[derive(Debug)]
+struct Fresh {
+    path: PathBuf,
+    stamp: Stamp,
+    blob: Vec<u8>,
+    id: String,
+    cwd: Option<String>,
+    created_at: String,
 }
 
 /// What [`Index::lookup`] finds for a log.
@@ -185,13 +203,59 @@ impl Index {
         }
     }
 
-    /// Keep the messages of `path` read at `stamp`, for [`Index::commit`].
-    pub fn remember(&self, path: &Path, stamp: Stamp, messages: &[Message]) {
-        let blob = encode(messages);
+    /// Keep the messages of `record`'s log read at `stamp`, for [`Index::commit`].
+    pub fn remember(&self, record: &SessionRecord, stamp: Stamp, messages: &[Message]) {
+        let fresh = Fresh {
+            path: record.path.clone(),
+            stamp,
+            blob: encode(messages),
+            id: record.id.clone(),
+            cwd: record.cwd.clone(),
+            created_at: record.created_at.clone(),
+        };
         self.fresh
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .push((path.to_owned(), stamp, blob));
+            .push(fresh);
+    }
+
+    /// List the sessions under `roots` as [`crate::store::scan`] does, but
+    /// taking the record of every log whose version the index holds from
+    /// the index: only new and changed logs are opened. (Each root is
+    /// walked with its kind's [`crate::store::Store::wants`] and files are
+    /// classified with [`crate::store::Store::list_file`], the parts of the
+    /// default [`crate::store::Store::scan`].)
+    pub fn list(&self, caches: &Caches, roots: &StoreRoots) -> Vec<ScanEvent> {
+        let mut events = Vec::new();
+        for (kind, root) in roots.iter() {
+            let store = kind.store();
+            let root: Arc<Path> = Arc::from(root.as_path());
+            let files = walk_files(&root, &|p| store.wants(p), &mut |path, reason| {
+                events.push(ScanEvent::Unreadable { path, reason })
+            });
+            let listed: Vec<ScanEvent> = files
+                .par_iter()
+                .map(|path| {
+                    let known =
+                        self.manifest.entries.get(path).filter(|entry| {
+                            Stamp::of(path).is_ok_and(|stamp| stamp == entry.stamp)
+                        });
+                    match known {
+                        Some(entry) => ScanEvent::Record(SessionRecord::new(
+                            kind,
+                            Arc::clone(&root),
+                            path.clone(),
+                            entry.id.clone(),
+                            entry.cwd.clone(),
+                            entry.created_at.clone(),
+                        )),
+                        None => store.list_file(caches, &root, path),
+                    }
+                })
+                .collect();
+            events.extend(listed);
+        }
+        events
     }
 
     /// Write what this run read, and forget logs not in `listed` (when
@@ -235,15 +299,18 @@ impl Index {
         let mut writer = io::BufWriter::new(&mut data);
         use std::io::Seek;
         writer.seek(io::SeekFrom::Start(at))?;
-        for (path, stamp, blob) in fresh {
-            writer.write_all(&blob)?;
-            let bytes = blob.len() as u64;
+        for fresh in fresh {
+            writer.write_all(&fresh.blob)?;
+            let bytes = fresh.blob.len() as u64;
             current.entries.insert(
-                path,
+                fresh.path,
                 Entry {
-                    stamp,
+                    stamp: fresh.stamp,
                     offset: at,
                     bytes,
+                    id: fresh.id,
+                    cwd: fresh.cwd,
+                    created_at: fresh.created_at,
                 },
             );
             at += bytes;
@@ -356,6 +423,17 @@ pub fn decode(blob: &[u8]) -> Option<Vec<Message>> {
 mod tests {
     use super::*;
 
+    fn record(path: &Path) -> SessionRecord {
+        SessionRecord::new(
+            crate::store::native::KIND,
+            Arc::from(path.parent().unwrap()),
+            path.to_owned(),
+            "id".into(),
+            None,
+            "2026-01-01T00:00:00Z".into(),
+        )
+    }
+
     fn message(text: &str, before_compaction: bool) -> Message {
         Message {
             role: Role::Assistant,
@@ -406,7 +484,7 @@ mod tests {
         let Lookup::Stale(stamp) = index.lookup(&log).unwrap() else {
             panic!("empty index")
         };
-        index.remember(&log, stamp, &[message("first", false)]);
+        index.remember(&record(&log), stamp, &[message("first", false)]);
         assert!(index.commit(Some(&[log.as_path()])).unwrap());
         let index = Index::open(&cache);
         let Lookup::Current(blob) = index.lookup(&log).unwrap() else {
@@ -421,7 +499,7 @@ mod tests {
         let Lookup::Stale(stamp) = index.lookup(&log).unwrap() else {
             panic!("truncated")
         };
-        index.remember(&log, stamp, &[message("second", false)]);
+        index.remember(&record(&log), stamp, &[message("second", false)]);
         index.commit(Some(&[log.as_path()])).unwrap();
         let index = Index::open(&cache);
         let Lookup::Current(blob) = index.lookup(&log).unwrap() else {
@@ -441,7 +519,7 @@ mod tests {
         let Lookup::Stale(stamp) = index.lookup(&log).unwrap() else {
             panic!("empty")
         };
-        index.remember(&log, stamp, &[message("third", false)]);
+        index.remember(&record(&log), stamp, &[message("third", false)]);
         index.commit(None).unwrap();
         assert_eq!(Index::open(&cache).len(), 1);
         // A data file shorter than the manifest says: empty, not an error.
@@ -462,7 +540,7 @@ mod tests {
         let Lookup::Stale(stamp) = index.lookup(&log).unwrap() else {
             panic!("empty")
         };
-        index.remember(&log, stamp, &[message("x", false)]);
+        index.remember(&record(&log), stamp, &[message("x", false)]);
         assert!(!index.commit(None).unwrap());
         held.unlock().unwrap();
         assert!(Index::open(&cache).is_empty());
@@ -480,7 +558,11 @@ mod tests {
             let Lookup::Stale(stamp) = index.lookup(&log).unwrap() else {
                 panic!("changed")
             };
-            index.remember(&log, stamp, &[message(&format!("{round}{big}"), false)]);
+            index.remember(
+                &record(&log),
+                stamp,
+                &[message(&format!("{round}{big}"), false)],
+            );
             index.commit(None).unwrap();
         }
         let len = fs::metadata(cache.join(DATA)).unwrap().len();
