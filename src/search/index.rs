@@ -15,11 +15,12 @@
 //!
 //! # Layout and safety
 //!
-//! `DIR/data.bin` holds one blob per session version, appended; each blob
-//! is its messages, `[flags u8][length u32 LE][UTF-8 text]` each.
-//! `DIR/manifest.json` names, per log path, the file version it was read
-//! from (length and modification time), where its blob is, and its record,
-//! plus how many bytes of `data.bin` are committed. Blobs are only ever
+//! `DIR/data-N.bin` holds one blob per session version, appended; each
+//! blob is its messages, `[flags u8][length u32 LE][UTF-8 text]` each.
+//! `DIR/manifest.json` names the data file (its generation `N`) and, per
+//! log path, the file version it was read from (length and modification
+//! time), where its blob is, and its record, plus how many bytes of the
+//! data file are committed. Blobs are only ever
 //! appended after the committed length, and the manifest is replaced
 //! atomically (write a temporary file, rename), so a reader always sees a
 //! consistent pair; bytes a crashed writer left after the committed length
@@ -28,7 +29,9 @@
 //! without writing. Anything unreadable or inconsistent (a manifest that
 //! does not parse, a blob past the end of the data) is dropped and rebuilt,
 //! never an error. When more than half of the data is dead (sessions that
-//! changed or went away), it is rewritten.
+//! changed or went away), the live blobs are copied into the next
+//! generation's file, the manifest switched to it, and the old file
+//! removed.
 //!
 //! # Invalidation
 //!
@@ -58,7 +61,10 @@ use crate::store::{walk_files, Caches, ScanEvent, StoreRoots};
 const FORMAT: u32 = 1;
 
 const MANIFEST: &str = "manifest.json";
-const DATA: &str = "data.bin";
+/// The data file of generation `generation` (a rewrite starts a new one).
+fn data_name(generation: u64) -> String {
+    format!("data-{generation}.bin")
+}
 const LOCK: &str = "lock";
 
 /// Where the index lives: `$SESSION_REF_CACHE_DIR`, else
@@ -110,7 +116,9 @@ struct Entry {
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct Manifest {
     format: u32,
-    /// Committed length of `data.bin`.
+    /// Which data file the entries point into (`data-N.bin`).
+    generation: u64,
+    /// Committed length of the data file.
     data_len: u64,
     /// Blob bytes still referenced.
     live: u64,
@@ -157,7 +165,10 @@ impl Index {
             .and_then(|bytes| serde_json::from_slice::<Manifest>(&bytes).ok())
             .filter(|m| m.format == FORMAT)
             .unwrap_or_default();
-        let data = File::open(dir.join(DATA)).ok();
+        // A reader holding an older manifest opens the data file that
+        // manifest names: still there and consistent with it, or removed
+        // by a rewrite (then nothing is indexed for this run).
+        let data = File::open(dir.join(data_name(manifest.generation))).ok();
         let data_len = data
             .as_ref()
             .and_then(|f| f.metadata().ok())
@@ -293,7 +304,7 @@ impl Index {
             .truncate(false)
             .read(true)
             .write(true)
-            .open(self.dir.join(DATA))?;
+            .open(self.dir.join(data_name(current.generation)))?;
         data.set_len(current.data_len)?;
         let mut at = current.data_len;
         let mut writer = io::BufWriter::new(&mut data);
@@ -333,7 +344,13 @@ impl Index {
 /// Copy the live blobs into a new data file, replace the old one, and
 /// return the manifest that points into it (written by the caller).
 fn rewrite(dir: &Path, old: &File, mut manifest: Manifest) -> io::Result<Manifest> {
-    let temp = dir.join(format!("{DATA}.{}", std::process::id()));
+    let old_name = data_name(manifest.generation);
+    manifest.generation += 1;
+    let temp = dir.join(format!(
+        "{}.{}",
+        data_name(manifest.generation),
+        std::process::id()
+    ));
     let mut out = io::BufWriter::new(File::create(&temp)?);
     let mut at = 0;
     let mut paths: Vec<PathBuf> = manifest.entries.keys().cloned().collect();
@@ -347,17 +364,13 @@ fn rewrite(dir: &Path, old: &File, mut manifest: Manifest) -> io::Result<Manifes
         at += entry.bytes;
     }
     out.into_inner()?.sync_data()?;
-    // Readers holding the old file keep reading it; its manifest goes with it.
-    let manifest_first = Manifest {
-        data_len: 0,
-        live: 0,
-        entries: HashMap::new(),
-        format: FORMAT,
-    };
-    write_manifest(dir, &manifest_first)?;
-    fs::rename(&temp, dir.join(DATA))?;
+    fs::rename(&temp, dir.join(data_name(manifest.generation)))?;
     manifest.data_len = at;
     manifest.live = at;
+    // The new manifest goes first, then the old data file: a reader sees
+    // the old pair, the new pair, or an old manifest without its data.
+    write_manifest(dir, &manifest)?;
+    let _ = fs::remove_file(dir.join(old_name));
     Ok(manifest)
 }
 
@@ -523,7 +536,7 @@ mod tests {
         index.commit(None).unwrap();
         assert_eq!(Index::open(&cache).len(), 1);
         // A data file shorter than the manifest says: empty, not an error.
-        fs::write(cache.join(DATA), "").unwrap();
+        fs::write(cache.join(data_name(0)), "").unwrap();
         assert!(Index::open(&cache).is_empty());
     }
 
@@ -565,8 +578,15 @@ mod tests {
             );
             index.commit(None).unwrap();
         }
-        let len = fs::metadata(cache.join(DATA)).unwrap().len();
+        let files: Vec<String> = fs::read_dir(&cache)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with("data-"))
+            .collect();
+        assert_eq!(files.len(), 1, "{files:?}");
+        let len = fs::metadata(cache.join(&files[0])).unwrap().len();
         assert!(len < 2 * 700_010, "data not rewritten: {len}");
+        assert_ne!(files[0], data_name(0));
         let index = Index::open(&cache);
         let Lookup::Current(blob) = index.lookup(&log).unwrap() else {
             panic!("current")
