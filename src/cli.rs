@@ -144,6 +144,29 @@ enum CommandArgs {
         #[arg(long)]
         json: bool,
     },
+    /// Find sessions by what was said in them (typed prompts, assistant
+    /// text and compaction summaries, over the whole history), newest first.
+    ///
+    /// Every word must appear (smart case: an upper-case letter makes the
+    /// search case-sensitive); "quoted phrases" match exactly.
+    Search {
+        /// Words and "phrases", or a regular expression with --regex.
+        query: String,
+        /// Read QUERY as a regular expression (Rust regex syntax).
+        #[arg(long)]
+        regex: bool,
+        /// Stop after N matching sessions [default: --candidate-limit].
+        #[arg(long, value_name = "N", allow_hyphen_values = true)]
+        limit: Option<String>,
+        /// One JSON object per line.
+        #[arg(long)]
+        json: bool,
+        /// Read the logs only: neither use nor update the search index
+        /// (kept in $SESSION_REF_CACHE_DIR, $XDG_CACHE_HOME/session-ref or
+        /// ~/.cache/session-ref).
+        #[arg(long)]
+        no_index: bool,
+    },
     /// Replace mentions by readable text and append the sessions' snapshot.
     Prepare {
         /// The message; read from stdin when absent.
@@ -370,6 +393,19 @@ pub enum Command {
         /// JSON lines output.
         json: bool,
     },
+    /// `search`.
+    Search {
+        /// The query text.
+        query: String,
+        /// Read it as a regular expression.
+        regex: bool,
+        /// Most matching sessions printed.
+        limit: usize,
+        /// JSON lines output.
+        json: bool,
+        /// The search index directory; `None` reads the logs only.
+        index: Option<PathBuf>,
+    },
     /// `prepare`.
     Prepare {
         /// Text argument; stdin when `None`.
@@ -488,6 +524,26 @@ impl Cli {
                 },
                 fuzzy,
                 json,
+            },
+            CommandArgs::Search {
+                query,
+                regex,
+                limit,
+                json,
+                no_index,
+            } => Command::Search {
+                query,
+                regex,
+                limit: match limit {
+                    Some(raw) => parse_limit(&raw)?,
+                    None => limits.candidate_limit,
+                },
+                json,
+                index: if no_index {
+                    None
+                } else {
+                    crate::search::index::default_dir(&env, home)
+                },
             },
             CommandArgs::Prepare {
                 text,

@@ -70,6 +70,47 @@ pub fn read_stdin(mut stdin: impl std::io::Read) -> Result<String> {
     String::from_utf8(raw).map_err(|_| Error::invalid_reference("stdin is not UTF-8 text"))
 }
 
+/// Run `search`, streaming its results to stdout until done or `cancel`.
+pub fn search_streaming(config: &Config, cancel: &std::sync::atomic::AtomicBool) -> Result<()> {
+    let Command::Search {
+        query,
+        regex,
+        limit,
+        json,
+        index,
+    } = &config.command
+    else {
+        return Err(Error::internal("not a search command"));
+    };
+    let request = crate::search::command::Request {
+        query: query.clone(),
+        regex: *regex,
+        limit: *limit,
+        json: *json,
+        index: index.clone(),
+    };
+    let index = request
+        .index
+        .as_deref()
+        .map(crate::search::index::Index::open);
+    let catalog = match &index {
+        Some(index) => {
+            let mut catalog = Catalog::default();
+            let events = index.list(catalog.caches(), &config.roots);
+            catalog.append(events);
+            report_listing(&catalog, config.verbose);
+            catalog
+        }
+        None => load_catalog(config),
+    };
+    if catalog.is_empty() && !config.roots_explicit {
+        eprint!("session-ref: {}", nothing_found_hint(config));
+    }
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    crate::search::command::run(config, &catalog, &request, index, cancel, &mut out)
+}
+
 /// Run a non-interactive command; the result is the whole of stdout.
 /// `stdin` is the input already read when [`needs_stdin`] says so.
 pub fn run(config: &Config, stdin: Option<String>) -> Result<String> {
@@ -84,6 +125,9 @@ pub fn run(config: &Config, stdin: Option<String>) -> Result<String> {
         Command::Hook { .. } | Command::HookInstall(_) | Command::HookUninstall(_) => {
             Err(Error::internal("hook commands are run by hook::run_command"))
         }
+        Command::Search { .. } => Err(Error::internal(
+            "search streams its output: run it with search_streaming",
+        )),
         _ => {
             let catalog = load_catalog(config);
             let engine = Engine::new(Arc::new(catalog), config.limits, config.target.clone());
@@ -159,7 +203,8 @@ fn run_with_engine(config: &Config, engine: &Engine, stdin: Option<String>) -> R
         | Command::Pick(_)
         | Command::Hook { .. }
         | Command::HookInstall(_)
-        | Command::HookUninstall(_) => {
+        | Command::HookUninstall(_)
+        | Command::Search { .. } => {
             unreachable!("handled without an engine")
         }
     }

@@ -19,6 +19,7 @@ pub mod hook;
 pub mod matching;
 pub mod output;
 pub mod reference;
+pub mod search;
 pub mod signals;
 pub mod store;
 pub mod tui;

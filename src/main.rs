@@ -39,6 +39,9 @@ fn main() -> ExitCode {
     if let Command::Pick(options) = &config.command {
         return pick(&config, options);
     }
+    if let Command::Search { .. } = &config.command {
+        return search(config);
+    }
     run(config)
 }
 
@@ -80,6 +83,38 @@ fn run(config: Config) -> ExitCode {
         },
         Ok(Outcome::Done(Err(e))) => fail(&e),
         Ok(Outcome::Signal) | Err(_) => fail(&Error::cancelled()),
+    }
+}
+
+/// `search`: results stream to stdout from a job on rayon's pool; a
+/// stopping signal sets the cancel flag, which stops the scan between
+/// sessions, and exits 130.
+fn search(config: Config) -> ExitCode {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let cancel = Arc::new(AtomicBool::new(false));
+    let (tx, rx) = crossbeam_channel::unbounded();
+    let on_signal = tx.clone();
+    let watched = signals::forward(signals::STOP_COMMAND, move |_| on_signal.send(None).is_ok());
+    if let Err(e) = watched {
+        return fail(&e);
+    }
+    rayon::spawn({
+        let cancel = cancel.clone();
+        move || {
+            let work = || commands::search_streaming(&config, &cancel);
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work))
+                .unwrap_or_else(|panic| Err(Error::from_panic(&*panic)));
+            let _ = tx.send(Some(result));
+        }
+    });
+    match rx.recv() {
+        Ok(Some(Ok(()))) => ExitCode::SUCCESS,
+        Ok(Some(Err(e))) => fail(&e),
+        Ok(None) | Err(_) => {
+            cancel.store(true, Ordering::Relaxed);
+            fail(&Error::cancelled())
+        }
     }
 }
 

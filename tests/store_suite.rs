@@ -561,6 +561,8 @@ fn fidelity(
             hidden: FIDELITY_HIDDEN,
         })
         .collect()
+}
+
 /// A Gemini CLI directory (`.gemini`): a chat in a project folder named by
 /// its slug (the root in `.project_root`), and a chat in an old folder named
 /// by the SHA-256 of its root (the root known from `projects.json`), with a

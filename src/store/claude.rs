@@ -77,7 +77,7 @@ use serde_json::value::RawValue;
 use crate::store::foreign::{self, read_lines, title_from_text, FileCache, SurfaceBuilder, Visit};
 use crate::store::lines;
 use crate::store::loose::{elements, is_str, is_true, non_empty, string};
-use crate::store::model::{SessionRecord, StoreKind, Surface};
+use crate::store::model::{History, SessionRecord, StoreKind, Surface};
 use crate::store::time::Instant;
 use crate::store::{env_or_home, has_suffix, Caches, Env, ReadError, ScanEvent, Store};
 
@@ -375,6 +375,10 @@ impl Store for Claude {
     fn read_surface(&self, _: &Caches, record: &SessionRecord) -> Result<Surface, ReadError> {
         read_surface(record)
     }
+
+    fn read_history(&self, _: &Caches, record: &SessionRecord) -> Result<History, ReadError> {
+        read_history(record)
+    }
 }
 
 /// The record of one transcript from its head: id = the file stem (Claude
@@ -434,7 +438,20 @@ fn read_record(root: &Arc<Path>, path: &Path) -> Result<Option<SessionRecord>, R
 /// `compact_boundary` shadows everything before it; an `isCompactSummary`
 /// line becomes the compact checkpoint. Other lines are inert.
 pub fn read_surface(record: &SessionRecord) -> Result<Surface, ReadError> {
-    let mut builder = SurfaceBuilder::default();
+    let (builder, last) = fold(record, SurfaceBuilder::default())?;
+    Ok(builder.finish(last))
+}
+
+/// The surface of [`read_surface`] plus the events compactions shadowed.
+pub fn read_history(record: &SessionRecord) -> Result<History, ReadError> {
+    let (builder, last) = fold(record, SurfaceBuilder::keeping_shadowed())?;
+    Ok(builder.finish_history(last))
+}
+
+fn fold(
+    record: &SessionRecord,
+    mut builder: SurfaceBuilder,
+) -> Result<(SurfaceBuilder, u64), ReadError> {
     let last = read_lines(&record.path, false, |seq, bytes| {
         let Some(line) = Line::parse(bytes) else {
             return Visit::BAD;
@@ -442,7 +459,7 @@ pub fn read_surface(record: &SessionRecord) -> Result<Surface, ReadError> {
         fold_line(&mut builder, seq, &line);
         Visit::NEXT
     })?;
-    Ok(builder.finish(last))
+    Ok((builder, last))
 }
 
 fn fold_line(builder: &mut SurfaceBuilder, seq: u64, line: &Line<'_>) {

@@ -50,7 +50,7 @@ use crate::store::foreign::{
     FileCache, SurfaceBuilder, Visit,
 };
 use crate::store::loose::{elements, is_str, non_empty, string};
-use crate::store::model::{SessionRecord, StoreKind, Surface};
+use crate::store::model::{History, SessionRecord, StoreKind, Surface};
 use crate::store::time::Instant;
 use crate::store::{env_or_home, has_suffix, Caches, Env, ReadError, ScanEvent, Store};
 
@@ -394,6 +394,10 @@ impl Store for Codex {
     fn read_surface(&self, _: &Caches, record: &SessionRecord) -> Result<Surface, ReadError> {
         read_surface(record)
     }
+
+    fn read_history(&self, _: &Caches, record: &SessionRecord) -> Result<History, ReadError> {
+        read_history(record)
+    }
 }
 
 /// The record of a rollout: id, timestamp and cwd of its first
@@ -463,9 +467,16 @@ fn last_turn_context_cwd(path: &Path) -> Result<Option<String>, ReadError> {
 /// seq still grows along the conversation. A parent that cannot be found
 /// or read makes the fork unreadable rather than silently shorter.
 pub fn read_surface(record: &SessionRecord) -> Result<Surface, ReadError> {
-    let mut fold = Fold::default();
+    let mut fold = Fold::new(SurfaceBuilder::default);
     let last = fold_rollout(&record.root, &record.path, None, 0, &mut fold)?;
-    Ok(fold.finish(last))
+    Ok(fold.chosen().finish(last))
+}
+
+/// The surface of [`read_surface`] plus the events compactions shadowed.
+pub fn read_history(record: &SessionRecord) -> Result<History, ReadError> {
+    let mut fold = Fold::new(SurfaceBuilder::keeping_shadowed);
+    let last = fold_rollout(&record.root, &record.path, None, 0, &mut fold)?;
+    Ok(fold.chosen().finish_history(last))
 }
 
 /// The most parents a chain of paginated forks may have before the chain
@@ -474,7 +485,6 @@ const MAX_FORK_DEPTH: usize = 32;
 
 /// A rollout being folded into a surface: the response items and the
 /// event copies are folded apart, and one of them chosen at the end.
-#[derive(Default)]
 struct Fold {
     items: SurfaceBuilder,
     events: SurfaceBuilder,
@@ -482,6 +492,16 @@ struct Fold {
 }
 
 impl Fold {
+    /// A fold whose builders come from `new_builder` (plain, or keeping
+    /// what compactions shadow).
+    fn new(new_builder: fn() -> SurfaceBuilder) -> Self {
+        Fold {
+            items: new_builder(),
+            events: new_builder(),
+            item_messages: false,
+        }
+    }
+
     fn line(&mut self, seq: u64, item: Item<'_>) {
         match item {
             Item::Response(p) => {
@@ -504,13 +524,14 @@ impl Fold {
         }
     }
 
-    fn finish(self, last: u64) -> Surface {
+    /// The builder that holds the conversation: the response items when
+    /// the rollout has any message item, else the event copies.
+    fn chosen(self) -> SurfaceBuilder {
         if self.item_messages {
             self.items
         } else {
             self.events
         }
-        .finish(last)
     }
 }
 

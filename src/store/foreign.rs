@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::SystemTime;
 
 use crate::store::lines::{self, LineReader};
-use crate::store::model::{Block, EventKind, MessageSource, Surface, SurfaceEvent};
+use crate::store::model::{Block, EventKind, History, MessageSource, Surface, SurfaceEvent};
 use crate::store::{has_suffix, ReadError};
 
 /// The longest title cut from a first prompt, in characters (Unicode scalar values).
@@ -181,13 +181,24 @@ pub fn trailing_uuid(path: &Path) -> Option<String> {
 /// Assistant messages written over several lines (one `message.id`) are
 /// merged into the first line's event; a compaction clears everything
 /// before it, merge keys included, since the conversation restarts there.
+/// A builder made with [`SurfaceBuilder::keeping_shadowed`] keeps what a
+/// compaction clears, for [`SurfaceBuilder::finish_history`].
 #[derive(Debug, Default)]
 pub struct SurfaceBuilder {
     events: Vec<SurfaceEvent>,
     by_message: HashMap<String, usize>,
+    shadowed: Option<Vec<SurfaceEvent>>,
 }
 
 impl SurfaceBuilder {
+    /// A builder that keeps the events compactions shadow.
+    pub fn keeping_shadowed() -> Self {
+        SurfaceBuilder {
+            shadowed: Some(Vec::new()),
+            ..SurfaceBuilder::default()
+        }
+    }
+
     /// A direct user message.
     pub fn user(&mut self, seq: u64, texts: Vec<String>) {
         self.push(seq, MessageSource::User, texts);
@@ -230,22 +241,40 @@ impl SurfaceBuilder {
 
     /// A compaction: everything so far is shadowed.
     pub fn shadow(&mut self) {
-        self.events.clear();
+        match &mut self.shadowed {
+            Some(kept) => kept.append(&mut self.events),
+            None => self.events.clear(),
+        }
         self.by_message.clear();
     }
 
     /// The surface, without assistant messages that never received text.
     pub fn finish(self, captured_through_seq: u64) -> Surface {
-        let events = self
-            .events
-            .into_iter()
-            .filter(|e| !matches!(&e.kind, EventKind::AssistantMessage { content } if content.is_empty()))
-            .collect();
         Surface {
-            events,
+            events: without_empty_replies(self.events),
             captured_through_seq,
         }
     }
+
+    /// The surface and the shadowed events (none unless the builder was
+    /// made with [`SurfaceBuilder::keeping_shadowed`]).
+    pub fn finish_history(mut self, captured_through_seq: u64) -> History {
+        let shadowed = without_empty_replies(self.shadowed.take().unwrap_or_default());
+        History {
+            surface: self.finish(captured_through_seq),
+            shadowed,
+        }
+    }
+}
+
+/// `events` without assistant messages that never received text.
+fn without_empty_replies(events: Vec<SurfaceEvent>) -> Vec<SurfaceEvent> {
+    events
+        .into_iter()
+        .filter(
+            |e| !matches!(&e.kind, EventKind::AssistantMessage { content } if content.is_empty()),
+        )
+        .collect()
 }
 
 /// What identifies one version of a file: its length and modification time,

@@ -46,7 +46,7 @@ use rayon::prelude::*;
 
 use crate::error::Error;
 pub use model::StoreKind;
-use model::{SessionRecord, Surface};
+use model::{History, SessionRecord, Surface};
 
 /// Every store kind, in the order roots are read and flags are listed.
 pub static REGISTRY: &[StoreKind] = &[native::KIND, claude::KIND, codex::KIND, gemini::KIND];
@@ -100,6 +100,15 @@ pub trait Store: Send + Sync + 'static {
 
     /// The folded surface of a listed session.
     fn read_surface(&self, caches: &Caches, record: &SessionRecord) -> Result<Surface, ReadError>;
+
+    /// The surface plus the events compactions removed from it: the whole
+    /// conversation, for search. The default knows no compaction history.
+    fn read_history(&self, caches: &Caches, record: &SessionRecord) -> Result<History, ReadError> {
+        Ok(History {
+            surface: self.read_surface(caches, record)?,
+            shadowed: Vec::new(),
+        })
+    }
 }
 
 /// The registered kind whose flag is `flag`.
@@ -529,6 +538,12 @@ impl Catalog {
     /// The folded surface of a session of this catalog.
     pub fn read_surface(&self, record: &SessionRecord) -> Result<Surface, ReadError> {
         record.kind.store().read_surface(&self.caches, record)
+    }
+
+    /// The whole conversation of a session of this catalog (surface and
+    /// shadowed events), for search.
+    pub fn read_history(&self, record: &SessionRecord) -> Result<History, ReadError> {
+        record.kind.store().read_history(&self.caches, record)
     }
 }
 

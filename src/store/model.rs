@@ -175,6 +175,17 @@ pub struct Surface {
     pub captured_through_seq: u64,
 }
 
+/// A session's whole conversation: the folded surface, plus the events that
+/// compactions removed from it (what a search covers, a snapshot does not).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct History {
+    /// The folded surface, exactly as [`Surface`] reads return it.
+    pub surface: Surface,
+    /// Events a compaction shadowed, in log order (assistant messages that
+    /// never received text left out, as on the surface).
+    pub shadowed: Vec<SurfaceEvent>,
+}
+
 /// A session read whole: its record, latest title and folded surface.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SessionSnapshot {

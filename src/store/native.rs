@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::store::lines::{self, LineReader};
 use crate::store::loose::{self, Loose, LooseBlock};
 use crate::store::model::{
-    EventKind, MessageSource, SessionRecord, StoreKind, Surface, SurfaceEvent,
+    EventKind, History, MessageSource, SessionRecord, StoreKind, Surface, SurfaceEvent,
 };
 use crate::store::{env_or_home, has_suffix, Caches, Env, ReadError, ScanEvent, Store};
 
@@ -62,6 +62,10 @@ impl Store for Native {
 
     fn read_surface(&self, _: &Caches, record: &SessionRecord) -> Result<Surface, ReadError> {
         read_surface(record)
+    }
+
+    fn read_history(&self, _: &Caches, record: &SessionRecord) -> Result<History, ReadError> {
+        read_history(record)
     }
 }
 
@@ -348,6 +352,19 @@ fn may_be_title(line: &[u8]) -> bool {
 
 /// Read and fold the whole log of `record`.
 pub fn read_surface(record: &SessionRecord) -> Result<Surface, ReadError> {
+    fold(record, None).map(|history| history.surface)
+}
+
+/// The surface of [`read_surface`] plus the events compactions shadowed.
+pub fn read_history(record: &SessionRecord) -> Result<History, ReadError> {
+    fold(record, Some(Vec::new()))
+}
+
+/// Fold the log; with `shadowed` given, what compactions remove goes there.
+fn fold(
+    record: &SessionRecord,
+    mut shadowed: Option<Vec<SurfaceEvent>>,
+) -> Result<History, ReadError> {
     let path = &record.path;
     let mut reader = LineReader::open(path).map_err(|e| ReadError::io(path, &e))?;
     let header = reader.next_line().map_err(|e| ReadError::io(path, &e))?;
@@ -378,15 +395,21 @@ pub fn read_surface(record: &SessionRecord) -> Result<Surface, ReadError> {
             Event::Compact(through) => {
                 // Seqs increase, so the shadowed events are a prefix.
                 while events.front().is_some_and(|e| e.seq <= through) {
-                    events.pop_front();
+                    let gone = events.pop_front();
+                    if let (Some(kept), Some(gone)) = (shadowed.as_mut(), gone) {
+                        kept.push(gone);
+                    }
                 }
             }
             Event::Chunk | Event::Title(_) | Event::Unknown => {}
         }
     }
-    Ok(Surface {
-        events: events.into(),
-        captured_through_seq: last_seq,
+    Ok(History {
+        surface: Surface {
+            events: events.into(),
+            captured_through_seq: last_seq,
+        },
+        shadowed: shadowed.unwrap_or_default(),
     })
 }
 

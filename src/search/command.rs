@@ -1,0 +1,204 @@
+//! `session-ref search`: stream matching sessions to stdout, newest first,
+//! as they are found. Unlike the other commands, whose output is written
+//! once at the end, results are printed one session at a time, so a search
+//! over a large store shows its first answers at once and can be stopped.
+
+use std::io::{self, Write};
+use std::sync::atomic::AtomicBool;
+
+use crate::cli::Config;
+use crate::display;
+use crate::error::{Error, Result};
+use crate::search::hits::{self, SessionMatch};
+use crate::search::index::{self, Index, Lookup};
+use crate::search::query::{Query, Syntax};
+use crate::search::{scan, Found, BEFORE_COMPACTION};
+use crate::store::model::SessionRecord;
+use crate::store::{Catalog, ReadError, RecordId};
+
+/// Hits shown per session in the text output (JSON has them all).
+const TEXT_HITS: usize = 3;
+
+/// Widest label and snippet in the text output, in columns.
+const TEXT_WIDTH: usize = 100;
+
+/// What to search for and how to print it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Request {
+    /// The query text.
+    pub query: String,
+    /// Read it as one regular expression.
+    pub regex: bool,
+    /// Most matching sessions printed.
+    pub limit: usize,
+    /// JSON lines instead of text.
+    pub json: bool,
+    /// The index directory; `None` searches the logs only.
+    pub index: Option<std::path::PathBuf>,
+}
+
+/// Run `search` over `catalog`, writing to `out`. Stops early on `cancel`
+/// (then fails with `SESSION_REFERENCE_CANCELLED`) or when `out` is closed.
+pub fn run(
+    config: &Config,
+    catalog: &Catalog,
+    request: &Request,
+    index: Option<Index>,
+    cancel: &AtomicBool,
+    out: &mut dyn Write,
+) -> Result<()> {
+    let syntax = if request.regex {
+        Syntax::Regex
+    } else {
+        Syntax::Words
+    };
+    let (limit, json) = (request.limit, request.json);
+    let query = Query::parse(&request.query, syntax)
+        .map_err(|e| Error::invalid_config(format!("search: {e}")))?;
+    let target = config.target.session_id.as_deref();
+    let ids: Vec<RecordId> = catalog
+        .order()
+        .iter()
+        .copied()
+        .filter(|&id| Some(catalog.get(id).id.as_str()) != target)
+        .collect();
+    let records: Vec<&SessionRecord> = ids.iter().map(|&id| catalog.get(id)).collect();
+    let now = unix_now();
+    let home = std::env::var("HOME").ok();
+    let mut failed: Option<io::Error> = None;
+    let decide = |record: &SessionRecord| match &index {
+        Some(index) => decide_indexed(index, catalog, &query, record),
+        None => scan::read_messages(catalog, record).map(|m| hits::match_session(&query, &m)),
+    };
+    let outcome = scan::stream(&records, limit, cancel, &decide, &mut |i, found| {
+        let record = records[i];
+        let label = catalog.label(ids[i], |source| {
+            catalog.read_title(catalog.get(source)).ok().flatten()
+        });
+        let text = if json {
+            let mut line = serde_json::to_string(&Found::new(record, label, &found))
+                .expect("search results serialize");
+            line.push('\n');
+            line
+        } else {
+            text_entry(record, &label, &found, now, home.as_deref())
+        };
+        match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+            Ok(()) => true,
+            Err(e) => {
+                failed = Some(e);
+                false
+            }
+        }
+    });
+    if let Some(index) = index {
+        let listed: Vec<&std::path::Path> = catalog.ordered().map(|r| r.path.as_path()).collect();
+        if let Err(e) = index.commit(Some(&listed)) {
+            if config.verbose {
+                eprintln!("session-ref: warning: search index not written: {e}");
+            }
+        }
+    }
+    if config.verbose {
+        for (path, why) in &outcome.unreadable {
+            eprintln!(
+                "session-ref: warning: cannot search {}: {why}",
+                path.display()
+            );
+        }
+    }
+    match failed {
+        Some(e) if e.kind() != io::ErrorKind::BrokenPipe => {
+            return Err(Error::read_failed(format!("cannot write to stdout: {e}")))
+        }
+        _ => {}
+    }
+    if outcome.cancelled {
+        return Err(Error::cancelled());
+    }
+    Ok(())
+}
+
+/// Decide one session from the index when it holds the log's current
+/// version, else from the log (remembering what was read for the index).
+/// A word query is first looked for in the raw blob, so sessions without
+/// every word are passed over without decoding; a regex is matched per
+/// message only (its anchors mean message boundaries).
+fn decide_indexed(
+    index: &Index,
+    catalog: &Catalog,
+    query: &Query,
+    record: &SessionRecord,
+) -> Result<Option<SessionMatch>, ReadError> {
+    match index.lookup(&record.path) {
+        Ok(Lookup::Current(blob)) => {
+            let literal = !query.literals().is_empty();
+            if literal && !(0..query.term_count()).all(|t| query.term_in(t, &blob)) {
+                return Ok(None);
+            }
+            if let Some(messages) = index::decode(&blob) {
+                return Ok(hits::match_session(query, &messages));
+            }
+            scan::read_messages(catalog, record).map(|m| hits::match_session(query, &m))
+        }
+        Ok(Lookup::Stale(stamp)) => {
+            let messages = scan::read_messages(catalog, record)?;
+            index.remember(record, stamp, &messages);
+            Ok(hits::match_session(query, &messages))
+        }
+        Err(e) => Err(ReadError::io(&record.path, &e)),
+    }
+}
+
+/// One session in the text output: a heading (label · store · cwd · age),
+/// its mention, and its first hits.
+fn text_entry(
+    record: &SessionRecord,
+    label: &str,
+    found: &SessionMatch,
+    now: i64,
+    home: Option<&str>,
+) -> String {
+    let mut heading = vec![
+        display::one_line(&display::printable(label), TEXT_WIDTH),
+        record.kind.as_str().to_owned(),
+    ];
+    if let Some(cwd) = &record.cwd {
+        heading.push(display::printable(&display::short_path(cwd, home)));
+    }
+    heading.push(display::age(&record.created_at, now));
+    let mut text = heading.join(" · ");
+    text.push('\n');
+    text.push_str("  ");
+    text.push_str(&display::printable(
+        &crate::reference::mention::format_mention(&record.id, Some(label)),
+    ));
+    text.push('\n');
+    for hit in found.hits.iter().take(TEXT_HITS) {
+        let mut role = hit.role.as_str().to_owned();
+        if hit.checkpoint {
+            role.push_str(" (compaction summary)");
+        }
+        if hit.before_compaction {
+            role.push_str(&format!(" ({BEFORE_COMPACTION})"));
+        }
+        text.push_str(&format!(
+            "  #{} {role}: {}\n",
+            hit.message,
+            display::truncate_width(&hit.snippet, TEXT_WIDTH)
+        ));
+    }
+    if found.hits.len() > TEXT_HITS {
+        text.push_str(&format!(
+            "  … {} more matching messages\n",
+            found.hits.len() - TEXT_HITS
+        ));
+    }
+    text
+}
+
+fn unix_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+}

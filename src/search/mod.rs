@@ -1,0 +1,98 @@
+//! Conversation search: find sessions by what was said in them.
+//!
+//! [`query`] is the query language, [`extract`] the searchable text of a
+//! session (the snapshot's projection over the whole history, compacted
+//! turns included), [`hits`] the matching, snippets and ranking; all three
+//! are pure. [`scan`] streams matching sessions, newest first, from the
+//! logs themselves.
+//!
+//! Search goes beyond the reference (whose candidate filter leaves message
+//! bodies out) without touching `candidates`: it is a command and a picker
+//! mode of its own.
+
+pub mod command;
+pub mod extract;
+pub mod hits;
+pub mod index;
+pub mod query;
+pub mod scan;
+
+use serde::Serialize;
+
+use crate::reference::mention;
+use crate::store::model::SessionRecord;
+use hits::{Hit, SessionMatch};
+
+/// What a hit outside the snapshot is marked with.
+pub const BEFORE_COMPACTION: &str = "before compaction: not in the snapshot";
+
+/// A matching session as `search --json` prints it (one object per line).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Found {
+    /// Session id.
+    pub session_id: String,
+    /// Latest title, or the id.
+    pub label: String,
+    /// Working directory, absent when unknown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    /// Creation time exactly as logged.
+    pub created_at: String,
+    /// Store kind.
+    pub store: &'static str,
+    /// The canonical mention with this label.
+    pub mention: String,
+    /// Matches over the whole history.
+    pub match_count: usize,
+    /// Matching messages in history order.
+    pub hits: Vec<FoundHit>,
+}
+
+/// One matching message as printed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FoundHit {
+    /// Index of the message in the searchable history.
+    pub message: usize,
+    /// `user` or `assistant`.
+    pub role: &'static str,
+    /// A compaction summary.
+    pub checkpoint: bool,
+    /// Replaced by a compaction, so not in the snapshot a mention injects.
+    pub before_compaction: bool,
+    /// The matching line, cut around the first match.
+    pub snippet: String,
+    /// Byte ranges of the matches in `snippet`, as `[start, end]`.
+    pub highlights: Vec<[usize; 2]>,
+}
+
+impl FoundHit {
+    /// The printed form of a hit.
+    pub fn new(hit: &Hit) -> Self {
+        FoundHit {
+            message: hit.message,
+            role: hit.role.as_str(),
+            checkpoint: hit.checkpoint,
+            before_compaction: hit.before_compaction,
+            snippet: hit.snippet.clone(),
+            highlights: hit.highlights.iter().map(|r| [r.start, r.end]).collect(),
+        }
+    }
+}
+
+impl Found {
+    /// The printed form of a matching session labelled `label`.
+    pub fn new(record: &SessionRecord, label: String, found: &SessionMatch) -> Self {
+        Found {
+            mention: mention::format_mention(&record.id, Some(&label)),
+            session_id: record.id.clone(),
+            label,
+            cwd: record.cwd.clone(),
+            created_at: record.created_at.clone(),
+            store: record.kind.as_str(),
+            match_count: found.matches,
+            hits: found.hits.iter().map(FoundHit::new).collect(),
+        }
+    }
+}

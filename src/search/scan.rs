@@ -1,0 +1,190 @@
+//! Streaming search over the logs: sessions are read on a few threads,
+//! newest first, and each match is reported in record order as soon as it
+//! and every newer session are decided, so the first results appear while
+//! older logs are still being read. A cancel flag (Ctrl-C, a new query in
+//! the picker) stops the workers between sessions.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
+
+use crate::search::extract::{self, Message};
+use crate::search::hits::{self, SessionMatch};
+use crate::search::query::Query;
+use crate::store::model::SessionRecord;
+use crate::store::{Catalog, ReadError};
+
+/// How one session is decided: its match, or `None` when it does not match.
+pub type Decide<'a> = dyn Fn(&SessionRecord) -> Result<Option<SessionMatch>, ReadError> + Sync + 'a;
+
+/// The searchable messages of a session of `catalog`, read from its log.
+pub fn read_messages(catalog: &Catalog, record: &SessionRecord) -> Result<Vec<Message>, ReadError> {
+    catalog
+        .read_history(record)
+        .map(|history| extract::conversation(&history))
+}
+
+/// What a finished (or stopped) scan saw.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    /// Sessions decided (read and matched, or unreadable).
+    pub searched: usize,
+    /// Sessions that could not be read, with why.
+    pub unreadable: Vec<(PathBuf, String)>,
+    /// Stopped by the cancel flag before the end.
+    pub cancelled: bool,
+}
+
+/// `decide` for a query over messages read by `read`.
+pub fn by_reading<'a>(
+    query: &'a Query,
+    read: impl Fn(&SessionRecord) -> Result<Vec<Message>, ReadError> + Sync + 'a,
+) -> impl Fn(&SessionRecord) -> Result<Option<SessionMatch>, ReadError> + Sync + 'a {
+    move |record| read(record).map(|messages| hits::match_session(query, &messages))
+}
+
+/// Decide `records` (in the order given) with `decide`. Each match is
+/// passed to `emit` in that order with the record's position; `emit`
+/// returns whether to go on. Stops after `limit` matches, on `cancel`, or
+/// at the end.
+pub fn stream(
+    records: &[&SessionRecord],
+    limit: usize,
+    cancel: &AtomicBool,
+    decide: &Decide<'_>,
+    emit: &mut dyn FnMut(usize, SessionMatch) -> bool,
+) -> Outcome {
+    let threads = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .clamp(1, 8)
+        .min(records.len().max(1));
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let mut outcome = Outcome::default();
+    std::thread::scope(|scope| {
+        let (sender, receiver) = mpsc::channel();
+        for _ in 0..threads {
+            let sender = sender.clone();
+            let (next, stop) = (&next, &stop);
+            scope.spawn(move || loop {
+                if stop.load(Ordering::Relaxed) || cancel.load(Ordering::Relaxed) {
+                    break;
+                }
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(record) = records.get(i) else { break };
+                let decided = decide(record);
+                if sender.send((i, decided)).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(sender);
+        // Results arrive in any order; report them in record order.
+        let mut pending = BTreeMap::new();
+        let mut due = 0;
+        let mut emitted = 0;
+        'receive: for (i, decided) in receiver {
+            pending.insert(i, decided);
+            while let Some(decided) = pending.remove(&due) {
+                outcome.searched += 1;
+                match decided {
+                    Ok(Some(found)) => {
+                        emitted += 1;
+                        if !emit(due, found) || emitted >= limit {
+                            stop.store(true, Ordering::Relaxed);
+                            break 'receive;
+                        }
+                    }
+                    Ok(None) => {}
+                    Err(e) => outcome.unreadable.push((e.path.clone(), e.to_string())),
+                }
+                due += 1;
+            }
+        }
+        stop.store(true, Ordering::Relaxed);
+    });
+    outcome.cancelled = cancel.load(Ordering::Relaxed);
+    outcome
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reference::projection::Role;
+    use crate::search::query::Syntax;
+    use std::path::Path;
+    use std::sync::Arc;
+
+    fn record(id: &str) -> SessionRecord {
+        SessionRecord::new(
+            crate::store::native::KIND,
+            Arc::from(Path::new("/s")),
+            format!("/s/{id}.jsonl").into(),
+            id.into(),
+            None,
+            String::new(),
+        )
+    }
+
+    fn said(record: &SessionRecord) -> Result<Vec<Message>, ReadError> {
+        if record.id == "bad" {
+            return Err(ReadError::at(&record.path, 2, "broken"));
+        }
+        // Make later records slower so results arrive out of order.
+        std::thread::sleep(std::time::Duration::from_millis(
+            (10 - record.id.len() as u64).min(10),
+        ));
+        Ok(vec![Message {
+            role: Role::User,
+            text: format!("session {} mentions needle", record.id),
+            checkpoint: false,
+            before_compaction: false,
+        }])
+    }
+
+    #[test]
+    fn matches_come_in_record_order_up_to_the_limit() {
+        let owned: Vec<SessionRecord> = ["a", "bb", "bad", "cccc", "d", "ee", "f"]
+            .iter()
+            .map(|id| record(id))
+            .collect();
+        let records: Vec<&SessionRecord> = owned.iter().collect();
+        let query = Query::parse("needle", Syntax::Words).unwrap();
+        let cancel = AtomicBool::new(false);
+        let mut seen = Vec::new();
+        let decide = by_reading(&query, said);
+        let outcome = stream(&records, 4, &cancel, &decide, &mut |i, found| {
+            seen.push((i, found.hits.len()));
+            true
+        });
+        assert_eq!(seen, [(0, 1), (1, 1), (3, 1), (4, 1)]);
+        assert_eq!(outcome.unreadable.len(), 1);
+        assert!(!outcome.cancelled);
+        let mut all = 0;
+        stream(&records, usize::MAX, &cancel, &decide, &mut |_, _| {
+            all += 1;
+            true
+        });
+        assert_eq!(all, 6);
+    }
+
+    #[test]
+    fn a_cancelled_scan_stops() {
+        let owned: Vec<SessionRecord> = (0..50).map(|i| record(&i.to_string())).collect();
+        let records: Vec<&SessionRecord> = owned.iter().collect();
+        let query = Query::parse("needle", Syntax::Words).unwrap();
+        let cancel = AtomicBool::new(false);
+        let mut seen = 0;
+        let decide = by_reading(&query, said);
+        let outcome = stream(&records, usize::MAX, &cancel, &decide, &mut |_, _| {
+            seen += 1;
+            if seen == 3 {
+                cancel.store(true, Ordering::Relaxed);
+            }
+            true
+        });
+        assert!(outcome.cancelled);
+        assert!(outcome.searched < 50);
+    }
+}

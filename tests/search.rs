@@ -1,0 +1,217 @@
+//! `session-ref search` over fixtures of every store kind, in the real
+//! shapes of each agent: what a snapshot projects is found, over the whole
+//! history; tool output, reasoning and injected context are not.
+
+mod common;
+
+use common::{run, stderr, stdout};
+use serde_json::Value;
+
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/search");
+
+fn search(args: &[&str]) -> std::process::Output {
+    let hydra = format!("{FIXTURES}/hydra");
+    let claude = format!("{FIXTURES}/claude");
+    let codex = format!("{FIXTURES}/codex");
+    let mut all = vec![
+        "--store", &hydra, "--claude", &claude, "--codex", &codex, "search",
+    ];
+    all.extend_from_slice(args);
+    run(&all, "")
+}
+
+fn found(args: &[&str]) -> Vec<Value> {
+    let out = search(args);
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    stdout(&out)
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("one JSON object per line"))
+        .collect()
+}
+
+fn stores(results: &[Value]) -> Vec<&str> {
+    results
+        .iter()
+        .map(|r| r["store"].as_str().unwrap())
+        .collect()
+}
+
+#[test]
+fn words_only_in_tool_output_reasoning_or_injected_context_do_not_match() {
+    for word in ["quokka", "narwhal", "ocelot"] {
+        assert!(found(&[word, "--json"]).is_empty(), "{word} matched");
+    }
+    // A streaming chunk is not a message either.
+    assert!(found(&["half-written", "--json"]).is_empty());
+}
+
+#[test]
+fn current_text_matches_in_every_store_newest_first() {
+    let results = found(&["pangolin", "--json"]);
+    assert_eq!(stores(&results), ["codex", "claude", "hydra"]);
+    for result in &results {
+        let hits = result["hits"].as_array().unwrap();
+        assert_eq!(hits.len(), 1, "{result}");
+        assert_eq!(hits[0]["role"], "assistant");
+        assert_eq!(hits[0]["beforeCompaction"], false);
+        assert_eq!(hits[0]["snippet"], "Feed the pangolin at noon.");
+        assert_eq!(hits[0]["highlights"], serde_json::json!([[9, 17]]));
+        let mention = result["mention"].as_str().unwrap();
+        assert!(mention.starts_with(&format!(
+            "@[{}](hydra-session:",
+            result["label"].as_str().unwrap()
+        )));
+    }
+    assert_eq!(results[2]["sessionId"], "zoo-native");
+    assert_eq!(results[2]["label"], "Native zoo session");
+    assert_eq!(results[2]["cwd"], "/home/dev/zoo");
+}
+
+#[test]
+fn a_compacted_away_turn_matches_and_is_marked() {
+    let results = found(&["zephyr", "--json"]);
+    assert_eq!(stores(&results), ["codex", "claude", "hydra"]);
+    for result in &results {
+        let hit = &result["hits"][0];
+        assert_eq!(hit["role"], "user");
+        assert_eq!(hit["beforeCompaction"], true, "{result}");
+        assert_eq!(hit["message"], 0);
+    }
+    let text = stdout(&search(&["zephyr"]));
+    assert!(
+        text.contains("#0 user (before compaction: not in the snapshot): Which enclosure suits the zephyr finch?"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_compaction_summary_matches() {
+    let results = found(&["axolotl", "--json"]);
+    assert_eq!(stores(&results), ["codex", "claude", "hydra"]);
+    for result in &results {
+        let hit = &result["hits"][0];
+        assert_eq!(hit["checkpoint"], true, "{result}");
+        assert_eq!(hit["beforeCompaction"], false);
+    }
+}
+
+#[test]
+fn all_words_phrases_smart_case_regex_and_limit() {
+    assert_eq!(found(&["finch seeds", "--json"]).len(), 3);
+    assert!(found(&["finch giraffe", "--json"]).is_empty());
+    assert_eq!(found(&["\"the finch eats\"", "--json"]).len(), 3);
+    assert!(found(&["\"finch the\"", "--json"]).is_empty());
+    assert_eq!(found(&["PANGOLIN", "--json"]).len(), 0);
+    assert_eq!(found(&["Feed", "--json"]).len(), 3);
+    assert_eq!(found(&["feed", "--json"]).len(), 3);
+    assert_eq!(found(&["--regex", "pango(lin|rin)\\b", "--json"]).len(), 3);
+    let limited = found(&["finch", "--limit", "1", "--json"]);
+    assert_eq!(stores(&limited), ["codex"]);
+}
+
+#[test]
+fn bad_queries_fail_with_a_stable_code() {
+    let out = search(&["--regex", "(unclosed"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).starts_with(
+            "session-ref: SESSION_REFERENCE_INVALID_CONFIG: search: invalid regular expression"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    let out = search(&["--regex", "(\\w{100}){100}"]);
+    assert!(
+        stderr(&out).contains("regular expression too large"),
+        "{}",
+        stderr(&out)
+    );
+    let out = search(&["  "]);
+    assert!(stderr(&out).contains("the search query is empty"));
+}
+
+#[test]
+fn the_target_session_is_not_searched() {
+    let results = found(&["--session", "zoo-native", "pangolin", "--json"]);
+    assert_eq!(stores(&results), ["codex", "claude"]);
+}
+
+/// Copy the fixtures to a temporary directory (the test edits them).
+fn copy_fixtures(to: &std::path::Path) {
+    let out = std::process::Command::new("cp")
+        .args(["-R", FIXTURES, to.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+}
+
+#[test]
+fn the_index_is_used_and_follows_append_truncate_and_delete() {
+    let dir = tempfile::tempdir().unwrap();
+    let stores = dir.path().join("stores");
+    copy_fixtures(&stores);
+    let cache = dir.path().join("cache");
+    let (hydra, claude, codex) = (
+        stores.join("hydra"),
+        stores.join("claude"),
+        stores.join("codex"),
+    );
+    let search = |word: &str| -> Vec<Value> {
+        let out = common::run_env(
+            &[
+                "--store",
+                hydra.to_str().unwrap(),
+                "--claude",
+                claude.to_str().unwrap(),
+                "--codex",
+                codex.to_str().unwrap(),
+                "search",
+                word,
+                "--json",
+            ],
+            "",
+            &[("SESSION_REF_CACHE_DIR", cache.to_str().unwrap())],
+        );
+        assert!(out.status.success(), "{}", stderr(&out));
+        stdout(&out)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let first = search("zephyr");
+    assert_eq!(stores_of(&first), ["codex", "claude", "hydra"]);
+    let manifest = cache.join("search/manifest.json");
+    assert!(manifest.is_file(), "the first search writes the index");
+    // Answers from the index are the answers from the logs.
+    assert_eq!(search("zephyr"), first);
+    assert!(search("quokka").is_empty());
+    // Append a turn to the native log: the new words are found.
+    let native = hydra.join("zoo-native.jsonl");
+    let mut log = std::fs::read_to_string(&native).unwrap();
+    log.push_str(r#"{"seq":11,"type":"user/message","data":{"id":"u3","source":{"kind":"user"},"content":[{"type":"text","text":"What about the wombat?"}]}}"#);
+    log.push('\n');
+    std::fs::write(&native, &log).unwrap();
+    assert_eq!(stores_of(&search("wombat")), ["hydra"]);
+    // Truncate it back to its header and first turn: the old words go.
+    let head: Vec<&str> = log.lines().take(3).collect();
+    std::fs::write(&native, head.join("\n") + "\n").unwrap();
+    assert!(search("wombat").is_empty());
+    assert_eq!(stores_of(&search("zephyr")), ["codex", "claude", "hydra"]);
+    assert!(search("pangolin").iter().all(|r| r["store"] != "hydra"));
+    // Delete the Claude log: it is not found, and its entry goes.
+    std::fs::remove_dir_all(claude.join("-home-dev-zoo")).unwrap();
+    assert_eq!(stores_of(&search("zephyr")), ["codex", "hydra"]);
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    assert!(!text.contains("c0ffee00"), "deleted session still indexed");
+    // A corrupt index is rebuilt, never an error.
+    std::fs::write(&manifest, "garbage").unwrap();
+    assert_eq!(stores_of(&search("zephyr")), ["codex", "hydra"]);
+    assert!(std::fs::read_to_string(&manifest).unwrap().starts_with('{'));
+}
+
+fn stores_of(results: &[Value]) -> Vec<String> {
+    results
+        .iter()
+        .map(|r| r["store"].as_str().unwrap().to_owned())
+        .collect()
+}
