@@ -61,7 +61,7 @@ use serde_json::value::RawValue;
 use crate::store::foreign::{self, read_lines, title_from_text, FileCache, SurfaceBuilder, Visit};
 use crate::store::lines;
 use crate::store::loose::{elements, is_str, is_true, non_empty, string};
-use crate::store::model::{SessionRecord, StoreKind, Surface};
+use crate::store::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
 use crate::store::time::Instant;
 use crate::store::{env_or_home, has_suffix, Caches, Env, ReadError, ScanEvent, Store};
 
@@ -272,6 +272,15 @@ impl Store for Claude {
     fn read_surface(&self, _: &Caches, record: &SessionRecord) -> Result<Surface, ReadError> {
         read_surface(record)
     }
+
+    fn fold_surface(
+        &self,
+        _: &Caches,
+        record: &SessionRecord,
+        sink: &mut dyn SurfaceSink,
+    ) -> Result<u64, ReadError> {
+        fold_surface(record, sink).map(|(_, last)| last)
+    }
 }
 
 /// The record of one transcript from its head: id = first `sessionId`
@@ -337,7 +346,24 @@ fn read_record(root: &Arc<Path>, path: &Path) -> Result<Option<SessionRecord>, R
 /// `compact_boundary` shadows everything before it; an `isCompactSummary`
 /// line becomes the compact checkpoint. Other lines are inert.
 pub fn read_surface(record: &SessionRecord) -> Result<Surface, ReadError> {
-    let mut builder = SurfaceBuilder::default();
+    let (builder, last) = fold(record, SurfaceBuilder::default())?;
+    Ok(builder.finish(last))
+}
+
+/// [`read_surface`] into any sink: the sink and the seq of the last
+/// complete line.
+pub fn fold_surface<S: SurfaceSink>(
+    record: &SessionRecord,
+    sink: S,
+) -> Result<(S, u64), ReadError> {
+    let (builder, last) = fold(record, SurfaceBuilder::new(sink))?;
+    Ok((builder.into_sink(), last))
+}
+
+fn fold<S: SurfaceSink>(
+    record: &SessionRecord,
+    mut builder: SurfaceBuilder<S>,
+) -> Result<(SurfaceBuilder<S>, u64), ReadError> {
     let last = read_lines(&record.path, false, |seq, bytes| {
         let Some(line) = Line::parse(bytes) else {
             return Visit::BAD;
@@ -345,10 +371,10 @@ pub fn read_surface(record: &SessionRecord) -> Result<Surface, ReadError> {
         fold_line(&mut builder, seq, &line);
         Visit::NEXT
     })?;
-    Ok(builder.finish(last))
+    Ok((builder, last))
 }
 
-fn fold_line(builder: &mut SurfaceBuilder, seq: u64, line: &Line<'_>) {
+fn fold_line<S: SurfaceSink>(builder: &mut SurfaceBuilder<S>, seq: u64, line: &Line<'_>) {
     if is_true(line.is_sidechain) {
         return;
     }

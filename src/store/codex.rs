@@ -33,7 +33,7 @@ use crate::store::foreign::{
     FileCache, SurfaceBuilder, Visit,
 };
 use crate::store::loose::{elements, is_str, non_empty, string};
-use crate::store::model::{SessionRecord, StoreKind, Surface};
+use crate::store::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
 use crate::store::time::Instant;
 use crate::store::{env_or_home, has_suffix, Caches, Env, ReadError, ScanEvent, Store};
 
@@ -209,7 +209,7 @@ fn said_in_event(payload: &Payload<'_>) -> Option<Said> {
     }
 }
 
-fn add(builder: &mut SurfaceBuilder, seq: u64, said: Said) {
+fn add<S: SurfaceSink>(builder: &mut SurfaceBuilder<S>, seq: u64, said: Said) {
     match said {
         Said::User(texts) => builder.user(seq, texts),
         Said::Assistant(texts) => builder.assistant(seq, None, texts),
@@ -284,6 +284,19 @@ impl Store for Codex {
     fn read_surface(&self, _: &Caches, record: &SessionRecord) -> Result<Surface, ReadError> {
         read_surface(record)
     }
+
+    fn fold_surface(
+        &self,
+        _: &Caches,
+        record: &SessionRecord,
+        sink: &mut dyn SurfaceSink,
+    ) -> Result<u64, ReadError> {
+        let items = SurfaceBuilder::new(sink.fork());
+        let events = SurfaceBuilder::new(sink.fork());
+        let (items, events, item_messages, last) = fold(record, items, events)?;
+        sink.adopt(if item_messages { items } else { events }.into_sink());
+        Ok(last)
+    }
 }
 
 /// The record of a rollout: id, timestamp and cwd of its first
@@ -345,8 +358,18 @@ fn last_turn_context_cwd(path: &Path) -> Result<Option<String>, ReadError> {
 /// Read and fold a whole rollout (see the module docs). A rollout that
 /// stops mid-turn is simply a surface without the reply.
 pub fn read_surface(record: &SessionRecord) -> Result<Surface, ReadError> {
-    let mut items = SurfaceBuilder::default();
-    let mut events = SurfaceBuilder::default();
+    let (items, events, item_messages, last) =
+        fold(record, SurfaceBuilder::default(), SurfaceBuilder::default())?;
+    Ok(if item_messages { items } else { events }.finish(last))
+}
+
+type Folded<S> = (SurfaceBuilder<S>, SurfaceBuilder<S>, bool, u64);
+
+fn fold<S: SurfaceSink>(
+    record: &SessionRecord,
+    mut items: SurfaceBuilder<S>,
+    mut events: SurfaceBuilder<S>,
+) -> Result<Folded<S>, ReadError> {
     let mut item_messages = false;
     let last = read_lines(&record.path, false, |seq, bytes| {
         let Some((_, item)) = parse_line(bytes) else {
@@ -373,13 +396,13 @@ pub fn read_surface(record: &SessionRecord) -> Result<Surface, ReadError> {
         }
         Visit::NEXT
     })?;
-    Ok(if item_messages { items } else { events }.finish(last))
+    Ok((items, events, item_messages, last))
 }
 
 /// Apply a `compacted` line: the surface restarts with the summary as a
 /// compact checkpoint, or, when the summary is empty, with the direct user
 /// and assistant messages of `replacement_history`.
-fn compact(builder: &mut SurfaceBuilder, seq: u64, payload: &Payload<'_>) {
+fn compact<S: SurfaceSink>(builder: &mut SurfaceBuilder<S>, seq: u64, payload: &Payload<'_>) {
     builder.shadow();
     if let Some(summary) = string(payload.message).filter(|m| !m.trim().is_empty()) {
         builder.checkpoint(seq, vec![summary]);

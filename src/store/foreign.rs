@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::SystemTime;
 
 use crate::store::lines::{self, LineReader};
-use crate::store::model::{Block, EventKind, MessageSource, Surface, SurfaceEvent};
+use crate::store::model::{Block, EventKind, MessageSource, Surface, SurfaceEvent, SurfaceSink};
 use crate::store::{has_suffix, ReadError};
 
 /// The longest title cut from a first prompt, in characters (Unicode scalar values).
@@ -176,18 +176,27 @@ pub fn trailing_uuid(path: &Path) -> Option<String> {
     shaped.then(|| tail.to_owned())
 }
 
-/// Builds a surface while a log is read forward.
+/// Builds a surface while a log is read forward, into any [`SurfaceSink`].
 ///
 /// Assistant messages written over several lines (one `message.id`) are
 /// merged into the first line's event; a compaction clears everything
 /// before it, merge keys included, since the conversation restarts there.
 #[derive(Debug, Default)]
-pub struct SurfaceBuilder {
-    events: Vec<SurfaceEvent>,
-    by_message: HashMap<String, usize>,
+pub struct SurfaceBuilder<S = Surface> {
+    sink: S,
+    /// The seq of the event each merge key first appeared in.
+    by_message: HashMap<String, u64>,
 }
 
-impl SurfaceBuilder {
+impl<S: SurfaceSink> SurfaceBuilder<S> {
+    /// A builder feeding `sink`.
+    pub fn new(sink: S) -> Self {
+        SurfaceBuilder {
+            sink,
+            by_message: HashMap::new(),
+        }
+    }
+
     /// A direct user message.
     pub fn user(&mut self, seq: u64, texts: Vec<String>) {
         self.push(seq, MessageSource::User, texts);
@@ -200,7 +209,7 @@ impl SurfaceBuilder {
 
     fn push(&mut self, seq: u64, source: MessageSource, texts: Vec<String>) {
         let content = texts.into_iter().map(Block::Text).collect();
-        self.events.push(SurfaceEvent {
+        self.sink.push(SurfaceEvent {
             seq,
             kind: EventKind::UserMessage { source, content },
         });
@@ -210,41 +219,39 @@ impl SurfaceBuilder {
     /// placed where the key first appeared; without one, each call is its
     /// own message. A key first seen with no text still holds its place.
     pub fn assistant(&mut self, seq: u64, key: Option<&str>, texts: Vec<String>) {
-        let blocks = texts.into_iter().map(Block::Text);
+        let blocks = texts.into_iter().map(Block::Text).collect();
         if let Some(key) = key {
-            if let Some(&index) = self.by_message.get(key) {
-                if let EventKind::AssistantMessage { content } = &mut self.events[index].kind {
-                    content.extend(blocks);
-                }
+            if let Some(&first) = self.by_message.get(key) {
+                self.sink.extend(first, blocks);
                 return;
             }
-            self.by_message.insert(key.to_owned(), self.events.len());
+            self.by_message.insert(key.to_owned(), seq);
         }
-        self.events.push(SurfaceEvent {
+        self.sink.push(SurfaceEvent {
             seq,
-            kind: EventKind::AssistantMessage {
-                content: blocks.collect(),
-            },
+            kind: EventKind::AssistantMessage { content: blocks },
         });
     }
 
     /// A compaction: everything so far is shadowed.
     pub fn shadow(&mut self) {
-        self.events.clear();
+        self.sink.clear();
         self.by_message.clear();
     }
 
+    /// The sink, fed with everything built.
+    pub fn into_sink(self) -> S {
+        self.sink
+    }
+}
+
+impl SurfaceBuilder<Surface> {
     /// The surface, without assistant messages that never received text.
     pub fn finish(self, captured_through_seq: u64) -> Surface {
-        let events = self
-            .events
-            .into_iter()
-            .filter(|e| !matches!(&e.kind, EventKind::AssistantMessage { content } if content.is_empty()))
-            .collect();
-        Surface {
-            events,
-            captured_through_seq,
-        }
+        let mut surface = self.sink;
+        surface.drop_empty_assistant_messages();
+        surface.captured_through_seq = captured_through_seq;
+        surface
     }
 }
 

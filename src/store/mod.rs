@@ -45,7 +45,7 @@ use rayon::prelude::*;
 
 use crate::error::Error;
 pub use model::StoreKind;
-use model::{SessionRecord, Surface};
+use model::{SessionRecord, Surface, SurfaceSink};
 
 /// Every store kind, in the order roots are read and flags are listed.
 pub static REGISTRY: &[StoreKind] = &[native::KIND, claude::KIND, codex::KIND];
@@ -99,6 +99,24 @@ pub trait Store: Send + Sync + 'static {
 
     /// The folded surface of a listed session.
     fn read_surface(&self, caches: &Caches, record: &SessionRecord) -> Result<Surface, ReadError>;
+
+    /// Fold the surface of a listed session into `sink` while its log is
+    /// read, so that only what the sink keeps is held (prepare keeps what
+    /// its byte budget can need). Returns the seq of the last complete
+    /// event read. The default reads the whole surface first; a kind
+    /// overrides it to stream.
+    fn fold_surface(
+        &self,
+        caches: &Caches,
+        record: &SessionRecord,
+        sink: &mut dyn SurfaceSink,
+    ) -> Result<u64, ReadError> {
+        let surface = self.read_surface(caches, record)?;
+        for event in surface.events {
+            sink.push(event);
+        }
+        Ok(surface.captured_through_seq)
+    }
 }
 
 /// The registered kind whose flag is `flag`.
@@ -528,6 +546,16 @@ impl Catalog {
     /// The folded surface of a session of this catalog.
     pub fn read_surface(&self, record: &SessionRecord) -> Result<Surface, ReadError> {
         record.kind.store().read_surface(&self.caches, record)
+    }
+
+    /// Fold the surface of a session of this catalog into `sink` as its log
+    /// is read: the seq of the last complete event read.
+    pub fn fold_surface(
+        &self,
+        record: &SessionRecord,
+        sink: &mut dyn SurfaceSink,
+    ) -> Result<u64, ReadError> {
+        record.kind.store().fold_surface(&self.caches, record, sink)
     }
 }
 

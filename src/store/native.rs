@@ -1,6 +1,5 @@
 //! The native Hydra session log (SPEC §3): a header line, then one event per line.
 
-use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -11,7 +10,7 @@ use serde_json::Value;
 use crate::store::lines::{self, LineReader};
 use crate::store::loose::{self, Loose, LooseBlock};
 use crate::store::model::{
-    EventKind, MessageSource, SessionRecord, StoreKind, Surface, SurfaceEvent,
+    EventKind, MessageSource, SessionRecord, StoreKind, Surface, SurfaceEvent, SurfaceSink,
 };
 use crate::store::{env_or_home, has_suffix, Caches, Env, ReadError, ScanEvent, Store};
 
@@ -62,6 +61,15 @@ impl Store for Native {
 
     fn read_surface(&self, _: &Caches, record: &SessionRecord) -> Result<Surface, ReadError> {
         read_surface(record)
+    }
+
+    fn fold_surface(
+        &self,
+        _: &Caches,
+        record: &SessionRecord,
+        sink: &mut dyn SurfaceSink,
+    ) -> Result<u64, ReadError> {
+        fold_surface(record, sink).map(|(_, last)| last)
     }
 }
 
@@ -348,13 +356,23 @@ fn may_be_title(line: &[u8]) -> bool {
 
 /// Read and fold the whole log of `record`.
 pub fn read_surface(record: &SessionRecord) -> Result<Surface, ReadError> {
+    let (mut surface, last) = fold_surface(record, Surface::default())?;
+    surface.captured_through_seq = last;
+    Ok(surface)
+}
+
+/// Fold the whole log of `record` into `sink`: the sink and the seq of
+/// the last complete event read (0 when none).
+pub fn fold_surface<S: SurfaceSink>(
+    record: &SessionRecord,
+    mut sink: S,
+) -> Result<(S, u64), ReadError> {
     let path = &record.path;
     let mut reader = LineReader::open(path).map_err(|e| ReadError::io(path, &e))?;
     let header = reader.next_line().map_err(|e| ReadError::io(path, &e))?;
     if header.is_none() {
         return Err(ReadError::at(path, 1, "missing session header"));
     }
-    let mut events: VecDeque<SurfaceEvent> = VecDeque::new();
     let mut last_seq = 0u64;
     while let Some(line) = reader.next_line().map_err(|e| ReadError::io(path, &e))? {
         let (seq, event) = match parse_event(line.bytes) {
@@ -374,20 +392,12 @@ pub fn read_surface(record: &SessionRecord) -> Result<Surface, ReadError> {
         }
         last_seq = seq;
         match event {
-            Event::Surface(kind) => events.push_back(SurfaceEvent { seq, kind }),
-            Event::Compact(through) => {
-                // Seqs increase, so the shadowed events are a prefix.
-                while events.front().is_some_and(|e| e.seq <= through) {
-                    events.pop_front();
-                }
-            }
+            Event::Surface(kind) => sink.push(SurfaceEvent { seq, kind }),
+            Event::Compact(through) => sink.shadow_through(through),
             Event::Chunk | Event::Title(_) | Event::Unknown => {}
         }
     }
-    Ok(Surface {
-        events: events.into(),
-        captured_through_seq: last_seq,
-    })
+    Ok((sink, last_seq))
 }
 
 #[cfg(test)]
