@@ -29,6 +29,7 @@
 pub mod claude;
 pub mod codex;
 pub mod foreign;
+pub mod index;
 pub mod lines;
 pub mod loose;
 pub mod model;
@@ -84,9 +85,14 @@ pub trait Store: Send + Sync + 'static {
         let files = walk_files(root, &|p| self.wants(p), &mut |path, reason| {
             sink(ScanEvent::Unreadable { path, reason })
         });
-        files
-            .par_iter()
-            .for_each(|path| sink(self.list_file(caches, root, path)));
+        let index = caches.get::<index::TitleIndex>();
+        let kind = kind_by_name(self.name());
+        files.par_iter().for_each(|path| {
+            sink(match kind {
+                Some(kind) => index.list_file(kind.store(), kind, caches, root, path),
+                None => self.list_file(caches, root, path),
+            })
+        });
     }
 
     /// The latest title of a listed session, read as cheaply as the format
@@ -99,6 +105,22 @@ pub trait Store: Send + Sync + 'static {
 
     /// The folded surface of a listed session.
     fn read_surface(&self, caches: &Caches, record: &SessionRecord) -> Result<Surface, ReadError>;
+
+    /// For a kind whose title is the last title line of the session's own
+    /// file: the latest title among the lines starting at or after byte
+    /// `floor` (a line start), with the offset of its line. This lets the
+    /// title index ([`index`]) search only the bytes appended since it last
+    /// looked. `None` (the default): the kind's title depends on more than
+    /// that, and is read with [`Store::read_title`].
+    fn title_after(
+        &self,
+        caches: &Caches,
+        record: &SessionRecord,
+        floor: u64,
+    ) -> Option<Result<Option<(String, u64)>, ReadError>> {
+        let _ = (caches, record, floor);
+        None
+    }
 
     /// Fold the surface of a listed session into `sink` while its log is
     /// read, so that only what the sink keeps is held (prepare keeps what
@@ -147,6 +169,15 @@ impl fmt::Debug for Caches {
 }
 
 impl Caches {
+    /// Caches holding `value` as the cache value of its type (e.g. a
+    /// [`index::TitleIndex`] opened on the user's cache directory).
+    pub fn with<T: Send + Sync + 'static>(self, value: T) -> Caches {
+        let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+        slots.insert(TypeId::of::<T>(), Arc::new(value));
+        drop(slots);
+        self
+    }
+
     /// The cache value of type `T`, created with `T::default()` the first time.
     pub fn get<T: Default + Send + Sync + 'static>(&self) -> Arc<T> {
         let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
@@ -404,7 +435,13 @@ impl Catalog {
 
     /// Scan `roots` completely.
     pub fn load(roots: &StoreRoots) -> Catalog {
-        let mut catalog = Catalog::default();
+        Catalog::load_with(Arc::default(), roots)
+    }
+
+    /// Scan `roots` completely, reading with `caches` (which may hold a
+    /// title index).
+    pub fn load_with(caches: Arc<Caches>, roots: &StoreRoots) -> Catalog {
+        let mut catalog = Catalog::with_caches(caches);
         let found = Mutex::new(Vec::new());
         scan(&catalog.caches, roots, &|event| {
             found.lock().unwrap_or_else(|e| e.into_inner()).push(event)
@@ -538,9 +575,16 @@ impl Catalog {
         &self.caches
     }
 
-    /// The latest title of a session of this catalog.
+    /// The latest title of a session of this catalog (through the title
+    /// index when it is in use).
     pub fn read_title(&self, record: &SessionRecord) -> Result<Option<String>, ReadError> {
-        record.kind.store().read_title(&self.caches, record)
+        let index = self.caches.get::<index::TitleIndex>();
+        index.title(record.kind.store(), &self.caches, record)
+    }
+
+    /// Save the title index, when in use and changed (never an error).
+    pub fn save_index(&self) {
+        self.caches.get::<index::TitleIndex>().save();
     }
 
     /// The folded surface of a session of this catalog.

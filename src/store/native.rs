@@ -63,6 +63,15 @@ impl Store for Native {
         read_surface(record)
     }
 
+    fn title_after(
+        &self,
+        _: &Caches,
+        record: &SessionRecord,
+        floor: u64,
+    ) -> Option<Result<Option<(String, u64)>, ReadError>> {
+        Some(read_title_from(&record.path, floor).map_err(|e| ReadError::io(&record.path, &e)))
+    }
+
     fn fold_surface(
         &self,
         _: &Caches,
@@ -328,17 +337,24 @@ fn parse_source(source: SourceData<'_>) -> Option<MessageSource> {
 /// unless its `type` is `session/title`; so a log without any title is
 /// read to its start but not parsed.
 pub fn read_title(path: &Path) -> std::io::Result<Option<String>> {
+    Ok(read_title_from(path, 0)?.map(|(title, _)| title))
+}
+
+/// [`read_title`] among the lines that start at or after byte `floor` (a
+/// line start): the title and the offset of its line. How the title index
+/// searches only what was appended since it last looked.
+pub fn read_title_from(path: &Path, floor: u64) -> std::io::Result<Option<(String, u64)>> {
     let word = memchr::memmem::Finder::new(b"title");
     let unicode = memchr::memmem::Finder::new(b"\\u");
     let slash = memchr::memmem::Finder::new(b"\\/");
-    lines::scan_backward(path, |line| {
+    lines::scan_backward_to(path, floor, |line, at| {
         let spelled =
             word.find(line).is_some() || unicode.find(line).is_some() || slash.find(line).is_some();
         if !spelled || !may_be_title(line) {
             return None;
         }
         match parse_event(line) {
-            Ok((_, Event::Title(title))) => Some(title),
+            Ok((_, Event::Title(title))) => Some((title, at)),
             _ => None,
         }
     })

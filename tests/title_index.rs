@@ -1,0 +1,171 @@
+//! The title index (`$XDG_CACHE_HOME/session-ref`): listing is the same with
+//! and without it, for every store kind, through growth by appending, a
+//! rewrite, a vanished file and a damaged or foreign index file.
+//!
+//! Files are given modification times in the past: the index does not
+//! trust a stamp younger than two seconds (it could still change within
+//! its timestamp tick).
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, SystemTime};
+
+const CLAUDE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/claude/projects"
+);
+const CODEX: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/codex/sessions");
+
+/// stdout and stderr of `session-ref ARGS candidates --json` over the stores.
+fn list(store: &Path, cache: &Path, extra: &[&str]) -> (String, String) {
+    let home = tempfile::tempdir().unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_session-ref"))
+        .args(["--store", store.to_str().unwrap()])
+        .args(["--claude", CLAUDE, "--codex", CODEX])
+        .args(extra)
+        .args(["candidates", "--json", "--limit", "1000"])
+        .env_remove("HYDRA_SESSIONS")
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .env_remove("CODEX_HOME")
+        .env("HOME", home.path())
+        .env("XDG_CACHE_HOME", cache)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    (
+        String::from_utf8(output.stdout).unwrap(),
+        String::from_utf8(output.stderr).unwrap(),
+    )
+}
+
+/// Listing with the index equals listing without it; returns the listing.
+fn same_with_and_without(store: &Path, cache: &Path) -> String {
+    let (cached, cached_err) = list(store, cache, &[]);
+    let (direct, direct_err) = list(store, cache, &["--no-cache"]);
+    assert_eq!(cached, direct);
+    assert_eq!(cached_err, direct_err);
+    cached
+}
+
+fn age(path: &Path, seconds_ago: u64) {
+    let when = SystemTime::now() - Duration::from_secs(seconds_ago);
+    File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(when)
+        .unwrap();
+}
+
+fn header(id: &str, created: &str) -> String {
+    format!("{{\"type\":\"session\",\"version\":1,\"id\":\"{id}\",\"createdAt\":\"{created}\",\"cwd\":\"/w\"}}\n")
+}
+
+fn user(seq: u64, text: &str) -> String {
+    format!("{{\"seq\":{seq},\"type\":\"user/message\",\"data\":{{\"id\":\"m{seq}\",\"source\":{{\"kind\":\"user\"}},\"content\":[{{\"type\":\"text\",\"text\":\"{text}\"}}]}}}}\n")
+}
+
+fn title(seq: u64, text: &str) -> String {
+    format!("{{\"seq\":{seq},\"type\":\"session/title\",\"data\":{{\"title\":\"{text}\"}}}}\n")
+}
+
+fn append(path: &Path, text: &str, seconds_ago: u64) {
+    OpenOptions::new()
+        .append(true)
+        .open(path)
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    age(path, seconds_ago);
+}
+
+fn index_file(cache: &Path) -> String {
+    std::fs::read_to_string(cache.join("session-ref/title-index-v1.json")).unwrap()
+}
+
+#[test]
+fn listing_is_identical_with_and_without_the_index() {
+    let store = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let a = store.path().join("a.jsonl");
+    let b = store.path().join("b.jsonl");
+    let c = store.path().join("c.jsonl");
+    std::fs::write(
+        &a,
+        header("a", "2026-01-01T00:00:00Z") + &title(1, "Early title") + &user(2, "hello"),
+    )
+    .unwrap();
+    std::fs::write(
+        &b,
+        header("b", "2026-01-02T00:00:00Z") + &user(1, "untitled"),
+    )
+    .unwrap();
+    std::fs::write(&c, "not a session\n").unwrap();
+    for path in [&a, &b, &c] {
+        age(path, 100);
+    }
+
+    // Built on the first run, used on the second.
+    let first = same_with_and_without(store.path(), cache.path());
+    assert!(first.contains("Early title"), "{first}");
+    let index = index_file(cache.path());
+    assert!(index.contains("Early title") && index.contains("c.jsonl"));
+    assert_eq!(same_with_and_without(store.path(), cache.path()), first);
+
+    // Appended: a newer title in the appended bytes wins; a line without
+    // one leaves the earlier title standing.
+    append(&a, &title(3, "Renamed"), 90);
+    append(&b, &user(2, "more"), 90);
+    let grown = same_with_and_without(store.path(), cache.path());
+    assert!(
+        grown.contains("Renamed") && !grown.contains("Early title"),
+        "{grown}"
+    );
+    append(&a, &user(4, "after the rename"), 80);
+    assert_eq!(same_with_and_without(store.path(), cache.path()), grown);
+
+    // Rewritten shorter, and rewritten at the same length (a new inode).
+    std::fs::write(&a, header("a", "2026-01-01T00:00:00Z") + &title(1, "Other")).unwrap();
+    age(&a, 70);
+    let rewritten = same_with_and_without(store.path(), cache.path());
+    assert!(rewritten.contains("Other") && !rewritten.contains("Renamed"));
+    let same_length = header("a", "2026-01-01T00:00:00Z") + &title(1, "Otter");
+    let replacement = store.path().join("a.tmp");
+    std::fs::write(&replacement, same_length).unwrap();
+    std::fs::rename(&replacement, &a).unwrap();
+    age(&a, 70);
+    assert!(same_with_and_without(store.path(), cache.path()).contains("Otter"));
+
+    // A vanished file leaves the index.
+    std::fs::remove_file(&b).unwrap();
+    same_with_and_without(store.path(), cache.path());
+    let index = index_file(cache.path());
+    assert!(!index.contains("/b.jsonl"), "{index}");
+
+    // A damaged index, or one of another version, is ignored and rebuilt.
+    let file = cache.path().join("session-ref/title-index-v1.json");
+    let expected = same_with_and_without(store.path(), cache.path());
+    for damaged in [
+        "{\"version\":1,\"entries\":[{\"kind\":".to_owned(),
+        "\u{0}\u{1}garbage".to_owned(),
+        index_file(cache.path()).replacen("\"version\":1", "\"version\":99", 1),
+    ] {
+        std::fs::write(&file, damaged).unwrap();
+        let (out, err) = list(store.path(), cache.path(), &[]);
+        assert_eq!((out.as_str(), err.as_str()), (expected.as_str(), ""));
+        assert!(index_file(cache.path()).starts_with("{\"version\":1"));
+    }
+}
+
+#[test]
+fn no_cache_writes_no_index() {
+    let store = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let a = store.path().join("a.jsonl");
+    std::fs::write(&a, header("a", "2026-01-01T00:00:00Z") + &title(1, "T")).unwrap();
+    age(&a, 100);
+    list(store.path(), cache.path(), &["--no-cache"]);
+    assert!(!cache.path().join("session-ref").exists());
+}
