@@ -290,7 +290,12 @@ fn parse_event_once(bytes: &[u8]) -> Result<(u64, Event), LineFault> {
             })
         }
         "tool/result" => {
-            let _: AnyObject = data(raw.data, kind)?;
+            // The envelope parse validated `data` already; an object needs
+            // no second pass (the bulk of a log's bytes are tool results).
+            let object = raw.data.is_some_and(|d| d.get().starts_with('{'));
+            if !object {
+                let _: AnyObject = data(raw.data, kind)?;
+            }
             Event::Surface(EventKind::ToolResult)
         }
         "assistant/chunk" => Event::Chunk,
