@@ -18,12 +18,18 @@ const CLAUDE: &str = concat!(
 );
 const CODEX: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/codex/sessions");
 
-/// stdout and stderr of `session-ref ARGS candidates --json` over the stores.
+/// stdout and stderr of `session-ref ARGS candidates --json` over the
+/// stores (the fixture Claude Code and Codex stores unless given).
 fn list(store: &Path, cache: &Path, extra: &[&str]) -> (String, String) {
     let home = tempfile::tempdir().unwrap();
+    let foreign = if extra.contains(&"--claude") {
+        vec![]
+    } else {
+        vec!["--claude", CLAUDE, "--codex", CODEX]
+    };
     let output = Command::new(env!("CARGO_BIN_EXE_session-ref"))
         .args(["--store", store.to_str().unwrap()])
-        .args(["--claude", CLAUDE, "--codex", CODEX])
+        .args(foreign)
         .args(extra)
         .args(["candidates", "--json", "--limit", "1000"])
         .env_remove("HYDRA_SESSIONS")
@@ -42,8 +48,13 @@ fn list(store: &Path, cache: &Path, extra: &[&str]) -> (String, String) {
 
 /// Listing with the index equals listing without it; returns the listing.
 fn same_with_and_without(store: &Path, cache: &Path) -> String {
-    let (cached, cached_err) = list(store, cache, &[]);
-    let (direct, direct_err) = list(store, cache, &["--no-cache"]);
+    same_with_and_without_args(store, cache, &[])
+}
+
+fn same_with_and_without_args(store: &Path, cache: &Path, args: &[&str]) -> String {
+    let (cached, cached_err) = list(store, cache, args);
+    let no_cache = [args, &["--no-cache"]].concat();
+    let (direct, direct_err) = list(store, cache, &no_cache);
     assert_eq!(cached, direct);
     assert_eq!(cached_err, direct_err);
     cached
@@ -168,4 +179,64 @@ fn no_cache_writes_no_index() {
     age(&a, 100);
     list(store.path(), cache.path(), &["--no-cache"]);
     assert!(!cache.path().join("session-ref").exists());
+}
+
+/// A copy of a fixture tree, every file aged.
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+            age(&target, 100);
+        }
+    }
+}
+
+#[test]
+fn foreign_titles_follow_their_files_and_side_files() {
+    let root = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let native = root.path().join("native");
+    std::fs::create_dir(&native).unwrap();
+    let claude = root.path().join("claude/projects");
+    let codex_home = root.path().join("codex");
+    copy_tree(Path::new(CLAUDE), &claude);
+    copy_tree(Path::new(CODEX).parent().unwrap(), &codex_home);
+    let args = [
+        "--claude",
+        claude.to_str().unwrap(),
+        "--codex",
+        codex_home.join("sessions").to_str().unwrap(),
+    ]
+    .map(str::to_owned);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let first = same_with_and_without_args(&native, cache.path(), &args);
+    assert_eq!(
+        same_with_and_without_args(&native, cache.path(), &args),
+        first
+    );
+
+    // A thread renamed in Codex's session_index.jsonl (a side file).
+    let index = codex_home.join("session_index.jsonl");
+    append(
+        &index,
+        "{\"id\":\"019b8000-0000-7000-8000-000000000002\",\"thread_name\":\"Renamed in the index\",\"updated_at\":\"2026-02-01T00:00:00Z\"}\n",
+        50,
+    );
+    let renamed = same_with_and_without_args(&native, cache.path(), &args);
+    assert!(renamed.contains("Renamed in the index"), "{renamed}");
+
+    // A Claude Code session renamed with /rename (appended custom-title).
+    let transcript = claude.join("-home-dev-shop/a1b2c3d4-0000-4000-8000-000000000002.jsonl");
+    append(
+        &transcript,
+        "\n{\"type\":\"custom-title\",\"customTitle\":\"Custom name\",\"sessionId\":\"a1b2c3d4-0000-4000-8000-000000000002\"}\n",
+        40,
+    );
+    let custom = same_with_and_without_args(&native, cache.path(), &args);
+    assert!(custom.contains("Custom name"), "{custom}");
 }

@@ -59,6 +59,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::store::foreign::{self, read_lines, title_from_text, FileCache, SurfaceBuilder, Visit};
+use crate::store::index::TitleInputs;
 use crate::store::lines;
 use crate::store::loose::{elements, is_str, is_true, non_empty, string};
 use crate::store::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
@@ -259,6 +260,11 @@ impl Store for Claude {
                 reason: e.message,
             },
         }
+    }
+
+    fn title_inputs(&self, record: &SessionRecord) -> Option<TitleInputs> {
+        // Summaries naming this session can sit in any file of its folder.
+        Some(TitleInputs::Folder(record.path.parent()?.to_owned()))
     }
 
     fn read_title(

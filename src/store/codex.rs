@@ -32,6 +32,7 @@ use crate::store::foreign::{
     is_zstd, last_line_where, read_lines, starts_with_any, title_from_text, trailing_uuid,
     FileCache, SurfaceBuilder, Visit,
 };
+use crate::store::index::TitleInputs;
 use crate::store::loose::{elements, is_str, non_empty, string};
 use crate::store::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
 use crate::store::time::Instant;
@@ -271,6 +272,12 @@ impl Store for Codex {
                 },
             },
         }
+    }
+
+    fn title_inputs(&self, record: &SessionRecord) -> Option<TitleInputs> {
+        // Thread names also come from `session_index.jsonl` beside the root.
+        let index = record.root.parent()?.join(SESSION_INDEX);
+        Some(TitleInputs::Files(vec![index]))
     }
 
     fn read_title(

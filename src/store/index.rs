@@ -123,12 +123,15 @@ struct Title {
     title: Option<String>,
     /// Where the title's line starts.
     offset: Option<u64>,
+    /// Fingerprint of the title's other inputs (0 when it has none).
+    #[serde(default)]
+    inputs: u64,
     /// Bytes of the file the scan covered (a line boundary: the file's
     /// length when it ended with a newline, else 0, so a torn last line is
     /// read again).
     scanned: u64,
-    /// The `GUARD` bytes before `scanned`, to recognise appending.
-    guard: Vec<u8>,
+    /// The `GUARD` bytes before `scanned`, in hex, to recognise appending.
+    guard: String,
 }
 
 /// One file's entry: what listing and the title search found, each with
@@ -145,6 +148,15 @@ struct Entry {
 struct IndexFile {
     version: u32,
     entries: Vec<Entry>,
+}
+
+/// The other files a title depends on (see [`Store::title_inputs`]).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum TitleInputs {
+    /// These files (absent ones count as absent).
+    Files(Vec<PathBuf>),
+    /// Every file directly in this folder.
+    Folder(PathBuf),
 }
 
 /// How a file changed since the index last saw it.
@@ -177,6 +189,8 @@ pub struct TitleIndex {
     changes: Mutex<Vec<(StoreKind, PathBuf, Change)>>,
     /// Whether anything differs from what was loaded.
     dirty: AtomicBool,
+    /// Fingerprints of title inputs, computed once per run.
+    inputs: Mutex<HashMap<TitleInputs, u64>>,
 }
 
 /// The key of a file: its kind and absolute path (a relative store path
@@ -317,23 +331,30 @@ impl TitleIndex {
         caches: &Caches,
         record: &SessionRecord,
     ) -> Result<Option<String>, ReadError> {
+        if !self.enabled() {
+            return store.read_title(caches, record);
+        }
         let path = &record.path;
-        let stamp = if self.enabled() {
-            Stamp::of(path)
-        } else {
-            None
+        let key = key(record.kind, path);
+        let (listed_now, known) = {
+            let fresh = lock(&self.fresh);
+            let entry = fresh.get(&key);
+            (
+                entry
+                    .and_then(|e| e.listed.as_ref())
+                    .map(|(stamp, _)| *stamp),
+                entry
+                    .or_else(|| self.old.get(&key))
+                    .and_then(|e| e.title.clone()),
+            )
         };
-        let Some(stamp) = stamp else {
+        // The stamp listing took this run, else the file's now.
+        let Some(stamp) = listed_now.or_else(|| Stamp::of(path)) else {
             return store.read_title(caches, record);
         };
-        let key = key(record.kind, path);
-        let known = {
-            let fresh = lock(&self.fresh);
-            fresh
-                .get(&key)
-                .or_else(|| self.old.get(&key))
-                .and_then(|e| e.title.clone())
-        };
+        if let Some(inputs) = store.title_inputs(record) {
+            return self.title_with_inputs(store, caches, record, key, stamp, known, &inputs);
+        }
         let from = match &known {
             Some((was, title)) if *was == stamp => return Ok(title.title.clone()),
             Some((was, title)) if appended(was, &stamp, title, path) => title.scanned,
@@ -352,6 +373,7 @@ impl TitleIndex {
         let found = Title {
             title: title.clone(),
             offset,
+            inputs: 0,
             scanned,
             guard: read_guard(path, scanned),
         };
@@ -359,6 +381,78 @@ impl TitleIndex {
         let mut fresh = lock(&self.fresh);
         self.fresh_entry(&mut fresh, key).title = Some((stamp, found));
         Ok(title)
+    }
+
+    /// The title of a kind whose title also depends on other files: kept
+    /// while the file and the fingerprint of those files are unchanged,
+    /// else read whole by the store.
+    #[allow(clippy::too_many_arguments)]
+    fn title_with_inputs(
+        &self,
+        store: &dyn Store,
+        caches: &Caches,
+        record: &SessionRecord,
+        key: Key,
+        stamp: Stamp,
+        known: Option<(Stamp, Title)>,
+        inputs: &TitleInputs,
+    ) -> Result<Option<String>, ReadError> {
+        let Some(fingerprint) = self.fingerprint(inputs) else {
+            return store.read_title(caches, record);
+        };
+        if let Some((was, title)) = &known {
+            if *was == stamp && title.inputs == fingerprint {
+                return Ok(title.title.clone());
+            }
+        }
+        let title = store.read_title(caches, record)?;
+        let found = Title {
+            title: title.clone(),
+            offset: None,
+            inputs: fingerprint,
+            scanned: 0,
+            guard: String::new(),
+        };
+        self.dirty.store(true, Ordering::Relaxed);
+        let mut fresh = lock(&self.fresh);
+        self.fresh_entry(&mut fresh, key).title = Some((stamp, found));
+        Ok(title)
+    }
+
+    /// A fingerprint of the stamps of `inputs` (computed once per run);
+    /// `None` when one of them is too recent to trust.
+    fn fingerprint(&self, inputs: &TitleInputs) -> Option<u64> {
+        if let Some(&known) = lock(&self.inputs).get(inputs) {
+            return Some(known);
+        }
+        let files: Vec<PathBuf> = match inputs {
+            TitleInputs::Files(files) => files.clone(),
+            TitleInputs::Folder(dir) => {
+                let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+                    .ok()?
+                    .flatten()
+                    .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+                    .map(|e| e.path())
+                    .collect();
+                files.sort();
+                files
+            }
+        };
+        let mut hasher = std::hash::DefaultHasher::new();
+        for file in &files {
+            std::hash::Hash::hash(file, &mut hasher);
+            match Stamp::read(file) {
+                Some(_) => {
+                    let stamp = Stamp::of(file)?;
+                    std::hash::Hash::hash(&(stamp.len, stamp.mtime_ns, stamp.inode), &mut hasher);
+                }
+                None => std::hash::Hash::hash(&0u8, &mut hasher),
+            }
+        }
+        // 0 means "no inputs" in an entry.
+        let fingerprint = std::hash::Hasher::finish(&hasher).max(1);
+        lock(&self.inputs).insert(inputs.clone(), fingerprint);
+        Some(fingerprint)
     }
 
     /// Write the entries of this run, replacing the index atomically.
@@ -446,19 +540,18 @@ fn scan_end(path: &Path, len: u64) -> u64 {
     }
 }
 
-/// The up to [`GUARD`] bytes before `end`.
-fn read_guard(path: &Path, end: u64) -> Vec<u8> {
+/// The up to [`GUARD`] bytes before `end`, in hex (empty when unreadable).
+fn read_guard(path: &Path, end: u64) -> String {
     let start = end.saturating_sub(GUARD);
     let mut buf = vec![0u8; (end - start) as usize];
     let read = std::fs::File::open(path).and_then(|mut f| {
         f.seek(SeekFrom::Start(start))?;
         f.read_exact(&mut buf)
     });
-    if read.is_ok() {
-        buf
-    } else {
-        Vec::new()
+    if read.is_err() {
+        return String::new();
     }
+    buf.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]

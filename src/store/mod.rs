@@ -106,6 +106,15 @@ pub trait Store: Send + Sync + 'static {
     /// The folded surface of a listed session.
     fn read_surface(&self, caches: &Caches, record: &SessionRecord) -> Result<Surface, ReadError>;
 
+    /// What the title of `record` depends on besides its own file, so
+    /// that the title index can keep it: `None` (the default) when the
+    /// title cannot be indexed; a kind whose title is the last title line
+    /// of its file implements [`Store::title_after`] instead.
+    fn title_inputs(&self, record: &SessionRecord) -> Option<index::TitleInputs> {
+        let _ = record;
+        None
+    }
+
     /// For a kind whose title is the last title line of the session's own
     /// file: the latest title among the lines starting at or after byte
     /// `floor` (a line start), with the offset of its line. This lets the
