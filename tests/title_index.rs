@@ -92,8 +92,26 @@ fn append(path: &Path, text: &str, seconds_ago: u64) {
     age(path, seconds_ago);
 }
 
+/// The index shard (one file per store root) that mentions `name`.
+fn shard_of(cache: &Path, name: &str) -> std::path::PathBuf {
+    std::fs::read_dir(cache.join("session-ref"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| std::fs::read_to_string(p).unwrap().contains(name))
+        .unwrap_or_else(|| panic!("no shard mentions {name}"))
+}
+
+/// Every shard of the index, concatenated.
 fn index_file(cache: &Path) -> String {
-    std::fs::read_to_string(cache.join("session-ref/title-index-v1.json")).unwrap()
+    let mut shards: Vec<_> = std::fs::read_dir(cache.join("session-ref"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    shards.sort();
+    shards
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect()
 }
 
 #[test]
@@ -156,17 +174,20 @@ fn listing_is_identical_with_and_without_the_index() {
     assert!(!index.contains("/b.jsonl"), "{index}");
 
     // A damaged index, or one of another version, is ignored and rebuilt.
-    let file = cache.path().join("session-ref/title-index-v1.json");
+    let file = shard_of(cache.path(), "a.jsonl");
     let expected = same_with_and_without(store.path(), cache.path());
     for damaged in [
         "{\"version\":1,\"entries\":[{\"kind\":".to_owned(),
         "\u{0}\u{1}garbage".to_owned(),
-        index_file(cache.path()).replacen("\"version\":1", "\"version\":99", 1),
+        std::fs::read_to_string(&file)
+            .unwrap()
+            .replacen("\"version\":1", "\"version\":99", 1),
     ] {
         std::fs::write(&file, damaged).unwrap();
         let (out, err) = list(store.path(), cache.path(), &[]);
         assert_eq!((out.as_str(), err.as_str()), (expected.as_str(), ""));
-        assert!(index_file(cache.path()).starts_with("{\"version\":1"));
+        let rebuilt = std::fs::read_to_string(&file).unwrap();
+        assert!(rebuilt.starts_with("{\"version\":1") && rebuilt.contains("a.jsonl"));
     }
 }
 

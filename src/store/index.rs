@@ -13,11 +13,15 @@
 //! through the same [`Store`] calls, so listing is identical with and
 //! without the index (tested in `tests/title_index.rs`).
 //!
-//! Robustness: the file is replaced atomically (written beside it, then
+//! The index is kept as one file per store root (named by kind and a hash
+//! of the root's path), so a run loads only the entries of the roots it
+//! reads: a `prepare` over one store does not parse the entries of others.
+//!
+//! Robustness: each file is replaced atomically (written beside it, then
 //! renamed), so concurrent runs each leave a whole index; one that does not
 //! parse or has another version is ignored and rebuilt, never an error;
-//! entries of files not seen by a run are dropped, so the index holds only
-//! what exists. `--no-cache` leaves it aside.
+//! when a run lists a root, entries of files it did not find there are
+//! dropped, so the index holds only what exists. `--no-cache` leaves it aside.
 //!
 //! Hook for other indexes (a body-search index): [`TitleIndex::changes`]
 //! names every file this run found new, grown (with the offset its earlier
@@ -42,8 +46,6 @@ use crate::store::{Caches, ReadError, ScanEvent, Store};
 
 /// Version of the index file; another version is ignored and rebuilt.
 const VERSION: u32 = 1;
-/// Name of the index file in the cache directory.
-const FILE_NAME: &str = "title-index-v1.json";
 /// Bytes before the end of the last scan compared to tell growth by
 /// appending from a rewrite.
 const GUARD: u64 = 64;
@@ -175,36 +177,27 @@ pub enum Change {
 
 type Key = (String, PathBuf);
 
-/// The title index of one run (see the module docs). The default is
-/// disabled: it keeps nothing and reads nothing.
+/// The index of the files below one store root: one file in the cache
+/// directory, so that a run reads only the entries of the roots it lists.
 #[derive(Debug, Default)]
-pub struct TitleIndex {
-    /// The index file; `None` when disabled.
-    file: Option<PathBuf>,
+struct Shard {
+    /// Where it is kept.
+    file: PathBuf,
     /// Entries as loaded.
     old: HashMap<Key, Entry>,
     /// Entries of this run (files seen by listing or title reads).
     fresh: Mutex<HashMap<Key, Entry>>,
-    /// Files found new, grown or rewritten this run.
-    changes: Mutex<Vec<(StoreKind, PathBuf, Change)>>,
     /// Whether anything differs from what was loaded.
     dirty: AtomicBool,
-    /// Fingerprints of title inputs, computed once per run.
-    inputs: Mutex<HashMap<TitleInputs, u64>>,
+    /// Whether this run listed the root (only then are files it did not
+    /// see known to be gone).
+    listed: AtomicBool,
 }
 
-/// The key of a file: its kind and absolute path (a relative store path
-/// names different files from different directories).
-fn key(kind: StoreKind, path: &Path) -> Key {
-    let path = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
-    (kind.as_str().to_owned(), path)
-}
-
-impl TitleIndex {
-    /// The index kept in `dir`, loaded now. A missing, damaged or
-    /// other-version file gives an empty index (rebuilt when saved).
-    pub fn open(dir: &Path) -> TitleIndex {
-        let file = dir.join(FILE_NAME);
+impl Shard {
+    /// The shard kept in `file`; a missing, damaged or other-version file
+    /// gives an empty shard (rebuilt when saved).
+    fn open(file: PathBuf) -> Shard {
         let old = std::fs::read(&file)
             .ok()
             .and_then(|bytes| serde_json::from_slice::<IndexFile>(&bytes).ok())
@@ -217,22 +210,11 @@ impl TitleIndex {
                     .collect()
             })
             .unwrap_or_default();
-        TitleIndex {
-            file: Some(file),
+        Shard {
+            file,
             old,
-            ..TitleIndex::default()
+            ..Shard::default()
         }
-    }
-
-    /// Whether the index is in use.
-    pub fn enabled(&self) -> bool {
-        self.file.is_some()
-    }
-
-    /// Files found new, grown or rewritten so far this run: where another
-    /// index built in the same pass (body search) has work to do.
-    pub fn changes(&self) -> Vec<(StoreKind, PathBuf, Change)> {
-        lock(&self.changes).clone()
     }
 
     /// This run's entry of `key`, created from the loaded one.
@@ -247,6 +229,103 @@ impl TitleIndex {
         })
     }
 
+    /// Write this run's entries, replacing the file atomically, when
+    /// something changed; a failure is not an error (it is only a cache).
+    fn save(&self) {
+        let fresh = lock(&self.fresh);
+        let listed = self.listed.load(Ordering::Relaxed);
+        let vanished = listed && self.old.keys().any(|k| !fresh.contains_key(k));
+        if !self.dirty.load(Ordering::Relaxed) && !vanished {
+            return;
+        }
+        // Without a listing, entries not seen this run are kept.
+        let unseen = self
+            .old
+            .iter()
+            .filter(|(k, _)| !listed && !fresh.contains_key(*k))
+            .map(|(_, e)| e);
+        let mut entries: Vec<Entry> = fresh.values().chain(unseen).cloned().collect();
+        entries.sort_by(|a, b| (&a.kind, &a.path).cmp(&(&b.kind, &b.path)));
+        let index = IndexFile {
+            version: VERSION,
+            entries,
+        };
+        let Some(dir) = self.file.parent() else {
+            return;
+        };
+        if std::fs::create_dir_all(dir).is_err() {
+            return;
+        }
+        let Ok(mut temp) = tempfile::NamedTempFile::new_in(dir) else {
+            return;
+        };
+        let mut out = std::io::BufWriter::new(temp.as_file_mut());
+        let written = serde_json::to_writer(&mut out, &index).is_ok() && out.flush().is_ok();
+        drop(out);
+        if written {
+            let _ = temp.persist(&self.file);
+        }
+    }
+}
+
+/// The title index of one run (see the module docs). The default is
+/// disabled: it keeps nothing and reads nothing.
+#[derive(Debug, Default)]
+pub struct TitleIndex {
+    /// The cache directory; `None` when disabled.
+    dir: Option<PathBuf>,
+    /// The shards of the roots used so far, by kind and absolute root.
+    shards: Mutex<HashMap<Key, Arc<Shard>>>,
+    /// Files found new, grown or rewritten this run.
+    changes: Mutex<Vec<(StoreKind, PathBuf, Change)>>,
+    /// Fingerprints of title inputs, computed once per run.
+    inputs: Mutex<HashMap<TitleInputs, u64>>,
+}
+
+/// The key of a file: its kind and absolute path (a relative store path
+/// names different files from different directories).
+fn key(kind: StoreKind, path: &Path) -> Key {
+    let path = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+    (kind.as_str().to_owned(), path)
+}
+
+impl TitleIndex {
+    /// The index kept in `dir` (each root's shard is loaded when first used).
+    pub fn open(dir: &Path) -> TitleIndex {
+        TitleIndex {
+            dir: Some(dir.to_owned()),
+            ..TitleIndex::default()
+        }
+    }
+
+    /// Whether the index is in use.
+    pub fn enabled(&self) -> bool {
+        self.dir.is_some()
+    }
+
+    /// The shard of `root` of `kind`, loaded on first use; `None` when disabled.
+    fn shard(&self, kind: StoreKind, root: &Path) -> Option<Arc<Shard>> {
+        let dir = self.dir.as_ref()?;
+        let key = key(kind, root);
+        let mut shards = lock(&self.shards);
+        let shard = shards.entry(key).or_insert_with_key(|(kind, root)| {
+            let mut hasher = std::hash::DefaultHasher::new();
+            std::hash::Hash::hash(root, &mut hasher);
+            let name = format!(
+                "titles-v{VERSION}-{kind}-{:016x}.json",
+                std::hash::Hasher::finish(&hasher)
+            );
+            Arc::new(Shard::open(dir.join(name)))
+        });
+        Some(Arc::clone(shard))
+    }
+
+    /// Files found new, grown or rewritten so far this run: where another
+    /// index built in the same pass (body search) has work to do.
+    pub fn changes(&self) -> Vec<(StoreKind, PathBuf, Change)> {
+        lock(&self.changes).clone()
+    }
+
     /// List `path` of `store` below `root`: from the index when its stamp
     /// is unchanged, else by [`Store::list_file`] (and remembered).
     pub fn list_file(
@@ -257,16 +336,15 @@ impl TitleIndex {
         root: &Arc<Path>,
         path: &Path,
     ) -> ScanEvent {
-        let stamp = if self.enabled() {
-            Stamp::of(path)
-        } else {
-            None
+        let Some(shard) = self.shard(kind, root) else {
+            return store.list_file(caches, root, path);
         };
-        let Some(stamp) = stamp else {
+        shard.listed.store(true, Ordering::Relaxed);
+        let Some(stamp) = Stamp::of(path) else {
             return store.list_file(caches, root, path);
         };
         let key = key(kind, path);
-        let old = self.old.get(&key);
+        let old = shard.old.get(&key);
         let cached = old
             .and_then(|e| e.listed.as_ref())
             .filter(|(was, _)| *was == stamp)
@@ -308,7 +386,7 @@ impl TitleIndex {
                     ScanEvent::Unreadable { .. } => None,
                 };
                 if listed.is_some() {
-                    self.dirty.store(true, Ordering::Relaxed);
+                    shard.dirty.store(true, Ordering::Relaxed);
                     let change = change_of(old, stamp, path);
                     lock(&self.changes).push((kind, path.to_owned(), change));
                 }
@@ -316,8 +394,8 @@ impl TitleIndex {
             }
         };
         if let Some(listed) = listed {
-            let mut fresh = lock(&self.fresh);
-            self.fresh_entry(&mut fresh, key).listed = Some((stamp, listed));
+            let mut fresh = lock(&shard.fresh);
+            shard.fresh_entry(&mut fresh, key).listed = Some((stamp, listed));
         }
         event
     }
@@ -331,20 +409,20 @@ impl TitleIndex {
         caches: &Caches,
         record: &SessionRecord,
     ) -> Result<Option<String>, ReadError> {
-        if !self.enabled() {
+        let Some(shard) = self.shard(record.kind, &record.root) else {
             return store.read_title(caches, record);
-        }
+        };
         let path = &record.path;
         let key = key(record.kind, path);
         let (listed_now, known) = {
-            let fresh = lock(&self.fresh);
+            let fresh = lock(&shard.fresh);
             let entry = fresh.get(&key);
             (
                 entry
                     .and_then(|e| e.listed.as_ref())
                     .map(|(stamp, _)| *stamp),
                 entry
-                    .or_else(|| self.old.get(&key))
+                    .or_else(|| shard.old.get(&key))
                     .and_then(|e| e.title.clone()),
             )
         };
@@ -353,7 +431,8 @@ impl TitleIndex {
             return store.read_title(caches, record);
         };
         if let Some(inputs) = store.title_inputs(record) {
-            return self.title_with_inputs(store, caches, record, key, stamp, known, &inputs);
+            let found = (key, stamp, known);
+            return self.title_with_inputs(&shard, store, caches, record, found, &inputs);
         }
         let from = match &known {
             Some((was, title)) if *was == stamp => return Ok(title.title.clone()),
@@ -377,24 +456,22 @@ impl TitleIndex {
             scanned,
             guard: read_guard(path, scanned),
         };
-        self.dirty.store(true, Ordering::Relaxed);
-        let mut fresh = lock(&self.fresh);
-        self.fresh_entry(&mut fresh, key).title = Some((stamp, found));
+        shard.dirty.store(true, Ordering::Relaxed);
+        let mut fresh = lock(&shard.fresh);
+        shard.fresh_entry(&mut fresh, key).title = Some((stamp, found));
         Ok(title)
     }
 
     /// The title of a kind whose title also depends on other files: kept
     /// while the file and the fingerprint of those files are unchanged,
     /// else read whole by the store.
-    #[allow(clippy::too_many_arguments)]
     fn title_with_inputs(
         &self,
+        shard: &Shard,
         store: &dyn Store,
         caches: &Caches,
         record: &SessionRecord,
-        key: Key,
-        stamp: Stamp,
-        known: Option<(Stamp, Title)>,
+        (key, stamp, known): (Key, Stamp, Option<(Stamp, Title)>),
         inputs: &TitleInputs,
     ) -> Result<Option<String>, ReadError> {
         let Some(fingerprint) = self.fingerprint(inputs) else {
@@ -413,9 +490,9 @@ impl TitleIndex {
             scanned: 0,
             guard: String::new(),
         };
-        self.dirty.store(true, Ordering::Relaxed);
-        let mut fresh = lock(&self.fresh);
-        self.fresh_entry(&mut fresh, key).title = Some((stamp, found));
+        shard.dirty.store(true, Ordering::Relaxed);
+        let mut fresh = lock(&shard.fresh);
+        shard.fresh_entry(&mut fresh, key).title = Some((stamp, found));
         Ok(title)
     }
 
@@ -455,41 +532,12 @@ impl TitleIndex {
         Some(fingerprint)
     }
 
-    /// Write the entries of this run, replacing the index atomically.
-    /// Does nothing when disabled or when nothing changed; a failure to
-    /// write is not an error (the index is only a cache).
+    /// Save the shard of every root used this run that changed (see
+    /// the module docs). Never an error: the index is only a cache.
     pub fn save(&self) {
-        let Some(file) = &self.file else { return };
-        let fresh = lock(&self.fresh);
-        // Entries this run did not see (another store's files) are kept
-        // while their files exist.
-        let (kept, vanished): (Vec<&Entry>, Vec<&Entry>) = self
-            .old
-            .iter()
-            .filter(|(k, _)| !fresh.contains_key(*k))
-            .map(|(_, e)| e)
-            .partition(|e| e.path.exists());
-        if !self.dirty.load(Ordering::Relaxed) && vanished.is_empty() {
-            return;
-        }
-        let mut entries: Vec<Entry> = fresh.values().chain(kept).cloned().collect();
-        entries.sort_by(|a, b| (&a.kind, &a.path).cmp(&(&b.kind, &b.path)));
-        let index = IndexFile {
-            version: VERSION,
-            entries,
-        };
-        let Some(dir) = file.parent() else { return };
-        if std::fs::create_dir_all(dir).is_err() {
-            return;
-        }
-        let Ok(mut temp) = tempfile::NamedTempFile::new_in(dir) else {
-            return;
-        };
-        let mut out = std::io::BufWriter::new(temp.as_file_mut());
-        let written = serde_json::to_writer(&mut out, &index).is_ok() && out.flush().is_ok();
-        drop(out);
-        if written {
-            let _ = temp.persist(file);
+        let shards: Vec<Arc<Shard>> = lock(&self.shards).values().cloned().collect();
+        for shard in shards {
+            shard.save();
         }
     }
 }
