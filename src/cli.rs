@@ -124,6 +124,10 @@ struct GlobalArgs {
     /// Report files that are not sessions, and other details, on stderr.
     #[arg(long, short, global = true)]
     verbose: bool,
+    /// Read every session file instead of the title index in
+    /// $XDG_CACHE_HOME/session-ref (else ~/.cache/session-ref).
+    #[arg(long, global = true)]
+    no_cache: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -463,6 +467,9 @@ pub struct Config {
     pub target: Target,
     /// Verbose diagnostics.
     pub verbose: bool,
+    /// Where the title index lives; `None` with `--no-cache` (or without
+    /// a cache directory).
+    pub cache_dir: Option<std::path::PathBuf>,
     /// What to do.
     pub command: Command,
 }
@@ -574,6 +581,11 @@ impl Cli {
                 cwd: g.cwd.or(current_dir),
             },
             verbose: g.verbose,
+            cache_dir: if g.no_cache {
+                None
+            } else {
+                crate::store::index::cache_dir(&env, home)
+            },
             command,
         })
     }

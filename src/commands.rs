@@ -7,11 +7,16 @@ use crate::cli::{Command, Config, InputFormat, OutputFormat};
 use crate::engine::{render_jsonl, render_text, Candidate, Engine};
 use crate::error::{Error, Result};
 use crate::reference::{json, mention, render, uri};
-use crate::store::{Catalog, StoreRoots, REGISTRY};
+use crate::store::index::TitleIndex;
+use crate::store::{Caches, Catalog, StoreRoots, REGISTRY};
 
 /// Load the catalog for a config, reporting what could not be listed.
 pub fn load_catalog(config: &Config) -> Catalog {
-    let catalog = Catalog::load(&config.roots);
+    let caches = match &config.cache_dir {
+        Some(dir) => Caches::default().with(TitleIndex::open(dir)),
+        None => Caches::default(),
+    };
+    let catalog = Catalog::load_with(Arc::new(caches), &config.roots);
     report_listing(&catalog, config.verbose);
     catalog
 }
@@ -131,7 +136,9 @@ pub fn run(config: &Config, stdin: Option<String>) -> Result<String> {
         _ => {
             let catalog = load_catalog(config);
             let engine = Engine::new(Arc::new(catalog), config.limits, config.target.clone());
-            run_with_engine(config, &engine, stdin)
+            let out = run_with_engine(config, &engine, stdin);
+            engine.catalog.save_index();
+            out
         }
     }
 }

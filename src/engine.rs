@@ -20,8 +20,9 @@ use crate::matching::FuzzyMatcher;
 use crate::reference::candidates::{self, Ranked, Target};
 use crate::reference::mention::{self, Reference};
 use crate::reference::prepare::{self, Context, ReadSource, SourceRef};
+use crate::reference::streaming::RetainingSink;
 use crate::reference::{json, uri};
-use crate::store::model::{SessionRecord, Surface};
+use crate::store::model::SessionRecord;
 use crate::store::{Catalog, RecordId};
 
 /// Everything needed to list and prepare: the catalog, limits and target.
@@ -220,16 +221,25 @@ impl Engine {
         }
     }
 
-    /// Read sources in parallel; the first failure in source order wins.
-    pub fn read_sources(&self, sources: &[SourceRef]) -> Result<Vec<(Option<String>, Surface)>> {
+    /// Read sources in parallel, each folded into what a budget of
+    /// `max_bytes` can still need while it is read (so memory follows the
+    /// budget, not the logs); the first failure in source order wins.
+    pub fn read_sources(&self, sources: &[SourceRef], max_bytes: usize) -> Result<Vec<ReadSource>> {
         let catalog = &*self.catalog;
         sources
             .par_iter()
             .map(|source| match catalog.find(&source.session_id) {
-                Some(record) => catalog
-                    .read_surface(record)
-                    .map(|s| (record.cwd.clone(), s))
-                    .map_err(Error::from),
+                Some(record) => {
+                    let mut retained = RetainingSink::new(max_bytes);
+                    catalog
+                        .fold_surface(record, &mut retained)
+                        .map(|captured_through_seq| ReadSource {
+                            cwd: record.cwd.clone(),
+                            retained,
+                            captured_through_seq,
+                        })
+                        .map_err(Error::from)
+                }
                 None => Err(Error::read_failed(format!(
                     "failed to read referenced session: unknown session {}",
                     json::quote(&source.session_id, false)
@@ -242,15 +252,8 @@ impl Engine {
 
     /// Snapshot `sources` and render their context.
     pub fn context_for(&self, sources: &[SourceRef]) -> Result<Context> {
-        let read = self.read_sources(sources)?;
-        let views: Vec<ReadSource<'_>> = read
-            .iter()
-            .map(|(cwd, surface)| ReadSource {
-                cwd: cwd.as_deref(),
-                surface,
-            })
-            .collect();
-        prepare::build_context(sources, &views, self.limits.max_reference_bytes)
+        let read = self.read_sources(sources, self.limits.max_reference_bytes)?;
+        prepare::build_context(sources, read)
     }
 
     /// Prepare one typed text (`prepare TEXT`).

@@ -176,7 +176,10 @@ fn oracle(dir: &Path, cases: &[Case]) -> Vec<Outcome> {
 /// Our binary's outcome of one case.
 fn ours(dir: &Path, case: &Case) -> Outcome {
     let mut command = Command::new(env!("CARGO_BIN_EXE_session-ref"));
-    command.args(&case.args);
+    // The title index goes with the work directory, not the user's cache.
+    command
+        .args(&case.args)
+        .env("XDG_CACHE_HOME", dir.join(".title-index"));
     let (stdout, stderr, exit) = run(command, dir, case.stdin.as_deref());
     let stderr = String::from_utf8_lossy(&stderr);
     let code = stderr

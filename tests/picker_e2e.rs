@@ -203,7 +203,8 @@ fn query_insert_two_mentions_and_submit_equals_prepare() {
     let prepared = Command::new(BIN)
         .arg("--store")
         .arg(fixtures())
-        .args(["--cwd", HERE, "prepare", &buffer])
+        // Labels are read live: no title index in the user's cache.
+        .args(["--no-cache", "--cwd", HERE, "prepare", &buffer])
         .output()
         .unwrap();
     assert!(prepared.status.success());

@@ -12,11 +12,12 @@
 use crate::error::{Error, ErrorCode, Result};
 use crate::reference::json;
 use crate::reference::prepare::{
-    context_source_json, Context, ReadSource, ReferenceStats, SourceRef,
+    context_source_json, Context, ReferenceStats, SourceRef,
 };
 use crate::reference::projection::{project, ProjectedItem};
 use crate::reference::render;
 use crate::reference::retention::{retain, SourceFields};
+use crate::store::model::Surface;
 
 /// How a host counts the size of a hook's added context.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,6 +60,15 @@ pub fn added_context(context: &Context) -> String {
     )
 }
 
+/// A cited session read whole, so that it can be retained under many
+/// budgets while the largest that fits is searched.
+pub struct ReadSurface<'a> {
+    /// The session's cwd.
+    pub cwd: Option<&'a str>,
+    /// Its folded surface.
+    pub surface: &'a Surface,
+}
+
 /// A source projected once, retained many times.
 struct Projected<'a> {
     source: &'a SourceRef,
@@ -75,7 +85,7 @@ struct Projected<'a> {
 /// budget per source fits (the ids and labels alone are too long).
 pub fn fit(
     sources: &[SourceRef],
-    read: &[ReadSource<'_>],
+    read: &[ReadSurface<'_>],
     max_reference_bytes: usize,
     cap: usize,
     measure: Measure,
@@ -161,8 +171,8 @@ fn build(projected: &[Projected<'_>], budget: usize) -> Result<Context> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reference::prepare::build_context;
-    use crate::store::model::{Block, EventKind, MessageSource, Surface, SurfaceEvent};
+    use crate::reference::prepare::{build_context, ReadSource};
+    use crate::store::model::{Block, EventKind, MessageSource, SurfaceEvent};
 
     fn surface(texts: &[&str]) -> Surface {
         let mut surface = Surface::default();
@@ -194,13 +204,14 @@ mod tests {
     #[test]
     fn small_sources_are_whole_and_identical_to_prepare() {
         let s = surface(&["hi", "hello"]);
-        let read = [ReadSource {
+        let read = [ReadSurface {
             cwd: Some("/w"),
             surface: &s,
         }];
         let sources = [source("a")];
         let fitted = fit(&sources, &read, 65_536, 10_000, Measure::Utf8Bytes).unwrap();
-        assert_eq!(fitted, build_context(&sources, &read, 65_536).unwrap());
+        let whole = ReadSource::of_surface(Some("/w"), &s, 65_536);
+        assert_eq!(fitted, build_context(&sources, vec![whole]).unwrap());
     }
 
     #[test]
@@ -210,11 +221,11 @@ mod tests {
         // The newest item is never dropped, only cut: the budget is used up.
         let large = surface(&["question", &big]);
         let read = [
-            ReadSource {
+            ReadSurface {
                 cwd: None,
                 surface: &small,
             },
-            ReadSource {
+            ReadSurface {
                 cwd: None,
                 surface: &large,
             },
@@ -239,7 +250,7 @@ mod tests {
     fn characters_let_more_non_ascii_text_through_than_bytes() {
         let big = "é".repeat(20_000);
         let s = surface(&[&big]);
-        let read = [ReadSource {
+        let read = [ReadSurface {
             cwd: None,
             surface: &s,
         }];
@@ -255,7 +266,7 @@ mod tests {
     #[test]
     fn a_cap_below_the_fixed_text_is_a_budget_error() {
         let s = surface(&["hi"]);
-        let read = [ReadSource {
+        let read = [ReadSurface {
             cwd: None,
             surface: &s,
         }];

@@ -28,7 +28,7 @@ use crate::config::Limits;
 use crate::error::{Error, Result};
 use crate::reference::json;
 use crate::reference::mention;
-use crate::reference::prepare::{normalize_references, ReadSource};
+use crate::reference::prepare::normalize_references;
 use crate::store::{Catalog, StoreRoots};
 use budget::Measure;
 use install::{Scope, Targets};
@@ -113,9 +113,9 @@ fn resolve(context: &HookContext, input: &HookInput) -> Result<Answer> {
             Ok((record.cwd.clone(), surface))
         })
         .collect::<Result<Vec<_>>>()?;
-    let views: Vec<ReadSource<'_>> = read
+    let views: Vec<budget::ReadSurface<'_>> = read
         .iter()
-        .map(|(cwd, surface)| ReadSource {
+        .map(|(cwd, surface)| budget::ReadSurface {
             cwd: cwd.as_deref(),
             surface,
         })

@@ -11,4 +11,5 @@ pub mod prepare;
 pub mod projection;
 pub mod render;
 pub mod retention;
+pub mod streaming;
 pub mod uri;

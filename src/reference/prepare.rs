@@ -7,9 +7,9 @@ use serde::Serialize;
 use crate::error::{Error, ErrorCode, Result};
 use crate::reference::json;
 use crate::reference::mention::Reference;
-use crate::reference::projection::project;
 use crate::reference::render::{self, ReferenceData};
-use crate::reference::retention::{retain, RetentionStats, SourceFields};
+use crate::reference::retention::{RetentionStats, SourceFields};
+use crate::reference::streaming::RetainingSink;
 use crate::store::model::Surface;
 
 /// One distinct source to snapshot, in first-mention order.
@@ -56,13 +56,27 @@ pub fn normalize_references(
     Ok(sources)
 }
 
-/// A source as read: its cwd and folded surface.
-#[derive(Debug, Clone, Copy)]
-pub struct ReadSource<'a> {
+/// A source as read: its cwd, what retention needs of its surface, and the
+/// seq of the last complete event read.
+#[derive(Debug, Clone)]
+pub struct ReadSource {
     /// The source's cwd.
-    pub cwd: Option<&'a str>,
-    /// The folded surface.
-    pub surface: &'a Surface,
+    pub cwd: Option<String>,
+    /// The surface, folded into what the budget can still need.
+    pub retained: RetainingSink,
+    /// Seq of the last complete event read.
+    pub captured_through_seq: u64,
+}
+
+impl ReadSource {
+    /// A source read whole, retained within `max_bytes`.
+    pub fn of_surface(cwd: Option<&str>, surface: &Surface, max_bytes: usize) -> Self {
+        ReadSource {
+            cwd: cwd.map(str::to_owned),
+            retained: RetainingSink::of_surface(surface, max_bytes),
+            captured_through_seq: surface.captured_through_seq,
+        }
+    }
 }
 
 /// Per-source entry of the context message's source, in the reference's key order.
@@ -119,23 +133,19 @@ pub struct Context {
     pub references: Vec<ReferenceStats>,
 }
 
-/// Retain every source within `max_bytes` and render the context.
-/// `read[i]` is the read of `sources[i]`.
-pub fn build_context(
-    sources: &[SourceRef],
-    read: &[ReadSource<'_>],
-    max_bytes: usize,
-) -> Result<Context> {
+/// Retain every source (folded within the budget already) and render the
+/// context. `read[i]` is the read of `sources[i]`.
+pub fn build_context(sources: &[SourceRef], read: Vec<ReadSource>) -> Result<Context> {
     let mut data = Vec::with_capacity(sources.len());
     let mut references = Vec::with_capacity(sources.len());
     for (index, (source, read)) in sources.iter().zip(read).enumerate() {
         let fields = SourceFields {
             session_id: &source.session_id,
             label: &source.label,
-            cwd: read.cwd,
-            captured_through_seq: read.surface.captured_through_seq,
+            cwd: read.cwd.as_deref(),
+            captured_through_seq: read.captured_through_seq,
         };
-        let retained = retain(fields, &project(read.surface), max_bytes)?;
+        let retained = read.retained.finish(fields)?;
         references.push(ReferenceStats::new(&retained.data, retained.stats, index));
         data.push(retained.data);
     }
@@ -221,15 +231,8 @@ mod tests {
             session_id: "s".into(),
             label: "L".into(),
         }];
-        let context = build_context(
-            &sources,
-            &[ReadSource {
-                cwd: None,
-                surface: &surface,
-            }],
-            1000,
-        )
-        .unwrap();
+        let context =
+            build_context(&sources, vec![ReadSource::of_surface(None, &surface, 1000)]).unwrap();
         assert_eq!(
             context_message_json(&context),
             format!(

@@ -79,6 +79,28 @@ pub fn retain(
     items: &[ProjectedItem<'_>],
     max_bytes: usize,
 ) -> Result<Retained> {
+    retain_after(fields, items, max_bytes, Dropped::default())
+}
+
+/// Items already dropped before retention saw them: the oldest items of the
+/// projection, which retention was certain to drop (see
+/// [`streaming`](crate::reference::streaming)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Dropped {
+    /// How many.
+    pub messages: usize,
+    /// Their UTF-8 bytes.
+    pub bytes: usize,
+}
+
+/// [`retain`] of a projection whose oldest items were already `dropped`:
+/// `items` are the rest, and the result counts the dropped ones as omitted.
+pub fn retain_after(
+    fields: SourceFields<'_>,
+    items: &[ProjectedItem<'_>],
+    max_bytes: usize,
+    dropped: Dropped,
+) -> Result<Retained> {
     let mut slots: Vec<Slot<'_>> = items
         .iter()
         .map(|item| Slot {
@@ -105,8 +127,8 @@ pub fn retain(
     size += slots.len().saturating_sub(1);
 
     // 1. Drop the oldest items that are neither checkpoints nor the newest.
-    let mut omitted_messages = 0;
-    let mut dropped_bytes = 0;
+    let mut omitted_messages = dropped.messages;
+    let mut dropped_bytes = dropped.bytes;
     let newest = slots.len().saturating_sub(1);
     for slot in slots.iter_mut().take(newest) {
         if size <= max_bytes {
@@ -162,7 +184,7 @@ pub fn retain(
     let omitted_bytes = kept.iter().map(|s| s.omitted_bytes).sum::<usize>() + dropped_bytes;
     let stats = RetentionStats {
         compacted: items.iter().any(|i| i.checkpoint),
-        original_messages: items.len(),
+        original_messages: items.len() + dropped.messages,
         retained_messages: kept.len(),
         omitted_messages,
         omitted_bytes,

@@ -75,9 +75,10 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::store::foreign::{self, read_lines, title_from_text, FileCache, SurfaceBuilder, Visit};
+use crate::store::index::TitleInputs;
 use crate::store::lines;
 use crate::store::loose::{elements, is_str, is_true, non_empty, string};
-use crate::store::model::{History, SessionRecord, StoreKind, Surface};
+use crate::store::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
 use crate::store::time::Instant;
 use crate::store::{env_or_home, has_suffix, Caches, Env, ReadError, ScanEvent, Store};
 
@@ -364,6 +365,11 @@ impl Store for Claude {
         }
     }
 
+    fn title_inputs(&self, record: &SessionRecord) -> Option<TitleInputs> {
+        // Summaries naming this session can sit in any file of its folder.
+        Some(TitleInputs::Folder(record.path.parent()?.to_owned()))
+    }
+
     fn read_title(
         &self,
         caches: &Caches,
@@ -376,8 +382,13 @@ impl Store for Claude {
         read_surface(record)
     }
 
-    fn read_history(&self, _: &Caches, record: &SessionRecord) -> Result<History, ReadError> {
-        read_history(record)
+    fn fold_surface(
+        &self,
+        _: &Caches,
+        record: &SessionRecord,
+        sink: &mut dyn SurfaceSink,
+    ) -> Result<u64, ReadError> {
+        fold_surface(record, sink).map(|(_, last)| last)
     }
 }
 
@@ -442,16 +453,20 @@ pub fn read_surface(record: &SessionRecord) -> Result<Surface, ReadError> {
     Ok(builder.finish(last))
 }
 
-/// The surface of [`read_surface`] plus the events compactions shadowed.
-pub fn read_history(record: &SessionRecord) -> Result<History, ReadError> {
-    let (builder, last) = fold(record, SurfaceBuilder::keeping_shadowed())?;
-    Ok(builder.finish_history(last))
+/// [`read_surface`] into any sink: the sink and the seq of the last
+/// complete line.
+pub fn fold_surface<S: SurfaceSink>(
+    record: &SessionRecord,
+    sink: S,
+) -> Result<(S, u64), ReadError> {
+    let (builder, last) = fold(record, SurfaceBuilder::new(sink))?;
+    Ok((builder.into_sink(), last))
 }
 
-fn fold(
+fn fold<S: SurfaceSink>(
     record: &SessionRecord,
-    mut builder: SurfaceBuilder,
-) -> Result<(SurfaceBuilder, u64), ReadError> {
+    mut builder: SurfaceBuilder<S>,
+) -> Result<(SurfaceBuilder<S>, u64), ReadError> {
     let last = read_lines(&record.path, false, |seq, bytes| {
         let Some(line) = Line::parse(bytes) else {
             return Visit::BAD;
@@ -462,7 +477,7 @@ fn fold(
     Ok((builder, last))
 }
 
-fn fold_line(builder: &mut SurfaceBuilder, seq: u64, line: &Line<'_>) {
+fn fold_line<S: SurfaceSink>(builder: &mut SurfaceBuilder<S>, seq: u64, line: &Line<'_>) {
     if is_true(line.is_sidechain) {
         return;
     }

@@ -49,8 +49,9 @@ use crate::store::foreign::{
     is_zstd, last_line_where, read_lines, starts_with_any, title_from_text, trailing_uuid,
     FileCache, SurfaceBuilder, Visit,
 };
+use crate::store::index::TitleInputs;
 use crate::store::loose::{elements, is_str, non_empty, string};
-use crate::store::model::{History, SessionRecord, StoreKind, Surface};
+use crate::store::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
 use crate::store::time::Instant;
 use crate::store::{env_or_home, has_suffix, Caches, Env, ReadError, ScanEvent, Store};
 
@@ -318,7 +319,7 @@ fn prompt_title(texts: &[String]) -> Option<String> {
     title_from_text(&texts.join("\n"))
 }
 
-fn add(builder: &mut SurfaceBuilder, seq: u64, said: Said) {
+fn add<S: SurfaceSink>(builder: &mut SurfaceBuilder<S>, seq: u64, said: Said) {
     match said {
         Said::User(texts) if texts.is_empty() => {}
         Said::User(texts) => builder.user(seq, texts),
@@ -383,6 +384,12 @@ impl Store for Codex {
         }
     }
 
+    fn title_inputs(&self, record: &SessionRecord) -> Option<TitleInputs> {
+        // Thread names also come from `session_index.jsonl` beside the root.
+        let index = record.root.parent()?.join(SESSION_INDEX);
+        Some(TitleInputs::Files(vec![index]))
+    }
+
     fn read_title(
         &self,
         caches: &Caches,
@@ -395,8 +402,19 @@ impl Store for Codex {
         read_surface(record)
     }
 
-    fn read_history(&self, _: &Caches, record: &SessionRecord) -> Result<History, ReadError> {
-        read_history(record)
+    fn fold_surface(
+        &self,
+        _: &Caches,
+        record: &SessionRecord,
+        sink: &mut dyn SurfaceSink,
+    ) -> Result<u64, ReadError> {
+        let mut fold = Fold::new(
+            SurfaceBuilder::new(sink.fork()),
+            SurfaceBuilder::new(sink.fork()),
+        );
+        let last = fold_rollout(&record.root, &record.path, None, 0, &mut fold)?;
+        sink.adopt(fold.chosen().into_sink());
+        Ok(last)
     }
 }
 
@@ -467,16 +485,9 @@ fn last_turn_context_cwd(path: &Path) -> Result<Option<String>, ReadError> {
 /// seq still grows along the conversation. A parent that cannot be found
 /// or read makes the fork unreadable rather than silently shorter.
 pub fn read_surface(record: &SessionRecord) -> Result<Surface, ReadError> {
-    let mut fold = Fold::new(SurfaceBuilder::default);
+    let mut fold = Fold::new(SurfaceBuilder::default(), SurfaceBuilder::default());
     let last = fold_rollout(&record.root, &record.path, None, 0, &mut fold)?;
     Ok(fold.chosen().finish(last))
-}
-
-/// The surface of [`read_surface`] plus the events compactions shadowed.
-pub fn read_history(record: &SessionRecord) -> Result<History, ReadError> {
-    let mut fold = Fold::new(SurfaceBuilder::keeping_shadowed);
-    let last = fold_rollout(&record.root, &record.path, None, 0, &mut fold)?;
-    Ok(fold.chosen().finish_history(last))
 }
 
 /// The most parents a chain of paginated forks may have before the chain
@@ -485,19 +496,19 @@ const MAX_FORK_DEPTH: usize = 32;
 
 /// A rollout being folded into a surface: the response items and the
 /// event copies are folded apart, and one of them chosen at the end.
-struct Fold {
-    items: SurfaceBuilder,
-    events: SurfaceBuilder,
+struct Fold<S> {
+    items: SurfaceBuilder<S>,
+    events: SurfaceBuilder<S>,
     item_messages: bool,
 }
 
-impl Fold {
-    /// A fold whose builders come from `new_builder` (plain, or keeping
-    /// what compactions shadow).
-    fn new(new_builder: fn() -> SurfaceBuilder) -> Self {
+impl<S: SurfaceSink> Fold<S> {
+    /// A fold feeding the response items to `items` and the event copies
+    /// to `events`.
+    fn new(items: SurfaceBuilder<S>, events: SurfaceBuilder<S>) -> Self {
         Fold {
-            items: new_builder(),
-            events: new_builder(),
+            items,
+            events,
             item_messages: false,
         }
     }
@@ -526,7 +537,7 @@ impl Fold {
 
     /// The builder that holds the conversation: the response items when
     /// the rollout has any message item, else the event copies.
-    fn chosen(self) -> SurfaceBuilder {
+    fn chosen(self) -> SurfaceBuilder<S> {
         if self.item_messages {
             self.items
         } else {
@@ -575,12 +586,12 @@ fn history_base(meta: &Payload<'_>, path: &Path) -> Result<Option<HistoryBase>, 
 /// into `fold`, numbering them from `offset + 1`; a paginated fork's
 /// parent history is folded first. Returns the seq of the last complete
 /// line.
-fn fold_rollout(
+fn fold_rollout<S: SurfaceSink>(
     root: &Path,
     path: &Path,
     limit: Option<u64>,
     depth: usize,
-    fold: &mut Fold,
+    fold: &mut Fold<S>,
 ) -> Result<u64, ReadError> {
     let mut reader = open_limited(path, limit)?;
     let mut offset = 0;
@@ -614,12 +625,12 @@ fn fold_rollout(
 
 /// Fold the history a paginated fork starts from; returns how many lines
 /// of seq it took.
-fn fold_parent(
+fn fold_parent<S: SurfaceSink>(
     root: &Path,
     fork: &Path,
     base: &HistoryBase,
     depth: usize,
-    fold: &mut Fold,
+    fold: &mut Fold<S>,
 ) -> Result<u64, ReadError> {
     if depth >= MAX_FORK_DEPTH {
         return Err(ReadError::at(fork, 1, "fork chain too deep (a loop?)"));
@@ -693,7 +704,7 @@ fn find_rollout(root: &Path, fork: &Path, id: &str) -> Option<PathBuf> {
 /// Apply a `compacted` line: the surface restarts with the summary as a
 /// compact checkpoint, or, when the summary is empty, with the direct user
 /// and assistant messages of `replacement_history`.
-fn compact(builder: &mut SurfaceBuilder, seq: u64, payload: &Payload<'_>) {
+fn compact<S: SurfaceSink>(builder: &mut SurfaceBuilder<S>, seq: u64, payload: &Payload<'_>) {
     builder.shadow();
     if let Some(summary) = string(payload.message).filter(|m| !m.trim().is_empty()) {
         builder.checkpoint(seq, vec![summary]);

@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::SystemTime;
 
 use crate::store::lines::{self, LineReader};
-use crate::store::model::{Block, EventKind, History, MessageSource, Surface, SurfaceEvent};
+use crate::store::model::{Block, EventKind, MessageSource, Surface, SurfaceEvent, SurfaceSink};
 use crate::store::{has_suffix, ReadError};
 
 /// The longest title cut from a first prompt, in characters (Unicode scalar values).
@@ -176,26 +176,24 @@ pub fn trailing_uuid(path: &Path) -> Option<String> {
     shaped.then(|| tail.to_owned())
 }
 
-/// Builds a surface while a log is read forward.
+/// Builds a surface while a log is read forward, into any [`SurfaceSink`].
 ///
 /// Assistant messages written over several lines (one `message.id`) are
 /// merged into the first line's event; a compaction clears everything
 /// before it, merge keys included, since the conversation restarts there.
-/// A builder made with [`SurfaceBuilder::keeping_shadowed`] keeps what a
-/// compaction clears, for [`SurfaceBuilder::finish_history`].
 #[derive(Debug, Default)]
-pub struct SurfaceBuilder {
-    events: Vec<SurfaceEvent>,
-    by_message: HashMap<String, usize>,
-    shadowed: Option<Vec<SurfaceEvent>>,
+pub struct SurfaceBuilder<S = Surface> {
+    sink: S,
+    /// The seq of the event each merge key first appeared in.
+    by_message: HashMap<String, u64>,
 }
 
-impl SurfaceBuilder {
-    /// A builder that keeps the events compactions shadow.
-    pub fn keeping_shadowed() -> Self {
+impl<S: SurfaceSink> SurfaceBuilder<S> {
+    /// A builder feeding `sink`.
+    pub fn new(sink: S) -> Self {
         SurfaceBuilder {
-            shadowed: Some(Vec::new()),
-            ..SurfaceBuilder::default()
+            sink,
+            by_message: HashMap::new(),
         }
     }
 
@@ -211,7 +209,7 @@ impl SurfaceBuilder {
 
     fn push(&mut self, seq: u64, source: MessageSource, texts: Vec<String>) {
         let content = texts.into_iter().map(Block::Text).collect();
-        self.events.push(SurfaceEvent {
+        self.sink.push(SurfaceEvent {
             seq,
             kind: EventKind::UserMessage { source, content },
         });
@@ -221,60 +219,41 @@ impl SurfaceBuilder {
     /// placed where the key first appeared; without one, each call is its
     /// own message. A key first seen with no text still holds its place.
     pub fn assistant(&mut self, seq: u64, key: Option<&str>, texts: Vec<String>) {
-        let blocks = texts.into_iter().map(Block::Text);
+        let blocks = texts.into_iter().map(Block::Text).collect();
         if let Some(key) = key {
-            if let Some(&index) = self.by_message.get(key) {
-                if let EventKind::AssistantMessage { content } = &mut self.events[index].kind {
-                    content.extend(blocks);
-                }
+            if let Some(&first) = self.by_message.get(key) {
+                self.sink.extend(first, blocks);
                 return;
             }
-            self.by_message.insert(key.to_owned(), self.events.len());
+            self.by_message.insert(key.to_owned(), seq);
         }
-        self.events.push(SurfaceEvent {
+        self.sink.push(SurfaceEvent {
             seq,
-            kind: EventKind::AssistantMessage {
-                content: blocks.collect(),
-            },
+            kind: EventKind::AssistantMessage { content: blocks },
         });
     }
 
     /// A compaction: everything so far is shadowed.
     pub fn shadow(&mut self) {
-        match &mut self.shadowed {
-            Some(kept) => kept.append(&mut self.events),
-            None => self.events.clear(),
-        }
+        self.sink.clear();
         self.by_message.clear();
     }
 
-    /// The surface, without assistant messages that never received text.
-    pub fn finish(self, captured_through_seq: u64) -> Surface {
-        Surface {
-            events: without_empty_replies(self.events),
-            captured_through_seq,
-        }
-    }
-
-    /// The surface and the shadowed events (none unless the builder was
-    /// made with [`SurfaceBuilder::keeping_shadowed`]).
-    pub fn finish_history(mut self, captured_through_seq: u64) -> History {
-        let shadowed = without_empty_replies(self.shadowed.take().unwrap_or_default());
-        History {
-            surface: self.finish(captured_through_seq),
-            shadowed,
-        }
+    /// The sink, fed with everything built.
+    pub fn into_sink(self) -> S {
+        self.sink
     }
 }
 
-/// `events` without assistant messages that never received text.
-fn without_empty_replies(events: Vec<SurfaceEvent>) -> Vec<SurfaceEvent> {
-    events
-        .into_iter()
-        .filter(
-            |e| !matches!(&e.kind, EventKind::AssistantMessage { content } if content.is_empty()),
-        )
-        .collect()
+impl SurfaceBuilder<Surface> {
+    /// The surface, without assistant messages that never received text.
+    pub fn finish(self, captured_through_seq: u64) -> Surface {
+        let mut surface = self.sink;
+        surface.drop_empty_assistant_messages();
+        surface.captured_through_seq = captured_through_seq;
+        surface
+    }
+
 }
 
 /// What identifies one version of a file: its length and modification time,

@@ -87,10 +87,21 @@ pub fn scan_backward<T>(
     path: &Path,
     mut visit: impl FnMut(&[u8]) -> Option<T>,
 ) -> io::Result<Option<T>> {
+    scan_backward_to(path, 0, |line, _| visit(line))
+}
+
+/// [`scan_backward`] over the lines that start at or after byte `floor`
+/// (which must be the start of a line), each given with the offset where it
+/// starts: how only the bytes appended since an earlier scan are searched.
+pub fn scan_backward_to<T>(
+    path: &Path,
+    floor: u64,
+    mut visit: impl FnMut(&[u8], u64) -> Option<T>,
+) -> io::Result<Option<T>> {
     const CHUNK: u64 = 64 * 1024;
     let mut file = File::open(path)?;
     let mut end = file.seek(SeekFrom::End(0))?;
-    if end == 0 {
+    if end <= floor {
         return Ok(None);
     }
     // The end of the line whose start is not read yet, as the chunks read
@@ -98,8 +109,8 @@ pub fn scan_backward<T>(
     let mut pieces: Vec<Vec<u8>> = Vec::new();
     let mut line = Vec::new();
     let mut skip_final_newline = true;
-    while end > 0 {
-        let start = end.saturating_sub(CHUNK);
+    while end > floor {
+        let start = end.saturating_sub(CHUNK).max(floor);
         let mut chunk = vec![0u8; (end - start) as usize];
         file.seek(SeekFrom::Start(start))?;
         file.read_exact(&mut chunk)?;
@@ -111,11 +122,12 @@ pub fn scan_backward<T>(
             skip_final_newline = false;
         }
         while let Some(nl) = memchr::memrchr(b'\n', &chunk[..line_end]) {
+            let at = start + nl as u64 + 1;
             let found = if pieces.is_empty() {
-                visit(&chunk[nl + 1..line_end])
+                visit(&chunk[nl + 1..line_end], at)
             } else {
                 join_pieces(&mut line, &chunk[nl + 1..line_end], &mut pieces);
-                visit(&line)
+                visit(&line, at)
             };
             if found.is_some() {
                 return Ok(found);
@@ -129,7 +141,7 @@ pub fn scan_backward<T>(
     // The first line has no `\n` before it.
     let first = pieces.pop().unwrap_or_default();
     join_pieces(&mut line, &first, &mut pieces);
-    Ok(visit(&line))
+    Ok(visit(&line, floor))
 }
 
 /// `line` := `head` followed by `pieces` in reverse order; empties `pieces`.
@@ -200,6 +212,28 @@ mod tests {
                 assert_eq!(lines_backward(content.as_bytes()), expected, "{lengths:?}");
             }
         }
+    }
+
+    #[test]
+    fn backward_scan_to_a_floor_sees_only_later_lines_with_their_offsets() {
+        let mut file = tempfile::NamedTempFile::new().unwrap();
+        let long = "y".repeat(200_000);
+        let content = format!("aa\nbbb\n{long}\ncc\n");
+        file.write_all(content.as_bytes()).unwrap();
+        for floor in [0u64, 3, 7] {
+            let mut seen = Vec::new();
+            let none: Option<()> = scan_backward_to(file.path(), floor, |line, at| {
+                seen.push((line.len(), at));
+                None
+            })
+            .unwrap();
+            assert!(none.is_none());
+            let all = [(2, 200_008), (200_000, 7), (3, 3), (2, 0)];
+            let expected: Vec<_> = all.into_iter().filter(|&(_, at)| at >= floor).collect();
+            assert_eq!(seen, expected, "floor {floor}");
+        }
+        let past_end: Option<()> = scan_backward_to(file.path(), 200_011, |_, _| None).unwrap();
+        assert!(past_end.is_none());
     }
 
     #[test]

@@ -30,6 +30,7 @@ pub mod claude;
 pub mod codex;
 pub mod foreign;
 pub mod gemini;
+pub mod index;
 pub mod lines;
 pub mod loose;
 pub mod model;
@@ -46,7 +47,7 @@ use rayon::prelude::*;
 
 use crate::error::Error;
 pub use model::StoreKind;
-use model::{History, SessionRecord, Surface};
+use model::{History, SessionRecord, Surface, SurfaceSink};
 
 /// Every store kind, in the order roots are read and flags are listed.
 pub static REGISTRY: &[StoreKind] = &[native::KIND, claude::KIND, codex::KIND, gemini::KIND];
@@ -85,9 +86,14 @@ pub trait Store: Send + Sync + 'static {
         let files = walk_files(root, &|p| self.wants(p), &mut |path, reason| {
             sink(ScanEvent::Unreadable { path, reason })
         });
-        files
-            .par_iter()
-            .for_each(|path| sink(self.list_file(caches, root, path)));
+        let index = caches.get::<index::TitleIndex>();
+        let kind = kind_by_name(self.name());
+        files.par_iter().for_each(|path| {
+            sink(match kind {
+                Some(kind) => index.list_file(kind.store(), kind, caches, root, path),
+                None => self.list_file(caches, root, path),
+            })
+        });
     }
 
     /// The latest title of a listed session, read as cheaply as the format
@@ -102,12 +108,56 @@ pub trait Store: Send + Sync + 'static {
     fn read_surface(&self, caches: &Caches, record: &SessionRecord) -> Result<Surface, ReadError>;
 
     /// The surface plus the events compactions removed from it: the whole
-    /// conversation, for search. The default knows no compaction history.
+    /// conversation, for search. Folded through [`Store::fold_surface`], so
+    /// a kind that streams keeps what its compactions shadow; one that does
+    /// not (the default fold) reports no shadowed events.
     fn read_history(&self, caches: &Caches, record: &SessionRecord) -> Result<History, ReadError> {
-        Ok(History {
-            surface: self.read_surface(caches, record)?,
-            shadowed: Vec::new(),
-        })
+        let mut history = History::default();
+        let last = self.fold_surface(caches, record, &mut history)?;
+        Ok(history.finish(last))
+    }
+
+    /// What the title of `record` depends on besides its own file, so
+    /// that the title index can keep it: `None` (the default) when the
+    /// title cannot be indexed; a kind whose title is the last title line
+    /// of its file implements [`Store::title_after`] instead.
+    fn title_inputs(&self, record: &SessionRecord) -> Option<index::TitleInputs> {
+        let _ = record;
+        None
+    }
+
+    /// For a kind whose title is the last title line of the session's own
+    /// file: the latest title among the lines starting at or after byte
+    /// `floor` (a line start), with the offset of its line. This lets the
+    /// title index ([`index`]) search only the bytes appended since it last
+    /// looked. `None` (the default): the kind's title depends on more than
+    /// that, and is read with [`Store::read_title`].
+    fn title_after(
+        &self,
+        caches: &Caches,
+        record: &SessionRecord,
+        floor: u64,
+    ) -> Option<Result<Option<(String, u64)>, ReadError>> {
+        let _ = (caches, record, floor);
+        None
+    }
+
+    /// Fold the surface of a listed session into `sink` while its log is
+    /// read, so that only what the sink keeps is held (prepare keeps what
+    /// its byte budget can need). Returns the seq of the last complete
+    /// event read. The default reads the whole surface first; a kind
+    /// overrides it to stream.
+    fn fold_surface(
+        &self,
+        caches: &Caches,
+        record: &SessionRecord,
+        sink: &mut dyn SurfaceSink,
+    ) -> Result<u64, ReadError> {
+        let surface = self.read_surface(caches, record)?;
+        for event in surface.events {
+            sink.push(event);
+        }
+        Ok(surface.captured_through_seq)
     }
 }
 
@@ -139,6 +189,15 @@ impl fmt::Debug for Caches {
 }
 
 impl Caches {
+    /// Caches holding `value` as the cache value of its type (e.g. a
+    /// [`index::TitleIndex`] opened on the user's cache directory).
+    pub fn with<T: Send + Sync + 'static>(self, value: T) -> Caches {
+        let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+        slots.insert(TypeId::of::<T>(), Arc::new(value));
+        drop(slots);
+        self
+    }
+
     /// The cache value of type `T`, created with `T::default()` the first time.
     pub fn get<T: Default + Send + Sync + 'static>(&self) -> Arc<T> {
         let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
@@ -396,7 +455,13 @@ impl Catalog {
 
     /// Scan `roots` completely.
     pub fn load(roots: &StoreRoots) -> Catalog {
-        let mut catalog = Catalog::default();
+        Catalog::load_with(Arc::default(), roots)
+    }
+
+    /// Scan `roots` completely, reading with `caches` (which may hold a
+    /// title index).
+    pub fn load_with(caches: Arc<Caches>, roots: &StoreRoots) -> Catalog {
+        let mut catalog = Catalog::with_caches(caches);
         let found = Mutex::new(Vec::new());
         scan(&catalog.caches, roots, &|event| {
             found.lock().unwrap_or_else(|e| e.into_inner()).push(event)
@@ -530,9 +595,16 @@ impl Catalog {
         &self.caches
     }
 
-    /// The latest title of a session of this catalog.
+    /// The latest title of a session of this catalog (through the title
+    /// index when it is in use).
     pub fn read_title(&self, record: &SessionRecord) -> Result<Option<String>, ReadError> {
-        record.kind.store().read_title(&self.caches, record)
+        let index = self.caches.get::<index::TitleIndex>();
+        index.title(record.kind.store(), &self.caches, record)
+    }
+
+    /// Save the title index, when in use and changed (never an error).
+    pub fn save_index(&self) {
+        self.caches.get::<index::TitleIndex>().save();
     }
 
     /// The folded surface of a session of this catalog.
@@ -544,6 +616,16 @@ impl Catalog {
     /// shadowed events), for search.
     pub fn read_history(&self, record: &SessionRecord) -> Result<History, ReadError> {
         record.kind.store().read_history(&self.caches, record)
+    }
+
+    /// Fold the surface of a session of this catalog into `sink` as its log
+    /// is read: the seq of the last complete event read.
+    pub fn fold_surface(
+        &self,
+        record: &SessionRecord,
+        sink: &mut dyn SurfaceSink,
+    ) -> Result<u64, ReadError> {
+        record.kind.store().fold_surface(&self.caches, record, sink)
     }
 }
 

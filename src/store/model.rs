@@ -1,5 +1,6 @@
 //! The one session model every store kind maps onto (SPEC §1, §2).
 
+use std::any::Any;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -184,6 +185,163 @@ pub struct History {
     /// Events a compaction shadowed, in log order (assistant messages that
     /// never received text left out, as on the surface).
     pub shadowed: Vec<SurfaceEvent>,
+}
+
+impl History {
+    /// The history as read through `captured_through_seq`, without
+    /// assistant messages that never received text (as on the surface).
+    pub fn finish(mut self, captured_through_seq: u64) -> History {
+        self.surface.drop_empty_assistant_messages();
+        self.surface.captured_through_seq = captured_through_seq;
+        self.shadowed.retain(
+            |e| !matches!(&e.kind, EventKind::AssistantMessage { content } if content.is_empty()),
+        );
+        self
+    }
+}
+
+/// A history is the sink that keeps everything, shadowed events included.
+impl SurfaceSink for History {
+    fn push(&mut self, event: SurfaceEvent) {
+        self.surface.push(event);
+    }
+
+    fn extend(&mut self, seq: u64, blocks: Vec<Block>) {
+        self.surface.extend(seq, blocks);
+    }
+
+    fn shadow_through(&mut self, through: u64) {
+        // Seqs increase, so the shadowed events are a prefix.
+        let shadowed = self.surface.events.partition_point(|e| e.seq <= through);
+        self.shadowed.extend(self.surface.events.drain(..shadowed));
+    }
+
+    fn fork(&self) -> Box<dyn SurfaceSink + Send> {
+        Box::new(History::default())
+    }
+
+    fn adopt(&mut self, other: Box<dyn SurfaceSink + Send>) {
+        if let Ok(other) = other.into_any().downcast::<History>() {
+            *self = *other;
+        }
+    }
+
+    fn into_any(self: Box<Self>) -> Box<dyn Any> {
+        self
+    }
+}
+
+/// Receives the surface of a session while its log is folded, event by
+/// event, so that a consumer can keep only what it needs (a byte-budgeted
+/// snapshot keeps checkpoints and a newest suffix) instead of the whole log.
+/// [`Surface`] is the sink that keeps everything.
+pub trait SurfaceSink {
+    /// A new event; its seq is greater than every seq pushed before.
+    fn push(&mut self, event: SurfaceEvent);
+    /// More blocks for the assistant message pushed at `seq` (a reply
+    /// written over several lines). Ignored when that event is gone.
+    fn extend(&mut self, seq: u64, blocks: Vec<Block>);
+    /// A compaction: every event whose seq is at most `through` is shadowed.
+    fn shadow_through(&mut self, through: u64);
+    /// A compaction that shadows everything pushed so far.
+    fn clear(&mut self) {
+        self.shadow_through(u64::MAX);
+    }
+    /// An empty sink configured as this one: a format that folds two
+    /// candidate surfaces side by side (Codex: response items and their
+    /// event copies) feeds the second one into it.
+    fn fork(&self) -> Box<dyn SurfaceSink + Send>;
+    /// Take the state of `other`, a sink made by [`SurfaceSink::fork`]
+    /// and fed since.
+    fn adopt(&mut self, other: Box<dyn SurfaceSink + Send>);
+    /// The sink as [`Any`], for [`SurfaceSink::adopt`].
+    fn into_any(self: Box<Self>) -> Box<dyn Any>;
+}
+
+impl<T: SurfaceSink + ?Sized> SurfaceSink for &mut T {
+    fn push(&mut self, event: SurfaceEvent) {
+        (**self).push(event);
+    }
+    fn extend(&mut self, seq: u64, blocks: Vec<Block>) {
+        (**self).extend(seq, blocks);
+    }
+    fn shadow_through(&mut self, through: u64) {
+        (**self).shadow_through(through);
+    }
+    fn fork(&self) -> Box<dyn SurfaceSink + Send> {
+        (**self).fork()
+    }
+    fn adopt(&mut self, other: Box<dyn SurfaceSink + Send>) {
+        (**self).adopt(other);
+    }
+    fn into_any(self: Box<Self>) -> Box<dyn Any> {
+        // A borrowed sink has no state of its own to hand over.
+        Box::new(())
+    }
+}
+
+impl SurfaceSink for Box<dyn SurfaceSink + Send> {
+    fn push(&mut self, event: SurfaceEvent) {
+        (**self).push(event);
+    }
+    fn extend(&mut self, seq: u64, blocks: Vec<Block>) {
+        (**self).extend(seq, blocks);
+    }
+    fn shadow_through(&mut self, through: u64) {
+        (**self).shadow_through(through);
+    }
+    fn fork(&self) -> Box<dyn SurfaceSink + Send> {
+        (**self).fork()
+    }
+    fn adopt(&mut self, other: Box<dyn SurfaceSink + Send>) {
+        (**self).adopt(other);
+    }
+    fn into_any(self: Box<Self>) -> Box<dyn Any> {
+        (*self).into_any()
+    }
+}
+
+impl SurfaceSink for Surface {
+    fn push(&mut self, event: SurfaceEvent) {
+        self.events.push(event);
+    }
+
+    fn extend(&mut self, seq: u64, blocks: Vec<Block>) {
+        if let Ok(at) = self.events.binary_search_by_key(&seq, |e| e.seq) {
+            if let EventKind::AssistantMessage { content } = &mut self.events[at].kind {
+                content.extend(blocks);
+            }
+        }
+    }
+
+    fn shadow_through(&mut self, through: u64) {
+        // Seqs increase, so the shadowed events are a prefix.
+        let shadowed = self.events.partition_point(|e| e.seq <= through);
+        self.events.drain(..shadowed);
+    }
+
+    fn fork(&self) -> Box<dyn SurfaceSink + Send> {
+        Box::new(Surface::default())
+    }
+
+    fn adopt(&mut self, other: Box<dyn SurfaceSink + Send>) {
+        if let Ok(other) = other.into_any().downcast::<Surface>() {
+            *self = *other;
+        }
+    }
+
+    fn into_any(self: Box<Self>) -> Box<dyn Any> {
+        self
+    }
+}
+
+impl Surface {
+    /// Drop assistant messages that never received a block.
+    pub fn drop_empty_assistant_messages(&mut self) {
+        self.events.retain(
+            |e| !matches!(&e.kind, EventKind::AssistantMessage { content } if content.is_empty()),
+        );
+    }
 }
 
 /// A session read whole: its record, latest title and folded surface.

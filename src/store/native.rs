@@ -1,6 +1,5 @@
 //! The native Hydra session log (SPEC §3): a header line, then one event per line.
 
-use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -11,7 +10,7 @@ use serde_json::Value;
 use crate::store::lines::{self, LineReader};
 use crate::store::loose::{self, Loose, LooseBlock};
 use crate::store::model::{
-    EventKind, History, MessageSource, SessionRecord, StoreKind, Surface, SurfaceEvent,
+    EventKind, MessageSource, SessionRecord, StoreKind, Surface, SurfaceEvent, SurfaceSink,
 };
 use crate::store::{env_or_home, has_suffix, Caches, Env, ReadError, ScanEvent, Store};
 
@@ -64,8 +63,22 @@ impl Store for Native {
         read_surface(record)
     }
 
-    fn read_history(&self, _: &Caches, record: &SessionRecord) -> Result<History, ReadError> {
-        read_history(record)
+    fn title_after(
+        &self,
+        _: &Caches,
+        record: &SessionRecord,
+        floor: u64,
+    ) -> Option<Result<Option<(String, u64)>, ReadError>> {
+        Some(read_title_from(&record.path, floor).map_err(|e| ReadError::io(&record.path, &e)))
+    }
+
+    fn fold_surface(
+        &self,
+        _: &Caches,
+        record: &SessionRecord,
+        sink: &mut dyn SurfaceSink,
+    ) -> Result<u64, ReadError> {
+        fold_surface(record, sink).map(|(_, last)| last)
     }
 }
 
@@ -277,7 +290,12 @@ fn parse_event_once(bytes: &[u8]) -> Result<(u64, Event), LineFault> {
             })
         }
         "tool/result" => {
-            let _: AnyObject = data(raw.data, kind)?;
+            // The envelope parse validated `data` already; an object needs
+            // no second pass (the bulk of a log's bytes are tool results).
+            let object = raw.data.is_some_and(|d| d.get().starts_with('{'));
+            if !object {
+                let _: AnyObject = data(raw.data, kind)?;
+            }
             Event::Surface(EventKind::ToolResult)
         }
         "assistant/chunk" => Event::Chunk,
@@ -324,17 +342,24 @@ fn parse_source(source: SourceData<'_>) -> Option<MessageSource> {
 /// unless its `type` is `session/title`; so a log without any title is
 /// read to its start but not parsed.
 pub fn read_title(path: &Path) -> std::io::Result<Option<String>> {
+    Ok(read_title_from(path, 0)?.map(|(title, _)| title))
+}
+
+/// [`read_title`] among the lines that start at or after byte `floor` (a
+/// line start): the title and the offset of its line. How the title index
+/// searches only what was appended since it last looked.
+pub fn read_title_from(path: &Path, floor: u64) -> std::io::Result<Option<(String, u64)>> {
     let word = memchr::memmem::Finder::new(b"title");
     let unicode = memchr::memmem::Finder::new(b"\\u");
     let slash = memchr::memmem::Finder::new(b"\\/");
-    lines::scan_backward(path, |line| {
+    lines::scan_backward_to(path, floor, |line, at| {
         let spelled =
             word.find(line).is_some() || unicode.find(line).is_some() || slash.find(line).is_some();
         if !spelled || !may_be_title(line) {
             return None;
         }
         match parse_event(line) {
-            Ok((_, Event::Title(title))) => Some(title),
+            Ok((_, Event::Title(title))) => Some((title, at)),
             _ => None,
         }
     })
@@ -352,26 +377,23 @@ fn may_be_title(line: &[u8]) -> bool {
 
 /// Read and fold the whole log of `record`.
 pub fn read_surface(record: &SessionRecord) -> Result<Surface, ReadError> {
-    fold(record, None).map(|history| history.surface)
+    let (mut surface, last) = fold_surface(record, Surface::default())?;
+    surface.captured_through_seq = last;
+    Ok(surface)
 }
 
-/// The surface of [`read_surface`] plus the events compactions shadowed.
-pub fn read_history(record: &SessionRecord) -> Result<History, ReadError> {
-    fold(record, Some(Vec::new()))
-}
-
-/// Fold the log; with `shadowed` given, what compactions remove goes there.
-fn fold(
+/// Fold the whole log of `record` into `sink`: the sink and the seq of
+/// the last complete event read (0 when none).
+pub fn fold_surface<S: SurfaceSink>(
     record: &SessionRecord,
-    mut shadowed: Option<Vec<SurfaceEvent>>,
-) -> Result<History, ReadError> {
+    mut sink: S,
+) -> Result<(S, u64), ReadError> {
     let path = &record.path;
     let mut reader = LineReader::open(path).map_err(|e| ReadError::io(path, &e))?;
     let header = reader.next_line().map_err(|e| ReadError::io(path, &e))?;
     if header.is_none() {
         return Err(ReadError::at(path, 1, "missing session header"));
     }
-    let mut events: VecDeque<SurfaceEvent> = VecDeque::new();
     let mut last_seq = 0u64;
     while let Some(line) = reader.next_line().map_err(|e| ReadError::io(path, &e))? {
         let (seq, event) = match parse_event(line.bytes) {
@@ -391,26 +413,12 @@ fn fold(
         }
         last_seq = seq;
         match event {
-            Event::Surface(kind) => events.push_back(SurfaceEvent { seq, kind }),
-            Event::Compact(through) => {
-                // Seqs increase, so the shadowed events are a prefix.
-                while events.front().is_some_and(|e| e.seq <= through) {
-                    let gone = events.pop_front();
-                    if let (Some(kept), Some(gone)) = (shadowed.as_mut(), gone) {
-                        kept.push(gone);
-                    }
-                }
-            }
+            Event::Surface(kind) => sink.push(SurfaceEvent { seq, kind }),
+            Event::Compact(through) => sink.shadow_through(through),
             Event::Chunk | Event::Title(_) | Event::Unknown => {}
         }
     }
-    Ok(History {
-        surface: Surface {
-            events: events.into(),
-            captured_through_seq: last_seq,
-        },
-        shadowed: shadowed.unwrap_or_default(),
-    })
+    Ok((sink, last_seq))
 }
 
 #[cfg(test)]

@@ -142,6 +142,7 @@ fn previews_are_what_the_preview_command_reports() {
         limits: testkit::setup().limits,
         target: testkit::setup().target,
         verbose: false,
+        cache_dir: None,
         command: Command::UriEncode(String::new()),
     };
     let (tx, answers) = mpsc::unbounded();

@@ -177,11 +177,8 @@ mod tests {
             session_id: "s1".into(),
             label: "Fix <parser>".into(),
         }];
-        let read = [ReadSource {
-            cwd: Some("/w"),
-            surface: &surface,
-        }];
-        Snapshot::new(build_context(&sources, &read, budget).unwrap(), budget)
+        let read = vec![ReadSource::of_surface(Some("/w"), &surface, budget)];
+        Snapshot::new(build_context(&sources, read).unwrap(), budget)
     }
 
     fn plain(lines: &[Line<'_>]) -> Vec<String> {

@@ -23,6 +23,11 @@ pub fn run_env(args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Output {
     cmd.args(args)
         .env_clear()
         .env("HOME", "/nonexistent-home-for-tests")
+        // The title index of these runs stays out of any real cache.
+        .env(
+            "XDG_CACHE_HOME",
+            std::env::temp_dir().join("session-ref-test-cache"),
+        )
         .env("PATH", std::env::var("PATH").unwrap_or_default())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -1,0 +1,624 @@
+//! The title index: a listing cache in the user's cache directory
+//! (`$XDG_CACHE_HOME/session-ref`, else `~/.cache/session-ref`), so that
+//! listing thousands of sessions stats their files instead of reading them.
+//!
+//! Per file, keyed by store kind and path and stamped with length,
+//! modification time and inode, it keeps what listing needs: the record (or
+//! why the file is not a session) and, for kinds whose title is the last
+//! title line of the file itself ([`Store::title_after`]), the title and
+//! where its line starts. A file whose stamp is unchanged is not opened. A
+//! file that only grew (same inode, longer, and the bytes just before the
+//! end of the last scan unchanged) is searched for a newer title in the
+//! appended bytes only; any other change re-reads it. Every kind goes
+//! through the same [`Store`] calls, so listing is identical with and
+//! without the index (tested in `tests/title_index.rs`).
+//!
+//! The index is kept as one file per store root (named by kind and a hash
+//! of the root's path), so a run loads only the entries of the roots it
+//! reads: a `prepare` over one store does not parse the entries of others.
+//!
+//! Robustness: each file is replaced atomically (written beside it, then
+//! renamed), so concurrent runs each leave a whole index; one that does not
+//! parse or has another version is ignored and rebuilt, never an error;
+//! when a run lists a root, entries of files it did not find there are
+//! dropped, so the index holds only what exists. `--no-cache` leaves it aside.
+//!
+//! Hook for other indexes (a body-search index): [`TitleIndex::changes`]
+//! names every file this run found new, grown (with the offset its earlier
+//! scan reached) or rewritten, and a [`SurfaceSink`](crate::store::model::SurfaceSink)
+//! folded over just those files is the per-file visitor over their
+//! conversation text.
+//!
+//! JSON (serde_json, already a dependency) is the format: a 10,000-entry
+//! index parses in a few milliseconds, and a damaged one is detected by the
+//! parser.
+
+use std::collections::HashMap;
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde::{Deserialize, Serialize};
+
+use crate::store::model::{SessionRecord, StoreKind};
+use crate::store::{Caches, ReadError, ScanEvent, Store};
+
+/// Version of the index file; another version is ignored and rebuilt.
+const VERSION: u32 = 1;
+/// Bytes before the end of the last scan compared to tell growth by
+/// appending from a rewrite.
+const GUARD: u64 = 64;
+
+/// The cache directory from the environment: `$XDG_CACHE_HOME/session-ref`
+/// when set to an absolute path, else `~/.cache/session-ref`.
+pub fn cache_dir(env: impl Fn(&str) -> Option<String>, home: Option<&Path>) -> Option<PathBuf> {
+    match env("XDG_CACHE_HOME").filter(|v| Path::new(v).is_absolute()) {
+        Some(dir) => Some(Path::new(&dir).join("session-ref")),
+        None => home.map(|h| h.join(".cache").join("session-ref")),
+    }
+}
+
+/// A file modified less than this long before it was looked at may still
+/// change within the same timestamp tick: such a stamp is not trusted to
+/// identify its contents, and the file is read again next time.
+const RACY_NS: i128 = 2_000_000_000;
+
+/// What identifies one version of a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stamp {
+    /// Length in bytes.
+    pub len: u64,
+    /// Modification time, nanoseconds since the epoch (0 when unknown).
+    pub mtime_ns: i128,
+    /// Inode number (0 where there is none).
+    pub inode: u64,
+}
+
+impl Stamp {
+    /// The stamp of `path` now, `None` when it cannot be read or was
+    /// modified too recently to be told apart from its next version.
+    pub fn of(path: &Path) -> Option<Stamp> {
+        let stamp = Stamp::read(path)?;
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as i128);
+        (now - stamp.mtime_ns >= RACY_NS).then_some(stamp)
+    }
+
+    fn read(path: &Path) -> Option<Stamp> {
+        let meta = std::fs::metadata(path).ok()?;
+        let mtime_ns = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos() as i128);
+        #[cfg(unix)]
+        let inode = std::os::unix::fs::MetadataExt::ino(&meta);
+        #[cfg(not(unix))]
+        let inode = 0;
+        Some(Stamp {
+            len: meta.len(),
+            mtime_ns,
+            inode,
+        })
+    }
+}
+
+/// What listing found in a file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+enum Listed {
+    /// A session: the record's own fields.
+    Record {
+        id: String,
+        cwd: Option<String>,
+        created_at: String,
+    },
+    /// Not a session, and why.
+    Skipped { reason: String },
+}
+
+/// A title found by scanning a file up to `scanned`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct Title {
+    /// The latest title, when any.
+    title: Option<String>,
+    /// Where the title's line starts.
+    offset: Option<u64>,
+    /// Fingerprint of the title's other inputs (0 when it has none).
+    #[serde(default)]
+    inputs: u64,
+    /// Bytes of the file the scan covered (a line boundary: the file's
+    /// length when it ended with a newline, else 0, so a torn last line is
+    /// read again).
+    scanned: u64,
+    /// The `GUARD` bytes before `scanned`, in hex, to recognise appending.
+    guard: String,
+}
+
+/// One file's entry: what listing and the title search found, each with
+/// the stamp of the file it was found in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct Entry {
+    kind: String,
+    path: PathBuf,
+    listed: Option<(Stamp, Listed)>,
+    title: Option<(Stamp, Title)>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct IndexFile {
+    version: u32,
+    entries: Vec<Entry>,
+}
+
+/// The other files a title depends on (see [`Store::title_inputs`]).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum TitleInputs {
+    /// These files (absent ones count as absent).
+    Files(Vec<PathBuf>),
+    /// Every file directly in this folder.
+    Folder(PathBuf),
+}
+
+/// How a file changed since the index last saw it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Change {
+    /// Not in the index before.
+    New,
+    /// Only appended to: bytes before `from` are as they were.
+    Grown {
+        /// Offset up to which the earlier scan read.
+        from: u64,
+    },
+    /// Changed otherwise: read again whole.
+    Rewritten,
+}
+
+type Key = (String, PathBuf);
+
+/// The index of the files below one store root: one file in the cache
+/// directory, so that a run reads only the entries of the roots it lists.
+#[derive(Debug, Default)]
+struct Shard {
+    /// Where it is kept.
+    file: PathBuf,
+    /// Entries as loaded.
+    old: HashMap<Key, Entry>,
+    /// Entries of this run (files seen by listing or title reads).
+    fresh: Mutex<HashMap<Key, Entry>>,
+    /// Whether anything differs from what was loaded.
+    dirty: AtomicBool,
+    /// Whether this run listed the root (only then are files it did not
+    /// see known to be gone).
+    listed: AtomicBool,
+}
+
+impl Shard {
+    /// The shard kept in `file`; a missing, damaged or other-version file
+    /// gives an empty shard (rebuilt when saved).
+    fn open(file: PathBuf) -> Shard {
+        let old = std::fs::read(&file)
+            .ok()
+            .and_then(|bytes| serde_json::from_slice::<IndexFile>(&bytes).ok())
+            .filter(|index| index.version == VERSION)
+            .map(|index| {
+                index
+                    .entries
+                    .into_iter()
+                    .map(|e| ((e.kind.clone(), e.path.clone()), e))
+                    .collect()
+            })
+            .unwrap_or_default();
+        Shard {
+            file,
+            old,
+            ..Shard::default()
+        }
+    }
+
+    /// This run's entry of `key`, created from the loaded one.
+    fn fresh_entry<'a>(&self, fresh: &'a mut HashMap<Key, Entry>, key: Key) -> &'a mut Entry {
+        fresh.entry(key).or_insert_with_key(|key| {
+            self.old.get(key).cloned().unwrap_or_else(|| Entry {
+                kind: key.0.clone(),
+                path: key.1.clone(),
+                listed: None,
+                title: None,
+            })
+        })
+    }
+
+    /// Write this run's entries, replacing the file atomically, when
+    /// something changed; a failure is not an error (it is only a cache).
+    fn save(&self) {
+        let fresh = lock(&self.fresh);
+        let listed = self.listed.load(Ordering::Relaxed);
+        let vanished = listed && self.old.keys().any(|k| !fresh.contains_key(k));
+        if !self.dirty.load(Ordering::Relaxed) && !vanished {
+            return;
+        }
+        // Without a listing, entries not seen this run are kept.
+        let unseen = self
+            .old
+            .iter()
+            .filter(|(k, _)| !listed && !fresh.contains_key(*k))
+            .map(|(_, e)| e);
+        let mut entries: Vec<Entry> = fresh.values().chain(unseen).cloned().collect();
+        entries.sort_by(|a, b| (&a.kind, &a.path).cmp(&(&b.kind, &b.path)));
+        let index = IndexFile {
+            version: VERSION,
+            entries,
+        };
+        let Some(dir) = self.file.parent() else {
+            return;
+        };
+        if std::fs::create_dir_all(dir).is_err() {
+            return;
+        }
+        let Ok(mut temp) = tempfile::NamedTempFile::new_in(dir) else {
+            return;
+        };
+        let mut out = std::io::BufWriter::new(temp.as_file_mut());
+        let written = serde_json::to_writer(&mut out, &index).is_ok() && out.flush().is_ok();
+        drop(out);
+        if written {
+            let _ = temp.persist(&self.file);
+        }
+    }
+}
+
+/// The title index of one run (see the module docs). The default is
+/// disabled: it keeps nothing and reads nothing.
+#[derive(Debug, Default)]
+pub struct TitleIndex {
+    /// The cache directory; `None` when disabled.
+    dir: Option<PathBuf>,
+    /// The shards of the roots used so far, by kind and absolute root.
+    shards: Mutex<HashMap<Key, Arc<Shard>>>,
+    /// Files found new, grown or rewritten this run.
+    changes: Mutex<Vec<(StoreKind, PathBuf, Change)>>,
+    /// Fingerprints of title inputs, computed once per run.
+    inputs: Mutex<HashMap<TitleInputs, u64>>,
+}
+
+/// The key of a file: its kind and absolute path (a relative store path
+/// names different files from different directories).
+fn key(kind: StoreKind, path: &Path) -> Key {
+    let path = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+    (kind.as_str().to_owned(), path)
+}
+
+impl TitleIndex {
+    /// The index kept in `dir` (each root's shard is loaded when first used).
+    pub fn open(dir: &Path) -> TitleIndex {
+        TitleIndex {
+            dir: Some(dir.to_owned()),
+            ..TitleIndex::default()
+        }
+    }
+
+    /// Whether the index is in use.
+    pub fn enabled(&self) -> bool {
+        self.dir.is_some()
+    }
+
+    /// The shard of `root` of `kind`, loaded on first use; `None` when disabled.
+    fn shard(&self, kind: StoreKind, root: &Path) -> Option<Arc<Shard>> {
+        let dir = self.dir.as_ref()?;
+        let key = key(kind, root);
+        let mut shards = lock(&self.shards);
+        let shard = shards.entry(key).or_insert_with_key(|(kind, root)| {
+            let mut hasher = std::hash::DefaultHasher::new();
+            std::hash::Hash::hash(root, &mut hasher);
+            let name = format!(
+                "titles-v{VERSION}-{kind}-{:016x}.json",
+                std::hash::Hasher::finish(&hasher)
+            );
+            Arc::new(Shard::open(dir.join(name)))
+        });
+        Some(Arc::clone(shard))
+    }
+
+    /// Files found new, grown or rewritten so far this run: where another
+    /// index built in the same pass (body search) has work to do.
+    pub fn changes(&self) -> Vec<(StoreKind, PathBuf, Change)> {
+        lock(&self.changes).clone()
+    }
+
+    /// List `path` of `store` below `root`: from the index when its stamp
+    /// is unchanged, else by [`Store::list_file`] (and remembered).
+    pub fn list_file(
+        &self,
+        store: &dyn Store,
+        kind: StoreKind,
+        caches: &Caches,
+        root: &Arc<Path>,
+        path: &Path,
+    ) -> ScanEvent {
+        let Some(shard) = self.shard(kind, root) else {
+            return store.list_file(caches, root, path);
+        };
+        shard.listed.store(true, Ordering::Relaxed);
+        let Some(stamp) = Stamp::of(path) else {
+            return store.list_file(caches, root, path);
+        };
+        let key = key(kind, path);
+        let old = shard.old.get(&key);
+        let cached = old
+            .and_then(|e| e.listed.as_ref())
+            .filter(|(was, _)| *was == stamp)
+            .map(|(_, listed)| listed.clone());
+        let (event, listed) = match cached {
+            Some(listed) => {
+                let event = match &listed {
+                    Listed::Record {
+                        id,
+                        cwd,
+                        created_at,
+                    } => ScanEvent::Record(SessionRecord::new(
+                        kind,
+                        Arc::clone(root),
+                        path.to_owned(),
+                        id.clone(),
+                        cwd.clone(),
+                        created_at.clone(),
+                    )),
+                    Listed::Skipped { reason } => ScanEvent::Skipped {
+                        path: path.to_owned(),
+                        reason: reason.clone(),
+                    },
+                };
+                (event, Some(listed))
+            }
+            None => {
+                let event = store.list_file(caches, root, path);
+                let listed = match &event {
+                    ScanEvent::Record(r) => Some(Listed::Record {
+                        id: r.id.clone(),
+                        cwd: r.cwd.clone(),
+                        created_at: r.created_at.clone(),
+                    }),
+                    ScanEvent::Skipped { reason, .. } => Some(Listed::Skipped {
+                        reason: reason.clone(),
+                    }),
+                    // An unreadable file is tried again next time.
+                    ScanEvent::Unreadable { .. } => None,
+                };
+                if listed.is_some() {
+                    shard.dirty.store(true, Ordering::Relaxed);
+                    let change = change_of(old, stamp, path);
+                    lock(&self.changes).push((kind, path.to_owned(), change));
+                }
+                (event, listed)
+            }
+        };
+        if let Some(listed) = listed {
+            let mut fresh = lock(&shard.fresh);
+            shard.fresh_entry(&mut fresh, key).listed = Some((stamp, listed));
+        }
+        event
+    }
+
+    /// The title of `record`: from the index when its file is unchanged;
+    /// searched in the appended bytes only when it just grew; else read by
+    /// the store. Kinds without [`Store::title_after`] are read directly.
+    pub fn title(
+        &self,
+        store: &dyn Store,
+        caches: &Caches,
+        record: &SessionRecord,
+    ) -> Result<Option<String>, ReadError> {
+        let Some(shard) = self.shard(record.kind, &record.root) else {
+            return store.read_title(caches, record);
+        };
+        let path = &record.path;
+        let key = key(record.kind, path);
+        let (listed_now, known) = {
+            let fresh = lock(&shard.fresh);
+            let entry = fresh.get(&key);
+            (
+                entry
+                    .and_then(|e| e.listed.as_ref())
+                    .map(|(stamp, _)| *stamp),
+                entry
+                    .or_else(|| shard.old.get(&key))
+                    .and_then(|e| e.title.clone()),
+            )
+        };
+        // The stamp listing took this run, else the file's now.
+        let Some(stamp) = listed_now.or_else(|| Stamp::of(path)) else {
+            return store.read_title(caches, record);
+        };
+        if let Some(inputs) = store.title_inputs(record) {
+            let found = (key, stamp, known);
+            return self.title_with_inputs(&shard, store, caches, record, found, &inputs);
+        }
+        let from = match &known {
+            Some((was, title)) if *was == stamp => return Ok(title.title.clone()),
+            Some((was, title)) if appended(was, &stamp, title, path) => title.scanned,
+            _ => 0,
+        };
+        let Some(found) = store.title_after(caches, record, from) else {
+            return store.read_title(caches, record);
+        };
+        let (title, offset) = match (found?, &known) {
+            (Some((title, at)), _) => (Some(title), Some(at)),
+            // Nothing newer in the appended bytes: the earlier title stands.
+            (None, Some((_, earlier))) if from > 0 => (earlier.title.clone(), earlier.offset),
+            (None, _) => (None, None),
+        };
+        let scanned = scan_end(path, stamp.len);
+        let found = Title {
+            title: title.clone(),
+            offset,
+            inputs: 0,
+            scanned,
+            guard: read_guard(path, scanned),
+        };
+        shard.dirty.store(true, Ordering::Relaxed);
+        let mut fresh = lock(&shard.fresh);
+        shard.fresh_entry(&mut fresh, key).title = Some((stamp, found));
+        Ok(title)
+    }
+
+    /// The title of a kind whose title also depends on other files: kept
+    /// while the file and the fingerprint of those files are unchanged,
+    /// else read whole by the store.
+    fn title_with_inputs(
+        &self,
+        shard: &Shard,
+        store: &dyn Store,
+        caches: &Caches,
+        record: &SessionRecord,
+        (key, stamp, known): (Key, Stamp, Option<(Stamp, Title)>),
+        inputs: &TitleInputs,
+    ) -> Result<Option<String>, ReadError> {
+        let Some(fingerprint) = self.fingerprint(inputs) else {
+            return store.read_title(caches, record);
+        };
+        if let Some((was, title)) = &known {
+            if *was == stamp && title.inputs == fingerprint {
+                return Ok(title.title.clone());
+            }
+        }
+        let title = store.read_title(caches, record)?;
+        let found = Title {
+            title: title.clone(),
+            offset: None,
+            inputs: fingerprint,
+            scanned: 0,
+            guard: String::new(),
+        };
+        shard.dirty.store(true, Ordering::Relaxed);
+        let mut fresh = lock(&shard.fresh);
+        shard.fresh_entry(&mut fresh, key).title = Some((stamp, found));
+        Ok(title)
+    }
+
+    /// A fingerprint of the stamps of `inputs` (computed once per run);
+    /// `None` when one of them is too recent to trust.
+    fn fingerprint(&self, inputs: &TitleInputs) -> Option<u64> {
+        if let Some(&known) = lock(&self.inputs).get(inputs) {
+            return Some(known);
+        }
+        let files: Vec<PathBuf> = match inputs {
+            TitleInputs::Files(files) => files.clone(),
+            TitleInputs::Folder(dir) => {
+                let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+                    .ok()?
+                    .flatten()
+                    .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+                    .map(|e| e.path())
+                    .collect();
+                files.sort();
+                files
+            }
+        };
+        let mut hasher = std::hash::DefaultHasher::new();
+        for file in &files {
+            std::hash::Hash::hash(file, &mut hasher);
+            match Stamp::read(file) {
+                Some(_) => {
+                    let stamp = Stamp::of(file)?;
+                    std::hash::Hash::hash(&(stamp.len, stamp.mtime_ns, stamp.inode), &mut hasher);
+                }
+                None => std::hash::Hash::hash(&0u8, &mut hasher),
+            }
+        }
+        // 0 means "no inputs" in an entry.
+        let fingerprint = std::hash::Hasher::finish(&hasher).max(1);
+        lock(&self.inputs).insert(inputs.clone(), fingerprint);
+        Some(fingerprint)
+    }
+
+    /// Save the shard of every root used this run that changed (see
+    /// the module docs). Never an error: the index is only a cache.
+    pub fn save(&self) {
+        let shards: Vec<Arc<Shard>> = lock(&self.shards).values().cloned().collect();
+        for shard in shards {
+            shard.save();
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn change_of(old: Option<&Entry>, stamp: Stamp, path: &Path) -> Change {
+    match old {
+        None => Change::New,
+        Some(o) => match &o.title {
+            Some((was, t)) if appended(was, &stamp, t, path) => Change::Grown { from: t.scanned },
+            _ => Change::Rewritten,
+        },
+    }
+}
+
+/// Whether the file went from `was` to `now` by appending only: same inode,
+/// not shorter than the earlier scan, and the bytes before the end of that
+/// scan as they were.
+fn appended(was: &Stamp, now: &Stamp, title: &Title, path: &Path) -> bool {
+    was.inode == now.inode
+        && title.scanned > 0
+        && now.len >= was.len
+        && now.len >= title.scanned
+        && read_guard(path, title.scanned) == title.guard
+}
+
+/// Where a scan of a file of `len` bytes can resume: `len` when the file
+/// ends with a newline, else 0 (a torn last line is read again whole).
+fn scan_end(path: &Path, len: u64) -> u64 {
+    if len == 0 {
+        return 0;
+    }
+    let mut last = [0u8];
+    let ends_with_newline = std::fs::File::open(path)
+        .and_then(|mut f| {
+            f.seek(SeekFrom::Start(len - 1))?;
+            f.read_exact(&mut last)
+        })
+        .is_ok()
+        && last[0] == b'\n';
+    if ends_with_newline {
+        len
+    } else {
+        0
+    }
+}
+
+/// The up to [`GUARD`] bytes before `end`, in hex (empty when unreadable).
+fn read_guard(path: &Path, end: u64) -> String {
+    let start = end.saturating_sub(GUARD);
+    let mut buf = vec![0u8; (end - start) as usize];
+    let read = std::fs::File::open(path).and_then(|mut f| {
+        f.seek(SeekFrom::Start(start))?;
+        f.read_exact(&mut buf)
+    });
+    if read.is_err() {
+        return String::new();
+    }
+    buf.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cache_dir_follows_xdg_then_home() {
+        let home = Path::new("/home/u");
+        let xdg = |k: &str| (k == "XDG_CACHE_HOME").then(|| "/x".to_owned());
+        assert_eq!(
+            cache_dir(xdg, Some(home)),
+            Some(PathBuf::from("/x/session-ref"))
+        );
+        let relative = |k: &str| (k == "XDG_CACHE_HOME").then(|| "rel".to_owned());
+        assert_eq!(
+            cache_dir(relative, Some(home)),
+            Some(PathBuf::from("/home/u/.cache/session-ref"))
+        );
+        assert_eq!(cache_dir(|_| None, None), None);
+    }
+}

@@ -1,0 +1,263 @@
+//! The title index (`$XDG_CACHE_HOME/session-ref`): listing is the same with
+//! and without it, for every store kind, through growth by appending, a
+//! rewrite, a vanished file and a damaged or foreign index file.
+//!
+//! Files are given modification times in the past: the index does not
+//! trust a stamp younger than two seconds (it could still change within
+//! its timestamp tick).
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, SystemTime};
+
+const CLAUDE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/claude/projects"
+);
+const CODEX: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/codex/sessions");
+
+/// stdout and stderr of `session-ref ARGS candidates --json` over the
+/// stores (the fixture Claude Code and Codex stores unless given).
+fn list(store: &Path, cache: &Path, extra: &[&str]) -> (String, String) {
+    let home = tempfile::tempdir().unwrap();
+    let foreign = if extra.contains(&"--claude") {
+        vec![]
+    } else {
+        vec!["--claude", CLAUDE, "--codex", CODEX]
+    };
+    let output = Command::new(env!("CARGO_BIN_EXE_session-ref"))
+        .args(["--store", store.to_str().unwrap()])
+        .args(foreign)
+        .args(extra)
+        .args(["candidates", "--json", "--limit", "1000"])
+        .env_remove("HYDRA_SESSIONS")
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .env_remove("CODEX_HOME")
+        .env("HOME", home.path())
+        .env("XDG_CACHE_HOME", cache)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    (
+        String::from_utf8(output.stdout).unwrap(),
+        String::from_utf8(output.stderr).unwrap(),
+    )
+}
+
+/// Listing with the index equals listing without it; returns the listing.
+fn same_with_and_without(store: &Path, cache: &Path) -> String {
+    same_with_and_without_args(store, cache, &[])
+}
+
+fn same_with_and_without_args(store: &Path, cache: &Path, args: &[&str]) -> String {
+    let (cached, cached_err) = list(store, cache, args);
+    let no_cache = [args, &["--no-cache"]].concat();
+    let (direct, direct_err) = list(store, cache, &no_cache);
+    assert_eq!(cached, direct);
+    assert_eq!(cached_err, direct_err);
+    cached
+}
+
+fn age(path: &Path, seconds_ago: u64) {
+    let when = SystemTime::now() - Duration::from_secs(seconds_ago);
+    File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(when)
+        .unwrap();
+}
+
+fn header(id: &str, created: &str) -> String {
+    format!("{{\"type\":\"session\",\"version\":1,\"id\":\"{id}\",\"createdAt\":\"{created}\",\"cwd\":\"/w\"}}\n")
+}
+
+fn user(seq: u64, text: &str) -> String {
+    format!("{{\"seq\":{seq},\"type\":\"user/message\",\"data\":{{\"id\":\"m{seq}\",\"source\":{{\"kind\":\"user\"}},\"content\":[{{\"type\":\"text\",\"text\":\"{text}\"}}]}}}}\n")
+}
+
+fn title(seq: u64, text: &str) -> String {
+    format!("{{\"seq\":{seq},\"type\":\"session/title\",\"data\":{{\"title\":\"{text}\"}}}}\n")
+}
+
+fn append(path: &Path, text: &str, seconds_ago: u64) {
+    OpenOptions::new()
+        .append(true)
+        .open(path)
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    age(path, seconds_ago);
+}
+
+/// The index shard (one file per store root) that mentions `name`.
+fn shard_of(cache: &Path, name: &str) -> std::path::PathBuf {
+    std::fs::read_dir(cache.join("session-ref"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| std::fs::read_to_string(p).unwrap().contains(name))
+        .unwrap_or_else(|| panic!("no shard mentions {name}"))
+}
+
+/// Every shard of the index, concatenated.
+fn index_file(cache: &Path) -> String {
+    let mut shards: Vec<_> = std::fs::read_dir(cache.join("session-ref"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    shards.sort();
+    shards
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect()
+}
+
+#[test]
+fn listing_is_identical_with_and_without_the_index() {
+    let store = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let a = store.path().join("a.jsonl");
+    let b = store.path().join("b.jsonl");
+    let c = store.path().join("c.jsonl");
+    std::fs::write(
+        &a,
+        header("a", "2026-01-01T00:00:00Z") + &title(1, "Early title") + &user(2, "hello"),
+    )
+    .unwrap();
+    std::fs::write(
+        &b,
+        header("b", "2026-01-02T00:00:00Z") + &user(1, "untitled"),
+    )
+    .unwrap();
+    std::fs::write(&c, "not a session\n").unwrap();
+    for path in [&a, &b, &c] {
+        age(path, 100);
+    }
+
+    // Built on the first run, used on the second.
+    let first = same_with_and_without(store.path(), cache.path());
+    assert!(first.contains("Early title"), "{first}");
+    let index = index_file(cache.path());
+    assert!(index.contains("Early title") && index.contains("c.jsonl"));
+    assert_eq!(same_with_and_without(store.path(), cache.path()), first);
+
+    // Appended: a newer title in the appended bytes wins; a line without
+    // one leaves the earlier title standing.
+    append(&a, &title(3, "Renamed"), 90);
+    append(&b, &user(2, "more"), 90);
+    let grown = same_with_and_without(store.path(), cache.path());
+    assert!(
+        grown.contains("Renamed") && !grown.contains("Early title"),
+        "{grown}"
+    );
+    append(&a, &user(4, "after the rename"), 80);
+    assert_eq!(same_with_and_without(store.path(), cache.path()), grown);
+
+    // Rewritten shorter, and rewritten at the same length (a new inode).
+    std::fs::write(&a, header("a", "2026-01-01T00:00:00Z") + &title(1, "Other")).unwrap();
+    age(&a, 70);
+    let rewritten = same_with_and_without(store.path(), cache.path());
+    assert!(rewritten.contains("Other") && !rewritten.contains("Renamed"));
+    let same_length = header("a", "2026-01-01T00:00:00Z") + &title(1, "Otter");
+    let replacement = store.path().join("a.tmp");
+    std::fs::write(&replacement, same_length).unwrap();
+    std::fs::rename(&replacement, &a).unwrap();
+    age(&a, 70);
+    assert!(same_with_and_without(store.path(), cache.path()).contains("Otter"));
+
+    // A vanished file leaves the index.
+    std::fs::remove_file(&b).unwrap();
+    same_with_and_without(store.path(), cache.path());
+    let index = index_file(cache.path());
+    assert!(!index.contains("/b.jsonl"), "{index}");
+
+    // A damaged index, or one of another version, is ignored and rebuilt.
+    let file = shard_of(cache.path(), "a.jsonl");
+    let expected = same_with_and_without(store.path(), cache.path());
+    for damaged in [
+        "{\"version\":1,\"entries\":[{\"kind\":".to_owned(),
+        "\u{0}\u{1}garbage".to_owned(),
+        std::fs::read_to_string(&file)
+            .unwrap()
+            .replacen("\"version\":1", "\"version\":99", 1),
+    ] {
+        std::fs::write(&file, damaged).unwrap();
+        let (out, err) = list(store.path(), cache.path(), &[]);
+        assert_eq!((out.as_str(), err.as_str()), (expected.as_str(), ""));
+        let rebuilt = std::fs::read_to_string(&file).unwrap();
+        assert!(rebuilt.starts_with("{\"version\":1") && rebuilt.contains("a.jsonl"));
+    }
+}
+
+#[test]
+fn no_cache_writes_no_index() {
+    let store = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let a = store.path().join("a.jsonl");
+    std::fs::write(&a, header("a", "2026-01-01T00:00:00Z") + &title(1, "T")).unwrap();
+    age(&a, 100);
+    list(store.path(), cache.path(), &["--no-cache"]);
+    assert!(!cache.path().join("session-ref").exists());
+}
+
+/// A copy of a fixture tree, every file aged.
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+            age(&target, 100);
+        }
+    }
+}
+
+#[test]
+fn foreign_titles_follow_their_files_and_side_files() {
+    let root = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let native = root.path().join("native");
+    std::fs::create_dir(&native).unwrap();
+    let claude = root.path().join("claude/projects");
+    let codex_home = root.path().join("codex");
+    copy_tree(Path::new(CLAUDE), &claude);
+    copy_tree(Path::new(CODEX).parent().unwrap(), &codex_home);
+    let args = [
+        "--claude",
+        claude.to_str().unwrap(),
+        "--codex",
+        codex_home.join("sessions").to_str().unwrap(),
+    ]
+    .map(str::to_owned);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let first = same_with_and_without_args(&native, cache.path(), &args);
+    assert_eq!(
+        same_with_and_without_args(&native, cache.path(), &args),
+        first
+    );
+
+    // A thread renamed in Codex's session_index.jsonl (a side file).
+    let index = codex_home.join("session_index.jsonl");
+    append(
+        &index,
+        "{\"id\":\"019b8000-0000-7000-8000-000000000002\",\"thread_name\":\"Renamed in the index\",\"updated_at\":\"2026-02-01T00:00:00Z\"}\n",
+        50,
+    );
+    let renamed = same_with_and_without_args(&native, cache.path(), &args);
+    assert!(renamed.contains("Renamed in the index"), "{renamed}");
+
+    // A Claude Code session renamed with /rename (appended custom-title).
+    let transcript = claude.join("-home-dev-shop/a1b2c3d4-0000-4000-8000-000000000002.jsonl");
+    append(
+        &transcript,
+        "\n{\"type\":\"custom-title\",\"customTitle\":\"Custom name\",\"sessionId\":\"a1b2c3d4-0000-4000-8000-000000000002\"}\n",
+        40,
+    );
+    let custom = same_with_and_without_args(&native, cache.path(), &args);
+    assert!(custom.contains("Custom name"), "{custom}");
+}

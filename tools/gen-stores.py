@@ -1,0 +1,358 @@
+#!/usr/bin/env python3
+"""Write synthetic session stores for benchmarks (deterministic for a seed).
+
+One store kind per run, in the current on-disk shapes (FORMATS.md):
+
+  native  DIR/<id>.jsonl                       (point --store at DIR)
+  claude  DIR/projects/<cwd slug>/<uuid>.jsonl (point CLAUDE_CONFIG_DIR at DIR)
+  codex   DIR/sessions/YYYY/MM/DD/rollout-<ts>-<uuid>.jsonl
+                                               (point CODEX_HOME at DIR)
+
+Knobs: how many sessions, their mean size and its distribution, where the
+title sits (early: after the first turn; late: the last line; none; mixed:
+a third of each), how often the log is compacted, how large tool output is.
+Every session is a real-looking conversation: user prompts, streamed and
+complete assistant replies with reasoning and tool calls, tool results
+(the bulk of the bytes, as in real logs), titles and compactions.
+
+Examples (from the repository root):
+
+  python3 tools/gen-stores.py native /tmp/bench/native --sessions 10000 --size 210k --title early
+  python3 tools/gen-stores.py native /tmp/bench/big --sessions 3 --size 300M --title late
+  python3 tools/gen-stores.py claude /tmp/bench/claude --sessions 10000 --size 250k --dist skewed
+  python3 tools/gen-stores.py codex /tmp/bench/codex --sessions 10000 --size 120k
+
+Prints one summary line: kind, sessions, total bytes, directory.
+"""
+import argparse
+import json
+import os
+import random
+import sys
+import uuid
+
+WORDS = (
+    "the cache index reads titles from the head of each log while the picker "
+    "ranks candidates and the preview folds a long session into a budget of "
+    "bytes so that a reference stays small enough to inject into a prompt "
+    "retention drops the oldest messages first keeps checkpoints and the newest "
+    "message then truncates the longest text around an exact notice été über "
+    "naïve façade 東京 😀 <tag> & \"quoted\" back\\slash tab\there"
+).split(" ")
+
+MARKER = "@hydraharness/harness-compaction"
+
+
+def parse_size(text):
+    """`210k`, `300M`, `1G` or a plain byte count."""
+    units = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+    text = text.strip().lower()
+    if text and text[-1] in units:
+        return int(float(text[:-1]) * units[text[-1]])
+    return int(text)
+
+
+def q(text):
+    """A JSON string literal, non-ASCII kept as UTF-8 (as the agents write it)."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+class Texts:
+    """Pre-built random texts, so writing gigabytes stays fast."""
+
+    def __init__(self, rng):
+        self.rng = rng
+        self.prose = [self._prose(rng.randint(40, 600)) for _ in range(200)]
+        self.blobs = [self._blob(rng.randint(2_000, 12_000)) for _ in range(60)]
+
+    def _prose(self, n):
+        return " ".join(self.rng.choice(WORDS) for _ in range(n // 6 + 1))[:n]
+
+    def _blob(self, n):
+        # Tool output: code and logs, newlines and quotes included.
+        lines = []
+        size = 0
+        while size < n:
+            line = f"{self.rng.randint(1, 9999):5d}  " + " ".join(
+                self.rng.choice(WORDS) for _ in range(self.rng.randint(3, 14))
+            )
+            lines.append(line)
+            size += len(line) + 1
+        return "\n".join(lines)
+
+    def say(self):
+        return self.rng.choice(self.prose)
+
+    def blob(self, scale=1.0):
+        text = self.rng.choice(self.blobs)
+        if scale > 1.0:
+            text = text * int(scale)
+        return text
+
+
+def sizes(rng, count, mean, dist):
+    """Per-session byte targets whose sum is about count * mean."""
+    if dist == "fixed":
+        return [mean] * count
+    # Skewed: most logs small, a few very large (lognormal), as real stores are.
+    raw = [rng.lognormvariate(0, 1.4) for _ in range(count)]
+    factor = mean * count / sum(raw)
+    return [max(2_000, int(r * factor)) for r in raw]
+
+
+def title_place(rng, mode):
+    if mode == "mixed":
+        return rng.choice(["early", "late", "none"])
+    return mode
+
+
+def timestamp(i, minute):
+    day = 1 + (i // 1440) % 28
+    hour = (i // 60) % 24
+    return f"2026-01-{day:02d}T{hour:02d}:{i % 60:02d}:{minute % 60:02d}.{i % 1000:03d}Z"
+
+
+# --- native ---------------------------------------------------------------
+
+
+def native_session(out, i, target, place, compact_every, tool_scale, texts, turns=None):
+    sid = f"bench-{i:06d}"
+    out.write(
+        f'{{"type":"session","version":1,"id":{q(sid)},"createdAt":"{timestamp(i, 0)}","cwd":"/home/dev/p{i % 37}"}}\n'
+    )
+    seq = 0
+    written = 0
+    turn = 0
+
+    def line(kind, data):
+        nonlocal seq, written
+        seq += 1
+        text = f'{{"seq":{seq},"type":"{kind}","data":{data}}}\n'
+        out.write(text)
+        written += len(text)
+
+    def title():
+        line("session/title", f'{{"title":{q(f"Session {i}: " + texts.say()[:50])}}}')
+
+    while (written < target if turns is None else turn < turns) or turn == 0:
+        turn += 1
+        line(
+            "user/message",
+            f'{{"id":"u{turn}","source":{{"kind":"user"}},"content":[{{"type":"text","text":{q(texts.say())}}}]}}',
+        )
+        reply = texts.say()
+        half = len(reply) // 2
+        line("assistant/chunk", f'{{"messageId":"a{turn}","delta":{q(reply[:half])}}}')
+        line("assistant/chunk", f'{{"messageId":"a{turn}","delta":{q(reply[half:])}}}')
+        line(
+            "assistant/message",
+            f'{{"message":{{"id":"a{turn}","content":[{{"type":"reasoning","text":{q(texts.say())}}},'
+            f'{{"type":"text","text":{q(reply)}}},{{"type":"tool-call","id":"c{turn}","name":"read","input":{{"path":"src/m{turn}.rs"}}}}]}}}}',
+        )
+        line(
+            "tool/result",
+            f'{{"toolCallId":"c{turn}","content":[{{"type":"text","text":{q(texts.blob(tool_scale))}}}]}}',
+        )
+        if turn == 1 and place == "early":
+            title()
+        if compact_every and turn % compact_every == 0:
+            through = seq
+            line("session/compact", f'{{"throughSeq":{through}}}')
+            line(
+                "user/message",
+                f'{{"id":"k{turn}","source":{{"kind":"compaction","marker":"{MARKER}"}},"content":[{{"type":"text","text":{q("Summary: " + texts.say())}}}]}}',
+            )
+    if place == "late":
+        title()
+    return written
+
+
+def write_native(args, rng, texts):
+    os.makedirs(args.dir, exist_ok=True)
+    total = 0
+    for i, target in enumerate(sizes(rng, args.sessions, args.size, args.dist)):
+        path = os.path.join(args.dir, f"s{i:06d}.jsonl")
+        with open(path, "w", encoding="utf-8") as out:
+            total += native_session(
+                out, i, target, title_place(rng, args.title), args.compact_every, args.tool_scale, texts, args.turns
+            )
+    return total
+
+
+# --- Claude Code ----------------------------------------------------------
+
+
+def claude_session(out, i, sid, cwd, target, place, compact_every, tool_scale, texts, turns=None):
+    written = 0
+    parent = "null"
+    n = 0
+
+    def emit(text):
+        nonlocal written
+        out.write(text)
+        written += len(text)
+
+    def common(kind, uid):
+        nonlocal parent
+        text = (
+            f'"parentUuid":{parent},"isSidechain":false,"userType":"external","cwd":{q(cwd)},'
+            f'"sessionId":"{sid}","version":"2.1.328","gitBranch":"main","type":"{kind}","uuid":"{uid}",'
+            f'"timestamp":"{timestamp(i, n)}"'
+        )
+        parent = f'"{uid}"'
+        return text
+
+    def title():
+        emit(f'{{"type":"custom-title","customTitle":{q(f"Session {i}: " + texts.say()[:50])},"sessionId":"{sid}"}}\n')
+
+    turn = 0
+    while (written < target if turns is None else turn < turns) or turn == 0:
+        turn += 1
+        n += 1
+        emit(
+            f'{{"type":"file-history-snapshot","messageId":"u{turn}","snapshot":{{"messageId":"u{turn}","trackedFileBackups":{{}},'
+            f'"timestamp":"{timestamp(i, n)}"}},"isSnapshotUpdate":false}}\n'
+        )
+        emit(f'{{{common("user", f"{sid[:8]}-u{turn}")},"message":{{"role":"user","content":{q(texts.say())}}}}}\n')
+        mid = f"msg_{i}_{turn}"
+        for block in (
+            f'{{"type":"thinking","thinking":{q(texts.say())},"signature":"sig"}}',
+            f'{{"type":"text","text":{q(texts.say())}}}',
+            f'{{"type":"tool_use","id":"toolu_{turn}","name":"Read","input":{{"file_path":"/src/m{turn}.rs"}}}}',
+        ):
+            emit(
+                f'{{{common("assistant", f"{sid[:8]}-a{turn}-{len(block)}")},"message":{{"model":"claude-sonnet-4-5","id":"{mid}",'
+                f'"type":"message","role":"assistant","content":[{block}],"stop_reason":null,"usage":{{"input_tokens":10,"output_tokens":5}}}}}}\n'
+            )
+        emit(
+            f'{{{common("user", f"{sid[:8]}-r{turn}")},"message":{{"role":"user","content":[{{"tool_use_id":"toolu_{turn}","type":"tool_result",'
+            f'"content":{q(texts.blob(tool_scale))}}}]}},"toolUseResult":{{"type":"text"}}}}\n'
+        )
+        emit(
+            f'{{"parentUuid":{parent},"isSidechain":false,"type":"system","subtype":"turn_duration","durationMs":1234,'
+            f'"sessionId":"{sid}","uuid":"{sid[:8]}-d{turn}","timestamp":"{timestamp(i, n)}"}}\n'
+        )
+        if turn == 1 and place == "early":
+            title()
+        if compact_every and turn % compact_every == 0:
+            emit(
+                f'{{"parentUuid":null,"logicalParentUuid":{parent},"isSidechain":false,"type":"system","subtype":"compact_boundary",'
+                f'"content":"Conversation compacted","compactMetadata":{{"trigger":"auto","preTokens":100000}},'
+                f'"sessionId":"{sid}","uuid":"{sid[:8]}-b{turn}","timestamp":"{timestamp(i, n)}"}}\n'
+            )
+            parent = f'"{sid[:8]}-b{turn}"'
+            emit(
+                f'{{{common("user", f"{sid[:8]}-k{turn}")},"isCompactSummary":true,"isVisibleInTranscriptOnly":true,'
+                f'"message":{{"role":"user","content":{q("This session is being continued. Summary: " + texts.say())}}}}}\n'
+            )
+    if place == "late":
+        title()
+    return written
+
+
+def write_claude(args, rng, texts):
+    total = 0
+    for i, target in enumerate(sizes(rng, args.sessions, args.size, args.dist)):
+        cwd = f"/home/dev/project-{i % 50}"
+        folder = os.path.join(args.dir, "projects", cwd.replace("/", "-"))
+        os.makedirs(folder, exist_ok=True)
+        sid = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+        with open(os.path.join(folder, f"{sid}.jsonl"), "w", encoding="utf-8") as out:
+            total += claude_session(
+                out, i, sid, cwd, target, title_place(rng, args.title), args.compact_every, args.tool_scale, texts, args.turns
+            )
+    return total
+
+
+# --- Codex ----------------------------------------------------------------
+
+
+def codex_session(out, i, sid, target, place, compact_every, tool_scale, texts, turns=None):
+    written = 0
+    ordinal = 0
+    n = 0
+
+    def emit(kind, payload):
+        nonlocal written, ordinal
+        ordinal += 1
+        text = f'{{"timestamp":"{timestamp(i, n)}","ordinal":{ordinal},"type":"{kind}","payload":{payload}}}\n'
+        out.write(text)
+        written += len(text)
+
+    cwd = f"/home/dev/project-{i % 50}"
+    emit(
+        "session_meta",
+        f'{{"id":"{sid}","timestamp":"{timestamp(i, 0)}","cwd":{q(cwd)},"originator":"codex_cli_rs","cli_version":"0.169.0",'
+        f'"source":"cli","model_provider":"openai","base_instructions":{{"text":{q(texts.blob())}}}}}',
+    )
+    emit("turn_context", f'{{"cwd":{q(cwd)},"model":"gpt-5-codex","approval_policy":"on-request"}}')
+
+    def title():
+        emit("event_msg", f'{{"type":"thread_name_updated","thread_id":"{sid}","thread_name":{q(f"Session {i}: " + texts.say()[:50])}}}')
+
+    turn = 0
+    while (written < target if turns is None else turn < turns) or turn == 0:
+        turn += 1
+        n += 1
+        prompt = texts.say()
+        emit("response_item", f'{{"type":"message","role":"user","content":[{{"type":"input_text","text":{q(prompt)}}}]}}')
+        emit("event_msg", f'{{"type":"user_message","message":{q(prompt)},"images":[]}}')
+        emit("response_item", f'{{"type":"reasoning","summary":[{{"type":"summary_text","text":{q(texts.say())}}}],"encrypted_content":"gAAAA"}}')
+        emit("response_item", f'{{"type":"function_call","name":"shell","arguments":{q(json.dumps({"command": ["cat", f"m{turn}.rs"]}))},"call_id":"call_{turn}"}}')
+        emit("response_item", f'{{"type":"function_call_output","call_id":"call_{turn}","output":{q(texts.blob(tool_scale))}}}')
+        reply = texts.say()
+        emit("response_item", f'{{"type":"message","role":"assistant","content":[{{"type":"output_text","text":{q(reply)}}}]}}')
+        emit("event_msg", f'{{"type":"agent_message","message":{q(reply)}}}')
+        emit("event_msg", f'{{"type":"token_count","info":{{"total_token_usage":{{"input_tokens":{turn * 1000},"output_tokens":{turn * 100}}}}}}}')
+        if turn == 1 and place == "early":
+            title()
+        if compact_every and turn % compact_every == 0:
+            emit("compacted", f'{{"message":{q("Summary: " + texts.say())}}}')
+            emit("event_msg", '{"type":"context_compacted"}')
+    if place == "late":
+        title()
+    return written
+
+
+def write_codex(args, rng, texts):
+    total = 0
+    for i, target in enumerate(sizes(rng, args.sessions, args.size, args.dist)):
+        day = 1 + (i // 1440) % 28
+        folder = os.path.join(args.dir, "sessions", "2026", "01", f"{day:02d}")
+        os.makedirs(folder, exist_ok=True)
+        sid = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+        stamp = timestamp(i, 0)[:19].replace(":", "-")
+        with open(os.path.join(folder, f"rollout-{stamp}-{sid}.jsonl"), "w", encoding="utf-8") as out:
+            total += codex_session(
+                out, i, sid, target, title_place(rng, args.title), args.compact_every, args.tool_scale, texts, args.turns
+            )
+    return total
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("kind", choices=["native", "claude", "codex"])
+    parser.add_argument("dir")
+    parser.add_argument("--sessions", type=int, default=100)
+    parser.add_argument("--size", type=parse_size, default=parse_size("200k"), help="mean bytes per session")
+    parser.add_argument("--dist", choices=["fixed", "skewed"], default="fixed")
+    parser.add_argument("--title", choices=["early", "late", "none", "mixed"], default="early")
+    parser.add_argument("--compact-every", type=int, default=0, help="compact after every N turns (0: never)")
+    parser.add_argument("--tool-scale", type=float, default=1.0, help="multiply tool output sizes")
+    parser.add_argument("--turns", type=int, help="exactly this many turns per session (overrides --size)")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    texts = Texts(rng)
+    write = {"native": write_native, "claude": write_claude, "codex": write_codex}[args.kind]
+    write(args, rng, texts)
+    total = sum(
+        os.path.getsize(os.path.join(folder, name))
+        for folder, _, names in os.walk(args.dir)
+        for name in names
+    )
+    print(f"{args.kind} {args.sessions} sessions {total} bytes in {args.dir}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
