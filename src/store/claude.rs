@@ -196,8 +196,7 @@ fn command_name(text: &str) -> Option<String> {
 fn is_subagent(root: &Path, path: &Path) -> bool {
     let named = path
         .file_name()
-        .and_then(|n| n.to_str())
-        .is_some_and(|n| n.starts_with("agent-"));
+        .is_some_and(|n| n.as_encoded_bytes().starts_with(b"agent-"));
     let nested = path
         .strip_prefix(root)
         .ok()
@@ -338,7 +337,7 @@ fn read_record(root: &Arc<Path>, path: &Path) -> Result<Option<SessionRecord>, R
 /// line becomes the compact checkpoint. Other lines are inert.
 pub fn read_surface(record: &SessionRecord) -> Result<Surface, ReadError> {
     let mut builder = SurfaceBuilder::default();
-    let last = read_lines(&record.path, false, |seq, bytes| {
+    let last = foreign::read_all_lines(&record.path, |seq, bytes| {
         let Some(line) = Line::parse(bytes) else {
             return Visit::BAD;
         };

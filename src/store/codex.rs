@@ -348,7 +348,7 @@ pub fn read_surface(record: &SessionRecord) -> Result<Surface, ReadError> {
     let mut items = SurfaceBuilder::default();
     let mut events = SurfaceBuilder::default();
     let mut item_messages = false;
-    let last = read_lines(&record.path, false, |seq, bytes| {
+    let last = crate::store::foreign::read_all_lines(&record.path, |seq, bytes| {
         let Some((_, item)) = parse_line(bytes) else {
             return Visit::BAD;
         };
