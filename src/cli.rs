@@ -318,8 +318,16 @@ struct PickArgs {
     #[arg(long, value_name = "TEXT", default_value = "")]
     query: String,
     /// Initial prompt text.
-    #[arg(long, value_name = "TEXT", default_value = "")]
+    #[arg(
+        long,
+        value_name = "TEXT",
+        default_value = "",
+        conflicts_with = "prompt_file"
+    )]
     prompt: String,
+    /// Start with the prompt in FILE (a saved draft, say).
+    #[arg(long, value_name = "FILE")]
+    prompt_file: Option<PathBuf>,
 }
 
 /// What `prepare` reads.
@@ -474,6 +482,24 @@ pub struct Config {
     pub command: Command,
 }
 
+/// The prompt in `file`, without the final line break editors add.
+fn read_prompt_file(file: &std::path::Path) -> Result<String> {
+    let bytes = std::fs::read(file).map_err(|e| {
+        Error::invalid_config(format!(
+            "--prompt-file: cannot read {}: {e}",
+            crate::display::path_for_person(file)
+        ))
+    })?;
+    let text = String::from_utf8(bytes).map_err(|_| {
+        Error::invalid_config(format!(
+            "--prompt-file: {} is not UTF-8",
+            crate::display::path_for_person(file)
+        ))
+    })?;
+    let text = text.strip_suffix('\n').unwrap_or(&text);
+    Ok(text.strip_suffix('\r').unwrap_or(text).to_owned())
+}
+
 impl Cli {
     /// Validate into a [`Config`]; `env` and `home` feed default discovery.
     pub fn into_config(
@@ -502,7 +528,7 @@ impl Cli {
         };
         if self.command.is_some() && self.pick != PickArgs::default() {
             return Err(Error::invalid_config(
-                "picker options (--format, --output, --exec, --tmux-paste, --query, --prompt) \
+                "picker options (--format, --output, --exec, --tmux-paste, --query, --prompt, --prompt-file) \
                  go with `session-ref` or `session-ref pick`, before no other command",
             ));
         }
@@ -516,7 +542,10 @@ impl Cli {
                     _ => Destination::Stdout,
                 },
                 query: p.query,
-                prompt: p.prompt,
+                prompt: match &p.prompt_file {
+                    Some(file) => read_prompt_file(file)?,
+                    None => p.prompt,
+                },
             }),
             CommandArgs::Candidates {
                 query,

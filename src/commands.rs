@@ -23,16 +23,24 @@ pub fn load_catalog(config: &Config) -> Catalog {
 
 /// Tell stderr what discovery could not list and, verbose, what it
 /// skipped as not a session: the one report of the commands and the picker.
+/// Paths and reasons are escaped: a file name can hold anything, escape
+/// sequences included.
 pub fn report_listing(catalog: &Catalog, verbose: bool) {
+    use crate::display::{escape_unsafe, path_for_person};
     if verbose {
         for (path, why) in &catalog.skipped {
-            eprintln!("session-ref: warning: {}: {why}", path.display());
+            eprintln!(
+                "session-ref: warning: {}: {}",
+                path_for_person(path),
+                escape_unsafe(why)
+            );
         }
     }
     for (path, why) in &catalog.unreadable {
         eprintln!(
-            "session-ref: warning: cannot list {}: {why}",
-            path.display()
+            "session-ref: warning: cannot list {}: {}",
+            path_for_person(path),
+            escape_unsafe(why)
         );
     }
 }

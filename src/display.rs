@@ -1,14 +1,78 @@
-//! Small text helpers shared by the table output and the picker: one-line
-//! labels, `~` paths, ages and aligned columns. Pure.
+//! Small text helpers shared by the table output, the picker and stderr:
+//! one-line labels, `~` paths, ages, aligned columns, and the one rule for
+//! characters that must not reach a terminal as they are ([`is_unsafe`]).
+//! Pure.
+
+use std::borrow::Cow;
+use std::fmt::Write as _;
 
 use unicode_width::UnicodeWidthChar;
 
 use crate::store::time::Instant;
 
-/// `text` on one line (runs of whitespace become one space), cut to at most
-/// `max_width` terminal columns with a trailing `…`.
+/// Whether `c` would act on a terminal rather than show: a control
+/// character (C0, DEL, C1: escape sequences, bells, line moves) or a
+/// bidirectional formatting control (U+061C, U+200E/U+200F,
+/// U+202A–U+202E, U+2066–U+2069: they reorder the text around them, so
+/// "invoice \u{202e}gnp.exe" shows as "invoice exe.png").
+/// The one rule for every output meant for a person.
+pub fn is_unsafe(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}'
+        )
+}
+
+/// `c` as tables and the picker draw it: a space when [`is_unsafe`].
+pub fn safe_char(c: char) -> char {
+    if is_unsafe(c) {
+        ' '
+    } else {
+        c
+    }
+}
+
+/// `text` for a person reading stderr: every [`is_unsafe`] character but a
+/// line break written as a JSON-style escape (`\u001b`), as ids and log text
+/// are quoted. Borrowed when nothing needed escaping.
+pub fn escape_unsafe(text: &str) -> Cow<'_, str> {
+    escape_unsafe_keeping(text, &[])
+}
+
+/// [`escape_unsafe`] for a message of several lines: line breaks stay.
+pub fn escape_unsafe_lines(text: &str) -> Cow<'_, str> {
+    escape_unsafe_keeping(text, &['\n'])
+}
+
+fn escape_unsafe_keeping<'a>(text: &'a str, keep: &[char]) -> Cow<'a, str> {
+    let needs = |c: char| is_unsafe(c) && !keep.contains(&c);
+    if !text.chars().any(needs) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if needs(c) {
+            let _ = write!(out, "\\u{:04x}", u32::from(c));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// A path for stderr: lossily decoded (a name that is not UTF-8 shows
+/// U+FFFD) and [`escape_unsafe`]d.
+pub fn path_for_person(path: &std::path::Path) -> String {
+    escape_unsafe(&path.to_string_lossy()).into_owned()
+}
+
+/// `text` on one line (runs of whitespace become one space, [`is_unsafe`]
+/// characters are spaces), cut to at most `max_width` terminal columns with
+/// a trailing `…`.
 pub fn one_line(text: &str, max_width: usize) -> String {
-    let collapsed = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let safe: String = text.chars().map(safe_char).collect();
+    let collapsed = safe.split_whitespace().collect::<Vec<_>>().join(" ");
     truncate_width(&collapsed, max_width)
 }
 
@@ -67,13 +131,11 @@ pub fn age(created_at: &str, now: i64) -> String {
     }
 }
 
-/// `text` with every control character shown as a space, so that a title
-/// or path cannot move the cursor or recolour a terminal (as the picker
-/// draws them).
+/// `text` with every [`is_unsafe`] character shown as a space, so that a
+/// title or path cannot move the cursor, recolour or reorder a terminal (as
+/// the picker draws them).
 pub fn printable(text: &str) -> String {
-    text.chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect()
+    text.chars().map(safe_char).collect()
 }
 
 /// Left-aligned columns separated by two spaces; the last column is not
@@ -123,6 +185,20 @@ mod tests {
         assert_eq!(short_path("/home/u/src", Some("/home/u")), "~/src");
         assert_eq!(short_path("/home/user2", Some("/home/u")), "/home/user2");
         assert_eq!(short_path("/home/u", Some("/home/u")), "~");
+    }
+
+    #[test]
+    fn bidi_controls_and_escapes_are_neutralised() {
+        assert_eq!(one_line("invoice \u{202e}gnp.exe", 80), "invoice gnp.exe");
+        assert_eq!(printable("a\u{2066}b\u{200f}c\u{1b}d"), "a b c d");
+        let rows = [["\u{202e}x".to_owned(), "/w\u{2069}".to_owned()]];
+        assert_eq!(table(&["A", "B"], &rows), "A   B\n x  /w\n");
+        assert_eq!(
+            escape_unsafe("/tmp/\u{1b}]0;pwned\u{7}\u{202e}x\ny"),
+            "/tmp/\\u001b]0;pwned\\u0007\\u202ex\\u000ay"
+        );
+        assert_eq!(escape_unsafe_lines("a\u{9b}\nb"), "a\\u009b\nb");
+        assert!(matches!(escape_unsafe("plain é 日本"), Cow::Borrowed(_)));
     }
 
     #[test]

@@ -136,9 +136,15 @@ impl Error {
         Self::internal(format!("a worker failed: {what}"))
     }
 
-    /// The line written on stderr: `session-ref: CODE: message`.
+    /// The line written on stderr: `session-ref: CODE: message`, the
+    /// message escaped for a person's terminal (it may quote paths and
+    /// session text: see [`crate::display::escape_unsafe_lines`]).
     pub fn stderr_line(&self) -> String {
-        format!("session-ref: {}: {}", self.code, self.message)
+        format!(
+            "session-ref: {}: {}",
+            self.code,
+            crate::display::escape_unsafe_lines(&self.message)
+        )
     }
 
     /// `SESSION_REFERENCE_CANCELLED`.

@@ -13,6 +13,7 @@ pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod display;
+pub mod draft;
 pub mod engine;
 pub mod error;
 pub mod hook;

@@ -3,11 +3,12 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use session_ref::cli::{Cli, Command, Config, PickOptions};
+use session_ref::cli::{Cli, Command, Config, Destination, PickOptions};
+use session_ref::draft::Drafts;
 use session_ref::error::{Error, ErrorCode};
 use session_ref::output::Delivered;
 use session_ref::tui::state::Exit;
-use session_ref::{commands, output, signals, tui};
+use session_ref::{commands, display, output, signals, tui};
 
 /// Exit code of a failed run.
 const EXIT_FAILED: u8 = 1;
@@ -118,20 +119,83 @@ fn search(config: Config) -> ExitCode {
     }
 }
 
-/// The picker; its result is delivered once the terminal is restored.
+/// The picker; its result is delivered once the terminal is restored. A
+/// prompt that is not delivered (abort, failure) is saved as a draft.
 fn pick(config: &Config, options: &PickOptions) -> ExitCode {
-    let picked = match tui::run(config, options) {
+    if let Destination::File(path) = &options.destination {
+        if let Err(e) = output::check_writable(path) {
+            return fail(&e.into());
+        }
+    }
+    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+    let drafts = Drafts::locate(|k| std::env::var(k).ok(), home.as_deref());
+    let offered = drafts.as_ref().and_then(Drafts::latest);
+    let picked = match tui::run(config, options, offered) {
         Ok(picked) => picked,
         Err(e) => return fail(&e),
     };
     tui::print_report(&picked.report, config.verbose);
-    let Exit::Submit(text) = picked.exit else {
-        return ExitCode::from(EXIT_CANCELLED);
+    let keep = || keep_prompt(drafts.as_ref(), &picked.prompt, picked.restored.as_deref());
+    let code = match &picked.exit {
+        Err(e) => {
+            let code = fail(e);
+            keep();
+            return code;
+        }
+        Ok(Exit::Abort) => {
+            keep();
+            return ExitCode::from(EXIT_CANCELLED);
+        }
+        Ok(Exit::Submit(text)) => match output::deliver(text, &options.destination) {
+            Ok(Delivered::Done) => 0,
+            Ok(Delivered::Exited(code)) => code,
+            Err(e) => {
+                let code = fail(&e.into());
+                keep();
+                return code;
+            }
+        },
     };
-    match output::deliver(&text, &options.destination) {
-        Ok(Delivered::Done) => ExitCode::SUCCESS,
-        Ok(Delivered::Exited(code)) => ExitCode::from(u8::try_from(code).unwrap_or(EXIT_FAILED)),
-        Err(e) => fail(&e.into()),
+    if code == 0 {
+        if let Some(restored) = &picked.restored {
+            let _ = std::fs::remove_file(restored);
+        }
+    } else {
+        // The command that got the result failed: keep the prompt too.
+        keep();
+    }
+    ExitCode::from(u8::try_from(code).unwrap_or(EXIT_FAILED))
+}
+
+/// Save a prompt that was not delivered (when it holds anything) and say
+/// where on stderr; the draft it was restored from is then superseded.
+fn keep_prompt(drafts: Option<&Drafts>, prompt: &str, restored: Option<&std::path::Path>) {
+    if prompt.trim().is_empty() {
+        return;
+    }
+    let saved = match drafts {
+        Some(drafts) => drafts.save(prompt),
+        None => Err(std::io::Error::other(
+            "neither XDG_STATE_HOME nor HOME is set",
+        )),
+    };
+    match saved {
+        Ok(path) => {
+            eprintln!(
+                "session-ref: note: the prompt was saved to {} (alt-r in the picker restores it; or --prompt-file)",
+                display::path_for_person(&path)
+            );
+            if let Some(restored) = restored.filter(|r| *r != path) {
+                let _ = std::fs::remove_file(restored);
+            }
+        }
+        // The last place left to keep it: stderr.
+        Err(e) => eprintln!(
+            "session-ref: {}: cannot save the prompt ({}); it was:\n{}",
+            ErrorCode::DeliveryFailed,
+            display::escape_unsafe(&e.to_string()),
+            display::escape_unsafe_lines(prompt)
+        ),
     }
 }
 

@@ -125,10 +125,23 @@ fn quote(text: &str) -> String {
 
 /// A shell command running the picker with `args` in the fixture store,
 /// stdout and stderr to files, the exit code written last (atomically).
+/// Drafts go to the test's own state directory.
 fn picker_command(dir: &Path, args: &[&str]) -> String {
+    picker_command_env(dir, &[], args)
+}
+
+/// [`picker_command`] with extra environment variables.
+fn picker_command_env(dir: &Path, env: &[(&str, &str)], args: &[&str]) -> String {
     let args: Vec<String> = args.iter().map(|a| quote(a)).collect();
+    let mut vars = format!(
+        "XDG_STATE_HOME={}",
+        quote(dir.join("state").to_str().unwrap())
+    );
+    for (name, value) in env {
+        vars.push_str(&format!(" {name}={}", quote(value)));
+    }
     format!(
-        "{} --store {} --cwd {} {} > {} 2> {}; echo $? > {}.tmp && mv {}.tmp {}",
+        "{vars} {} --store {} --cwd {} {} > {} 2> {}; echo $? > {}.tmp && mv {}.tmp {}",
         quote(BIN),
         quote(fixtures().to_str().unwrap()),
         HERE,
@@ -261,4 +274,224 @@ fn escape_aborts_with_130_and_writes_nothing() {
     assert_eq!(rc.trim(), "130");
     assert_eq!(std::fs::read_to_string(dir.path().join("out")).unwrap(), "");
     assert_eq!(std::fs::read_to_string(dir.path().join("err")).unwrap(), "");
+}
+
+/// Whether tmux can run these tests; without it the test is skipped with a
+/// note, and fails under CI (where tmux must be installed).
+fn tmux_or_skip(test: &str) -> bool {
+    if tmux_available() {
+        return true;
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{test}: tmux is required under CI"
+    );
+    eprintln!("SKIPPED: {test}: tmux is not installed");
+    false
+}
+
+#[test]
+fn editor_with_stdout_redirected_keeps_the_picker_and_stdout_clean() {
+    if !tmux_or_skip("editor_with_stdout_redirected") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let tmux = Tmux::start(
+        "editor",
+        80,
+        24,
+        &picker_command_env(
+            dir.path(),
+            &[("EDITOR", "sed -i -e s/draft/edited/")],
+            &["--format", "mention", "--prompt", "a draft prompt"],
+        ),
+    );
+    tmux.wait_for("discovery", loaded);
+    tmux.keys(&["M-e"]);
+    tmux.wait_for("the edited prompt", |s| s.contains("a edited prompt"));
+    tmux.keys(&["C-s"]);
+    let rc = wait_for_file(&dir.path().join("rc"), &tmux);
+    let stderr = std::fs::read_to_string(dir.path().join("err")).unwrap();
+    assert_eq!(rc.trim(), "0", "stderr: {stderr}");
+    // Exactly the result: no terminal query (ESC[6n) or drawing on stdout.
+    assert_eq!(
+        std::fs::read(dir.path().join("out")).unwrap(),
+        b"a edited prompt\n"
+    );
+    assert_eq!(stderr, "");
+}
+
+#[test]
+fn output_is_written_through_a_symlink_to_its_target() {
+    if !tmux_or_skip("output_through_a_symlink") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("target.md");
+    std::fs::write(&target, "old").unwrap();
+    let link = dir.path().join("link.md");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let tmux = Tmux::start(
+        "symlink",
+        80,
+        24,
+        &picker_command(
+            dir.path(),
+            &[
+                "--format",
+                "mention",
+                "--prompt",
+                "through the link",
+                "--output",
+                link.to_str().unwrap(),
+            ],
+        ),
+    );
+    tmux.wait_for("discovery", loaded);
+    tmux.keys(&["C-s"]);
+    let rc = wait_for_file(&dir.path().join("rc"), &tmux);
+    let stderr = std::fs::read_to_string(dir.path().join("err")).unwrap();
+    assert_eq!(rc.trim(), "0", "stderr: {stderr}");
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(
+        std::fs::read_to_string(&target).unwrap(),
+        "through the link\n"
+    );
+}
+
+#[test]
+fn an_aborted_prompt_is_saved_and_restored_by_the_next_picker() {
+    if !tmux_or_skip("aborted_prompt_is_saved") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let first = dir.path().join("first");
+    std::fs::create_dir(&first).unwrap();
+    let state = first.join("state");
+    let env = [("XDG_STATE_HOME", state.to_str().unwrap())];
+    let tmux = Tmux::start(
+        "draft1",
+        80,
+        24,
+        &picker_command_env(&first, &env, &["--format", "mention"]),
+    );
+    tmux.wait_for("discovery", loaded);
+    tmux.keys(&["Tab"]);
+    tmux.type_text("words worth keeping");
+    tmux.wait_for("the prompt", |s| s.contains("words worth keeping"));
+    tmux.keys(&["Escape"]);
+    let rc = wait_for_file(&first.join("rc"), &tmux);
+    assert_eq!(rc.trim(), "130");
+    let stderr = std::fs::read_to_string(first.join("err")).unwrap();
+    let saved: Vec<PathBuf> = std::fs::read_dir(state.join("session-ref"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(saved.len(), 1, "stderr: {stderr}");
+    assert_eq!(
+        std::fs::read_to_string(&saved[0]).unwrap(),
+        "words worth keeping"
+    );
+    assert!(
+        stderr.starts_with("session-ref: note: the prompt was saved to ")
+            && stderr.contains(saved[0].to_str().unwrap()),
+        "stderr: {stderr}"
+    );
+    drop(tmux);
+
+    // The next picker offers it; alt-r restores it; delivering removes it.
+    let second = dir.path().join("second");
+    std::fs::create_dir(&second).unwrap();
+    let tmux = Tmux::start(
+        "draft2",
+        80,
+        24,
+        &picker_command_env(&second, &env, &["--format", "mention"]),
+    );
+    tmux.wait_for("the offer", |s| s.contains("alt-r restores it"));
+    tmux.keys(&["M-r"]);
+    tmux.wait_for("the restored prompt", |s| s.contains("words worth keeping"));
+    tmux.keys(&["C-s"]);
+    let rc = wait_for_file(&second.join("rc"), &tmux);
+    let stderr = std::fs::read_to_string(second.join("err")).unwrap();
+    assert_eq!(rc.trim(), "0", "stderr: {stderr}");
+    assert_eq!(
+        std::fs::read_to_string(second.join("out")).unwrap(),
+        "words worth keeping\n"
+    );
+    assert!(!saved[0].exists(), "the delivered draft is removed");
+}
+
+#[test]
+fn a_failed_delivery_keeps_the_prompt() {
+    if !tmux_or_skip("failed_delivery_keeps_the_prompt") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let tmux = Tmux::start(
+        "delivery",
+        80,
+        24,
+        &picker_command(
+            dir.path(),
+            &[
+                "--format",
+                "mention",
+                "--prompt",
+                "do not lose me",
+                "--tmux-paste",
+                "%no-such-pane",
+            ],
+        ),
+    );
+    tmux.wait_for("discovery", loaded);
+    tmux.keys(&["C-s"]);
+    let rc = wait_for_file(&dir.path().join("rc"), &tmux);
+    let stderr = std::fs::read_to_string(dir.path().join("err")).unwrap();
+    assert_eq!(rc.trim(), "1", "stderr: {stderr}");
+    assert!(
+        stderr.starts_with("session-ref: SESSION_REFERENCE_DELIVERY_FAILED: "),
+        "stderr: {stderr}"
+    );
+    let saved: Vec<PathBuf> = std::fs::read_dir(dir.path().join("state/session-ref"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(saved.len(), 1, "stderr: {stderr}");
+    assert_eq!(
+        std::fs::read_to_string(&saved[0]).unwrap(),
+        "do not lose me"
+    );
+}
+
+#[test]
+fn a_prompt_that_cannot_be_saved_is_printed_on_stderr() {
+    if !tmux_or_skip("unsaved_prompt_on_stderr") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let tmux = Tmux::start(
+        "unsaved",
+        80,
+        24,
+        &picker_command_env(
+            dir.path(),
+            &[("XDG_STATE_HOME", "/dev/null/state")],
+            &["--prompt", "last copy"],
+        ),
+    );
+    tmux.wait_for("discovery", loaded);
+    tmux.keys(&["Escape"]);
+    let rc = wait_for_file(&dir.path().join("rc"), &tmux);
+    assert_eq!(rc.trim(), "130");
+    let stderr = std::fs::read_to_string(dir.path().join("err")).unwrap();
+    assert!(
+        stderr.starts_with(
+            "session-ref: SESSION_REFERENCE_DELIVERY_FAILED: cannot save the prompt ("
+        ) && stderr.ends_with("it was:\nlast copy\n"),
+        "stderr: {stderr}"
+    );
 }

@@ -300,8 +300,7 @@ impl Prompt {
 fn is_subagent(root: &Path, path: &Path) -> bool {
     let named = path
         .file_name()
-        .and_then(|n| n.to_str())
-        .is_some_and(|n| n.starts_with("agent-"));
+        .is_some_and(|n| n.as_encoded_bytes().starts_with(b"agent-"));
     let nested = path
         .strip_prefix(root)
         .ok()
@@ -467,7 +466,7 @@ fn fold<S: SurfaceSink>(
     record: &SessionRecord,
     mut builder: SurfaceBuilder<S>,
 ) -> Result<(SurfaceBuilder<S>, u64), ReadError> {
-    let last = read_lines(&record.path, false, |seq, bytes| {
+    let last = foreign::read_all_lines(&record.path, |seq, bytes| {
         let Some(line) = Line::parse(bytes) else {
             return Visit::BAD;
         };

@@ -41,6 +41,11 @@ impl<R: Read> Read for SmallReads<R> {
     }
 }
 
+/// The most of a zstd stream listing decompresses looking for a fact (a
+/// title, a cwd): 256 MiB. A small `.zst` file can unpack to gigabytes;
+/// past this, listing gives up on the fact (the title falls back).
+pub const MAX_LISTING_ZSTD: u64 = 256 << 20;
+
 /// A boxed byte stream (a file, or a zstd decoder over one).
 pub type Stream = Box<dyn Read + Send>;
 
@@ -49,13 +54,19 @@ pub fn is_zstd(path: &Path) -> bool {
     has_suffix(path, ".zst")
 }
 
-/// Open a log for streaming, decompressing `*.zst` files on the fly. With
-/// `head` set, reads are issued in small pieces (32 KiB), so that probing
-/// the first lines of a huge log does not read a whole buffer of it.
-pub fn open_lines(path: &Path, head: bool) -> io::Result<LineReader<Stream>> {
+/// Open a log for streaming, decompressing `*.zst` files on the fly (for
+/// `listing`, no further than [`MAX_LISTING_ZSTD`] bytes). With `head` set,
+/// reads are issued in small pieces (32 KiB), so that probing the first
+/// lines of a huge log does not read a whole buffer of it.
+pub fn open_lines(path: &Path, head: bool, listing: bool) -> io::Result<LineReader<Stream>> {
     let file = File::open(path)?;
     let stream: Stream = if is_zstd(path) {
-        Box::new(zstd::stream::read::Decoder::new(file)?)
+        let decoder = zstd::stream::read::Decoder::new(file)?;
+        if listing {
+            Box::new(decoder.take(MAX_LISTING_ZSTD))
+        } else {
+            Box::new(decoder)
+        }
     } else if head {
         Box::new(SmallReads {
             inner: file,
@@ -67,7 +78,11 @@ pub fn open_lines(path: &Path, head: bool) -> io::Result<LineReader<Stream>> {
     Ok(LineReader::new(stream))
 }
 
-/// Visit every line of `path` in order until `visit` returns `false`.
+/// Visit the lines of `path` in order until `visit` returns `false`, as
+/// listing reads them: lines longer than [`lines::MAX_LISTING_LINE`] are
+/// passed over unseen, and a zstd stream is read no further than
+/// [`MAX_LISTING_ZSTD`] bytes once decompressed. So listing memory and time
+/// do not grow with a hostile line or a decompression bomb.
 ///
 /// `visit` receives the 1-based line number and the line's bytes, and says
 /// whether the line parsed. The result is the number of the last complete
@@ -77,11 +92,38 @@ pub fn open_lines(path: &Path, head: bool) -> io::Result<LineReader<Stream>> {
 pub fn read_lines(
     path: &Path,
     head: bool,
+    visit: impl FnMut(u64, &[u8]) -> Visit,
+) -> Result<u64, ReadError> {
+    visit_lines(path, head, true, visit)
+}
+
+/// [`read_lines`] for reading a whole session (its surface): every line is
+/// seen, however long, and a zstd stream is read to its end.
+pub fn read_all_lines(
+    path: &Path,
+    visit: impl FnMut(u64, &[u8]) -> Visit,
+) -> Result<u64, ReadError> {
+    visit_lines(path, false, false, visit)
+}
+
+fn visit_lines(
+    path: &Path,
+    head: bool,
+    listing: bool,
     mut visit: impl FnMut(u64, &[u8]) -> Visit,
 ) -> Result<u64, ReadError> {
-    let mut reader = open_lines(path, head).map_err(|e| ReadError::io(path, &e))?;
+    let mut reader = open_lines(path, head, listing).map_err(|e| ReadError::io(path, &e))?;
+    if listing {
+        reader = reader.with_limit(lines::MAX_LISTING_LINE);
+    }
     let mut complete = 0;
     while let Some(line) = reader.next_line().map_err(|e| ReadError::io(path, &e))? {
+        if line.oversized {
+            if line.terminated {
+                complete = line.number;
+            }
+            continue;
+        }
         let verdict = visit(line.number, line.bytes);
         if line.terminated || verdict.parsed {
             complete = line.number;
@@ -162,7 +204,9 @@ pub fn title_from_text(text: &str) -> Option<String> {
 
 /// The UUID at the end of a file stem (`rollout-…-<uuid>`), if there is one.
 pub fn trailing_uuid(path: &Path) -> Option<String> {
-    let name = path.file_name()?.to_str()?;
+    // Lossy: the UUID tail is ASCII, whatever the rest of the name holds.
+    let name = path.file_name()?.to_string_lossy();
+    let name: &str = &name;
     let stem = name
         .strip_suffix(".zst")
         .unwrap_or(name)

@@ -243,7 +243,7 @@ impl ReadError {
 
 impl fmt::Display for ReadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.path.display())?;
+        f.write_str(&crate::display::path_for_person(&self.path))?;
         if let Some(line) = self.line {
             write!(f, ":{line}")?;
         }
@@ -404,11 +404,12 @@ pub fn walk_files(
     files
 }
 
-/// Whether a path's file name ends in `suffix`.
+/// Whether a path's file name ends in `suffix`. Compared as bytes: a file
+/// name need not be UTF-8 (paths are bytes on Unix), and such a session is
+/// listed like any other.
 pub fn has_suffix(path: &Path, suffix: &str) -> bool {
     path.file_name()
-        .and_then(|n| n.to_str())
-        .is_some_and(|n| n.ends_with(suffix))
+        .is_some_and(|n| n.as_encoded_bytes().ends_with(suffix.as_bytes()))
 }
 
 /// Discover every session under `roots`, reporting each file through `sink`

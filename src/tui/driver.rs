@@ -10,6 +10,7 @@
 //! rayon's global pool ([`spawn_job`]) that post their results. The loop
 //! itself never blocks on anything but that channel.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -160,6 +161,19 @@ impl<B: Backend, H: Host> Driver<B, H> {
 
     /// Run until the picker ends; the exit and what discovery reported.
     pub fn run(mut self) -> Result<(Exit, Report)> {
+        self.run_loop()
+    }
+
+    /// [`Driver::run`], also returning the prompt as it stood at the end
+    /// and the restored draft's file: what must not be lost when the run
+    /// fails or the result cannot be delivered.
+    pub fn run_keeping_prompt(mut self) -> (Result<(Exit, Report)>, String, Option<PathBuf>) {
+        let result = self.run_loop();
+        let restored = self.state.restored_draft().map(PathBuf::from);
+        (result, self.state.prompt_text().to_owned(), restored)
+    }
+
+    fn run_loop(&mut self) -> Result<(Exit, Report)> {
         let size = self.terminal.size().map_err(terminal_failed)?;
         if let Some(exit) = self.dispatch(Action::Resize(size.width, size.height))? {
             return Ok((exit, self.report()));
@@ -295,13 +309,24 @@ impl<B: Backend, H: Host> Driver<B, H> {
                 }
                 Effect::OpenEditor(text) => {
                     let edited = self.host.edit(&text);
-                    self.terminal.clear().map_err(terminal_failed)?;
+                    self.redraw_all()?;
                     queue.extend(update(&mut self.state, Action::EditorDone(edited)));
                 }
                 Effect::Prepare { text, format } => self.prepare(text, format),
             }
         }
         Ok(None)
+    }
+
+    /// Clear the screen and forget what was drawn, so the next draw paints
+    /// everything (after the editor used the terminal). Through `resize`,
+    /// not `Terminal::clear`, which asks the terminal for the cursor
+    /// position: a query that may reach stdout (see `tty_backend`).
+    fn redraw_all(&mut self) -> Result<()> {
+        let size = self.terminal.size().map_err(terminal_failed)?;
+        self.terminal
+            .resize(ratatui::layout::Rect::new(0, 0, size.width, size.height))
+            .map_err(terminal_failed)
     }
 
     fn sync_wanted(&self) {

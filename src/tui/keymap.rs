@@ -112,6 +112,7 @@ pub static BINDINGS: &[Binding] = &[
     bind(When::Always, &[ctrl('r')], Action::TogglePreviewMode, "preview: by role / the raw text that will be sent"),
     bind(When::Always, &[ctrl('o')], Action::ToggleScope, "candidates: this directory only / all"),
     bind(When::Always, &[alt(KeyCode::Char('e'))], Action::OpenEditor, "edit the prompt in $VISUAL / $EDITOR"),
+    bind(When::Always, &[alt(KeyCode::Char('r'))], Action::RestoreDraft, "restore the prompt an earlier run saved"),
     bind(When::Always, &[key(F(1))], Action::ToggleHelp, "show all keys"),
     bind(When::EmptyInput, &[key(KeyCode::Char('?'))], Action::ToggleHelp, "show all keys (when the input is empty)"),
     bind(When::Prompt, &[key(Enter)], Action::Edit(Edit::Newline), "new line"),

@@ -19,6 +19,7 @@ pub mod state;
 pub mod terminal;
 pub mod text;
 pub mod theme;
+pub mod tty_backend;
 pub mod view;
 
 #[cfg(test)]
@@ -44,10 +45,16 @@ use terminal::{EditorIo, InputReader, TerminalGuard};
 /// How a picker run ended.
 #[derive(Debug)]
 pub struct Picked {
-    /// Submit (with the text to deliver) or abort.
-    pub exit: Exit,
+    /// Submit (with the text to deliver) or abort; or why the picker
+    /// failed once running.
+    pub exit: Result<Exit>,
     /// What discovery could not list, for stderr.
     pub report: Report,
+    /// The prompt as it stood at the end, to keep when it is not delivered.
+    pub prompt: String,
+    /// The saved draft restored into the prompt, to remove once the prompt
+    /// is delivered or saved again.
+    pub restored: Option<std::path::PathBuf>,
 }
 
 /// The real host: `$EDITOR` on the terminal, titles read as jobs on
@@ -103,13 +110,18 @@ impl Host for TtyHost {
     }
 }
 
-/// Run the picker on `/dev/tty`. Returns once the terminal is restored;
-/// the caller delivers a submitted result.
+/// Run the picker on `/dev/tty`, offering `draft` for restoring. Returns
+/// once the terminal is restored; the caller delivers a submitted result.
+/// An error here means the picker never started (nothing was typed).
 ///
 /// One channel feeds the loop: the input reader's thread, the signal watch
 /// and the jobs on rayon's pool (listing now, titles and previews as they
 /// are asked for) all post to it.
-pub fn run(config: &Config, options: &PickOptions) -> Result<Picked> {
+pub fn run(
+    config: &Config,
+    options: &PickOptions,
+    draft: Option<crate::draft::Draft>,
+) -> Result<Picked> {
     let (guard, terminal) = TerminalGuard::enter().map_err(|e| {
         Error::terminal(format!(
             "the picker needs a terminal: cannot open {}: {e} (for scripts, use `session-ref candidates` and `session-ref prepare`)",
@@ -122,7 +134,10 @@ pub fn run(config: &Config, options: &PickOptions) -> Result<Picked> {
         on_signal.send(Msg::Signal(name)).is_ok()
     })?;
 
-    let state = State::new(setup(config, options));
+    let state = State::new(Setup {
+        draft,
+        ..setup(config, options)
+    });
     let caches = Arc::clone(state.catalog().caches());
     let roots = config.roots.clone();
     let scan_caches = Arc::clone(&caches);
@@ -155,8 +170,17 @@ pub fn run(config: &Config, options: &PickOptions) -> Result<Picked> {
         config.limits,
         config.target.clone(),
     );
-    let (exit, report) = driver.run()?;
-    Ok(Picked { exit, report })
+    let (result, prompt, restored) = driver.run_keeping_prompt();
+    let (exit, report) = match result {
+        Ok((exit, report)) => (Ok(exit), report),
+        Err(e) => (Err(e), Report::default()),
+    };
+    Ok(Picked {
+        exit,
+        report,
+        prompt,
+        restored,
+    })
 }
 
 /// The picker's starting point for a config.
@@ -173,6 +197,7 @@ pub fn setup(config: &Config, options: &PickOptions) -> Setup {
             .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX)),
         home: std::env::var("HOME").ok(),
         theme: theme::Theme::from_no_color(no_color.as_deref()),
+        draft: None,
         empty_hint: if config.roots_explicit {
             "no sessions in the given stores".to_owned()
         } else {

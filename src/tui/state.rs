@@ -101,6 +101,8 @@ pub struct Setup {
     pub theme: Theme,
     /// What to show when discovery finds no session at all.
     pub empty_hint: String,
+    /// A draft saved by an earlier run, offered for restoring.
+    pub draft: Option<crate::draft::Draft>,
 }
 
 /// Everything that can happen to the picker.
@@ -132,6 +134,8 @@ pub enum Action {
     HelpScroll(isize),
     /// Edit the prompt in `$EDITOR`.
     OpenEditor,
+    /// Replace the prompt with the draft an earlier run saved.
+    RestoreDraft,
     /// The editor returned (the new text, or why it failed).
     EditorDone(Result<String, String>),
     /// Prepare the prompt and finish.
@@ -241,6 +245,9 @@ pub struct State {
     pub(crate) help: bool,
     pub(crate) help_scroll: usize,
     pub(crate) flash: Option<Flash>,
+    /// The saved draft restored into the prompt (to be removed once this
+    /// run has delivered or saved the prompt).
+    pub(crate) restored: Option<std::path::PathBuf>,
     pub(crate) submit: Submit,
     pub(crate) size: (u16, u16),
     /// Query and scope the hits were ranked for.
@@ -260,6 +267,10 @@ pub fn update(state: &mut State, action: Action) -> Vec<Effect> {
 impl State {
     /// A picker about to discover sessions, sized 80x24 until told otherwise.
     pub fn new(setup: Setup) -> Self {
+        let offer = setup.draft.as_ref().map(|_| Flash {
+            error: false,
+            text: "a prompt you did not send was saved: alt-r restores it".to_owned(),
+        });
         State {
             filter: LineInput::new(&setup.query),
             prompt: Prompt::new(&setup.prompt),
@@ -287,7 +298,8 @@ impl State {
             preview_for: None,
             help: false,
             help_scroll: 0,
-            flash: None,
+            flash: offer,
+            restored: None,
             submit: Submit::Idle,
             size: (80, 24),
             ranked: None,
@@ -354,6 +366,16 @@ impl State {
             },
             help: self.help,
         }
+    }
+
+    /// The prompt as typed so far.
+    pub fn prompt_text(&self) -> &str {
+        self.prompt.text()
+    }
+
+    /// The saved draft this run restored, if any.
+    pub fn restored_draft(&self) -> Option<&std::path::Path> {
+        self.restored.as_deref()
     }
 
     /// The panes for the current size.
@@ -438,6 +460,15 @@ impl State {
                 self.help_scroll = step(self.help_scroll, lines, rows.saturating_sub(visible));
             }
             Action::OpenEditor => fx.push(Effect::OpenEditor(self.prompt.text().to_owned())),
+            Action::RestoreDraft => match self.setup.draft.take() {
+                Some(draft) => {
+                    self.prompt.set_text(&draft.text);
+                    self.restored = Some(draft.path);
+                    self.focus = Focus::Prompt;
+                    self.scroll_prompt();
+                }
+                None => self.info("no saved prompt to restore"),
+            },
             Action::EditorDone(Ok(text)) => {
                 self.prompt.set_text(&text);
                 self.focus = Focus::Prompt;

@@ -496,3 +496,35 @@ fn records_sharing_an_id_carry_the_title_of_the_first() {
     let after = step(&mut state, Action::DiscoveryDone);
     assert!(matches!(after.as_slice(), [Effect::LoadPreview { key: k, .. }] if *k == key));
 }
+
+#[test]
+fn a_saved_draft_is_offered_and_restored_on_request() {
+    let mut setup = testkit::setup();
+    setup.draft = Some(crate::draft::Draft {
+        path: "/state/session-ref/draft-1-2.md".into(),
+        text: "the lost words".into(),
+    });
+    let mut state = State::new(setup);
+    assert_eq!(
+        flash_text(&state),
+        Some((
+            false,
+            "a prompt you did not send was saved: alt-r restores it"
+        ))
+    );
+    assert_eq!(state.prompt_text(), "");
+    step(&mut state, Action::RestoreDraft);
+    assert_eq!(state.prompt_text(), "the lost words");
+    assert_eq!(state.focus, Focus::Prompt);
+    assert_eq!(
+        state.restored_draft(),
+        Some(std::path::Path::new("/state/session-ref/draft-1-2.md"))
+    );
+    // Only once: a second request has nothing left to restore.
+    step(&mut state, Action::RestoreDraft);
+    assert_eq!(state.prompt_text(), "the lost words");
+    assert_eq!(
+        flash_text(&state),
+        Some((false, "no saved prompt to restore"))
+    );
+}

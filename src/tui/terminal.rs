@@ -18,8 +18,9 @@ use crossterm::terminal::{
     disable_raw_mode, enable_raw_mode, EnterAlternateScreen, LeaveAlternateScreen,
 };
 use crossterm::{cursor, execute};
-use ratatui::backend::CrosstermBackend;
 use ratatui::Terminal;
+
+use crate::tui::tty_backend::TtyBackend;
 
 /// The terminal device's path.
 pub const TTY: &str = "/dev/tty";
@@ -37,7 +38,7 @@ pub fn panicked() -> bool {
 }
 
 /// The ratatui terminal the picker draws on.
-pub type TtyTerminal = Terminal<CrosstermBackend<File>>;
+pub type TtyTerminal = Terminal<TtyBackend>;
 
 /// Open the terminal device for reading and writing.
 pub fn open_tty() -> io::Result<File> {
@@ -66,7 +67,7 @@ impl TerminalGuard {
         });
         let guard = TerminalGuard { _private: () };
         activate()?;
-        let terminal = Terminal::new(CrosstermBackend::new(tty))?;
+        let terminal = Terminal::new(TtyBackend::new(tty))?;
         Ok((guard, terminal))
     }
 

@@ -5,9 +5,10 @@
 use unicode_width::UnicodeWidthChar;
 
 /// Terminal columns of one character as the picker draws it (control
-/// characters and tabs take one column: they are drawn as a space).
+/// characters, tabs and bidi controls take one column: they are drawn as a
+/// space, by [`crate::display::safe_char`]).
 pub fn char_width(c: char) -> usize {
-    if c.is_control() {
+    if crate::display::is_unsafe(c) {
         1
     } else {
         c.width().unwrap_or(0)
@@ -98,7 +99,13 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
     }
     let drawn: String = text
         .chars()
-        .map(|c| if c.is_control() && c != '\n' { ' ' } else { c })
+        .map(|c| {
+            if c == '\n' {
+                c
+            } else {
+                crate::display::safe_char(c)
+            }
+        })
         .collect();
     let options = textwrap::Options::new(width)
         .break_words(true)

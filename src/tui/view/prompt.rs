@@ -72,7 +72,7 @@ pub fn draw(frame: &mut Frame<'_>, areas: &Areas, state: &State) {
             let mut run = String::new();
             for unit in &row.units {
                 match &unit.kind {
-                    UnitKind::Char(c) => run.push(if c.is_control() { ' ' } else { *c }),
+                    UnitKind::Char(c) => run.push(crate::display::safe_char(*c)),
                     UnitKind::Chip { text, valid } => {
                         if !run.is_empty() {
                             spans.push(Span::raw(std::mem::take(&mut run)));

@@ -1,0 +1,15 @@
+//! The claude log readers (listing, title, surface) over arbitrary bytes.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+#[path = "store_input.rs"]
+mod store_input;
+
+fuzz_target!(|data: &[u8]| {
+    store_input::list(
+        data,
+        "claude",
+        "-w/0c0ffee0-0000-4000-8000-000000000001.jsonl",
+    );
+});

@@ -1,0 +1,188 @@
+//! Drafts: a prompt the user typed survives leaving the picker without
+//! delivering it (Esc, ctrl-c, a signal, a failed terminal, output or
+//! delivery). It is saved as a file in the user's state directory
+//! (`$XDG_STATE_HOME/session-ref`, else `~/.local/state/session-ref`), its
+//! path is printed on stderr, and the next picker offers to restore the
+//! newest one (or `--prompt-file PATH` starts from it).
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// The directory drafts are kept in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Drafts {
+    dir: PathBuf,
+}
+
+/// A saved draft offered for restoring.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Draft {
+    /// Its file.
+    pub path: PathBuf,
+    /// The prompt it holds.
+    pub text: String,
+}
+
+/// How draft files are named: `draft-<unix seconds>-<pid>.md`.
+const PREFIX: &str = "draft-";
+const SUFFIX: &str = ".md";
+
+impl Drafts {
+    /// Drafts kept in `dir`.
+    pub fn in_dir(dir: PathBuf) -> Self {
+        Drafts { dir }
+    }
+
+    /// The state directory from the environment: `$XDG_STATE_HOME` when set
+    /// to an absolute path (the XDG rule), else `~/.local/state`; `None`
+    /// without either.
+    pub fn locate(env: impl Fn(&str) -> Option<String>, home: Option<&Path>) -> Option<Self> {
+        let base = match env("XDG_STATE_HOME").filter(|d| Path::new(d).is_absolute()) {
+            Some(dir) => PathBuf::from(dir),
+            None => home?.join(".local").join("state"),
+        };
+        Some(Drafts::in_dir(base.join("session-ref")))
+    }
+
+    /// The directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Save `text` as a new draft, readable by the user alone; its path.
+    pub fn save(&self, text: &str) -> io::Result<PathBuf> {
+        create_private_dir(&self.dir)?;
+        let secs = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let mut n = 0u32;
+        loop {
+            let name = match n {
+                0 => format!("{PREFIX}{secs}-{}{SUFFIX}", std::process::id()),
+                n => format!("{PREFIX}{secs}-{}-{n}{SUFFIX}", std::process::id()),
+            };
+            let path = self.dir.join(name);
+            match create_private_file(&path) {
+                Ok(mut file) => {
+                    file.write_all(text.as_bytes())?;
+                    file.sync_all()?;
+                    return Ok(path);
+                }
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists && n < 100 => n += 1,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// The newest draft (by modification time, then name), if any can be read.
+    pub fn latest(&self) -> Option<Draft> {
+        let entries = std::fs::read_dir(&self.dir).ok()?;
+        let newest = entries
+            .flatten()
+            .filter(|e| {
+                let name = e.file_name();
+                let name = name.to_string_lossy();
+                name.starts_with(PREFIX) && name.ends_with(SUFFIX)
+            })
+            .filter_map(|e| {
+                let meta = e.metadata().ok()?;
+                meta.is_file()
+                    .then(|| (meta.modified().ok(), e.file_name(), e.path()))
+            })
+            .max()?;
+        let path = newest.2;
+        let text = std::fs::read_to_string(&path).ok()?;
+        Some(Draft { path, text })
+    }
+}
+
+#[cfg(unix)]
+fn create_private_dir(dir: &Path) -> io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+}
+
+#[cfg(not(unix))]
+fn create_private_dir(dir: &Path) -> io::Result<()> {
+    std::fs::create_dir_all(dir)
+}
+
+#[cfg(unix)]
+fn create_private_file(path: &Path) -> io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+}
+
+#[cfg(not(unix))]
+fn create_private_file(path: &Path) -> io::Result<std::fs::File> {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_state_directory_follows_xdg() {
+        let env = |v: Option<&'static str>| {
+            move |k: &str| (k == "XDG_STATE_HOME").then_some(v?.to_owned())
+        };
+        let home = Path::new("/home/u");
+        assert_eq!(
+            Drafts::locate(env(Some("/s")), Some(home)).unwrap().dir(),
+            Path::new("/s/session-ref")
+        );
+        assert_eq!(
+            Drafts::locate(env(None), Some(home)).unwrap().dir(),
+            Path::new("/home/u/.local/state/session-ref")
+        );
+        // A relative XDG_STATE_HOME is ignored, as the specification says.
+        assert_eq!(
+            Drafts::locate(env(Some("rel")), Some(home)).unwrap().dir(),
+            Path::new("/home/u/.local/state/session-ref")
+        );
+        assert!(Drafts::locate(env(None), None).is_none());
+    }
+
+    #[test]
+    fn saved_drafts_are_private_and_the_newest_is_offered() {
+        let dir = tempfile::tempdir().unwrap();
+        let drafts = Drafts::in_dir(dir.path().join("session-ref"));
+        assert!(drafts.latest().is_none());
+        let first = drafts.save("first prompt").unwrap();
+        let old = SystemTime::now() - std::time::Duration::from_secs(60);
+        std::fs::File::options()
+            .write(true)
+            .open(&first)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        let second = drafts.save("second @[x](hydra-session:eA)").unwrap();
+        assert_ne!(first, second);
+        let latest = drafts.latest().unwrap();
+        assert_eq!(latest.path, second);
+        assert_eq!(latest.text, "second @[x](hydra-session:eA)");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&second).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+            let mode = std::fs::metadata(drafts.dir())
+                .unwrap()
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o777, 0o700);
+        }
+    }
+}

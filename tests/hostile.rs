@@ -1,0 +1,387 @@
+//! Hostile inputs, table-driven over each store kind: huge lines where
+//! listing looks (first and last lines), decompression bombs, file names
+//! holding escape sequences, bidi controls or bytes that are not UTF-8,
+//! torn and corrupt lines, FIFOs, symlink loops and devices. Each case runs
+//! the real binary and checks what it prints, and where memory matters the
+//! child's own peak RSS (`wait4`), so listing memory is proven not to grow
+//! with line length.
+
+use std::ffi::OsStr;
+use std::io::Write;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_session-ref");
+
+/// Bytes of a hostile line: far above `MAX_LISTING_LINE` (4 MiB), so that
+/// assembling it would show in the peak RSS.
+const HUGE: u64 = 256 << 20;
+/// The most a listing may hold at its peak, everything included.
+const RSS_LIMIT_KIB: i64 = 96 * 1024;
+
+/// A finished run of the binary.
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+    /// The child's own peak resident set, in KiB.
+    max_rss_kib: i64,
+}
+
+/// Run the binary with `args` in a clean environment and measure its peak
+/// RSS with `wait4` (the child's own usage, not its siblings').
+fn run(args: &[&OsStr]) -> Run {
+    let child = Command::new(BIN)
+        .args(args)
+        .env_clear()
+        .env("HOME", "/nonexistent-home-for-tests")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn session-ref");
+    let pid = child.id() as libc::pid_t;
+    // Drain the pipes on threads while waiting, so a large output cannot block the child.
+    let mut child = child;
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let out = std::thread::spawn(move || {
+        let mut s = Vec::new();
+        std::io::Read::read_to_end(&mut out, &mut s).unwrap();
+        s
+    });
+    let err = std::thread::spawn(move || {
+        let mut s = Vec::new();
+        std::io::Read::read_to_end(&mut err, &mut s).unwrap();
+        s
+    });
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is valid; wait4 fills it for our own child.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `pid` is our child, not yet waited for; the pointers are valid.
+    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(waited, pid, "wait4: {}", std::io::Error::last_os_error());
+    let code = if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status)
+    } else {
+        128 + libc::WTERMSIG(status)
+    };
+    Run {
+        code,
+        stdout: String::from_utf8(out.join().unwrap()).expect("stdout is UTF-8"),
+        stderr: String::from_utf8_lossy(&err.join().unwrap()).into_owned(),
+        max_rss_kib: usage.ru_maxrss,
+    }
+}
+
+fn args<'a>(list: &'a [&'a str]) -> Vec<&'a OsStr> {
+    list.iter().map(OsStr::new).collect()
+}
+
+/// Append `len` bytes of zeros to `file` without writing them (a hole):
+/// one line as long as `len`, at no disk cost.
+fn append_hole(path: &Path, len: u64) {
+    let file = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+    let end = file.metadata().unwrap().len();
+    file.set_len(end + len).unwrap();
+}
+
+fn append(path: &Path, text: &str) {
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(path)
+        .unwrap();
+    file.write_all(text.as_bytes()).unwrap();
+}
+
+/// The store kinds, each with a session writer and its command-line flag.
+#[derive(Debug, Clone, Copy)]
+enum Kind {
+    Native,
+    Claude,
+    Codex,
+}
+
+const ID: &str = "0c0ffee0-0000-4000-8000-000000000001";
+
+impl Kind {
+    fn flag(self) -> &'static str {
+        match self {
+            Kind::Native => "--store",
+            Kind::Claude => "--claude",
+            Kind::Codex => "--codex",
+        }
+    }
+
+    /// Where a session file named `name` goes under `root`.
+    fn dir(self, root: &Path) -> PathBuf {
+        let dir = match self {
+            Kind::Native => root.to_owned(),
+            Kind::Claude => root.join("-w-app"),
+            Kind::Codex => root.join("2026/01/05"),
+        };
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    /// A file name for the session (for Codex, ending in its id).
+    fn name(self, stem: &[u8]) -> Vec<u8> {
+        let mut name = stem.to_vec();
+        match self {
+            Kind::Codex => name.extend_from_slice(format!("-{ID}.jsonl").as_bytes()),
+            _ => name.extend_from_slice(b".jsonl"),
+        }
+        name
+    }
+
+    /// The lines of a session titled "Hostile title" at `/w/app`: a
+    /// header or first line, then a message.
+    fn lines(self) -> Vec<String> {
+        match self {
+            Kind::Native => vec![
+                format!(r#"{{"type":"session","version":1,"id":"{ID}","createdAt":"2026-01-05T07:00:00Z","cwd":"/w/app"}}"#),
+                r#"{"seq":1,"type":"user/message","data":{"id":"u1","source":{"kind":"user"},"content":[{"type":"text","text":"hello"}]}}"#.to_owned(),
+                r#"{"seq":2,"type":"session/title","data":{"title":"Hostile title"}}"#.to_owned(),
+            ],
+            Kind::Claude => vec![
+                format!(r#"{{"parentUuid":null,"isSidechain":false,"userType":"external","cwd":"/w/app","sessionId":"{ID}","type":"user","message":{{"role":"user","content":"Hostile title"}},"uuid":"u1","timestamp":"2026-01-05T07:00:00.000Z"}}"#),
+                format!(r#"{{"parentUuid":"u1","isSidechain":false,"userType":"external","cwd":"/w/app","sessionId":"{ID}","message":{{"id":"m1","type":"message","role":"assistant","content":[{{"type":"text","text":"ok"}}]}},"type":"assistant","uuid":"a1","timestamp":"2026-01-05T07:00:01.000Z"}}"#),
+            ],
+            Kind::Codex => vec![
+                format!(r#"{{"timestamp":"2026-01-05T07:00:00.000Z","type":"session_meta","payload":{{"id":"{ID}","timestamp":"2026-01-05T07:00:00.000Z","cwd":"/w/app","originator":"codex_cli_rs","cli_version":"0.130.0"}}}}"#),
+                r#"{"timestamp":"2026-01-05T07:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"Hostile title"}]}}"#.to_owned(),
+            ],
+        }
+    }
+
+    /// Write the session as `stem` under `root`; its path.
+    fn write(self, root: &Path, stem: &[u8]) -> PathBuf {
+        let path = self.dir(root).join(OsStr::from_bytes(&self.name(stem)));
+        std::fs::write(&path, self.lines().join("\n") + "\n").unwrap();
+        path
+    }
+
+    fn candidates(self, root: &Path) -> Run {
+        let root = root.as_os_str();
+        let mut all = vec![OsStr::new(self.flag()), root];
+        all.extend(args(&["--cwd", "/w/app", "candidates", "--json"]));
+        run(&all)
+    }
+}
+
+const KINDS: [Kind; 3] = [Kind::Native, Kind::Claude, Kind::Codex];
+
+fn only_session(run: &Run) -> Value {
+    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(lines.len(), 1, "stdout: {}", run.stdout);
+    serde_json::from_str(lines[0]).unwrap()
+}
+
+#[test]
+fn a_huge_line_where_listing_looks_costs_no_memory() {
+    // (kind, where the huge line goes)
+    for kind in KINDS {
+        for at_start in [false, true] {
+            if at_start && matches!(kind, Kind::Native) {
+                // A native header must be the first line: a huge first
+                // line makes the file not a session (covered below).
+                continue;
+            }
+            let dir = tempfile::tempdir().unwrap();
+            let path = if at_start {
+                let path = kind
+                    .dir(dir.path())
+                    .join(OsStr::from_bytes(&kind.name(b"big")));
+                std::fs::write(&path, b"").unwrap();
+                append_hole(&path, HUGE);
+                append(&path, &format!("\n{}\n", kind.lines().join("\n")));
+                path
+            } else {
+                let path = kind.write(dir.path(), b"big");
+                append_hole(&path, HUGE);
+                append(&path, "\n");
+                path
+            };
+            let run = kind.candidates(dir.path());
+            let found = only_session(&run);
+            assert_eq!(found["sessionId"], ID, "{kind:?} at_start={at_start}");
+            assert_eq!(
+                found["label"], "Hostile title",
+                "{kind:?} at_start={at_start}"
+            );
+            assert!(
+                run.max_rss_kib < RSS_LIMIT_KIB,
+                "{kind:?} at_start={at_start}: peak RSS {} KiB for {}",
+                run.max_rss_kib,
+                path.display()
+            );
+        }
+    }
+}
+
+#[test]
+fn a_native_log_with_a_huge_first_line_is_not_a_session_and_costs_no_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("huge-header.jsonl");
+    std::fs::write(&path, b"{").unwrap();
+    append_hole(&path, HUGE);
+    let run = Kind::Native.candidates(dir.path());
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, "");
+    assert!(
+        run.max_rss_kib < RSS_LIMIT_KIB,
+        "peak RSS {} KiB",
+        run.max_rss_kib
+    );
+}
+
+#[test]
+fn a_zstd_bomb_is_listed_within_bounded_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let day = Kind::Codex.dir(dir.path());
+    let path = day.join(format!("rollout-2026-01-05T08-00-00-{ID}.jsonl.zst"));
+    let mut encoder = zstd::Encoder::new(std::fs::File::create(&path).unwrap(), 1).unwrap();
+    encoder
+        .write_all((Kind::Codex.lines().join("\n") + "\n").as_bytes())
+        .unwrap();
+    // 1 GiB of one line after the head: a few tens of KiB on disk.
+    let zeros = vec![b'a'; 1 << 20];
+    for _ in 0..1024 {
+        encoder.write_all(&zeros).unwrap();
+    }
+    encoder.finish().unwrap();
+    assert!(std::fs::metadata(&path).unwrap().len() < 1 << 20);
+    let run = Kind::Codex.candidates(dir.path());
+    let found = only_session(&run);
+    assert_eq!(found["label"], "Hostile title");
+    assert!(
+        run.max_rss_kib < RSS_LIMIT_KIB,
+        "peak RSS {} KiB",
+        run.max_rss_kib
+    );
+}
+
+#[test]
+fn file_names_that_are_not_utf8_are_listed() {
+    for kind in KINDS {
+        let dir = tempfile::tempdir().unwrap();
+        kind.write(dir.path(), b"caf\xe9-\xff");
+        let found = only_session(&kind.candidates(dir.path()));
+        assert_eq!(found["sessionId"], ID, "{kind:?}");
+    }
+}
+
+#[test]
+fn escape_sequences_in_file_names_reach_stderr_escaped() {
+    // OSC 0 (retitle the terminal) and OSC 52 (write the clipboard).
+    let hostile: &[u8] = b"x\x1b]0;pwned\x07\x1b]52;c;cHduZWQ=\x07\xe2\x80\xae";
+    // Listing: an undecodable zstd rollout is reported as `cannot list`.
+    let dir = tempfile::tempdir().unwrap();
+    let day = Kind::Codex.dir(dir.path());
+    let mut name = hostile.to_vec();
+    name.extend_from_slice(b".jsonl.zst");
+    std::fs::write(
+        day.join(OsStr::from_bytes(&name)),
+        b"\x28\xb5\x2f\xfd\x00 not a zstd frame",
+    )
+    .unwrap();
+    let listed = Kind::Codex.candidates(dir.path());
+    assert_eq!(listed.code, 0);
+    assert!(listed.stderr.contains("cannot list"), "{}", listed.stderr);
+    assert!(
+        listed
+            .stderr
+            .contains(r"x\u001b]0;pwned\u0007\u001b]52;c;cHduZWQ=\u0007\u202e.jsonl.zst"),
+        "{}",
+        listed.stderr
+    );
+    assert!(!listed.stderr.contains('\u{1b}') && !listed.stderr.contains('\u{202e}'));
+
+    // Reading: READ_FAILED names the file escaped.
+    let dir = tempfile::tempdir().unwrap();
+    let path = Kind::Native.write(dir.path(), hostile);
+    append(&path, "{broken\n");
+    let read = run(&[
+        OsStr::new("--store"),
+        dir.path().as_os_str(),
+        OsStr::new("preview"),
+        OsStr::new(ID),
+    ]);
+    assert_eq!(read.code, 1);
+    assert!(
+        read.stderr
+            .starts_with("session-ref: SESSION_REFERENCE_READ_FAILED: "),
+        "{}",
+        read.stderr
+    );
+    assert!(
+        read.stderr.contains(r"\u001b]0;pwned\u0007"),
+        "{}",
+        read.stderr
+    );
+    assert!(!read.stderr.contains('\u{1b}') && !read.stderr.contains('\u{7}'));
+}
+
+#[test]
+fn bidi_controls_in_titles_and_cwds_are_neutralised_in_the_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = Kind::Native.write(dir.path(), b"bidi");
+    let title = serde_json::json!({"seq": 3, "type": "session/title", "data": {
+        "title": "invoice \u{202e}gnp.exe \u{2066}x\u{2069} \u{1b}[31mred"
+    }});
+    append(&path, &format!("{title}\n"));
+    let table = run(&args(&[
+        "--store",
+        dir.path().to_str().unwrap(),
+        "--cwd",
+        "/w/app",
+        "candidates",
+    ]));
+    assert_eq!(table.code, 0, "{}", table.stderr);
+    assert!(
+        table.stdout.contains("invoice gnp.exe x [31mred"),
+        "{}",
+        table.stdout
+    );
+    for c in ['\u{202e}', '\u{2066}', '\u{2069}', '\u{1b}'] {
+        assert!(!table.stdout.contains(c), "{c:?} in {}", table.stdout);
+    }
+}
+
+#[test]
+fn fifos_devices_loops_and_torn_lines_do_not_stop_listing() {
+    for kind in KINDS {
+        let dir = tempfile::tempdir().unwrap();
+        let good = kind.write(dir.path(), b"good");
+        let folder = good.parent().unwrap();
+        // A FIFO with no writer: opening it would block forever.
+        let fifo = folder.join(OsStr::from_bytes(&kind.name(b"fifo")));
+        let c_fifo = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c_fifo.as_ptr(), 0o600) }, 0);
+        // A device, a symlink loop, a dangling symlink, a directory named like a log.
+        std::os::unix::fs::symlink(
+            "/dev/zero",
+            folder.join(OsStr::from_bytes(&kind.name(b"zero"))),
+        )
+        .unwrap();
+        let looped = folder.join(OsStr::from_bytes(&kind.name(b"loop")));
+        std::os::unix::fs::symlink(&looped, &looped).unwrap();
+        std::os::unix::fs::symlink(
+            "/nonexistent/x.jsonl",
+            folder.join(OsStr::from_bytes(&kind.name(b"dangling"))),
+        )
+        .unwrap();
+        std::fs::create_dir(folder.join(OsStr::from_bytes(&kind.name(b"dir")))).unwrap();
+        // A torn tail on the good session.
+        append(&good, "{\"half");
+        let run = kind.candidates(dir.path());
+        let found = only_session(&run);
+        assert_eq!(found["sessionId"], ID, "{kind:?}");
+    }
+}
