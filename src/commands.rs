@@ -3,9 +3,10 @@
 
 use std::sync::Arc;
 
-use crate::cli::{Command, Config, InputFormat, OutputFormat};
+use crate::cli::{Command, Config, InputFormat, OutputFormat, SortBy};
 use crate::engine::{render_jsonl, render_text, Candidate, Engine};
 use crate::error::{Error, Result};
+use crate::reference::candidates;
 use crate::reference::{json, mention, render, uri};
 use crate::store::{Catalog, StoreRoots, REGISTRY};
 
@@ -80,6 +81,7 @@ pub fn run(config: &Config, stdin: Option<String>) -> Result<String> {
             id,
             label: Some(label),
         } => Ok(format!("{}\n", mention::format_mention(id, Some(label)))),
+        Command::Completions(text) | Command::Man(text) => Ok(text.clone()),
         Command::Pick(_) => Err(Error::internal("the picker is run by the terminal driver")),
         _ => {
             let catalog = load_catalog(config);
@@ -96,11 +98,20 @@ fn run_with_engine(config: &Config, engine: &Engine, stdin: Option<String>) -> R
             limit,
             fuzzy,
             json,
+            sort,
         } => {
             if engine.catalog.is_empty() && !config.roots_explicit {
                 eprint!("session-ref: {}", nothing_found_hint(config));
             }
-            let found = engine.candidates(query, *limit, *fuzzy);
+            let found = match sort {
+                SortBy::Created => engine.candidates(query, *limit, *fuzzy),
+                SortBy::Updated => {
+                    let all = engine.candidates(query, usize::MAX, *fuzzy);
+                    let mut sorted = by_activity(all, query, engine.target.cwd.as_deref());
+                    sorted.truncate(*limit);
+                    sorted
+                }
+            };
             Ok(if *json {
                 candidates_json(&found)
             } else {
@@ -148,10 +159,22 @@ fn run_with_engine(config: &Config, engine: &Engine, stdin: Option<String>) -> R
             }
         }
         Command::Mention { id, label } => {
+            // Without --label, the label is the session's title: a session
+            // that is not listed has none, and its mention would cite nothing.
+            if engine.catalog.find(id).is_none() {
+                return Err(Error::read_failed(format!(
+                    "unknown session {} (give --label to write its mention anyway)",
+                    json::quote(id, false)
+                )));
+            }
             let label = engine.label_or_default(id, label.as_deref());
             Ok(format!("{}\n", mention::format_mention(id, Some(&label))))
         }
-        Command::UriEncode(_) | Command::UriDecode(_) | Command::Pick(_) => {
+        Command::UriEncode(_)
+        | Command::UriDecode(_)
+        | Command::Completions(_)
+        | Command::Man(_)
+        | Command::Pick(_) => {
             unreachable!("handled without an engine")
         }
     }
@@ -177,6 +200,49 @@ fn parse_jsonl(raw: &str) -> Result<Vec<serde_json::Value>> {
             })
         })
         .collect()
+}
+
+/// Candidates (in the engine's order) re-ordered by last activity within
+/// each directory group: the exact-rule matches first, as in the engine's
+/// order; fuzzy-only matches keep their score order after them.
+fn by_activity(found: Vec<Candidate>, query: &str, target_cwd: Option<&str>) -> Vec<Candidate> {
+    let needle = query.to_lowercase();
+    let exact = |c: &Candidate| {
+        [
+            Some(c.session_id.as_str()),
+            c.cwd.as_deref(),
+            Some(c.label.as_str()),
+        ]
+        .into_iter()
+        .flatten()
+        .any(|field| field.to_lowercase().contains(&needle))
+    };
+    let modified = |c: &Candidate| {
+        std::fs::metadata(&c.path)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map(|d| d.as_secs())
+    };
+    let mut keyed: Vec<(bool, u8, Option<u64>, usize, Candidate)> = found
+        .into_iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let is_exact = exact(&c);
+            let group = candidates::group_rank(c.cwd.as_deref(), target_cwd);
+            (is_exact, group, modified(&c), i, c)
+        })
+        .collect();
+    keyed.sort_by(|a, b| {
+        use std::cmp::Ordering;
+        let within = if a.0 {
+            a.1.cmp(&b.1).then(b.2.cmp(&a.2))
+        } else {
+            Ordering::Equal
+        };
+        b.0.cmp(&a.0).then(within).then(a.3.cmp(&b.3))
+    });
+    keyed.into_iter().map(|(.., c)| c).collect()
 }
 
 fn candidates_json(found: &[Candidate]) -> String {

@@ -2,7 +2,6 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
 use session_ref::cli::{Cli, Command, Config, PickOptions};
 use session_ref::error::{Error, ErrorCode};
 use session_ref::output::Delivered;
@@ -17,7 +16,7 @@ const EXIT_USAGE: u8 = 2;
 const EXIT_CANCELLED: u8 = 130;
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let cli = match Cli::parse_args() {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
@@ -81,6 +80,17 @@ fn run(config: Config) -> ExitCode {
 
 /// The picker; its result is delivered once the terminal is restored.
 fn pick(config: &Config, options: &PickOptions) -> ExitCode {
+    if let Some((spec, raw)) = &options.popup {
+        if tui::popup::wanted() {
+            // In the popup the result goes where the options say, else
+            // into the pane the picker was started from.
+            let paste = options.destination == session_ref::cli::Destination::Stdout;
+            return match tui::popup::run(*spec, Some(raw), paste) {
+                Ok(code) => ExitCode::from(u8::try_from(code).unwrap_or(EXIT_FAILED)),
+                Err(e) => fail(&e),
+            };
+        }
+    }
     let picked = match tui::run(config, options) {
         Ok(picked) => picked,
         Err(e) => return fail(&e),

@@ -1,6 +1,10 @@
 //! End to end: the real binary in a tmux pane, driven with `send-keys` and
 //! read with `capture-pane`. Every wait polls the screen (or a file) until a
-//! deadline, never a fixed sleep. Skipped, with a note, when tmux is absent.
+//! deadline, never a fixed sleep. Without tmux: fails under CI (`CI` set),
+//! else prints a `SKIPPED:` line that `cargo test` shows.
+
+#[path = "support/prerequisite.rs"]
+mod prerequisite;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -158,7 +162,7 @@ fn loaded(screen: &str) -> bool {
 #[test]
 fn query_insert_two_mentions_and_submit_equals_prepare() {
     if !tmux_available() {
-        eprintln!("skipping the picker end-to-end test: tmux is not installed");
+        prerequisite::missing("picker end-to-end test", "tmux is not installed");
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -195,8 +199,9 @@ fn query_insert_two_mentions_and_submit_equals_prepare() {
     assert_eq!(rc.trim(), "0", "stderr: {stderr}");
     let got = std::fs::read_to_string(dir.path().join("out")).unwrap();
 
+    // The space the picker put after the final mention is not submitted.
     let buffer = format!(
-        "compare {} {} ",
+        "compare {} {}",
         format_mention("b2c9-budget", Some("Byte budget retention")),
         format_mention("7f3a-parser", Some("Fix the mention parser")),
     );
@@ -213,7 +218,7 @@ fn query_insert_two_mentions_and_submit_equals_prepare() {
 #[test]
 fn exec_gets_the_result_and_its_exit_code_is_returned() {
     if !tmux_available() {
-        eprintln!("skipping the picker end-to-end test: tmux is not installed");
+        prerequisite::missing("picker end-to-end test", "tmux is not installed");
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -239,7 +244,7 @@ fn exec_gets_the_result_and_its_exit_code_is_returned() {
     let mention = format_mention("d5e2-notes", Some("Release notes draft"));
     assert_eq!(
         std::fs::read_to_string(&piped).unwrap(),
-        format!("{mention} \n")
+        format!("{mention}\n")
     );
     assert_eq!(std::fs::read_to_string(dir.path().join("out")).unwrap(), "");
 }
@@ -247,7 +252,7 @@ fn exec_gets_the_result_and_its_exit_code_is_returned() {
 #[test]
 fn escape_aborts_with_130_and_writes_nothing() {
     if !tmux_available() {
-        eprintln!("skipping the picker end-to-end test: tmux is not installed");
+        prerequisite::missing("picker end-to-end test", "tmux is not installed");
         return;
     }
     let dir = tempfile::tempdir().unwrap();

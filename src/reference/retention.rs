@@ -173,6 +173,7 @@ pub fn retain(
         .map(|s| ConversationItem {
             role: s.role,
             text: s.text().to_owned(),
+            checkpoint: s.checkpoint,
         })
         .collect();
     let data = ReferenceData {
@@ -301,6 +302,7 @@ mod tests {
                 .map(|i| ConversationItem {
                     role: i.role,
                     text: i.text.clone(),
+                    checkpoint: i.checkpoint,
                 })
                 .collect(),
         };
