@@ -115,7 +115,7 @@ fn run_with_engine(config: &Config, engine: &Engine, stdin: Option<String>) -> R
             Ok(if *json {
                 candidates_json(&found)
             } else {
-                candidates_table(&found)
+                candidates_table(&found, *sort)
             })
         }
         Command::Prepare {
@@ -217,20 +217,13 @@ fn by_activity(found: Vec<Candidate>, query: &str, target_cwd: Option<&str>) -> 
         .flatten()
         .any(|field| field.to_lowercase().contains(&needle))
     };
-    let modified = |c: &Candidate| {
-        std::fs::metadata(&c.path)
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            .map(|d| d.as_secs())
-    };
     let mut keyed: Vec<(bool, u8, Option<u64>, usize, Candidate)> = found
         .into_iter()
         .enumerate()
         .map(|(i, c)| {
             let is_exact = exact(&c);
             let group = candidates::group_rank(c.cwd.as_deref(), target_cwd);
-            (is_exact, group, modified(&c), i, c)
+            (is_exact, group, modified(&c.path), i, c)
         })
         .collect();
     keyed.sort_by(|a, b| {
@@ -255,7 +248,17 @@ fn candidates_json(found: &[Candidate]) -> String {
         .collect()
 }
 
-fn candidates_table(found: &[Candidate]) -> String {
+/// When a session's log was last written (Unix seconds): its last activity.
+fn modified(path: &str) -> Option<u64> {
+    std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map(|d| d.as_secs())
+}
+
+/// The table; AGE is since creation, or since last activity when sorted so.
+fn candidates_table(found: &[Candidate], sort: SortBy) -> String {
     if found.is_empty() {
         return String::new();
     }
@@ -272,7 +275,12 @@ fn candidates_table(found: &[Candidate]) -> String {
                     || "-".to_owned(),
                     |cwd| crate::display::short_path(cwd, home.as_deref()),
                 ),
-                crate::display::age(&c.created_at, now),
+                match (sort, modified(&c.path)) {
+                    (SortBy::Updated, Some(time)) => {
+                        crate::display::age_since(i64::try_from(time).unwrap_or(i64::MAX), now)
+                    }
+                    _ => crate::display::age(&c.created_at, now),
+                },
                 c.store.to_owned(),
                 c.session_id.clone(),
             ]
