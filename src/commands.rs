@@ -206,16 +206,10 @@ fn parse_jsonl(raw: &str) -> Result<Vec<serde_json::Value>> {
 /// each directory group: the exact-rule matches first, as in the engine's
 /// order; fuzzy-only matches keep their score order after them.
 fn by_activity(found: Vec<Candidate>, query: &str, target_cwd: Option<&str>) -> Vec<Candidate> {
-    let needle = query.to_lowercase();
+    let needle = candidates::lower(query);
+    let finder = memchr::memmem::Finder::new(needle.as_bytes());
     let exact = |c: &Candidate| {
-        [
-            Some(c.session_id.as_str()),
-            c.cwd.as_deref(),
-            Some(c.label.as_str()),
-        ]
-        .into_iter()
-        .flatten()
-        .any(|field| field.to_lowercase().contains(&needle))
+        candidates::Fields::new(&c.label, c.cwd.as_deref(), &c.session_id).exact(&finder)
     };
     let mut keyed: Vec<(bool, u8, Option<u64>, usize, Candidate)> = found
         .into_iter()
