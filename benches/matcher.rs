@@ -192,10 +192,18 @@ fn rerank(c: &mut Criterion) {
     group.measurement_time(Duration::from_secs(3));
     for n in [10_000, 100_000] {
         let (entries, pool) = entries(n);
-        for query in ["p", "parser", "fxprsbg", "zqxjv"] {
+        for query in [
+            "p",
+            "parser",
+            "fxprsbg",
+            "zqxjv",
+            "parser fix",
+            "^fix !lexer",
+        ] {
             group.bench_with_input(BenchmarkId::new(n.to_string(), query), &query, |b, q| {
-                let mut matcher = FuzzyMatcher::new();
-                b.iter(|| black_box(rank::rank(&entries, &pool, q, &mut matcher)).len());
+                let mut ranker = rank::Ranker::new();
+                let query = rank::Query::parse(q);
+                b.iter(|| black_box(rank::rank(&entries, &pool, &query, &mut ranker)).len());
             });
         }
     }

@@ -12,6 +12,7 @@ use crate::hook::protocol::Agent;
 use crate::hook::{self, InstallRequest};
 use crate::reference::candidates::Target;
 use crate::store::{StoreRoots, REGISTRY};
+use crate::tui::popup::PopupSpec;
 
 /// Pick coding-agent sessions and put byte-budgeted, read-only snapshots of
 /// them into a prompt.
@@ -85,6 +86,7 @@ impl Args for StoreArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(next_help_heading = "Global options (any command)")]
 struct GlobalArgs {
     #[command(flatten)]
     stores: StoreArgs,
@@ -147,6 +149,11 @@ enum CommandArgs {
         /// One JSON object per line.
         #[arg(long)]
         json: bool,
+        /// Order within each directory group: `created` (newest first, the
+        /// reference's order) or `updated` (last activity: the log's
+        /// modification time).
+        #[arg(long, value_enum, default_value_t = SortBy::Created)]
+        sort: SortBy,
     },
     /// Find sessions by what was said in them (typed prompts, assistant
     /// text and compaction summaries, over the whole history), newest first.
@@ -211,6 +218,14 @@ enum CommandArgs {
         #[command(subcommand)]
         action: HookAction,
     },
+    /// Print a shell completion script (e.g. `session-ref completions bash
+    /// > ~/.local/share/bash-completion/completions/session-ref`).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff), e.g. `session-ref man | man -l -`.
+    Man,
 }
 
 #[derive(Debug, Subcommand)]
@@ -301,6 +316,7 @@ enum UriAction {
 }
 
 #[derive(Debug, Args, Default, PartialEq, Eq)]
+#[command(next_help_heading = "Picker options")]
 struct PickArgs {
     /// What to write on submit.
     #[arg(long, value_enum, default_value_t = PickFormat::Text)]
@@ -314,6 +330,16 @@ struct PickArgs {
     /// Paste the result into this tmux pane (bracketed paste).
     #[arg(long, value_name = "PANE")]
     tmux_paste: Option<String>,
+    /// Open in a tmux popup over this pane and paste the result into it, as
+    /// fzf's --tmux: [center|top|bottom|left|right][,W%][,H%] [default:
+    /// center,90%,85%]. Ignored outside tmux.
+    #[arg(
+        long,
+        value_name = "SPEC",
+        num_args = 0..=1,
+        default_missing_value = "center"
+    )]
+    tmux: Option<String>,
     /// Initial filter text.
     #[arg(long, value_name = "TEXT", default_value = "")]
     query: String,
@@ -328,6 +354,19 @@ struct PickArgs {
     /// Start with the prompt in FILE (a saved draft, say).
     #[arg(long, value_name = "FILE")]
     prompt_file: Option<PathBuf>,
+    /// Do not use the mouse (clicks and the wheel then go to the terminal).
+    #[arg(long)]
+    no_mouse: bool,
+}
+
+/// How `candidates` orders sessions within a directory group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum SortBy {
+    /// Newest created first (the reference's record order).
+    #[default]
+    Created,
+    /// Most recently active first.
+    Updated,
 }
 
 /// What `prepare` reads.
@@ -387,6 +426,10 @@ pub struct PickOptions {
     pub query: String,
     /// Initial prompt.
     pub prompt: String,
+    /// Whether the picker reads the mouse.
+    pub mouse: bool,
+    /// `--tmux`: the popup, and the option's value as given.
+    pub popup: Option<(PopupSpec, String)>,
 }
 
 /// A validated command.
@@ -404,6 +447,8 @@ pub enum Command {
         fuzzy: bool,
         /// JSON lines output.
         json: bool,
+        /// Order within a directory group.
+        sort: SortBy,
     },
     /// `search`.
     Search {
@@ -458,6 +503,10 @@ pub enum Command {
     HookInstall(InstallRequest),
     /// `hook uninstall`.
     HookUninstall(InstallRequest),
+    /// `completions SHELL`: the script.
+    Completions(String),
+    /// `man`: the page.
+    Man(String),
 }
 
 /// Everything a run needs, validated.
@@ -501,6 +550,32 @@ fn read_prompt_file(file: &std::path::Path) -> Result<String> {
 }
 
 impl Cli {
+    /// Parse the process's arguments: clap's errors (exit 2), and picker
+    /// options given with another command, which is a usage error too.
+    pub fn parse_args() -> std::result::Result<Cli, clap::Error> {
+        let matches = Cli::full_command().try_get_matches()?;
+        Self::check(<Cli as clap::FromArgMatches>::from_arg_matches(&matches)?)
+    }
+
+    /// The command with its long help's end: the picker's keys (from the
+    /// key table) and the exit codes.
+    pub fn full_command() -> clap::Command {
+        <Cli as clap::CommandFactory>::command().after_long_help(long_help_end())
+    }
+
+    fn check(cli: Cli) -> std::result::Result<Cli, clap::Error> {
+        if cli.command.is_some() && cli.pick != PickArgs::default() {
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            return Err(cmd.error(
+                clap::error::ErrorKind::ArgumentConflict,
+                "picker options (--format, --output, --exec, --tmux, --tmux-paste, --query, \
+                 --prompt, --prompt-file, --no-mouse) go with `session-ref` or `session-ref pick`, before \
+                 no other command",
+            ));
+        }
+        Ok(cli)
+    }
+
     /// Validate into a [`Config`]; `env` and `home` feed default discovery.
     pub fn into_config(
         self,
@@ -526,12 +601,6 @@ impl Cli {
         } else {
             looked_at.clone().existing()
         };
-        if self.command.is_some() && self.pick != PickArgs::default() {
-            return Err(Error::invalid_config(
-                "picker options (--format, --output, --exec, --tmux-paste, --query, --prompt, --prompt-file) \
-                 go with `session-ref` or `session-ref pick`, before no other command",
-            ));
-        }
         let command = match self.command.unwrap_or(CommandArgs::Pick(self.pick)) {
             CommandArgs::Pick(p) => Command::Pick(PickOptions {
                 format: p.format,
@@ -546,13 +615,22 @@ impl Cli {
                     Some(file) => read_prompt_file(file)?,
                     None => p.prompt,
                 },
+                mouse: !p.no_mouse,
+                popup: match p.tmux {
+                    Some(raw) => {
+                        Some((PopupSpec::parse(&raw).map_err(Error::invalid_config)?, raw))
+                    }
+                    None => None,
+                },
             }),
             CommandArgs::Candidates {
                 query,
                 limit,
                 fuzzy,
                 json,
+                sort,
             } => Command::Candidates {
+                sort,
                 query: query.unwrap_or_default(),
                 limit: match limit {
                     Some(raw) => parse_limit(&raw)?,
@@ -599,6 +677,23 @@ impl Cli {
                 action: UriAction::Decode { uri },
             } => Command::UriDecode(uri),
             CommandArgs::Hook { action } => hook_command(action)?,
+            CommandArgs::Completions { shell } => {
+                let mut script = Vec::new();
+                clap_complete::generate(
+                    shell,
+                    &mut Cli::full_command(),
+                    "session-ref",
+                    &mut script,
+                );
+                Command::Completions(String::from_utf8_lossy(&script).into_owned())
+            }
+            CommandArgs::Man => {
+                let mut page = Vec::new();
+                clap_mangen::Man::new(Cli::full_command())
+                    .render(&mut page)
+                    .map_err(|e| Error::invalid_config(format!("cannot render the manual: {e}")))?;
+                Command::Man(String::from_utf8_lossy(&page).into_owned())
+            }
         };
         Ok(Config {
             roots,
@@ -607,7 +702,16 @@ impl Cli {
             limits,
             target: Target {
                 session_id: g.session,
-                cwd: g.cwd.or(current_dir),
+                cwd: match g.cwd {
+                    // The commands compare `--cwd` exactly as the reference
+                    // does (byte-identical output); the picker, typed at by
+                    // people and shell completion, normalises it.
+                    Some(cwd) if matches!(command, Command::Pick(_)) => {
+                        Some(normalize_cwd(&cwd, current_dir.as_deref()))
+                    }
+                    Some(cwd) => Some(cwd),
+                    None => current_dir,
+                },
             },
             verbose: g.verbose,
             cache_dir: if g.no_cache {
@@ -651,6 +755,66 @@ fn hook_command(action: HookAction) -> Result<Command> {
     })
 }
 
+/// The end of `session-ref --help`: the picker's keys, by context, and the
+/// exit codes.
+fn long_help_end() -> String {
+    let mut out = String::from(
+        "Picker search (fzf's extended syntax): space-separated terms match in any order;\n  \
+         'exact  ^prefix  suffix$  !not  a | b (either); an upper-case letter makes a term\n  \
+         case-sensitive. Titles count most; of a cwd only its last component, unless the\n  \
+         query holds a `/`.\n\n\
+         Mouse (unless --no-mouse): a click highlights a session or focuses the filter or\n  \
+         the prompt; the wheel scrolls what it is over.\n\n\
+         Picker keys:\n",
+    );
+    for (keys, what) in crate::tui::keymap::help_rows() {
+        match keys {
+            Some(keys) => out.push_str(&format!("    {keys:<24} {what}\n")),
+            None => out.push_str(&format!("  {what}\n")),
+        }
+    }
+    out.push_str(
+        "\nExit codes:\n  \
+         0    done (a closed stdout pipe is not an error)\n  \
+         1    failed: stderr says `session-ref: CODE: message`\n  \
+         2    usage error\n  \
+         130  cancelled (Ctrl-C, SIGTERM) or aborted in the picker\n",
+    );
+    out
+}
+
+/// `--cwd` as sessions record their directory: absolute (a relative path
+/// is taken from `current_dir`), without a trailing slash, `.` or `..`.
+/// The reference compares directories as strings, so the input is
+/// normalised, not the rule; symbolic links are left as given.
+fn normalize_cwd(cwd: &str, current_dir: Option<&str>) -> String {
+    use std::path::{Component, Path};
+    let given = Path::new(cwd);
+    let joined = match current_dir {
+        Some(base) if given.is_relative() => Path::new(base).join(given),
+        _ => given.to_path_buf(),
+    };
+    let mut parts: Vec<String> = Vec::new();
+    let mut root = String::new();
+    for component in joined.components() {
+        match component {
+            Component::Prefix(p) => root.push_str(&p.as_os_str().to_string_lossy()),
+            Component::RootDir => root.push('/'),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                parts.pop();
+            }
+            Component::Normal(part) => parts.push(part.to_string_lossy().into_owned()),
+        }
+    }
+    let normal = format!("{root}{}", parts.join("/"));
+    if normal.is_empty() {
+        cwd.to_owned()
+    } else {
+        normal
+    }
+}
+
 /// `candidates --limit`: a positive safe integer. It is not a configuration
 /// key but the `limit` argument of the reference's `listCandidates`, which
 /// rejects a bad one with `SESSION_REFERENCE_INVALID_REFERENCE`.
@@ -660,7 +824,8 @@ fn parse_limit(raw: &str) -> Result<usize> {
         .and_then(|limit| usize::try_from(limit).ok())
         .ok_or_else(|| {
             Error::invalid_reference(format!(
-                "candidate limit must be a positive safe integer (got {raw:?})"
+                "--limit must be a whole number from 1 to {} (got {raw:?})",
+                config::MAX_SAFE_INTEGER
             ))
         })
 }
@@ -716,9 +881,45 @@ mod tests {
                 query: "q".into(),
                 limit: 50,
                 fuzzy: false,
-                json: false
+                json: false,
+                sort: SortBy::Created,
             }
         );
+    }
+
+    #[test]
+    fn cwd_is_normalised_as_sessions_record_it() {
+        let cwd = |arg: &str| config(&["pick", "--cwd", arg]).unwrap().target.cwd;
+        assert_eq!(cwd("/w/p/").as_deref(), Some("/w/p"));
+        assert_eq!(cwd("/w/./q/../p//").as_deref(), Some("/w/p"));
+        assert_eq!(cwd("sub/dir/").as_deref(), Some("/here/sub/dir"));
+        assert_eq!(cwd(".").as_deref(), Some("/here"));
+        assert_eq!(cwd("/").as_deref(), Some("/"));
+        // The commands keep it as given: the reference compares it exactly.
+        let exact = config(&["candidates", "--cwd", "/w/p/"]).unwrap();
+        assert_eq!(exact.target.cwd.as_deref(), Some("/w/p/"));
+    }
+
+    #[test]
+    fn long_help_lists_keys_and_exit_codes_and_short_help_does_not() {
+        let mut cmd = Cli::full_command();
+        let long = cmd.render_long_help().to_string();
+        assert!(long.contains("alt-s") && long.contains("130  cancelled"));
+        assert!(long.contains("Global options (any command):"));
+        let short = Cli::full_command().render_help().to_string();
+        assert!(!short.contains("Exit codes"));
+    }
+
+    #[test]
+    fn completions_and_man() {
+        let Command::Completions(bash) = config(&["completions", "bash"]).unwrap().command else {
+            panic!("not completions")
+        };
+        assert!(bash.contains("session-ref") && bash.contains("--max-references"));
+        let Command::Man(page) = config(&["man"]).unwrap().command else {
+            panic!("not man")
+        };
+        assert!(page.starts_with(".ie") && page.contains("Exit codes"));
     }
 
     #[test]
@@ -751,8 +952,9 @@ mod tests {
                 .collect::<Vec<_>>(),
             [("hydra", std::path::Path::new("/s"))]
         );
-        let misplaced = config(&["--query", "x", "candidates"]).unwrap_err();
-        assert_eq!(misplaced.code, ErrorCode::InvalidConfig);
+        let misplaced = Cli::try_parse_from(["session-ref", "--query", "x", "candidates"]);
+        let usage = Cli::check(misplaced.unwrap()).unwrap_err();
+        assert_eq!(usage.exit_code(), 2);
     }
 
     #[test]
@@ -766,6 +968,25 @@ mod tests {
         }
         let c = config(&["candidates", "--limit", "7"]).unwrap();
         assert!(matches!(c.command, Command::Candidates { limit: 7, .. }));
+    }
+
+    #[test]
+    fn tmux_takes_an_optional_spec() {
+        let popup = |args: &[&str]| match config(args).unwrap().command {
+            Command::Pick(p) => p.popup.map(|(spec, _)| (spec.width, spec.height)),
+            _ => panic!("not pick"),
+        };
+        assert_eq!(popup(&["--tmux"]), Some((90, 85)));
+        assert_eq!(popup(&["--tmux", "center,50%"]), Some((50, 50)));
+        assert_eq!(
+            popup(&["--tmux=bottom,30%", "--query", "x"]),
+            Some((100, 30))
+        );
+        assert_eq!(popup(&[]), None);
+        assert_eq!(
+            config(&["--tmux", "sideways"]).unwrap_err().code,
+            ErrorCode::InvalidConfig
+        );
     }
 
     #[test]

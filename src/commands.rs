@@ -3,9 +3,10 @@
 
 use std::sync::Arc;
 
-use crate::cli::{Command, Config, InputFormat, OutputFormat};
+use crate::cli::{Command, Config, InputFormat, OutputFormat, SortBy};
 use crate::engine::{render_jsonl, render_text, Candidate, Engine};
 use crate::error::{Error, Result};
+use crate::reference::candidates;
 use crate::reference::{json, mention, render, uri};
 use crate::store::index::TitleIndex;
 use crate::store::{Caches, Catalog, StoreRoots, REGISTRY};
@@ -134,6 +135,7 @@ pub fn run(config: &Config, stdin: Option<String>) -> Result<String> {
             id,
             label: Some(label),
         } => Ok(format!("{}\n", mention::format_mention(id, Some(label)))),
+        Command::Completions(text) | Command::Man(text) => Ok(text.clone()),
         Command::Pick(_) => Err(Error::internal("the picker is run by the terminal driver")),
         Command::Hook { .. } | Command::HookInstall(_) | Command::HookUninstall(_) => {
             Err(Error::internal("hook commands are run by hook::run_command"))
@@ -158,15 +160,24 @@ fn run_with_engine(config: &Config, engine: &Engine, stdin: Option<String>) -> R
             limit,
             fuzzy,
             json,
+            sort,
         } => {
             if engine.catalog.is_empty() && !config.roots_explicit {
                 eprint!("session-ref: {}", nothing_found_hint(config));
             }
-            let found = engine.candidates(query, *limit, *fuzzy);
+            let found = match sort {
+                SortBy::Created => engine.candidates(query, *limit, *fuzzy),
+                SortBy::Updated => {
+                    let all = engine.candidates(query, usize::MAX, *fuzzy);
+                    let mut sorted = by_activity(all, query, engine.target.cwd.as_deref());
+                    sorted.truncate(*limit);
+                    sorted
+                }
+            };
             Ok(if *json {
                 candidates_json(&found)
             } else {
-                candidates_table(&found)
+                candidates_table(&found, *sort)
             })
         }
         Command::Prepare {
@@ -210,6 +221,14 @@ fn run_with_engine(config: &Config, engine: &Engine, stdin: Option<String>) -> R
             }
         }
         Command::Mention { id, label } => {
+            // Without --label, the label is the session's title: a session
+            // that is not listed has none, and its mention would cite nothing.
+            if engine.catalog.find(id).is_none() {
+                return Err(Error::read_failed(format!(
+                    "unknown session {} (give --label to write its mention anyway)",
+                    json::quote(id, false)
+                )));
+            }
             let label = engine.label_or_default(id, label.as_deref());
             Ok(format!("{}\n", mention::format_mention(id, Some(&label))))
         }
@@ -219,7 +238,9 @@ fn run_with_engine(config: &Config, engine: &Engine, stdin: Option<String>) -> R
         | Command::Hook { .. }
         | Command::HookInstall(_)
         | Command::HookUninstall(_)
-        | Command::Search { .. } => {
+        | Command::Search { .. }
+        | Command::Completions(_)
+        | Command::Man(_) => {
             unreachable!("handled without an engine")
         }
     }
@@ -247,6 +268,36 @@ fn parse_jsonl(raw: &str) -> Result<Vec<serde_json::Value>> {
         .collect()
 }
 
+/// Candidates (in the engine's order) re-ordered by last activity within
+/// each directory group: the exact-rule matches first, as in the engine's
+/// order; fuzzy-only matches keep their score order after them.
+fn by_activity(found: Vec<Candidate>, query: &str, target_cwd: Option<&str>) -> Vec<Candidate> {
+    let needle = candidates::lower(query);
+    let finder = memchr::memmem::Finder::new(needle.as_bytes());
+    let exact = |c: &Candidate| {
+        candidates::Fields::new(&c.label, c.cwd.as_deref(), &c.session_id).exact(&finder)
+    };
+    let mut keyed: Vec<(bool, u8, Option<u64>, usize, Candidate)> = found
+        .into_iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let is_exact = exact(&c);
+            let group = candidates::group_rank(c.cwd.as_deref(), target_cwd);
+            (is_exact, group, modified(&c.path), i, c)
+        })
+        .collect();
+    keyed.sort_by(|a, b| {
+        use std::cmp::Ordering;
+        let within = if a.0 {
+            a.1.cmp(&b.1).then(b.2.cmp(&a.2))
+        } else {
+            Ordering::Equal
+        };
+        b.0.cmp(&a.0).then(within).then(a.3.cmp(&b.3))
+    });
+    keyed.into_iter().map(|(.., c)| c).collect()
+}
+
 fn candidates_json(found: &[Candidate]) -> String {
     found
         .iter()
@@ -257,7 +308,17 @@ fn candidates_json(found: &[Candidate]) -> String {
         .collect()
 }
 
-fn candidates_table(found: &[Candidate]) -> String {
+/// When a session's log was last written (Unix seconds): its last activity.
+fn modified(path: &str) -> Option<u64> {
+    std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map(|d| d.as_secs())
+}
+
+/// The table; AGE is since creation, or since last activity when sorted so.
+fn candidates_table(found: &[Candidate], sort: SortBy) -> String {
     if found.is_empty() {
         return String::new();
     }
@@ -274,7 +335,12 @@ fn candidates_table(found: &[Candidate]) -> String {
                     || "-".to_owned(),
                     |cwd| crate::display::short_path(cwd, home.as_deref()),
                 ),
-                crate::display::age(&c.created_at, now),
+                match (sort, modified(&c.path)) {
+                    (SortBy::Updated, Some(time)) => {
+                        crate::display::age_since(i64::try_from(time).unwrap_or(i64::MAX), now)
+                    }
+                    _ => crate::display::age(&c.created_at, now),
+                },
                 c.store.to_owned(),
                 c.session_id.clone(),
             ]

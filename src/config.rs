@@ -11,7 +11,7 @@ pub const DEFAULT_MAX_REFERENCE_BYTES: u64 = 65_536;
 
 /// The largest integer JavaScript represents exactly; the reference accepts
 /// only "safe" integers.
-const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+pub const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
 
 /// Resolver limits, always valid once constructed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,20 +43,20 @@ impl Limits {
     ) -> Result<Self> {
         let defaults = Limits::default();
         let max_references = match max_references {
-            Some(raw) => parse_positive("maxReferences", raw)?,
+            Some(raw) => parse_positive("--max-references", raw)?,
             None => defaults.max_references as u64,
         };
         if max_references > MAX_REFERENCES {
             return Err(Error::invalid_config(format!(
-                "maxReferences must not exceed {MAX_REFERENCES} (got {max_references})"
+                "--max-references must be 1 to {MAX_REFERENCES} (got {max_references})"
             )));
         }
         let candidate_limit = match candidate_limit {
-            Some(raw) => parse_positive("candidateLimit", raw)?,
+            Some(raw) => parse_positive("--candidate-limit", raw)?,
             None => defaults.candidate_limit as u64,
         };
         let max_reference_bytes = match max_reference_bytes {
-            Some(raw) => parse_positive("maxReferenceBytes", raw)?,
+            Some(raw) => parse_positive("--max-reference-bytes", raw)?,
             None => defaults.max_reference_bytes as u64,
         };
         Ok(Limits {
@@ -83,7 +83,7 @@ pub fn parse_positive(name: &str, raw: &str) -> Result<u64> {
     match value {
         Some(v) if (1..=MAX_SAFE_INTEGER).contains(&v) => Ok(v),
         _ => Err(Error::invalid_config(format!(
-            "{name} must be a positive safe integer (got {raw:?})"
+            "{name} must be a whole number from 1 to {MAX_SAFE_INTEGER} (got {raw:?})"
         ))),
     }
 }

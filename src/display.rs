@@ -117,11 +117,15 @@ pub fn short_path(path: &str, home: Option<&str>) -> String {
 /// Age of an RFC 3339 time relative to `now` (Unix seconds): `42s`, `5m`,
 /// `3h`, `2d`, `7w`, `1y`; `?` when it does not parse.
 pub fn age(created_at: &str, now: i64) -> String {
-    let Some(instant) = Instant::parse_rfc3339(created_at) else {
-        return "?".to_owned();
-    };
-    let secs = (now - instant.unix_seconds()).max(0);
-    match secs {
+    match Instant::parse_rfc3339(created_at) {
+        Some(instant) => age_since(instant.unix_seconds(), now),
+        None => "?".to_owned(),
+    }
+}
+
+/// Age of a time in Unix seconds relative to `now`, as [`age`] writes it.
+pub fn age_since(unix: i64, now: i64) -> String {
+    match (now - unix).max(0) {
         s if s < 60 => format!("{s}s"),
         s if s < 3600 => format!("{}m", s / 60),
         s if s < 86_400 => format!("{}h", s / 3600),
@@ -129,6 +133,21 @@ pub fn age(created_at: &str, now: i64) -> String {
         s if s < 86_400 * 365 => format!("{}w", s / (86_400 * 7)),
         s => format!("{}y", s / (86_400 * 365)),
     }
+}
+
+/// A byte count for people: `917 B`, `12.3 KiB`, `44.9 MiB`.
+pub fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if bytes < 1024 {
+        return format!("{bytes} B");
+    }
+    let mut value = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
 }
 
 /// `text` with every [`is_unsafe`] character shown as a space, so that a
@@ -210,6 +229,15 @@ mod tests {
         assert_eq!(age("2025-01-01T00:00:00Z", t + 3 * 3600), "3h");
         assert_eq!(age("2025-01-01T00:00:00Z", t + 2 * 86_400), "2d");
         assert_eq!(age("nope", t), "?");
+        assert_eq!(age_since(t, t + 8 * 86_400), "8d");
+    }
+
+    #[test]
+    fn human_sizes() {
+        assert_eq!(human_bytes(917), "917 B");
+        assert_eq!(human_bytes(1024), "1.0 KiB");
+        assert_eq!(human_bytes(65_536), "64.0 KiB");
+        assert_eq!(human_bytes(47_114_563), "44.9 MiB");
     }
 
     #[test]

@@ -2,7 +2,6 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
 use session_ref::cli::{Cli, Command, Config, Destination, PickOptions};
 use session_ref::draft::Drafts;
 use session_ref::error::{Error, ErrorCode};
@@ -18,7 +17,7 @@ const EXIT_USAGE: u8 = 2;
 const EXIT_CANCELLED: u8 = 130;
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let cli = match Cli::parse_args() {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
@@ -122,6 +121,17 @@ fn search(config: Config) -> ExitCode {
 /// The picker; its result is delivered once the terminal is restored. A
 /// prompt that is not delivered (abort, failure) is saved as a draft.
 fn pick(config: &Config, options: &PickOptions) -> ExitCode {
+    if let Some((spec, raw)) = &options.popup {
+        if tui::popup::wanted() {
+            // In the popup the result goes where the options say, else
+            // into the pane the picker was started from.
+            let paste = options.destination == session_ref::cli::Destination::Stdout;
+            return match tui::popup::run(*spec, Some(raw), paste) {
+                Ok(code) => ExitCode::from(u8::try_from(code).unwrap_or(EXIT_FAILED)),
+                Err(e) => fail(&e),
+            };
+        }
+    }
     if let Destination::File(path) = &options.destination {
         if let Err(e) = output::check_writable(path) {
             return fail(&e.into());

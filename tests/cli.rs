@@ -87,6 +87,11 @@ fn mention_uses_title_or_given_label() {
     assert_eq!(stdout(&out), "@[beta](hydra-session:ImJldGEi)\n");
     let out = run(&["mention", "x", "--label", "a]b\\c"], "");
     assert_eq!(stdout(&out), "@[a\\]b\\\\c](hydra-session:Ingi)\n");
+    // Without --label, an unknown session is an error, not a mention that
+    // cites nothing.
+    let unknown = run_store(dir.path(), &["mention", "nope"], "");
+    assert_fails_with(&unknown, "SESSION_REFERENCE_READ_FAILED");
+    assert!(stdout(&unknown).is_empty());
 }
 
 #[test]
@@ -607,4 +612,55 @@ fn a_result_that_cannot_be_written_is_a_delivery_failure() {
         "{}",
         stderr(&out)
     );
+}
+
+#[test]
+fn candidates_sort_by_last_activity_within_each_group() {
+    let dir = store();
+    let ids = |out: &std::process::Output| -> Vec<String> {
+        stdout(out)
+            .lines()
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                v["sessionId"].as_str().unwrap().to_owned()
+            })
+            .collect()
+    };
+    let touch = |rel: &str, secs: u64| {
+        let file = std::fs::File::options()
+            .write(true)
+            .open(dir.path().join(rel))
+            .unwrap();
+        file.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs))
+            .unwrap();
+    };
+    // delta was created first but is the most recently active in /w/app.
+    touch("app/alpha.jsonl", 1_000);
+    touch("app/epsilon.jsonl", 2_000);
+    touch("app/delta.jsonl", 3_000);
+    let args = ["candidates", "--json"];
+    let created = run_store(dir.path(), &args, "");
+    let default = ids(&created);
+    assert_eq!(default[..3], ["alpha", "delta", "epsilon"]);
+    let explicit = run_store(
+        dir.path(),
+        &[&args[..], &["--sort", "created"]].concat(),
+        "",
+    );
+    assert_eq!(created.stdout, explicit.stdout);
+    let updated = run_store(
+        dir.path(),
+        &[&args[..], &["--sort", "updated"]].concat(),
+        "",
+    );
+    let by_activity = ids(&updated);
+    assert_eq!(by_activity[..3], ["delta", "epsilon", "alpha"]);
+    // The other groups follow, as before; a limit takes the first.
+    assert_eq!(by_activity[3..], default[3..]);
+    let one = run_store(
+        dir.path(),
+        &[&args[..], &["--sort", "updated", "--limit", "1"]].concat(),
+        "",
+    );
+    assert_eq!(ids(&one), ["delta"]);
 }

@@ -549,3 +549,23 @@ fn corpus_samples_list_and_preview_with_their_known_facts() {
         )]
     );
 }
+
+#[test]
+fn a_store_flag_may_name_a_single_transcript() {
+    let claude = format!("{CLAUDE}/-home-dev-shop/a1b2c3d4-0000-4000-8000-000000000001.jsonl");
+    let out = ok(session_ref(
+        &["--claude", &claude, "candidates", "--json"],
+        &[],
+    ));
+    assert_eq!(out.lines().count(), 1, "{out}");
+    assert!(out.contains("\"sessionId\":\"a1b2c3d4-0000-4000-8000-000000000001\""));
+    let codex = format!(
+        "{CODEX}/2026/01/02/rollout-2026-01-02T11-00-00-019b8000-0000-7000-8000-000000000001.jsonl"
+    );
+    let out = ok(session_ref(
+        &["--codex", &codex, "candidates", "--json"],
+        &[],
+    ));
+    assert_eq!(out.lines().count(), 1, "{out}");
+    assert!(out.contains("\"sessionId\":\"019b8000-0000-7000-8000-000000000001\""));
+}

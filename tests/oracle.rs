@@ -7,11 +7,15 @@
 //! JavaScript reading of the native store (SPEC §3). This test runs our binary
 //! on every case and requires the same stdout bytes, exit status and error code.
 //!
-//! Skipped (with a note) when `node` or the seed is missing. `ORACLE_CASES=N`
+//! When `node` or the seed is missing: fails under CI (`CI` set), else
+//! prints a `SKIPPED:` line that `cargo test` shows. `ORACLE_CASES=N`
 //! runs about N cases instead of the default; `ORACLE_SEED=S` starts the
 //! seeds at S. On a mismatch the first failing case is shrunk (store files,
 //! then their lines) and printed as a runnable repro; the work directory is
 //! kept.
+
+#[path = "support/prerequisite.rs"]
+mod prerequisite;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -331,9 +335,12 @@ fn repro(dir: &Path, case: &Case) -> String {
 fn matches_the_reference_on_generated_cases() {
     let seed = seed_file();
     if !seed.exists() || !node_works() {
-        eprintln!(
-            "skipping the differential test: needs `node` and the seed at {}",
-            seed.display()
+        prerequisite::missing(
+            "differential test",
+            &format!(
+                "needs `node` 20+ and the seed at {} (ORACLE_SEED_FILE)",
+                seed.display()
+            ),
         );
         return;
     }

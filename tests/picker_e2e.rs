@@ -1,6 +1,10 @@
 //! End to end: the real binary in a tmux pane, driven with `send-keys` and
 //! read with `capture-pane`. Every wait polls the screen (or a file) until a
-//! deadline, never a fixed sleep. Skipped, with a note, when tmux is absent.
+//! deadline, never a fixed sleep. Without tmux: fails under CI (`CI` set),
+//! else prints a `SKIPPED:` line that `cargo test` shows.
+
+#[path = "support/prerequisite.rs"]
+mod prerequisite;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -171,7 +175,7 @@ fn loaded(screen: &str) -> bool {
 #[test]
 fn query_insert_two_mentions_and_submit_equals_prepare() {
     if !tmux_available() {
-        eprintln!("skipping the picker end-to-end test: tmux is not installed");
+        prerequisite::missing("picker end-to-end test", "tmux is not installed");
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -208,8 +212,9 @@ fn query_insert_two_mentions_and_submit_equals_prepare() {
     assert_eq!(rc.trim(), "0", "stderr: {stderr}");
     let got = std::fs::read_to_string(dir.path().join("out")).unwrap();
 
+    // The space the picker put after the final mention is not submitted.
     let buffer = format!(
-        "compare {} {} ",
+        "compare {} {}",
         format_mention("b2c9-budget", Some("Byte budget retention")),
         format_mention("7f3a-parser", Some("Fix the mention parser")),
     );
@@ -227,7 +232,7 @@ fn query_insert_two_mentions_and_submit_equals_prepare() {
 #[test]
 fn exec_gets_the_result_and_its_exit_code_is_returned() {
     if !tmux_available() {
-        eprintln!("skipping the picker end-to-end test: tmux is not installed");
+        prerequisite::missing("picker end-to-end test", "tmux is not installed");
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -253,7 +258,7 @@ fn exec_gets_the_result_and_its_exit_code_is_returned() {
     let mention = format_mention("d5e2-notes", Some("Release notes draft"));
     assert_eq!(
         std::fs::read_to_string(&piped).unwrap(),
-        format!("{mention} \n")
+        format!("{mention}\n")
     );
     assert_eq!(std::fs::read_to_string(dir.path().join("out")).unwrap(), "");
 }
@@ -261,7 +266,7 @@ fn exec_gets_the_result_and_its_exit_code_is_returned() {
 #[test]
 fn escape_aborts_with_130_and_writes_nothing() {
     if !tmux_available() {
-        eprintln!("skipping the picker end-to-end test: tmux is not installed");
+        prerequisite::missing("picker end-to-end test", "tmux is not installed");
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -282,11 +287,7 @@ fn tmux_or_skip(test: &str) -> bool {
     if tmux_available() {
         return true;
     }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "{test}: tmux is required under CI"
-    );
-    eprintln!("SKIPPED: {test}: tmux is not installed");
+    prerequisite::missing(test, "tmux is not installed");
     false
 }
 
@@ -494,4 +495,87 @@ fn a_prompt_that_cannot_be_saved_is_printed_on_stderr() {
         ) && stderr.ends_with("it was:\nlast copy\n"),
         "stderr: {stderr}"
     );
+}
+
+/// `--tmux`: started from a pane (here by `run-shell`, as the README's key
+/// binding does), the picker opens in a popup over it, and the result is
+/// pasted into that pane. A popup needs an attached client: a second tmux
+/// server's pane runs `tmux attach` on the first, and keys go to it.
+#[test]
+fn tmux_popup_pastes_into_the_pane_and_an_abort_leaves_no_view_mode() {
+    if !tmux_available() {
+        prerequisite::missing("picker end-to-end test", "tmux is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let pasted = dir.path().join("pasted");
+    // The pane the result is pasted into: `cat` writes what it receives.
+    let inner = Tmux::start(
+        "popup-inner",
+        100,
+        30,
+        &format!("cat > {}", quote(pasted.to_str().unwrap())),
+    );
+    let client = Tmux::start(
+        "popup-client",
+        100,
+        30,
+        &format!("env -u TMUX tmux -L {} attach", inner.socket),
+    );
+    // The client shows the inner session's status line once attached.
+    client.wait_for("the client to attach", |s| s.contains("[0]"));
+    let pick = format!(
+        "{} --store {} --cwd {} --format mention --query notes --tmux center,90%,90% || true",
+        quote(BIN),
+        quote(fixtures().to_str().unwrap()),
+        HERE,
+    );
+    let run = |command: &str| {
+        let status = inner
+            .command()
+            .args(["run-shell", "-b", command])
+            .status()
+            .unwrap();
+        assert!(status.success());
+    };
+    // An abort: the popup closes, the pane is not left in view mode.
+    run(&pick);
+    client.wait_for("the popup", highlighted_anywhere("Release notes draft"));
+    client.keys(&["Escape"]);
+    client.wait_for("the popup to close", |s| !s.contains("Release notes draft"));
+    let mode = inner
+        .command()
+        .args(["display-message", "-p", "#{pane_in_mode}"])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&mode.stdout).trim(), "0");
+    // A submit: the mention is pasted into the pane.
+    run(&pick);
+    client.wait_for("the popup", highlighted_anywhere("Release notes draft"));
+    client.keys(&["Enter"]);
+    client.wait_for("the chip", |s| s.contains("@Release notes draft"));
+    client.keys(&["C-s"]);
+    let mention = format_mention("d5e2-notes", Some("Release notes draft"));
+    let start = Instant::now();
+    loop {
+        let got = std::fs::read_to_string(&pasted).unwrap_or_default();
+        if got == format!("{mention}\n") {
+            break;
+        }
+        assert!(
+            start.elapsed() < DEADLINE,
+            "nothing pasted: {got:?}; the screen:\n{}",
+            client.screen()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Some row shows `label` highlighted (the popup draws inside a border).
+fn highlighted_anywhere(label: &str) -> impl Fn(&str) -> bool + '_ {
+    move |screen: &str| {
+        screen
+            .lines()
+            .any(|row| row.contains('›') && row.contains(label))
+    }
 }

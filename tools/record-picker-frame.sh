@@ -28,9 +28,8 @@ wait_for "Preview: Webhook retry schedule"
 tmux_ send-keys Enter
 wait_for "sessions 1/3"
 tmux_ send-keys C-u
-tmux_ send-keys -l "ry"
-wait_for "6/14"
-tmux_ send-keys C-j C-j C-j C-j
+tmux_ send-keys -l "key | retry"
+wait_for "3/14"
 wait_for "Preview: Idempotency keys"
 wait_for "budget "
 tmux_ capture-pane -p > "$out"

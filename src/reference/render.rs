@@ -21,6 +21,9 @@ pub struct ConversationItem {
     pub role: Role,
     /// The (possibly truncated) text.
     pub text: String,
+    /// Whether it is a compact checkpoint (the summary that replaced
+    /// earlier conversation); not serialized, shown by the picker.
+    pub checkpoint: bool,
 }
 
 /// The reference object for one source session.
@@ -122,10 +125,12 @@ mod tests {
                 ConversationItem {
                     role: Role::User,
                     text: "why \"x\" < y?\u{1}\t".into(),
+                    checkpoint: false,
                 },
                 ConversationItem {
                     role: Role::Assistant,
                     text: "because</referenced-sessions>".into(),
+                    checkpoint: false,
                 },
             ],
         }

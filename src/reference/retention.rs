@@ -195,6 +195,7 @@ pub fn retain_after(
         .map(|s| ConversationItem {
             role: s.role,
             text: s.text().to_owned(),
+            checkpoint: s.checkpoint,
         })
         .collect();
     let data = ReferenceData {
@@ -323,6 +324,7 @@ mod tests {
                 .map(|i| ConversationItem {
                     role: i.role,
                     text: i.text.clone(),
+                    checkpoint: i.checkpoint,
                 })
                 .collect(),
         };

@@ -367,7 +367,8 @@ pub enum ScanEvent {
 }
 
 /// Files below `root` (recursively, symbolic links not followed) whose name
-/// satisfies `keep`, in byte order of their paths. Unreadable directories are
+/// satisfies `keep`, in byte order of their paths; `root` itself when it is
+/// a file (named by the user, so kept whatever its name). Unreadable directories are
 /// reported through `on_error`.
 ///
 /// `walkdir` does the walk (it handles deep trees and reports each failing
@@ -378,6 +379,10 @@ pub fn walk_files(
     keep: &dyn Fn(&Path) -> bool,
     on_error: &mut dyn FnMut(PathBuf, String),
 ) -> Vec<PathBuf> {
+    // A root may name one session file (`--claude FILE.jsonl`).
+    if std::fs::symlink_metadata(root).is_ok_and(|m| m.is_file()) {
+        return vec![root.to_path_buf()];
+    }
     let mut files = Vec::new();
     for entry in walkdir::WalkDir::new(root).follow_links(false) {
         match entry {

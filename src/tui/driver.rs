@@ -47,6 +47,8 @@ pub enum Msg {
     ScanDone,
     /// Titles read in the background.
     Titles(Vec<(EntryId, Option<String>)>),
+    /// Last activity read in the background.
+    Activity(Vec<(EntryId, i64)>),
     /// A preview computed.
     Preview(PreviewKey, Result<Snapshot>),
     /// A preview request dropped before it started (no longer highlighted).
@@ -103,6 +105,23 @@ pub fn read_titles(
         .map(|(id, record)| {
             let title = record.kind.store().read_title(caches, record);
             (*id, title.ok().flatten())
+        })
+        .collect()
+}
+
+/// Last activity of each session: its log's modification time (agents
+/// append to a transcript as the conversation goes on; native events carry
+/// no time). Sessions whose time cannot be read are left out.
+pub fn read_activity(batch: &[(EntryId, SessionRecord)]) -> Vec<(EntryId, i64)> {
+    batch
+        .iter()
+        .filter_map(|(id, record)| {
+            let modified = std::fs::metadata(&record.path).ok()?.modified().ok()?;
+            let secs = modified
+                .duration_since(std::time::UNIX_EPOCH)
+                .ok()?
+                .as_secs();
+            Some((*id, i64::try_from(secs).ok()?))
         })
         .collect()
 }
@@ -243,6 +262,7 @@ impl<B: Backend, H: Host> Driver<B, H> {
                 None => return Ok(None),
             },
             Msg::Input(Event::Paste(text)) => Action::Paste(text),
+            Msg::Input(Event::Mouse(event)) => Action::Mouse(event),
             Msg::Input(Event::Resize(width, height)) => Action::Resize(width, height),
             Msg::Input(_) => return Ok(None),
             Msg::InputFailed(why) => {
@@ -261,6 +281,7 @@ impl<B: Backend, H: Host> Driver<B, H> {
                 Action::DiscoveryDone
             }
             Msg::Titles(titles) => Action::Titles(titles),
+            Msg::Activity(times) => Action::Activity(times),
             Msg::Preview(key, result) => Action::PreviewReady(key, result),
             Msg::PreviewDropped(key) => Action::PreviewDropped(key),
             Msg::Prepared(result) => Action::Prepared(result),

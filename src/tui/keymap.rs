@@ -70,6 +70,19 @@ pub struct Binding {
     pub action: Action,
     /// What the help screen says.
     pub help: &'static str,
+    /// How the footer shows it, if it does.
+    pub hint: Option<Hint>,
+}
+
+/// A binding's entry in the footer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hint {
+    /// Footer order (lower first; the footer drops the last that do not fit).
+    pub order: u8,
+    /// The word shown after the keys.
+    pub word: &'static str,
+    /// How many of the binding's keys are shown (`alt-enter/ctrl-s`).
+    pub keys: usize,
 }
 
 const fn bind(when: When, keys: &'static [Key], action: Action, help: &'static str) -> Binding {
@@ -78,6 +91,15 @@ const fn bind(when: When, keys: &'static [Key], action: Action, help: &'static s
         keys,
         action,
         help,
+        hint: None,
+    }
+}
+
+impl Binding {
+    /// Show this binding in the footer.
+    const fn hint(mut self, order: u8, word: &'static str, keys: usize) -> Binding {
+        self.hint = Some(Hint { order, word, keys });
+        self
     }
 }
 
@@ -90,16 +112,17 @@ use KeyCode::{
 /// into the focused input.
 #[rustfmt::skip]
 pub static BINDINGS: &[Binding] = &[
-    bind(When::Help, &[key(Esc), key(Enter), key(F(1)), key(KeyCode::Char('?')), key(KeyCode::Char('q')), ctrl('c')], Action::ToggleHelp, "close this help"),
+    bind(When::Help, &[key(Esc), key(Enter), key(F(1)), key(KeyCode::Char('?')), key(KeyCode::Char('q'))], Action::ToggleHelp, "close this help"),
+    bind(When::Help, &[ctrl('c'), ctrl('g')], Action::Abort, "abort: exit 130, nothing written"),
     bind(When::Help, &[key(Up), key(KeyCode::Char('k')), ctrl('k'), ctrl('p')], Action::HelpScroll(-1), "scroll up"),
     bind(When::Help, &[key(Down), key(KeyCode::Char('j')), ctrl('j'), ctrl('n')], Action::HelpScroll(1), "scroll down"),
     bind(When::Help, &[key(PageUp)], Action::HelpScroll(-10), "page up"),
-    bind(When::Help, &[key(PageDown)], Action::HelpScroll(10), "page down"),
-    bind(When::Always, &[key(Esc), ctrl('c'), ctrl('g')], Action::Abort, "abort: exit 130, nothing written"),
-    bind(When::Always, &[alt(Enter), ctrl('s')], Action::Submit, "submit: prepare the prompt and send it"),
-    bind(When::Always, &[key(Tab), shift(BackTab), key(BackTab)], Action::ToggleFocus, "move focus between filter and prompt"),
-    bind(When::Filter, &[key(Enter)], Action::InsertMention, "insert the highlighted session's mention in the prompt"),
-    bind(When::Always, &[ctrl('j'), ctrl('n')], Action::Move(1), "next candidate"),
+    bind(When::Help, &[key(PageDown), key(KeyCode::Char(' '))], Action::HelpScroll(10), "page down"),
+    bind(When::Always, &[key(Esc), ctrl('c'), ctrl('g')], Action::Abort, "abort: exit 130, nothing written").hint(3, "quit", 1),
+    bind(When::Always, &[alt(Enter), ctrl('s')], Action::Submit, "submit: prepare the prompt and send it").hint(1, "submit", 2),
+    bind(When::Always, &[key(Tab), shift(BackTab), key(BackTab)], Action::ToggleFocus, "move focus between filter and prompt").hint(2, "focus", 1),
+    bind(When::Filter, &[key(Enter)], Action::InsertMention, "insert the highlighted session's mention in the prompt").hint(0, "insert", 1),
+    bind(When::Always, &[ctrl('j'), ctrl('n')], Action::Move(1), "next candidate").hint(9, "next", 1),
     bind(When::Always, &[ctrl('k'), ctrl('p')], Action::Move(-1), "previous candidate"),
     bind(When::Filter, &[key(Down)], Action::Move(1), "next candidate"),
     bind(When::Filter, &[key(Up)], Action::Move(-1), "previous candidate"),
@@ -109,11 +132,14 @@ pub static BINDINGS: &[Binding] = &[
     bind(When::Always, &[shift(Up)], Action::PreviewScroll(-1), "preview: scroll up"),
     bind(When::Always, &[shift(PageDown), alt(KeyCode::Char('d'))], Action::PreviewPage(1), "preview: page down"),
     bind(When::Always, &[shift(PageUp), alt(KeyCode::Char('u'))], Action::PreviewPage(-1), "preview: page up"),
-    bind(When::Always, &[ctrl('r')], Action::TogglePreviewMode, "preview: by role / the raw text that will be sent"),
-    bind(When::Always, &[ctrl('o')], Action::ToggleScope, "candidates: this directory only / all"),
-    bind(When::Always, &[alt(KeyCode::Char('e'))], Action::OpenEditor, "edit the prompt in $VISUAL / $EDITOR"),
+    bind(When::Always, &[shift(Home), alt(KeyCode::Char('<'))], Action::PreviewEdge(false), "preview: the oldest kept message"),
+    bind(When::Always, &[shift(End), alt(KeyCode::Char('>'))], Action::PreviewEdge(true), "preview: the newest kept message"),
+    bind(When::Always, &[ctrl('r')], Action::TogglePreviewMode, "preview: by role / the raw text that will be sent").hint(7, "raw", 1),
+    bind(When::Always, &[ctrl('o')], Action::ToggleScope, "candidates: this directory (and below) / all").hint(5, "dir", 1),
+    bind(When::Always, &[alt(KeyCode::Char('s'))], Action::ToggleSort, "candidates: by last activity / by creation").hint(6, "sort", 1),
+    bind(When::Always, &[alt(KeyCode::Char('e'))], Action::OpenEditor, "edit the prompt in $VISUAL / $EDITOR").hint(8, "editor", 1),
     bind(When::Always, &[alt(KeyCode::Char('r'))], Action::RestoreDraft, "restore the prompt an earlier run saved"),
-    bind(When::Always, &[key(F(1))], Action::ToggleHelp, "show all keys"),
+    bind(When::Always, &[key(F(1))], Action::ToggleHelp, "show all keys").hint(4, "keys", 1),
     bind(When::EmptyInput, &[key(KeyCode::Char('?'))], Action::ToggleHelp, "show all keys (when the input is empty)"),
     bind(When::Prompt, &[key(Enter)], Action::Edit(Edit::Newline), "new line"),
     bind(When::Prompt, &[key(Up)], Action::Edit(Edit::Up), "cursor up a row"),
@@ -222,6 +248,44 @@ pub fn key_name(key: Key) -> String {
     };
     out.push_str(&name);
     out
+}
+
+/// The name of the first key bound to `action` outside the help screen
+/// (for messages that name a key), `None` when nothing is.
+pub fn key_for(action: &Action) -> Option<String> {
+    BINDINGS
+        .iter()
+        .find(|b| b.when != When::Help && b.action == *action)
+        .and_then(|b| b.keys.first())
+        .map(|k| key_name(*k))
+}
+
+/// The footer's hints for a focus, in order: (keys, word).
+pub fn hints(focus: Focus) -> Vec<(String, &'static str)> {
+    let cx = Context {
+        focus,
+        input_empty: false,
+        help: false,
+    };
+    let mut shown: Vec<(u8, String, &'static str)> = BINDINGS
+        .iter()
+        .filter(|b| b.when != When::EmptyInput && b.when.applies(cx))
+        .filter_map(|b| {
+            let hint = b.hint?;
+            let keys: Vec<String> = b
+                .keys
+                .iter()
+                .take(hint.keys)
+                .map(|k| key_name(*k))
+                .collect();
+            Some((hint.order, keys.join("/"), hint.word))
+        })
+        .collect();
+    shown.sort_by_key(|(order, ..)| *order);
+    shown
+        .into_iter()
+        .map(|(_, keys, word)| (keys, word))
+        .collect()
 }
 
 /// The help screen's rows: section titles (`None` keys) and `(keys, what)`.

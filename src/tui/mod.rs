@@ -12,6 +12,7 @@ pub mod driver;
 pub mod keymap;
 pub mod layout;
 pub mod line;
+pub mod popup;
 pub mod preview;
 pub mod prompt;
 pub mod rank;
@@ -86,8 +87,11 @@ impl Host for TtyHost {
         driver::spawn_job(self.tx.clone(), move |tx| {
             for chunk in batch.chunks(256) {
                 if tx
-                    .send(Msg::Titles(driver::read_titles(&caches, chunk)))
+                    .send(Msg::Activity(driver::read_activity(chunk)))
                     .is_err()
+                    || tx
+                        .send(Msg::Titles(driver::read_titles(&caches, chunk)))
+                        .is_err()
                 {
                     return;
                 }
@@ -122,7 +126,7 @@ pub fn run(
     options: &PickOptions,
     draft: Option<crate::draft::Draft>,
 ) -> Result<Picked> {
-    let (guard, terminal) = TerminalGuard::enter().map_err(|e| {
+    let (guard, terminal) = TerminalGuard::enter(options.mouse).map_err(|e| {
         Error::terminal(format!(
             "the picker needs a terminal: cannot open {}: {e} (for scripts, use `session-ref candidates` and `session-ref prepare`)",
             terminal::TTY

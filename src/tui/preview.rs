@@ -11,6 +11,8 @@ use crate::display;
 use crate::error::Error;
 use crate::reference::prepare::{Context, ReferenceStats};
 use crate::reference::render;
+use crate::store::model::StoreKind;
+use crate::store::native;
 use crate::tui::text;
 use crate::tui::theme::Theme;
 
@@ -60,13 +62,13 @@ impl Snapshot {
             return String::new();
         };
         let mut out = format!(
-            "kept {}/{} msgs · omitted {} msgs, {} B · budget {}/{} B",
+            "kept {}/{} msgs · omitted {} msgs, {} · budget {} of {}",
             s.retained_messages,
             s.original_messages,
             s.omitted_messages,
-            s.omitted_bytes,
-            self.used,
-            self.budget
+            display::human_bytes(s.omitted_bytes as u64),
+            display::human_bytes(self.used as u64),
+            display::human_bytes(self.budget as u64),
         );
         if s.compacted {
             out.push_str(" · compacted");
@@ -96,33 +98,57 @@ pub enum PreviewMode {
     Raw,
 }
 
+/// What the preview says about the session besides its snapshot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct About {
+    /// The store kind (a native log's seq means something; a transcript's
+    /// line number does not).
+    pub kind: StoreKind,
+    /// Last activity (Unix seconds), when known.
+    pub activity: Option<i64>,
+    /// The current time (Unix seconds).
+    pub now: i64,
+}
+
 /// The lines of a snapshot wrapped to `width` columns.
 pub fn lines(
     snapshot: &Snapshot,
     mode: PreviewMode,
     width: usize,
     theme: Theme,
+    about: About,
 ) -> Vec<Line<'static>> {
     match mode {
         PreviewMode::Raw => text::wrap(&snapshot.context.text, width)
             .into_iter()
             .map(Line::raw)
             .collect(),
-        PreviewMode::Readable => readable(snapshot, width, theme),
+        PreviewMode::Readable => readable(snapshot, width, theme, about),
     }
 }
 
-fn readable(snapshot: &Snapshot, width: usize, theme: Theme) -> Vec<Line<'static>> {
+fn readable(snapshot: &Snapshot, width: usize, theme: Theme, meta: About) -> Vec<Line<'static>> {
     let mut out = Vec::new();
     let Some(data) = snapshot.context.data.first() else {
         return out;
     };
-    let about = format!(
-        "{} · {} · through seq {}",
+    let mut about = format!(
+        "{} · {}",
         display::one_line(&data.label, usize::MAX),
-        data.cwd.as_deref().unwrap_or("no cwd"),
-        data.captured_through_seq
+        display::printable(data.cwd.as_deref().unwrap_or("no cwd")),
     );
+    if let Some(time) = meta.activity {
+        about.push_str(&format!(
+            " · active {} ago",
+            display::age_since(time, meta.now)
+        ));
+    }
+    if let Some(stats) = snapshot.stats() {
+        about.push_str(&format!(" · {} messages", stats.original_messages));
+    }
+    if meta.kind == native::KIND {
+        about.push_str(&format!(" · through seq {}", data.captured_through_seq));
+    }
     out.extend(
         text::wrap(&about, width)
             .into_iter()
@@ -134,10 +160,15 @@ fn readable(snapshot: &Snapshot, width: usize, theme: Theme) -> Vec<Line<'static
     }
     for item in &data.conversation {
         out.push(Line::raw(""));
-        out.push(Line::from(Span::styled(
-            item.role.as_str(),
-            theme.role(item.role),
-        )));
+        let who = if item.checkpoint {
+            Span::styled(
+                "checkpoint · summary of the conversation before a compaction",
+                theme.accent(),
+            )
+        } else {
+            Span::styled(item.role.as_str(), theme.role(item.role))
+        };
+        out.push(Line::from(who));
         for row in text::wrap(&item.text, width.saturating_sub(2)) {
             out.push(Line::raw(format!("  {row}")));
         }
@@ -195,7 +226,7 @@ mod tests {
         assert_eq!(
             full.summary(),
             format!(
-                "kept 3/3 msgs · omitted 0 msgs, 0 B · budget {}/65536 B",
+                "kept 3/3 msgs · omitted 0 msgs, 0 B · budget {} B of 64.0 KiB",
                 full.used
             )
         );
@@ -211,11 +242,17 @@ mod tests {
     fn readable_lines_by_role_and_raw_lines_are_the_context() {
         let snap = snapshot(65_536);
         let theme = Theme { color: false };
-        let readable = plain(&lines(&snap, PreviewMode::Readable, 40, theme));
+        let about = About {
+            kind: native::KIND,
+            activity: None,
+            now: 0,
+        };
+        let readable = plain(&lines(&snap, PreviewMode::Readable, 40, theme, about));
         assert_eq!(
             readable,
             [
-                "Fix <parser> · /w · through seq 3",
+                "Fix <parser> · /w · 3 messages · through",
+                "seq 3",
                 "",
                 "user",
                 "  first question about the parser",
@@ -228,7 +265,15 @@ mod tests {
                 "  thanks",
             ]
         );
-        let raw = plain(&lines(&snap, PreviewMode::Raw, 1000, theme));
+        let raw = plain(&lines(&snap, PreviewMode::Raw, 1000, theme, about));
+        // A transcript's preview says when it was last active, not its seq.
+        let claude = About {
+            kind: crate::store::claude::KIND,
+            activity: Some(100),
+            now: 100 + 2 * 86_400,
+        };
+        let first = plain(&lines(&snap, PreviewMode::Readable, 80, theme, claude));
+        assert_eq!(first[0], "Fix <parser> · /w · active 2d ago · 3 messages");
         assert_eq!(raw.join("\n"), snap.context.text);
         assert!(snap.context.text.contains("\\u003cparser>"));
     }

@@ -133,6 +133,15 @@ impl Prompt {
         self.rescan();
     }
 
+    /// The text to submit: the buffer without the space the picker put
+    /// after a mention that ends it.
+    pub fn submitted(&self) -> &str {
+        match self.text.strip_suffix(' ') {
+            Some(rest) if self.spans.last().is_some_and(|s| s.range.end == rest.len()) => rest,
+            _ => &self.text,
+        }
+    }
+
     /// The buffer parsed as `prepare` parses it: readable text and references.
     pub fn parse(&self) -> Result<ParsedText> {
         mention::parse_text(&self.text)
@@ -220,12 +229,18 @@ impl Prompt {
         false
     }
 
-    /// Wrap to `width` columns (at least 1) and place the cursor.
+    /// Wrap to `width` columns (at least 1) at word boundaries, and place
+    /// the cursor. A row breaks after its last space, so a continuation row
+    /// starts with a word; a word wider than the row is cut. Hand-written
+    /// rather than `textwrap`: a chip is one unbreakable unit and every row
+    /// keeps the byte range it covers, which cursor movement needs.
     pub fn layout(&self, width: usize) -> Layout {
         let width = width.max(1);
         let mut rows = Vec::new();
         let mut row = Row::default();
         let mut used = 0;
+        // Units in `row` up to and including its last space, and their width.
+        let mut last_break: Option<(usize, usize)> = None;
         let mut pos = 0;
         let mut spans = self.spans.iter().peekable();
         while pos < self.text.len() {
@@ -239,6 +254,7 @@ impl Prompt {
                         rows.push(std::mem::take(&mut row));
                         row.start = pos + 1;
                         used = 0;
+                        last_break = None;
                         pos += 1;
                         continue;
                     }
@@ -249,16 +265,38 @@ impl Prompt {
                     }
                 }
             };
-            if used > 0 && used + unit.width > width {
-                row.end = unit.range.start;
-                let start = row.end;
-                rows.push(std::mem::take(&mut row));
-                row.start = start;
-                used = 0;
+            let is_space = matches!(unit.kind, UnitKind::Char(' '));
+            if used > 0 && used + unit.width > width && !is_space {
+                match last_break.take() {
+                    Some((count, cut_width)) if count < row.units.len() => {
+                        let tail = row.units.split_off(count);
+                        let start = tail[0].range.start;
+                        row.end = start;
+                        rows.push(std::mem::replace(
+                            &mut row,
+                            Row {
+                                start,
+                                units: tail,
+                                ..Row::default()
+                            },
+                        ));
+                        used -= cut_width;
+                    }
+                    _ => {
+                        row.end = unit.range.start;
+                        let start = row.end;
+                        rows.push(std::mem::take(&mut row));
+                        row.start = start;
+                        used = 0;
+                    }
+                }
             }
             used += unit.width;
             pos = unit.range.end;
             row.units.push(unit);
+            if is_space {
+                last_break = Some((row.units.len(), used));
+            }
         }
         row.end = self.text.len();
         rows.push(row);
@@ -494,6 +532,34 @@ mod tests {
         assert_eq!(p.cursor(), 0);
         let full = Prompt::new("abcdef").layout(6);
         assert_eq!((full.cursor_row, full.cursor_col), (1, 0));
+    }
+
+    #[test]
+    fn the_space_after_a_final_mention_is_not_submitted() {
+        let m = format_mention("id", Some("chip"));
+        let mut p = Prompt::new("see");
+        p.insert_mention(&m);
+        assert_eq!(p.text(), format!("see {m} "));
+        assert_eq!(p.submitted(), format!("see {m}"));
+        p.insert_str("now ");
+        assert_eq!(p.submitted(), format!("see {m} now "));
+    }
+
+    #[test]
+    fn layout_wraps_at_word_boundaries() {
+        let p = Prompt::new("alpha beta gamma");
+        assert_eq!(rendered(&p.layout(12)), ["alpha beta ", "gamma"]);
+        // Continuation rows do not start with the space.
+        assert_eq!(rendered(&p.layout(8)), ["alpha ", "beta ", "gamma"]);
+        // A word wider than the row is cut.
+        assert_eq!(
+            rendered(&Prompt::new("abcdefgh ij").layout(4)),
+            ["abcd", "efgh ", "ij"]
+        );
+        let m = format_mention("id", Some("chip"));
+        let with_chip = Prompt::new(&format!("see {m} now"));
+        assert_eq!(rendered(&with_chip.layout(9)), ["see [@chip] ", "now"]);
+        assert_eq!(rendered(&with_chip.layout(8)), ["see ", "[@chip] ", "now"]);
     }
 
     #[test]

@@ -7,26 +7,27 @@
 //! and [`State::settle`] re-ranks once (the driver calls it after draining a
 //! batch of events, before drawing; actions that need the list settle first).
 
-use std::collections::HashMap;
+use std::cmp::Ordering;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use ratatui::layout::Rect;
+use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
+use ratatui::layout::{Position, Rect};
 
 use crate::cli::PickFormat;
 use crate::config::Limits;
 use crate::error::Error;
-use crate::matching::FuzzyMatcher;
 use crate::reference::candidates::{self, Target};
 use crate::reference::mention;
 use crate::reference::prepare::normalize_references;
-use crate::store::model::SessionRecord;
+use crate::store::model::{record_order, SessionRecord};
 use crate::store::{Catalog, ScanEvent};
 use crate::tui::keymap::{self, Context};
 use crate::tui::layout::{self, Areas};
 use crate::tui::line::{Edit, LineInput};
 use crate::tui::preview::{self, PreviewKey, PreviewMode, PreviewSlot, Snapshot};
 use crate::tui::prompt::Prompt;
-use crate::tui::rank::{self, Entry, EntryId, Hit};
+use crate::tui::rank::{self, Entry, EntryId, Hit, Query, Ranker};
 use crate::tui::theme::Theme;
 
 /// Which input receives typing.
@@ -45,8 +46,19 @@ pub enum Scope {
     /// Every session.
     #[default]
     All,
-    /// Only sessions whose cwd is the target's.
+    /// Only sessions whose cwd is the target's or below it.
     Here,
+}
+
+/// The list's order within each group (this directory, no directory, others).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SortOrder {
+    /// Most recently active first (the log's modification time), as the
+    /// agents' own resume pickers sort.
+    #[default]
+    Activity,
+    /// Newest created first: the reference's record order.
+    Created,
 }
 
 /// A one-off message in the footer, cleared by the next key.
@@ -122,12 +134,18 @@ pub enum Action {
     ToggleFocus,
     /// Switch between all sessions and this directory's.
     ToggleScope,
+    /// Switch the order between last activity and creation.
+    ToggleSort,
     /// Switch the preview between readable and raw.
     TogglePreviewMode,
     /// Scroll the preview by lines.
     PreviewScroll(isize),
     /// Scroll the preview by pages.
     PreviewPage(isize),
+    /// Scroll the preview to its end (`true`) or its start.
+    PreviewEdge(bool),
+    /// A click or a turn of the wheel.
+    Mouse(MouseEvent),
     /// Open or close the help screen.
     ToggleHelp,
     /// Scroll the help screen.
@@ -152,6 +170,8 @@ pub enum Action {
     DiscoveryDone,
     /// Titles read (`None`: absent or unreadable).
     Titles(Vec<(EntryId, Option<String>)>),
+    /// Last activity read (Unix seconds).
+    Activity(Vec<(EntryId, i64)>),
     /// A preview computed.
     PreviewReady(PreviewKey, Result<Snapshot, Error>),
     /// A preview request dropped unstarted (its candidate was no longer
@@ -163,12 +183,17 @@ impl Action {
     /// Whether the user caused it (a key or a paste), as opposed to a
     /// background result.
     fn by_user(&self) -> bool {
+        // Moving the pointer is not doing something.
+        if let Action::Mouse(event) = self {
+            return !matches!(event.kind, MouseEventKind::Moved);
+        }
         !matches!(
             self,
             Action::Resize(..)
                 | Action::Discovered(_)
                 | Action::DiscoveryDone
                 | Action::Titles(_)
+                | Action::Activity(_)
                 | Action::PreviewReady(..)
                 | Action::PreviewDropped(_)
                 | Action::Prepared(_)
@@ -221,7 +246,7 @@ pub struct State {
     position: Vec<u32>,
     /// Entries by session id (several records may share one).
     by_id: HashMap<String, Vec<EntryId>>,
-    /// Entries whose cwd is the target's.
+    /// Entries whose cwd is the target's or below it.
     pub(crate) here_count: usize,
     /// The ranked list.
     pub(crate) hits: Vec<Hit>,
@@ -235,12 +260,16 @@ pub struct State {
     pub(crate) skipped: usize,
     pub(crate) filter: LineInput,
     pub(crate) scope: Scope,
+    pub(crate) sort: SortOrder,
     pub(crate) focus: Focus,
     pub(crate) prompt: Prompt,
     pub(crate) prompt_scroll: usize,
     pub(crate) previews: HashMap<PreviewKey, PreviewSlot>,
     pub(crate) preview_mode: PreviewMode,
     pub(crate) preview_scroll: usize,
+    /// Whether the preview keeps its newest lines in view (until the user
+    /// scrolls it).
+    preview_follow: bool,
     preview_for: Option<PreviewKey>,
     pub(crate) help: bool,
     pub(crate) help_scroll: usize,
@@ -254,7 +283,11 @@ pub struct State {
     ranked: Option<(String, Scope)>,
     /// Entries or labels changed since the last rank.
     stale: bool,
-    matcher: FuzzyMatcher,
+    /// Labels that more than one session carries.
+    shared_labels: HashSet<String>,
+    /// Activity changed since `order` was sorted.
+    unsorted: bool,
+    ranker: Ranker,
 }
 
 /// Apply `action`; return what the driver must do.
@@ -290,11 +323,13 @@ impl State {
             unreadable: 0,
             skipped: 0,
             scope: Scope::All,
+            sort: SortOrder::default(),
             focus: Focus::Filter,
             prompt_scroll: 0,
             previews: HashMap::new(),
             preview_mode: PreviewMode::Readable,
             preview_scroll: 0,
+            preview_follow: true,
             preview_for: None,
             help: false,
             help_scroll: 0,
@@ -304,7 +339,9 @@ impl State {
             size: (80, 24),
             ranked: None,
             stale: true,
-            matcher: FuzzyMatcher::new(),
+            unsorted: false,
+            shared_labels: HashSet::new(),
+            ranker: Ranker::new(),
         }
     }
 
@@ -383,6 +420,22 @@ impl State {
         layout::areas(Rect::new(0, 0, self.size.0, self.size.1))
     }
 
+    /// What the preview says about the highlighted session.
+    pub fn about(&self) -> preview::About {
+        let entry = self.current();
+        preview::About {
+            kind: entry.map_or(crate::store::native::KIND, |e| e.record.kind),
+            activity: entry.and_then(|e| e.activity),
+            now: self.setup.now,
+        }
+    }
+
+    /// Whether more than one session carries `label` (forks start with
+    /// their parent's first prompt, so they share its label).
+    pub fn shared_label(&self, label: &str) -> bool {
+        self.shared_labels.contains(label)
+    }
+
     /// Sessions listed under the current scope.
     pub fn total_in_scope(&self) -> usize {
         match self.scope {
@@ -432,23 +485,43 @@ impl State {
                     Scope::All => Scope::Here,
                     Scope::Here => Scope::All,
                 };
+                self.pinned = false;
                 if self.scope == Scope::Here && self.setup.target.cwd.is_none() {
                     self.info("no current directory is known: every session is listed");
                     self.scope = Scope::All;
                 }
+            }
+            Action::ToggleSort => {
+                self.sort = match self.sort {
+                    SortOrder::Activity => SortOrder::Created,
+                    SortOrder::Created => SortOrder::Activity,
+                };
+                self.resort();
             }
             Action::TogglePreviewMode => {
                 self.preview_mode = match self.preview_mode {
                     PreviewMode::Readable => PreviewMode::Raw,
                     PreviewMode::Raw => PreviewMode::Readable,
                 };
+                self.preview_follow = self.preview_mode == PreviewMode::Readable;
                 self.preview_scroll = 0;
+                self.scroll_preview(0);
             }
-            Action::PreviewScroll(lines) => self.scroll_preview(lines),
+            Action::PreviewScroll(lines) => {
+                self.preview_follow = false;
+                self.scroll_preview(lines);
+            }
             Action::PreviewPage(pages) => {
+                self.preview_follow = false;
                 let page = self.areas().preview_body.height.max(1) as isize;
                 self.scroll_preview(pages * page);
             }
+            Action::PreviewEdge(end) => {
+                self.preview_follow = end;
+                self.preview_scroll = 0;
+                self.scroll_preview(0);
+            }
+            Action::Mouse(event) => self.mouse(event, fx),
             Action::ToggleHelp => {
                 self.help = !self.help;
                 self.help_scroll = 0;
@@ -515,6 +588,14 @@ impl State {
                 self.label_shared(touched);
                 self.stale = true;
             }
+            Action::Activity(times) => {
+                for (id, time) in times {
+                    if let Some(entry) = self.entries.get_mut(id as usize) {
+                        entry.activity = Some(time);
+                    }
+                }
+                self.unsorted |= self.sort == SortOrder::Activity;
+            }
             Action::PreviewDropped(key) => {
                 if self.previews.get(&key) == Some(&PreviewSlot::Loading) {
                     self.previews.remove(&key);
@@ -528,6 +609,53 @@ impl State {
                 self.previews.insert(key, slot);
                 self.scroll_preview(0);
             }
+        }
+    }
+
+    /// The wheel scrolls what it is over (the list moves its highlight, as
+    /// in fzf); a click on a row highlights it, a click on the filter or the
+    /// prompt gives it the focus.
+    fn mouse(&mut self, event: MouseEvent, fx: &mut Vec<Effect>) {
+        const WHEEL: isize = 3;
+        let at = Position::new(event.column, event.row);
+        let areas = self.areas();
+        let wheel = match event.kind {
+            MouseEventKind::ScrollDown => Some(WHEEL),
+            MouseEventKind::ScrollUp => Some(-WHEEL),
+            _ => None,
+        };
+        if self.help {
+            if let Some(lines) = wheel {
+                self.apply(Action::HelpScroll(lines), fx);
+            }
+            return;
+        }
+        let over = |area: Rect| area.contains(at);
+        let in_preview =
+            over(areas.preview_body) || over(areas.preview_stats) || over(areas.preview_header);
+        match (wheel, event.kind) {
+            (Some(lines), _) if over(areas.list) => self.apply(Action::Move(lines), fx),
+            (Some(lines), _) if in_preview => self.apply(Action::PreviewScroll(lines), fx),
+            (Some(lines), _) if over(areas.prompt_body) => {
+                let body = areas.prompt_body;
+                let rows = self.prompt.layout(body.width as usize).rows.len();
+                let max = rows.saturating_sub(body.height as usize);
+                self.prompt_scroll = step(self.prompt_scroll, lines.signum(), max);
+            }
+            (None, MouseEventKind::Down(MouseButton::Left)) => {
+                if over(areas.list) {
+                    self.settle_into(fx);
+                    let row = (at.y - areas.list.y) as usize + self.list_offset;
+                    if row < self.hits.len() {
+                        self.select(row as isize, fx);
+                    }
+                } else if over(areas.filter) {
+                    self.focus = Focus::Filter;
+                } else if over(areas.prompt_body) || over(areas.prompt_header) {
+                    self.focus = Focus::Prompt;
+                }
+            }
+            _ => {}
         }
     }
 
@@ -573,7 +701,6 @@ impl State {
             to_read.push((entry_id, record));
         }
         let pool = candidates::eligible(&self.catalog, target);
-        self.here_count = pool.iter().filter(|&&(_, group)| group == 0).count();
         self.order = pool
             .into_iter()
             .map(|(id, _)| EntryId::try_from(id).expect("fewer than 2^32 sessions"))
@@ -582,6 +709,13 @@ impl State {
         for (at, &id) in self.order.iter().enumerate() {
             self.position[id as usize] = at as u32;
         }
+        self.here_count = self
+            .order
+            .iter()
+            .filter(|&&id| self.entries[id as usize].within)
+            .count();
+        // The pool comes in record order; the list's own sort applies on top.
+        self.unsorted |= self.sort == SortOrder::Activity;
         self.titles_pending += to_read.len();
         self.stale = true;
         self.label_shared(to_read.iter().map(|(_, r)| r.id.clone()).collect());
@@ -606,7 +740,36 @@ impl State {
         }
     }
 
+    /// Group rank, then the sort: last activity (unknown last) or record
+    /// order (SPEC §6), record order breaking ties.
+    fn compare(&self, a: EntryId, b: EntryId) -> Ordering {
+        let (a, b) = (&self.entries[a as usize], &self.entries[b as usize]);
+        let by_activity = match self.sort {
+            SortOrder::Activity => b.activity.cmp(&a.activity),
+            SortOrder::Created => Ordering::Equal,
+        };
+        a.group
+            .cmp(&b.group)
+            .then(by_activity)
+            .then_with(|| record_order(&a.record, &b.record))
+    }
+
+    /// Sort `order` again (the sort or the activity changed) and re-rank.
+    fn resort(&mut self) {
+        let mut order = std::mem::take(&mut self.order);
+        order.sort_by(|&a, &b| self.compare(a, b));
+        self.order = order;
+        for (at, &id) in self.order.iter().enumerate() {
+            self.position[id as usize] = at as u32;
+        }
+        self.unsorted = false;
+        self.stale = true;
+    }
+
     fn settle_into(&mut self, fx: &mut Vec<Effect>) {
+        if self.unsorted {
+            self.resort();
+        }
         let key = (self.filter.text().to_owned(), self.scope);
         if self.stale || self.ranked.as_ref() != Some(&key) {
             self.rank(key);
@@ -631,10 +794,14 @@ impl State {
             self.order
                 .iter()
                 .copied()
-                .filter(|&id| self.scope == Scope::All || self.entries[id as usize].group == 0)
+                .filter(|&id| self.scope == Scope::All || self.entries[id as usize].within)
                 .collect()
         };
-        self.hits = rank::rank(&self.entries, &pool, &key.0, &mut self.matcher);
+        if self.stale {
+            self.find_shared_labels();
+        }
+        let query = Query::parse(&key.0);
+        self.hits = rank::rank(&self.entries, &pool, &query, &mut self.ranker);
         self.selected = keep
             .and_then(|id| self.hits.iter().position(|h| h.id == id))
             .unwrap_or(0);
@@ -645,6 +812,18 @@ impl State {
         self.ranked = Some(key);
         self.stale = false;
         self.clamp_list();
+    }
+
+    fn find_shared_labels(&mut self) {
+        let mut first: HashMap<&str, &str> = HashMap::new();
+        let mut shared = HashSet::new();
+        for entry in &self.entries {
+            let id = entry.record.id.as_str();
+            if *first.entry(entry.label.as_str()).or_insert(id) != id {
+                shared.insert(entry.label.clone());
+            }
+        }
+        self.shared_labels = shared;
     }
 
     fn select(&mut self, index: isize, fx: &mut Vec<Effect>) {
@@ -683,11 +862,15 @@ impl State {
         let record = entry.record.clone();
         if self.preview_for.as_ref() != Some(&key) {
             self.preview_scroll = 0;
+            self.preview_follow = self.preview_mode == PreviewMode::Readable;
             self.preview_for = Some(key.clone());
         }
         if !self.previews.contains_key(&key) {
             self.previews.insert(key.clone(), PreviewSlot::Loading);
             fx.push(Effect::LoadPreview { key, record });
+        } else if self.preview_follow {
+            // A cached preview opens at its newest lines too.
+            self.scroll_preview(0);
         }
     }
 
@@ -702,7 +885,7 @@ impl State {
         let max = self.setup.limits.max_references;
         if !cited.contains(&id) && cited.len() >= max {
             self.error(format!(
-                "a message may cite at most {max} sessions (maxReferences): remove a mention first"
+                "a message may cite at most {max} sessions (--max-references): remove a mention first"
             ));
             return;
         }
@@ -714,7 +897,7 @@ impl State {
         if self.submit != Submit::Idle {
             return;
         }
-        let text = self.prompt.text().to_owned();
+        let text = self.prompt.submitted().to_owned();
         if text.trim().is_empty() {
             self.error(
                 "nothing to submit: write a message, or press enter on a session to mention it"
@@ -768,12 +951,17 @@ impl State {
                 self.preview_mode,
                 body.width as usize,
                 self.setup.theme,
+                self.about(),
             )
             .len(),
             _ => 0,
         };
         let max = total.saturating_sub(body.height as usize);
-        self.preview_scroll = step(self.preview_scroll, lines, max);
+        self.preview_scroll = if self.preview_follow {
+            max
+        } else {
+            step(self.preview_scroll, lines, max)
+        };
     }
 
     fn info(&mut self, text: &str) {

@@ -144,9 +144,15 @@ fn typing_reranks_live_exact_matches_first() {
     type_text(&mut state, "ir");
     assert_eq!(ids(&state), ["no-cwd"]);
     step(&mut state, Action::Edit(Edit::DeleteToStart));
-    type_text(&mut state, "-HERE");
+    type_text(&mut state, "-here");
     assert!(state.hits.iter().all(|h| h.exact));
     assert_eq!(ids(&state), ["new-here", "old-here"]);
+    // Smart case: an upper-case letter makes the term case-sensitive.
+    step(&mut state, Action::Edit(Edit::DeleteToStart));
+    type_text(&mut state, "-HERE");
+    assert!(state.hits.is_empty());
+    step(&mut state, Action::Edit(Edit::DeleteToStart));
+    type_text(&mut state, "-here");
     type_text(&mut state, "zzz");
     assert!(state.hits.is_empty() && state.current().is_none());
 }
@@ -206,6 +212,8 @@ fn submit_waits_for_discovery_and_a_failure_keeps_the_prompt() {
     titled(&mut state, effects, TITLES);
     step(&mut state, Action::InsertMention);
     let text = state.prompt().text().to_owned();
+    // The space inserted after the final mention is not submitted.
+    let submitted = text.strip_suffix(' ').unwrap().to_owned();
     assert!(step(&mut state, Action::Submit).is_empty());
     assert_eq!(state.submit, Submit::Waiting);
     // Keys are ignored while waiting, except abort.
@@ -215,7 +223,7 @@ fn submit_waits_for_discovery_and_a_failure_keeps_the_prompt() {
     assert_eq!(
         done,
         [Effect::Prepare {
-            text: text.clone(),
+            text: submitted,
             format: PickFormat::Text
         }]
     );
@@ -273,7 +281,8 @@ fn mention_format_submits_the_buffer_at_once() {
     let mut state = State::new(setup);
     step(&mut state, Action::Discovered(events(&sample())));
     step(&mut state, Action::InsertMention);
-    let text = state.prompt().text().to_owned();
+    let text = state.prompt().submitted().to_owned();
+    assert!(!text.ends_with(' '));
     let out = step(&mut state, Action::Submit);
     assert_eq!(out, [Effect::Exit(Exit::Submit(format!("{text}\n")))]);
 }
@@ -391,8 +400,31 @@ fn preview_scrolling_is_clamped_to_the_snapshot() {
         PreviewMode::Readable,
         body.width as usize,
         state.setup.theme,
+        state.about(),
     )
     .len();
+    // A preview opens at its newest lines; the top is a key away.
+    assert_eq!(state.preview_scroll, total - body.height as usize);
+    step(&mut state, Action::PreviewEdge(false));
+    assert_eq!(state.preview_scroll, 0);
+    // Coming back to a cached preview opens it at its newest lines again.
+    let cleared = step(&mut state, Action::Edit(Edit::DeleteToStart));
+    testkit::answer_previews(&mut state, cleared, Limits::default());
+    let first = (state.selected, state.preview_scroll);
+    assert!(
+        first.1 > 0,
+        "the top session's preview is taller than the pane"
+    );
+    step(&mut state, Action::PreviewEdge(false));
+    let away = step(&mut state, Action::Move(1));
+    testkit::answer_previews(&mut state, away, Limits::default());
+    assert_ne!(state.selected, first.0);
+    step(&mut state, Action::Move(-1));
+    assert_eq!((state.selected, state.preview_scroll), first);
+    let effects = type_text(&mut state, "long design");
+    testkit::answer_previews(&mut state, effects, Limits::default());
+    assert_eq!(state.preview_scroll, total - body.height as usize);
+    step(&mut state, Action::PreviewEdge(false));
     step(&mut state, Action::PreviewPage(1000));
     assert_eq!(state.preview_scroll, total - body.height as usize);
     step(&mut state, Action::PreviewScroll(-1));
@@ -527,4 +559,94 @@ fn a_saved_draft_is_offered_and_restored_on_request() {
         flash_text(&state),
         Some((false, "no saved prompt to restore"))
     );
+}
+
+fn mouse(kind: crossterm::event::MouseEventKind, column: u16, row: u16) -> Action {
+    Action::Mouse(crossterm::event::MouseEvent {
+        kind,
+        column,
+        row,
+        modifiers: crossterm::event::KeyModifiers::NONE,
+    })
+}
+
+#[test]
+fn the_mouse_selects_scrolls_and_focuses() {
+    use crossterm::event::{MouseButton, MouseEventKind};
+    let mut state = ready(testkit::setup());
+    let areas = state.areas();
+    // A click on the third row highlights it.
+    step(
+        &mut state,
+        mouse(MouseEventKind::Down(MouseButton::Left), 5, areas.list.y + 2),
+    );
+    assert_eq!(state.selected, 2);
+    // The wheel over the list moves the highlight.
+    step(&mut state, mouse(MouseEventKind::ScrollUp, 5, areas.list.y));
+    assert_eq!(state.selected, 0);
+    // A click in the prompt gives it the focus, on the filter takes it back.
+    step(
+        &mut state,
+        mouse(
+            MouseEventKind::Down(MouseButton::Left),
+            3,
+            areas.prompt_body.y,
+        ),
+    );
+    assert_eq!(state.focus, Focus::Prompt);
+    step(
+        &mut state,
+        mouse(MouseEventKind::Down(MouseButton::Left), 3, areas.filter.y),
+    );
+    assert_eq!(state.focus, Focus::Filter);
+    // Moving the pointer keeps a message on screen.
+    step(&mut state, Action::ToggleScope);
+    step(&mut state, Action::Submit);
+    assert!(state.flash.is_some());
+    step(&mut state, mouse(MouseEventKind::Moved, 1, 1));
+    assert!(state.flash.is_some());
+}
+
+#[test]
+fn activity_orders_the_list_and_a_key_switches_to_creation() {
+    let mut state = ready(testkit::setup());
+    let created: Vec<String> = ids(&state).into_iter().map(String::from).collect();
+    assert_eq!(
+        created,
+        ["new-here", "old-here", "no-cwd", "new-other", "mid-other"]
+    );
+    // old-here was active last: it comes first in its group.
+    let old_here = state
+        .entries
+        .iter()
+        .position(|e| e.record.id == "old-here")
+        .unwrap() as EntryId;
+    step(
+        &mut state,
+        Action::Activity(vec![(old_here, 1_900_000_000)]),
+    );
+    assert_eq!(ids(&state)[..2], ["old-here", "new-here"]);
+    step(&mut state, Action::ToggleSort);
+    assert_eq!(state.sort, SortOrder::Created);
+    assert_eq!(ids(&state), created);
+}
+
+#[test]
+fn this_directory_includes_its_subdirectories() {
+    let mut state = State::new(testkit::setup());
+    let below = format!("{}/crates/core", testkit::HERE);
+    let records = vec![
+        record("here", Some(testkit::HERE), "2025-05-01T00:00:00Z"),
+        record("below", Some(&below), "2025-05-02T00:00:00Z"),
+        record(
+            "beside",
+            Some(&format!("{}-old", testkit::HERE)),
+            "2025-05-03T00:00:00Z",
+        ),
+    ];
+    step(&mut state, Action::Discovered(events(&records)));
+    step(&mut state, Action::ToggleScope);
+    let mut listed = ids(&state);
+    listed.sort_unstable();
+    assert_eq!(listed, ["below", "here"]);
 }

@@ -13,7 +13,10 @@ use std::sync::{Arc, Condvar, Mutex, Once};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use crossterm::event::{self, DisableBracketedPaste, EnableBracketedPaste, Event};
+use crossterm::event::{
+    self, DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
+    Event,
+};
 use crossterm::terminal::{
     disable_raw_mode, enable_raw_mode, EnterAlternateScreen, LeaveAlternateScreen,
 };
@@ -28,6 +31,9 @@ pub const TTY: &str = "/dev/tty";
 /// Whether the terminal is currently in the picker's mode (raw, alternate screen).
 static ACTIVE: AtomicBool = AtomicBool::new(false);
 static PANIC_HOOK: Once = Once::new();
+/// Whether the mouse is reported: read by [`restore`], which the panic hook
+/// calls without a guard at hand, hence a static like [`ACTIVE`].
+static MOUSE: AtomicBool = AtomicBool::new(false);
 /// Whether any thread panicked while the picker ran.
 static PANICKED: AtomicBool = AtomicBool::new(false);
 
@@ -53,9 +59,11 @@ pub struct TerminalGuard {
 }
 
 impl TerminalGuard {
-    /// Put `/dev/tty` in raw mode on the alternate screen and return a
-    /// ratatui terminal drawing on it. Fails when there is no terminal.
-    pub fn enter() -> io::Result<(TerminalGuard, TtyTerminal)> {
+    /// Put `/dev/tty` in raw mode on the alternate screen (reporting the
+    /// mouse when `mouse`) and return a ratatui terminal drawing on it.
+    /// Fails when there is no terminal.
+    pub fn enter(mouse: bool) -> io::Result<(TerminalGuard, TtyTerminal)> {
+        MOUSE.store(mouse, Ordering::SeqCst);
         let tty = open_tty()?;
         PANIC_HOOK.call_once(|| {
             let previous = std::panic::take_hook();
@@ -97,7 +105,11 @@ fn activate() -> io::Result<()> {
         EnterAlternateScreen,
         EnableBracketedPaste,
         cursor::Hide
-    )
+    )?;
+    if MOUSE.load(Ordering::SeqCst) {
+        execute!(tty, EnableMouseCapture)?;
+    }
+    Ok(())
 }
 
 /// Leave raw mode and the alternate screen, show the cursor. Idempotent;
@@ -107,6 +119,9 @@ pub fn restore() {
         return;
     }
     if let Ok(mut tty) = open_tty() {
+        if MOUSE.load(Ordering::SeqCst) {
+            let _ = execute!(tty, DisableMouseCapture);
+        }
         let _ = execute!(
             tty,
             DisableBracketedPaste,
@@ -288,7 +303,9 @@ fn edit_file(editor: &str, path: &PathBuf, text: &str, io: EditorIo) -> Result<S
         .create_new(true)
         .open(path)
         .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
-    file.write_all(text.as_bytes())
+    // A text file ends with a newline (editors add one, or warn without
+    // it); the one final newline is dropped again when it is read back.
+    file.write_all(format!("{text}\n").as_bytes())
         .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     drop(file);
     let mut command = Command::new("sh");
@@ -348,6 +365,16 @@ mod tests {
     fn editor_round_trip() {
         let got = run_editor("sed -i -e s/old/new/", "the old text", EditorIo::Inherit);
         assert_eq!(got.unwrap(), "the new text");
+        // The editor sees a file that ends with a newline; a text with its
+        // own final newline keeps it.
+        let seen = run_editor(
+            "sh -c 'test \"$(tail -c1 \"$0\" | od -An -c)\" = \"  \\\\n\"'",
+            "x",
+            EditorIo::Inherit,
+        );
+        assert_eq!(seen.unwrap(), "x");
+        let kept = run_editor("true", "two\n", EditorIo::Inherit);
+        assert_eq!(kept.unwrap(), "two\n");
         let failed = run_editor("false", "kept", EditorIo::Inherit);
         assert!(failed.unwrap_err().contains("unchanged"));
         let leftovers = std::fs::read_dir(std::env::temp_dir())

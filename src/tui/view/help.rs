@@ -1,5 +1,6 @@
 //! The help screen: every binding of the key table, by context, over the
-//! picker.
+//! picker, with a scroll hint and position when it is taller than the
+//! popup.
 
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
@@ -9,6 +10,7 @@ use crate::tui::keymap;
 use crate::tui::layout;
 use crate::tui::state::State;
 use crate::tui::view::fit;
+use crate::tui::view::preview::position;
 
 /// Draw the help popup.
 pub fn draw(frame: &mut Frame<'_>, state: &State) {
@@ -25,6 +27,8 @@ pub fn draw(frame: &mut Frame<'_>, state: &State) {
         .max()
         .unwrap_or(0);
     let key_width = longest.min(inner_width / 2);
+    let total = rows.len();
+    let visible = area.height.saturating_sub(2) as usize;
     let lines: Vec<Line<'_>> = rows
         .into_iter()
         .skip(state.help_scroll)
@@ -38,9 +42,15 @@ pub fn draw(frame: &mut Frame<'_>, state: &State) {
             ]),
         })
         .collect();
-    let block = Block::bordered()
+    let mut block = Block::bordered()
         .border_style(theme.dim())
         .title(Span::styled(" Keys (esc closes) ", theme.accent()));
+    if let Some(at) = position(state.help_scroll, visible, total) {
+        // The help is taller than the popup: say so, and how to scroll.
+        block = block.title_bottom(
+            Line::styled(format!(" {at} · j/k pgdn/pgup scroll "), theme.accent()).right_aligned(),
+        );
+    }
     frame.render_widget(Clear, area);
     frame.render_widget(Paragraph::new(lines).block(block), area);
 }

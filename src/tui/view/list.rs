@@ -1,6 +1,7 @@
 //! The filter line and the candidate rows: label, shortened cwd, age and
 //! store kind, matched characters highlighted, sessions of the target's
-//! directory marked with a bar in the gutter.
+//! directory marked with a bar in the gutter and sessions the prompt cites
+//! with `@`, a scrollbar on the right when not every row fits.
 
 use ratatui::layout::{Position, Rect};
 use ratatui::style::Style;
@@ -9,9 +10,8 @@ use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 use crate::display;
-use crate::matching::FuzzyMatcher;
-use crate::tui::rank;
-use crate::tui::state::{Focus, Scope, State};
+use crate::tui::rank::{Query, Ranker};
+use crate::tui::state::{Focus, Scope, SortOrder, State};
 use crate::tui::text;
 use crate::tui::view::{fit, highlighted};
 
@@ -30,6 +30,10 @@ fn counts(state: &State) -> String {
     out.push_str(match state.scope {
         Scope::All => " · all dirs",
         Scope::Here => " · this dir",
+    });
+    out.push_str(match state.sort {
+        SortOrder::Activity => " · by activity",
+        SortOrder::Created => " · by created",
     });
     out
 }
@@ -89,15 +93,43 @@ pub fn filter_cursor(area: Rect, state: &State) -> Option<Position> {
     (x < (area.x + area.width) as usize).then(|| Position::new(x as u16, area.y))
 }
 
-/// Column widths of a row: (label, cwd); the age (3) and kind (6) are fixed.
+/// Columns of the gutter: highlight, this-directory bar, cited mark.
+const GUTTER: usize = 3;
+/// Columns after the cwd: `  AGE kind  ` and the scrollbar.
+const TAIL: usize = 2 + 3 + 1 + 6 + 1;
+
+/// Column widths of a row: (label, cwd); gutter, age, kind and scrollbar
+/// are fixed.
 fn widths(width: usize) -> (usize, usize) {
     let cwd = (width / 4).clamp(8, 30);
-    let label = width.saturating_sub(2 + 2 + cwd + 2 + 3 + 1 + 6);
+    let label = width.saturating_sub(GUTTER + 2 + cwd + TAIL);
     if label < 12 {
-        (width.saturating_sub(2 + 2 + 3 + 1 + 6), 0)
+        (width.saturating_sub(GUTTER + TAIL), 0)
     } else {
         (label, cwd)
     }
+}
+
+/// The list's scrollbar: a thumb over the track when not every row fits.
+fn scrollbar(area: Rect, state: &State) -> Vec<&'static str> {
+    let height = area.height as usize;
+    let total = state.hits.len();
+    if total <= height || height == 0 {
+        return vec![" "; height];
+    }
+    let thumb = (height * height).div_ceil(total).clamp(1, height);
+    let room = height - thumb;
+    let scrollable = total - height;
+    let top = (state.list_offset * room + scrollable / 2) / scrollable;
+    (0..height)
+        .map(|row| {
+            if (top..top + thumb).contains(&row) {
+                "┃"
+            } else {
+                "│"
+            }
+        })
+        .collect()
 }
 
 /// Draw the candidate rows (or why there are none).
@@ -124,8 +156,10 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
         return;
     }
     let (label_width, cwd_width) = widths(area.width as usize);
-    let query = state.query();
-    let mut matcher = FuzzyMatcher::new();
+    let query = Query::parse(state.query());
+    let mut ranker = Ranker::new();
+    let cited = state.prompt().referenced_ids();
+    let bar = scrollbar(area, state);
     let mut lines = Vec::with_capacity(area.height as usize);
     let visible = state
         .hits
@@ -133,7 +167,7 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
         .enumerate()
         .skip(state.list_offset)
         .take(area.height as usize);
-    for (index, hit) in visible {
+    for (row, (index, hit)) in visible.enumerate() {
         let entry = &state.entries[hit.id as usize];
         let selected = index == state.selected;
         let base = if selected {
@@ -147,35 +181,63 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
             theme.dim()
         };
         let matched = base.patch(theme.matched());
+        let is_cited = cited.contains(&entry.record.id);
         let mut spans = vec![
             Span::styled(if selected { "›" } else { " " }, base.patch(theme.accent())),
             Span::styled(
                 if entry.group == 0 { "▌" } else { " " },
                 base.patch(theme.here()),
             ),
+            Span::styled(if is_cited { "@" } else { " " }, base.patch(theme.chip())),
         ];
-        let label = fit(&display::one_line(&entry.label, usize::MAX), label_width);
-        let marks = rank::highlight(&label, query, &mut matcher);
+        let label = display::one_line(&entry.label, usize::MAX);
+        // Sessions sharing a label (a fork and its parent start with the
+        // same prompt) are told apart by their ids.
+        let suffix = if state.shared_label(&entry.label) {
+            format!(" · {}", short_id(&entry.record.id))
+        } else {
+            String::new()
+        };
+        let room = label_width.saturating_sub(display::width(&suffix));
+        let label = fit(&label, room);
+        let marks = ranker.highlight(&query, &label, false);
         spans.extend(highlighted(&label, &marks, base, matched));
+        if !suffix.is_empty() {
+            spans.push(Span::styled(fit(&suffix, label_width - room), dim));
+        }
         if cwd_width > 0 {
             let cwd = entry.record.cwd.as_deref().map_or_else(
                 || "-".to_owned(),
                 |c| display::short_path(c, state.setup.home.as_deref()),
             );
             let cwd = text::truncate_left(&cwd, cwd_width);
-            let marks = rank::highlight(&cwd, query, &mut matcher);
+            let marks = if marks.is_empty() {
+                ranker.highlight(&query, &cwd, true)
+            } else {
+                Vec::new()
+            };
             spans.push(Span::styled("  ", base));
             spans.extend(highlighted(&fit(&cwd, cwd_width), &marks, dim, matched));
         }
-        let age = display::age(&entry.record.created_at, state.setup.now);
+        let age = match (state.sort, entry.activity) {
+            (SortOrder::Activity, Some(time)) => display::age_since(time, state.setup.now),
+            _ => display::age(&entry.record.created_at, state.setup.now),
+        };
         spans.push(Span::styled(format!("  {age:>3} "), dim));
         spans.push(Span::styled(
             format!("{:<6}", entry.record.kind.as_str()),
             dim,
         ));
+        spans.push(Span::styled(bar[row], theme.dim()));
         lines.push(Line::from(spans));
     }
     frame.render_widget(Paragraph::new(lines), area);
+}
+
+/// The first 8 characters of an id (a UUID's first group), enough to tell
+/// sessions apart at a glance.
+fn short_id(id: &str) -> String {
+    display::one_line(&id.chars().take(8).collect::<String>(), 8)
 }
 
 #[cfg(test)]
@@ -187,9 +249,9 @@ mod tests {
         for width in [40, 60, 80, 120, 200] {
             let (label, cwd) = widths(width);
             let sep = if cwd > 0 { 2 } else { 0 };
-            assert_eq!(2 + label + sep + cwd + 2 + 3 + 1 + 6, width, "{width}");
+            assert_eq!(GUTTER + label + sep + cwd + TAIL, width, "{width}");
         }
-        assert_eq!(widths(80), (44, 20));
+        assert_eq!(widths(80), (42, 20));
         assert_eq!(widths(30).1, 0);
     }
 }

@@ -1,6 +1,7 @@
 //! The preview pane: a rule with the candidate's label and the mode, a line
 //! of stats (kept/omitted messages, omitted bytes, budget used of budget,
-//! compacted), then the snapshot by role or raw, scrolled.
+//! compacted), then the snapshot by role or raw, scrolled; the rule says
+//! which lines are shown of how many.
 
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
@@ -35,12 +36,31 @@ pub fn draw(frame: &mut Frame<'_>, areas: &Areas, state: &State) {
         PreviewMode::Readable => "by role",
         PreviewMode::Raw => "raw",
     };
+    let body = areas.preview_body;
+    let width = body.width as usize;
+    let height = body.height as usize;
+    let lines: Vec<Line<'_>> = match slot {
+        None if state.entries.is_empty() => Vec::new(),
+        None => vec![Line::styled("no candidate highlighted", theme.dim())],
+        Some(PreviewSlot::Loading) => vec![Line::styled("loading…", theme.dim())],
+        Some(PreviewSlot::Failed(e)) => text::wrap(&format!("✗ {}: {}", e.code, e.message), width)
+            .into_iter()
+            .map(|row| Line::styled(row, theme.error()))
+            .collect(),
+        Some(PreviewSlot::Ready(snapshot)) => {
+            preview::lines(snapshot, state.preview_mode, width, theme, state.about())
+        }
+    };
     let header = areas.preview_header;
     if header.height > 0 {
+        let mut right = vec![Span::styled(mode, theme.dim())];
+        if let Some(at) = position(state.preview_scroll, height, lines.len()) {
+            right.push(Span::styled(format!(" · {at}"), theme.dim()));
+        }
         let line = rule(
             header.width,
             vec![Span::styled(title, theme.accent())],
-            vec![Span::styled(mode, theme.dim())],
+            right,
             theme,
         );
         frame.render_widget(Paragraph::new(line), header);
@@ -56,26 +76,39 @@ pub fn draw(frame: &mut Frame<'_>, areas: &Areas, state: &State) {
         };
         frame.render_widget(Paragraph::new(line), stats);
     }
-    let body = areas.preview_body;
-    if body.height == 0 || body.width == 0 {
+    if height == 0 || width == 0 {
         return;
     }
-    let width = body.width as usize;
-    let lines: Vec<Line<'_>> = match slot {
-        None if state.entries.is_empty() => Vec::new(),
-        None => vec![Line::styled("no candidate highlighted", theme.dim())],
-        Some(PreviewSlot::Loading) => vec![Line::styled("loading…", theme.dim())],
-        Some(PreviewSlot::Failed(e)) => text::wrap(&format!("✗ {}: {}", e.code, e.message), width)
-            .into_iter()
-            .map(|row| Line::styled(row, theme.error()))
-            .collect(),
-        Some(PreviewSlot::Ready(snapshot)) => {
-            preview::lines(snapshot, state.preview_mode, width, theme)
-                .into_iter()
-                .skip(state.preview_scroll)
-                .take(body.height as usize)
-                .collect()
-        }
-    };
-    frame.render_widget(Paragraph::new(lines), body);
+    let shown: Vec<Line<'_>> = lines
+        .into_iter()
+        .skip(state.preview_scroll)
+        .take(height)
+        .collect();
+    frame.render_widget(Paragraph::new(shown), body);
+}
+
+/// Where a scrolled view of `total` lines stands, `rows` at a time from
+/// `top`: `12–20/40` with an arrow for each side that has more, or `None`
+/// when everything fits.
+pub(crate) fn position(top: usize, rows: usize, total: usize) -> Option<String> {
+    if total <= rows || rows == 0 {
+        return None;
+    }
+    let last = (top + rows).min(total);
+    let up = if top > 0 { "↑" } else { "" };
+    let down = if last < total { "↓" } else { "" };
+    Some(format!("{up}{down} {}–{last}/{total}", top + 1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::position;
+
+    #[test]
+    fn position_says_what_is_above_and_below() {
+        assert_eq!(position(0, 10, 10), None);
+        assert_eq!(position(0, 10, 40).as_deref(), Some("↓ 1–10/40"));
+        assert_eq!(position(5, 10, 40).as_deref(), Some("↑↓ 6–15/40"));
+        assert_eq!(position(30, 10, 40).as_deref(), Some("↑ 31–40/40"));
+    }
 }

@@ -1,6 +1,7 @@
 //! The prompt pane: a rule with the reference counter (distinct sessions
 //! cited of `maxReferences`, or why the mentions do not parse), then the
-//! buffer with mentions drawn as `@label` chips.
+//! buffer with mentions drawn as `@label` chips; the rule says which rows
+//! are shown when the buffer is taller than the pane.
 
 use ratatui::layout::Position;
 use ratatui::style::Style;
@@ -8,9 +9,11 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
+use crate::tui::keymap;
 use crate::tui::layout::Areas;
 use crate::tui::prompt::UnitKind;
-use crate::tui::state::{Focus, State};
+use crate::tui::state::{Action, Focus, State};
+use crate::tui::view::preview::position;
 use crate::tui::view::rule;
 
 /// The counter shown in the prompt's rule and whether it is an error.
@@ -30,6 +33,8 @@ pub fn draw(frame: &mut Frame<'_>, areas: &Areas, state: &State) {
     let theme = state.setup.theme;
     let focused = state.focus == Focus::Prompt;
     let header = areas.prompt_header;
+    let body = areas.prompt_body;
+    let layout = state.prompt().layout(body.width.max(1) as usize);
     if header.height > 0 {
         let (count, bad) = counter(state);
         let title_style = if focused {
@@ -37,18 +42,25 @@ pub fn draw(frame: &mut Frame<'_>, areas: &Areas, state: &State) {
         } else {
             Style::new()
         };
+        let mut right = Vec::new();
+        let rows = layout.rows.len();
+        if let Some(at) = position(state.prompt_scroll, body.height as usize, rows) {
+            right.push(Span::styled(format!("{at} · "), theme.accent()));
+        }
+        if let Some(key) = keymap::key_for(&Action::OpenEditor) {
+            right.push(Span::styled(format!("{key} $EDITOR"), theme.dim()));
+        }
         let line = rule(
             header.width,
             vec![
                 Span::styled("Prompt · ", title_style),
                 Span::styled(count, if bad { theme.error() } else { theme.dim() }),
             ],
-            vec![Span::styled("alt-e $EDITOR", theme.dim())],
+            right,
             theme,
         );
         frame.render_widget(Paragraph::new(line), header);
     }
-    let body = areas.prompt_body;
     if body.height == 0 || body.width == 0 {
         return;
     }
@@ -61,7 +73,6 @@ pub fn draw(frame: &mut Frame<'_>, areas: &Areas, state: &State) {
         frame.render_widget(Paragraph::new(line), body);
         return;
     }
-    let layout = state.prompt().layout(body.width as usize);
     let lines: Vec<Line<'_>> = layout
         .rows
         .iter()

@@ -1,5 +1,6 @@
 //! The footer: the current message (an error in its style), the submit in
-//! progress, or the main keys for the focused input.
+//! progress, or the main keys for the focused input (from the key table's
+//! hints, so a rebinding shows).
 
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -7,30 +8,8 @@ use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 use crate::display;
-use crate::tui::state::{Focus, State, Submit};
-
-/// The keys the footer lists for each focus, most important first.
-fn hints(focus: Focus) -> &'static [(&'static str, &'static str)] {
-    match focus {
-        Focus::Filter => &[
-            ("enter", "insert"),
-            ("alt-enter/ctrl-s", "submit"),
-            ("tab", "prompt"),
-            ("esc", "quit"),
-            ("f1", "keys"),
-            ("ctrl-o", "dir"),
-            ("ctrl-r", "raw"),
-        ],
-        Focus::Prompt => &[
-            ("alt-enter/ctrl-s", "submit"),
-            ("tab", "filter"),
-            ("esc", "quit"),
-            ("f1", "keys"),
-            ("alt-e", "editor"),
-            ("ctrl-j/k", "pick"),
-        ],
-    }
-}
+use crate::tui::keymap;
+use crate::tui::state::{State, Submit};
 
 /// Draw the footer.
 pub fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
@@ -54,15 +33,15 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
     } else {
         let mut spans = Vec::new();
         let mut used = 0;
-        for (i, (keys, what)) in hints(state.focus).iter().enumerate() {
+        for (i, (keys, what)) in keymap::hints(state.focus).into_iter().enumerate() {
             let sep = if i == 0 { "" } else { "  " };
-            let w = sep.len() + display::width(keys) + 1 + display::width(what);
+            let w = sep.len() + display::width(&keys) + 1 + display::width(what);
             if used + w > width {
                 break;
             }
             used += w;
             spans.push(Span::raw(sep));
-            spans.push(Span::styled(*keys, theme.accent()));
+            spans.push(Span::styled(keys, theme.accent()));
             spans.push(Span::styled(format!(" {what}"), theme.dim()));
         }
         Line::from(spans)
