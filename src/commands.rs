@@ -137,9 +137,9 @@ pub fn run(config: &Config, stdin: Option<String>) -> Result<String> {
         } => Ok(format!("{}\n", mention::format_mention(id, Some(label)))),
         Command::Completions(text) | Command::Man(text) => Ok(text.clone()),
         Command::Pick(_) => Err(Error::internal("the picker is run by the terminal driver")),
-        Command::Hook { .. } | Command::HookInstall(_) | Command::HookUninstall(_) => {
-            Err(Error::internal("hook commands are run by hook::run_command"))
-        }
+        Command::Hook { .. } | Command::HookInstall(_) | Command::HookUninstall(_) => Err(
+            Error::internal("hook commands are run by hook::run_command"),
+        ),
         Command::Search { .. } => Err(Error::internal(
             "search streams its output: run it with search_streaming",
         )),

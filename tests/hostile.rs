@@ -138,6 +138,16 @@ impl Kind {
         name
     }
 
+    /// The id a session written as `stem` is listed under: Claude Code
+    /// names the file after the session, so there it is the file stem
+    /// (lossy where the name is not UTF-8); elsewhere the id in the log.
+    fn id(self, stem: &[u8]) -> String {
+        match self {
+            Kind::Claude => String::from_utf8_lossy(stem).into_owned(),
+            _ => ID.to_owned(),
+        }
+    }
+
     /// The lines of a session titled "Hostile title" at `/w/app`: a
     /// header or first line, then a message.
     fn lines(self) -> Vec<String> {
@@ -209,7 +219,11 @@ fn a_huge_line_where_listing_looks_costs_no_memory() {
             };
             let run = kind.candidates(dir.path());
             let found = only_session(&run);
-            assert_eq!(found["sessionId"], ID, "{kind:?} at_start={at_start}");
+            assert_eq!(
+                found["sessionId"],
+                kind.id(b"big"),
+                "{kind:?} at_start={at_start}"
+            );
             assert_eq!(
                 found["label"], "Hostile title",
                 "{kind:?} at_start={at_start}"
@@ -272,7 +286,7 @@ fn file_names_that_are_not_utf8_are_listed() {
         let dir = tempfile::tempdir().unwrap();
         kind.write(dir.path(), b"caf\xe9-\xff");
         let found = only_session(&kind.candidates(dir.path()));
-        assert_eq!(found["sessionId"], ID, "{kind:?}");
+        assert_eq!(found["sessionId"], kind.id(b"caf\xe9-\xff"), "{kind:?}");
     }
 }
 
@@ -382,6 +396,6 @@ fn fifos_devices_loops_and_torn_lines_do_not_stop_listing() {
         append(&good, "{\"half");
         let run = kind.candidates(dir.path());
         let found = only_session(&run);
-        assert_eq!(found["sessionId"], ID, "{kind:?}");
+        assert_eq!(found["sessionId"], kind.id(b"good"), "{kind:?}");
     }
 }

@@ -11,9 +11,7 @@
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::reference::json;
-use crate::reference::prepare::{
-    context_source_json, Context, ReferenceStats, SourceRef,
-};
+use crate::reference::prepare::{context_source_json, Context, ReferenceStats, SourceRef};
 use crate::reference::projection::{project, ProjectedItem};
 use crate::reference::render;
 use crate::reference::retention::{retain, SourceFields};

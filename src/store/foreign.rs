@@ -297,7 +297,6 @@ impl SurfaceBuilder<Surface> {
         surface.captured_through_seq = captured_through_seq;
         surface
     }
-
 }
 
 /// What identifies one version of a file: its length and modification time,
