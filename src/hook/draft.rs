@@ -5,8 +5,9 @@
 //! keeps nothing. So the hook writes the prompt, with the reason and where it
 //! came from, to a file in `$XDG_STATE_HOME/session-ref/drafts/` (by default
 //! `~/.local/state/session-ref/drafts/`), the recovery directory of
-//! session-ref. Written here because no shared drafts module exists yet; a
-//! later one should take this over.
+//! session-ref ([`crate::draft`] decides where that is). The file keeps the
+//! reason with the prompt, so it lives in its own `drafts/` folder, apart
+//! from the picker's restorable drafts.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -14,11 +15,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The drafts directory from an environment lookup and a home directory.
 pub fn drafts_dir(env: impl Fn(&str) -> Option<String>, home: Option<&Path>) -> Option<PathBuf> {
-    let state = match env("XDG_STATE_HOME").filter(|v| Path::new(v).is_absolute()) {
-        Some(dir) => PathBuf::from(dir),
-        None => home?.join(".local").join("state"),
-    };
-    Some(state.join("session-ref").join("drafts"))
+    crate::draft::Drafts::locate(env, home).map(|drafts| drafts.dir().join("drafts"))
 }
 
 /// A prompt that was stopped, and why.
