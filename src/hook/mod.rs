@@ -29,7 +29,8 @@ use crate::error::{Error, Result};
 use crate::reference::json;
 use crate::reference::mention;
 use crate::reference::prepare::normalize_references;
-use crate::store::{Catalog, StoreRoots};
+use crate::store::index::TitleIndex;
+use crate::store::{Caches, Catalog, StoreRoots};
 use budget::Measure;
 use install::{Scope, Targets};
 use protocol::{Agent, Answer, HookInput, PROMPT_SUBMIT};
@@ -59,6 +60,9 @@ pub struct HookContext {
     pub limits: Limits,
     /// Where a blocked prompt is kept (Codex); `None` when unknown.
     pub drafts: Option<PathBuf>,
+    /// The title index's directory (`None`: `--no-cache`, or no cache
+    /// directory), so that resolving ids opens only new and changed logs.
+    pub cache_dir: Option<PathBuf>,
 }
 
 /// The hook's answer to its stdin: what to print, and a diagnostic line for
@@ -98,8 +102,14 @@ fn resolve(context: &HookContext, input: &HookInput) -> Result<Answer> {
         &parsed.references,
         context.limits.max_references,
     )?;
-    // Listing reads each log's first lines; only the cited sessions are read whole.
-    let catalog = Catalog::load(&context.roots);
+    // Listing goes through the title index, as `prepare` does: only new and
+    // changed logs are opened; only the cited sessions are read whole.
+    let caches = match &context.cache_dir {
+        Some(dir) => Caches::default().with(TitleIndex::open(dir)),
+        None => Caches::default(),
+    };
+    let catalog = Catalog::load_with(std::sync::Arc::new(caches), &context.roots);
+    catalog.save_index();
     let read = sources
         .iter()
         .map(|source| {
@@ -400,6 +410,7 @@ pub fn run_command(config: &Config) -> Option<ExitCode> {
                 roots: config.roots.clone(),
                 limits: config.limits,
                 drafts: draft::drafts_dir(env, home.as_deref()),
+                cache_dir: config.cache_dir.clone(),
             };
             let stdin = crate::commands::read_stdin(std::io::stdin().lock());
             let run = match stdin {

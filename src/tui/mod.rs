@@ -179,6 +179,8 @@ pub fn run(
         Ok((exit, report)) => (Ok(exit), report),
         Err(e) => (Err(e), Report::default()),
     };
+    // What listing learnt is kept for the next run (never an error).
+    report.listed.save_index();
     Ok(Picked {
         exit,
         report,
@@ -202,6 +204,11 @@ pub fn setup(config: &Config, options: &PickOptions) -> Setup {
         home: std::env::var("HOME").ok(),
         theme: theme::Theme::from_no_color(no_color.as_deref()),
         draft: None,
+        // The picker lists through the title index as `candidates` does.
+        caches: Arc::new(match &config.cache_dir {
+            Some(dir) => Caches::default().with(crate::store::index::TitleIndex::open(dir)),
+            None => Caches::default(),
+        }),
         empty_hint: if config.roots_explicit {
             "no sessions in the given stores".to_owned()
         } else {

@@ -115,6 +115,8 @@ pub struct Setup {
     pub empty_hint: String,
     /// A draft saved by an earlier run, offered for restoring.
     pub draft: Option<crate::draft::Draft>,
+    /// What the catalog reads with (the title index, when in use).
+    pub caches: Arc<crate::store::Caches>,
 }
 
 /// Everything that can happen to the picker.
@@ -304,11 +306,12 @@ impl State {
             error: false,
             text: "a prompt you did not send was saved: alt-r restores it".to_owned(),
         });
+        let catalog = Arc::new(Catalog::with_caches(Arc::clone(&setup.caches)));
         State {
             filter: LineInput::new(&setup.query),
             prompt: Prompt::new(&setup.prompt),
             setup,
-            catalog: Arc::default(),
+            catalog,
             entries: Vec::new(),
             order: Vec::new(),
             position: Vec::new(),

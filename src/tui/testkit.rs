@@ -30,6 +30,7 @@ pub fn fixture_dir() -> PathBuf {
 /// A setup with a fixed clock and home, colour on.
 pub fn setup() -> Setup {
     Setup {
+        caches: Default::default(),
         limits: Limits::default(),
         target: Target {
             session_id: None,
