@@ -26,6 +26,9 @@ use crate::engine::{render_jsonl, render_text, Engine};
 use crate::error::{Error, ErrorCode, Result};
 use crate::reference::candidates::Target;
 use crate::reference::uri;
+use crate::search::hits::SessionMatch;
+use crate::search::query::Query;
+use crate::search::{extract, scan};
 use crate::store::model::SessionRecord;
 use crate::store::{Caches, Catalog, ScanEvent};
 use crate::tui::keymap;
@@ -33,6 +36,7 @@ use crate::tui::preview::{PreviewKey, Snapshot};
 use crate::tui::rank::EntryId;
 use crate::tui::state::{update, Action, Effect, Exit, State};
 use crate::tui::view;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Everything that reaches the loop.
 #[derive(Debug)]
@@ -53,6 +57,10 @@ pub enum Msg {
     Preview(PreviewKey, Result<Snapshot>),
     /// A preview request dropped before it started (no longer highlighted).
     PreviewDropped(PreviewKey),
+    /// Conversation search `generation` found a session.
+    SearchFound(u64, EntryId, SessionMatch),
+    /// Conversation search `generation` ended (or why it could not run).
+    SearchDone(u64, std::result::Result<(), String>),
     /// The prepared output, or why preparing failed.
     Prepared(Result<String>),
     /// A signal asked the picker to stop.
@@ -148,6 +156,8 @@ pub struct Driver<B: Backend, H: Host> {
     /// The preview the highlighted candidate needs; queued requests for
     /// others are dropped when their turn comes.
     wanted: Arc<std::sync::Mutex<Option<PreviewKey>>>,
+    /// Stops the running conversation search.
+    search_cancel: Option<Arc<AtomicBool>>,
 }
 
 /// How long one turn of the loop may spend on queued messages before drawing.
@@ -175,6 +185,7 @@ impl<B: Backend, H: Host> Driver<B, H> {
             pending: Vec::new(),
             engine: None,
             wanted: Arc::default(),
+            search_cancel: None,
         }
     }
 
@@ -285,6 +296,8 @@ impl<B: Backend, H: Host> Driver<B, H> {
             Msg::Preview(key, result) => Action::PreviewReady(key, result),
             Msg::PreviewDropped(key) => Action::PreviewDropped(key),
             Msg::Prepared(result) => Action::Prepared(result),
+            Msg::SearchFound(generation, id, found) => Action::SearchFound(generation, id, found),
+            Msg::SearchDone(generation, result) => Action::SearchDone(generation, result),
             Msg::Crashed => {
                 return Err(Error::internal(
                     "the picker stopped after an internal error (see the panic message above)",
@@ -334,6 +347,12 @@ impl<B: Backend, H: Host> Driver<B, H> {
                     queue.extend(update(&mut self.state, Action::EditorDone(edited)));
                 }
                 Effect::Prepare { text, format } => self.prepare(text, format),
+                Effect::Search {
+                    generation,
+                    query,
+                    records,
+                } => self.search(generation, query, records),
+                Effect::CancelSearch => self.cancel_search(),
             }
         }
         Ok(None)
@@ -378,6 +397,27 @@ impl<B: Backend, H: Host> Driver<B, H> {
         });
     }
 
+    fn cancel_search(&mut self) {
+        if let Some(cancel) = self.search_cancel.take() {
+            cancel.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Run a conversation search in a job (stopping the previous one),
+    /// posting each match as it is decided.
+    fn search(&mut self, generation: u64, query: String, records: Vec<(EntryId, SessionRecord)>) {
+        self.cancel_search();
+        let cancel = Arc::new(AtomicBool::new(false));
+        self.search_cancel = Some(Arc::clone(&cancel));
+        let caches = Arc::clone(self.state.catalog().caches());
+        spawn_job(self.tx.clone(), move |tx| {
+            let result = search_records(&caches, &query, &records, &cancel, &mut |id, found| {
+                tx.send(Msg::SearchFound(generation, id, found)).is_ok()
+            });
+            let _ = tx.send(Msg::SearchDone(generation, result));
+        });
+    }
+
     /// Prepare with `Engine::prepare_text`, exactly as `session-ref prepare
     /// TEXT` does, and render in `format`.
     fn prepare(&self, text: String, format: PickFormat) {
@@ -395,6 +435,39 @@ impl<B: Backend, H: Host> Driver<B, H> {
             let _ = tx.send(Msg::Prepared(result));
         });
     }
+}
+
+impl<B: Backend, H: Host> Drop for Driver<B, H> {
+    /// A search still running when the picker ends stops reading logs.
+    fn drop(&mut self) {
+        self.cancel_search();
+    }
+}
+
+/// Search the conversations of `records` (newest first) for a picker
+/// query (words, "phrases", or `re:` and a regex), as `session-ref search`
+/// does from the logs; each match goes to `emit` in record order (`emit`
+/// returns whether to go on). Stops on `cancel`. Fails only on a bad query.
+pub fn search_records(
+    caches: &Caches,
+    query: &str,
+    records: &[(EntryId, SessionRecord)],
+    cancel: &AtomicBool,
+    emit: &mut dyn FnMut(EntryId, SessionMatch) -> bool,
+) -> std::result::Result<(), String> {
+    let query = Query::parse_picker(query).map_err(|e| e.to_string())?;
+    let refs: Vec<&SessionRecord> = records.iter().map(|(_, r)| r).collect();
+    let decide = scan::by_reading(&query, |record: &SessionRecord| {
+        record
+            .kind
+            .store()
+            .read_history(caches, record)
+            .map(|history| extract::conversation(&history))
+    });
+    scan::stream(&refs, usize::MAX, cancel, &decide, &mut |i, found| {
+        emit(records[i].0, found)
+    });
+    Ok(())
 }
 
 /// A failure of the terminal itself ends the run (exit 1).

@@ -20,6 +20,7 @@ use crate::error::Error;
 use crate::reference::candidates::{self, Target};
 use crate::reference::mention;
 use crate::reference::prepare::normalize_references;
+use crate::search::hits::{Hit as SearchHit, SessionMatch};
 use crate::store::model::{record_order, SessionRecord};
 use crate::store::{Catalog, ScanEvent};
 use crate::tui::keymap::{self, Context};
@@ -179,6 +180,12 @@ pub enum Action {
     /// A preview request dropped unstarted (its candidate was no longer
     /// highlighted); it is asked for again when it is.
     PreviewDropped(PreviewKey),
+    /// Switch the filter between session titles and conversation search.
+    ToggleSearch,
+    /// Conversation search `generation` found this session.
+    SearchFound(u64, EntryId, SessionMatch),
+    /// Conversation search `generation` ended (or why it could not run).
+    SearchDone(u64, Result<(), String>),
 }
 
 impl Action {
@@ -198,6 +205,8 @@ impl Action {
                 | Action::Activity(_)
                 | Action::PreviewReady(..)
                 | Action::PreviewDropped(_)
+                | Action::SearchFound(..)
+                | Action::SearchDone(..)
                 | Action::Prepared(_)
                 | Action::EditorDone(_)
         )
@@ -226,8 +235,51 @@ pub enum Effect {
         /// `text` or `jsonl`.
         format: PickFormat,
     },
+    /// Search the conversations of `records` (in this order, newest
+    /// first) for `query` off the UI thread, stopping the previous search;
+    /// answer with [`Action::SearchFound`] per match, then
+    /// [`Action::SearchDone`].
+    Search {
+        /// Tells this search's answers from a superseded one's.
+        generation: u64,
+        /// The filter text: words, "phrases", or `re:` and a regex.
+        query: String,
+        /// The sessions to search.
+        records: Vec<(EntryId, SessionRecord)>,
+    },
+    /// Stop the running search (its answers are ignored anyway).
+    CancelSearch,
     /// End the picker.
     Exit(Exit),
+}
+
+/// A session conversation search found, as the list shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchRow {
+    /// The core's ranking score (higher first).
+    pub score: f64,
+    /// The hit shown: the best matching message's line.
+    pub best: SearchHit,
+    /// Matches over the whole history.
+    pub matches: usize,
+}
+
+/// Conversation search mode: the filter text is a query over what was
+/// said, answered by a background search.
+#[derive(Debug, Default)]
+pub(crate) struct SearchMode {
+    /// Tells current answers from those of a superseded search.
+    generation: u64,
+    /// The query the current results answer (`None`: none asked yet).
+    asked: Option<String>,
+    /// How many entries existed when it was asked (discovery may add more).
+    asked_over: usize,
+    /// Whether the search is still running.
+    pub(crate) running: bool,
+    /// Why the query could not run (a bad regex).
+    pub(crate) error: Option<String>,
+    /// Matching sessions found so far.
+    pub(crate) rows: HashMap<EntryId, SearchRow>,
 }
 
 /// The whole picker state. Views read it; only [`update`] and
@@ -290,6 +342,15 @@ pub struct State {
     /// Activity changed since `order` was sorted.
     unsorted: bool,
     ranker: Ranker,
+    /// Conversation search, when the filter is in that mode.
+    pub(crate) search: Option<SearchMode>,
+    /// Text of the hit the preview should scroll to once it is ready.
+    preview_seek: Option<String>,
+    /// Whether the preview has yet to be scrolled to `preview_seek`.
+    seek_pending: bool,
+    /// Search generations handed out (kept across toggles so a stale
+    /// answer never matches a new search).
+    search_generation: u64,
 }
 
 /// Apply `action`; return what the driver must do.
@@ -345,6 +406,10 @@ impl State {
             unsorted: false,
             shared_labels: HashSet::new(),
             ranker: Ranker::new(),
+            search: None,
+            preview_seek: None,
+            seek_pending: false,
+            search_generation: 0,
         }
     }
 
@@ -525,6 +590,23 @@ impl State {
                 self.scroll_preview(0);
             }
             Action::Mouse(event) => self.mouse(event, fx),
+            Action::ToggleSearch => {
+                if self.search.take().is_some() {
+                    fx.push(Effect::CancelSearch);
+                } else {
+                    self.search = Some(SearchMode::default());
+                }
+                self.pinned = false;
+                self.preview_seek = None;
+                self.stale = true;
+            }
+            Action::SearchFound(generation, id, found) => self.search_found(generation, id, found),
+            Action::SearchDone(generation, result) => {
+                if let Some(search) = self.search.as_mut().filter(|s| s.generation == generation) {
+                    search.running = false;
+                    search.error = result.err();
+                }
+            }
             Action::ToggleHelp => {
                 self.help = !self.help;
                 self.help_scroll = 0;
@@ -773,11 +855,137 @@ impl State {
         if self.unsorted {
             self.resort();
         }
-        let key = (self.filter.text().to_owned(), self.scope);
-        if self.stale || self.ranked.as_ref() != Some(&key) {
-            self.rank(key);
+        if self.search.is_some() {
+            self.settle_search(fx);
+        } else {
+            let key = (self.filter.text().to_owned(), self.scope);
+            if self.stale || self.ranked.as_ref() != Some(&key) {
+                self.rank(key);
+            }
         }
         self.ensure_preview(fx);
+    }
+
+    /// Search mode: ask for a new search when the query changed (or
+    /// discovery found more sessions since it was asked), and list what
+    /// was found best score first.
+    fn settle_search(&mut self, fx: &mut Vec<Effect>) {
+        let query = self.filter.text().trim().to_owned();
+        let entries = self.entries.len();
+        let Some(search) = self.search.as_mut() else {
+            return;
+        };
+        let grown = !self.discovering && search.asked_over != entries;
+        if search.asked.as_deref() != Some(query.as_str()) || grown {
+            self.search_generation += 1;
+            search.generation = self.search_generation;
+            search.asked = Some(query.clone());
+            search.asked_over = entries;
+            search.rows.clear();
+            search.error = None;
+            search.running = !query.is_empty();
+            if query.is_empty() {
+                fx.push(Effect::CancelSearch);
+            } else {
+                let records = self
+                    .order
+                    .iter()
+                    .map(|&id| (id, self.entries[id as usize].record.clone()))
+                    .collect();
+                fx.push(Effect::Search {
+                    generation: search.generation,
+                    query: query.clone(),
+                    records,
+                });
+            }
+            self.stale = true;
+        }
+        // A key no title filter can have, so switching modes re-ranks.
+        let key = (format!("\u{0}search\u{0}{query}"), self.scope);
+        if self.stale || self.ranked.as_ref() != Some(&key) {
+            self.rank_search(key);
+        }
+    }
+
+    /// List the search's rows: best score first, then list order.
+    fn rank_search(&mut self, key: (String, Scope)) {
+        let same = self.ranked.as_ref() == Some(&key);
+        let keep = if same && self.pinned {
+            self.hits.get(self.selected).map(|h| h.id)
+        } else {
+            None
+        };
+        let Some(search) = self.search.as_ref() else {
+            return;
+        };
+        let mut ids: Vec<EntryId> = search
+            .rows
+            .keys()
+            .copied()
+            .filter(|&id| {
+                self.position
+                    .get(id as usize)
+                    .is_some_and(|&p| p != u32::MAX)
+            })
+            .filter(|&id| self.scope == Scope::All || self.entries[id as usize].within)
+            .collect();
+        ids.sort_by(|a, b| {
+            let score = |id: &EntryId| search.rows[id].score;
+            score(b)
+                .total_cmp(&score(a))
+                .then(self.position[*a as usize].cmp(&self.position[*b as usize]))
+        });
+        self.hits = ids
+            .into_iter()
+            .map(|id| Hit {
+                id,
+                exact: true,
+                score: 0,
+            })
+            .collect();
+        self.selected = keep
+            .and_then(|id| self.hits.iter().position(|h| h.id == id))
+            .unwrap_or(0);
+        if !same {
+            self.pinned = false;
+            self.list_offset = 0;
+        }
+        self.ranked = Some(key);
+        self.stale = false;
+        self.clamp_list();
+    }
+
+    /// A match of the current search: scored by the core (its recency
+    /// from the session's last activity), listed at the next settle.
+    fn search_found(&mut self, generation: u64, id: EntryId, found: SessionMatch) {
+        let Some(search) = self.search.as_mut().filter(|s| s.generation == generation) else {
+            return;
+        };
+        let Some(entry) = self.entries.get(id as usize) else {
+            return;
+        };
+        let age_days = entry
+            .activity
+            .map(|time| (self.setup.now - time) as f64 / 86_400.0);
+        search.rows.insert(
+            id,
+            SearchRow {
+                score: found.score(age_days),
+                best: found.best().clone(),
+                matches: found.matches,
+            },
+        );
+        self.stale = true;
+    }
+
+    /// The search row of a listed session, in search mode.
+    pub fn search_row(&self, id: EntryId) -> Option<&SearchRow> {
+        self.search.as_ref().and_then(|s| s.rows.get(&id))
+    }
+
+    /// Whether the filter searches conversations rather than titles.
+    pub fn searching(&self) -> bool {
+        self.search.is_some()
     }
 
     fn rank(&mut self, key: (String, Scope)) {
@@ -863,16 +1071,24 @@ impl State {
             label: entry.label.clone(),
         };
         let record = entry.record.clone();
-        if self.preview_for.as_ref() != Some(&key) {
+        let seek = self
+            .search_row(self.hits[self.selected].id)
+            .and_then(|row| {
+                let first = row.best.highlights.first()?;
+                (!row.best.before_compaction).then(|| row.best.snippet[first.clone()].to_owned())
+            });
+        if self.preview_for.as_ref() != Some(&key) || seek != self.preview_seek {
             self.preview_scroll = 0;
-            self.preview_follow = self.preview_mode == PreviewMode::Readable;
+            self.preview_follow = self.preview_mode == PreviewMode::Readable && seek.is_none();
             self.preview_for = Some(key.clone());
+            self.seek_pending = seek.is_some();
+            self.preview_seek = seek;
         }
         if !self.previews.contains_key(&key) {
             self.previews.insert(key.clone(), PreviewSlot::Loading);
             fx.push(Effect::LoadPreview { key, record });
-        } else if self.preview_follow {
-            // A cached preview opens at its newest lines too.
+        } else if self.preview_follow || self.preview_seek.is_some() {
+            // A cached preview opens at its newest lines too (or at the hit).
             self.scroll_preview(0);
         }
     }
@@ -960,11 +1176,45 @@ impl State {
             _ => 0,
         };
         let max = total.saturating_sub(body.height as usize);
+        if let (Some(line), Some(PreviewSlot::Ready(_))) =
+            (self.seek_line(), self.current_preview())
+        {
+            // In search mode, open at the line of the hit, a line of
+            // context above it.
+            self.preview_scroll = line.saturating_sub(1).min(max);
+            return;
+        }
         self.preview_scroll = if self.preview_follow {
             max
         } else {
             step(self.preview_scroll, lines, max)
         };
+    }
+
+    /// The preview line holding the hit to scroll to (the first that
+    /// contains the matched text, case-insensitively), consumed once found
+    /// or once the ready preview lacks it.
+    fn seek_line(&mut self) -> Option<usize> {
+        if !self.seek_pending {
+            return None;
+        }
+        let Some(PreviewSlot::Ready(snapshot)) = self.current_preview() else {
+            return None;
+        };
+        let body = self.areas().preview_body;
+        let lines = preview::lines(
+            snapshot,
+            self.preview_mode,
+            body.width as usize,
+            self.setup.theme,
+            self.about(),
+        );
+        self.seek_pending = false;
+        let needle = self.preview_seek.as_ref()?.to_lowercase();
+        lines.iter().position(|line| {
+            let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
+            text.to_lowercase().contains(&needle)
+        })
     }
 
     fn info(&mut self, text: &str) {
@@ -987,3 +1237,7 @@ fn step(value: usize, delta: isize, max: usize) -> usize {
 #[cfg(test)]
 #[path = "state_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "search_tests.rs"]
+mod search_tests;

@@ -143,3 +143,33 @@ pub fn preview_ready(state: &State) -> bool {
         Some(PreviewSlot::Ready(_) | PreviewSlot::Failed(_))
     )
 }
+
+/// Perform `Search` effects synchronously over the fixture logs (as the
+/// driver's job does) and feed the matches back; the other effects.
+pub fn answer_searches(state: &mut State, effects: Vec<Effect>) -> Vec<Effect> {
+    let mut rest = Vec::new();
+    for effect in effects {
+        match effect {
+            Effect::Search {
+                generation,
+                query,
+                records,
+            } => {
+                let caches = Arc::clone(state.catalog().caches());
+                let cancel = std::sync::atomic::AtomicBool::new(false);
+                let mut found = Vec::new();
+                let result =
+                    driver::search_records(&caches, &query, &records, &cancel, &mut |id, m| {
+                        found.push((id, m));
+                        true
+                    });
+                for (id, m) in found {
+                    rest.extend(step(state, Action::SearchFound(generation, id, m)));
+                }
+                rest.extend(step(state, Action::SearchDone(generation, result)));
+            }
+            other => rest.push(other),
+        }
+    }
+    rest
+}

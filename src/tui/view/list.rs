@@ -11,14 +11,32 @@ use ratatui::Frame;
 
 use crate::display;
 use crate::tui::rank::{Query, Ranker};
-use crate::tui::state::{Focus, Scope, SortOrder, State};
+use crate::tui::state::{Focus, Scope, SearchRow, SortOrder, State};
 use crate::tui::text;
 use crate::tui::view::{fit, highlighted};
 
 const PROMPT: &str = "> ";
+/// The filter's prompt in conversation search mode.
+const SEARCH_PROMPT: &str = "search: ";
+
+/// The filter's prompt: it says which mode the filter is in.
+fn prompt(state: &State) -> &'static str {
+    if state.searching() {
+        SEARCH_PROMPT
+    } else {
+        PROMPT
+    }
+}
 
 fn counts(state: &State) -> String {
     let mut out = format!("{}/{}", state.hits.len(), state.total_in_scope());
+    if let Some(search) = &state.search {
+        if search.error.is_some() {
+            out.push_str(" · bad query");
+        } else if search.running {
+            out.push_str(" · searching…");
+        }
+    }
     if state.discovering {
         out.push_str(" · discovering…");
     } else if state.titles_pending > 0 {
@@ -42,7 +60,7 @@ fn counts(state: &State) -> String {
 /// query are scrolled away so the cursor stays visible.
 fn query_window(area: Rect, state: &State) -> (usize, usize) {
     let room = (area.width as usize)
-        .saturating_sub(PROMPT.len() + display::width(&counts(state)) + 2)
+        .saturating_sub(prompt(state).len() + display::width(&counts(state)) + 2)
         .max(1);
     let before: Vec<char> = state.query()[..state.filter.cursor()].chars().collect();
     let mut skip = 0;
@@ -66,11 +84,11 @@ pub fn draw_filter(frame: &mut Frame<'_>, area: Rect, state: &State) {
     let shown = display::truncate_width(&shown, room);
     let counts = counts(state);
     let pad = (area.width as usize)
-        .saturating_sub(PROMPT.len() + display::width(&shown) + display::width(&counts));
+        .saturating_sub(prompt(state).len() + display::width(&shown) + display::width(&counts));
     let prompt_style = if focused { theme.accent() } else { theme.dim() };
     let query_style = if focused { Style::new() } else { theme.dim() };
     let line = Line::from(vec![
-        Span::styled(PROMPT, prompt_style),
+        Span::styled(prompt(state), prompt_style),
         Span::styled(shown, query_style),
         Span::raw(" ".repeat(pad)),
         Span::styled(counts, theme.dim()),
@@ -89,7 +107,7 @@ pub fn filter_cursor(area: Rect, state: &State) -> Option<Position> {
         .skip(skip)
         .map(text::char_width)
         .sum();
-    let x = area.x as usize + PROMPT.len() + before;
+    let x = area.x as usize + prompt(state).len() + before;
     (x < (area.x + area.width) as usize).then(|| Position::new(x as u16, area.y))
 }
 
@@ -143,6 +161,16 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
             "discovering sessions…".to_owned()
         } else if state.entries.is_empty() {
             state.setup.empty_hint.clone()
+        } else if let Some(search) = &state.search {
+            match (&search.error, search.running) {
+                (Some(why), _) => format!("cannot search: {why}"),
+                _ if state.query().trim().is_empty() => {
+                    "type words, \"a phrase\" or re:regex to search what was said (ctrl-t: titles)"
+                        .to_owned()
+                }
+                (None, true) => "searching conversations…".to_owned(),
+                (None, false) => format!("no conversation matches {:?}", state.query()),
+            }
         } else if state.scope == Scope::Here && state.here_count == 0 {
             "no session in this directory (ctrl-o lists all)".to_owned()
         } else {
@@ -190,6 +218,13 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
             ),
             Span::styled(if is_cited { "@" } else { " " }, base.patch(theme.chip())),
         ];
+        if let Some(found) = state.search_row(hit.id) {
+            let room = (area.width as usize).saturating_sub(GUTTER + 1);
+            spans.extend(search_spans(found, &entry.label, room, base, dim, matched));
+            spans.push(Span::styled(bar[row], theme.dim()));
+            lines.push(Line::from(spans));
+            continue;
+        }
         let label = display::one_line(&entry.label, usize::MAX);
         // Sessions sharing a label (a fork and its parent start with the
         // same prompt) are told apart by their ids.
@@ -233,6 +268,66 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
     }
     frame.render_widget(Paragraph::new(lines), area);
 }
+
+/// A search row after the gutter, `width` columns: the label, then the
+/// best matching line with its matches highlighted (scrolled so the first
+/// shows), marked when that message is no longer in the snapshot.
+fn search_spans<'a>(
+    found: &SearchRow,
+    label: &str,
+    width: usize,
+    base: Style,
+    dim: Style,
+    matched: Style,
+) -> Vec<Span<'a>> {
+    let label_width = (width / 3).clamp(8, 28).min(width);
+    let mut spans = vec![Span::styled(
+        fit(&display::one_line(label, usize::MAX), label_width),
+        base,
+    )];
+    let mut room = width.saturating_sub(label_width + 2);
+    if room == 0 {
+        return spans;
+    }
+    spans.push(Span::styled("  ", base));
+    let hit = &found.best;
+    if hit.before_compaction && room > NOT_IN_SNAPSHOT.len() + 8 {
+        spans.push(Span::styled(NOT_IN_SNAPSHOT, dim));
+        room -= NOT_IN_SNAPSHOT.chars().count();
+    }
+    // Byte ranges of the snippet as character indices, for `highlighted`.
+    let snippet = display::printable(&hit.snippet);
+    let mut marks: Vec<usize> = Vec::new();
+    if snippet == hit.snippet {
+        for range in &hit.highlights {
+            let start = snippet[..range.start].chars().count();
+            let len = snippet[range.clone()].chars().count();
+            marks.extend(start..start + len);
+        }
+    }
+    let first = marks.first().copied().unwrap_or(0);
+    let (text, marks) = if first + 4 > room && first > room / 3 {
+        let skip = first - room / 3;
+        let text: String = std::iter::once('…')
+            .chain(snippet.chars().skip(skip + 1))
+            .collect();
+        (
+            text,
+            marks
+                .into_iter()
+                .filter(|&m| m > skip)
+                .map(|m| m - skip)
+                .collect(),
+        )
+    } else {
+        (snippet, marks)
+    };
+    spans.extend(highlighted(&fit(&text, room), &marks, base, matched));
+    spans
+}
+
+/// Marks a hit in a message a compaction replaced.
+const NOT_IN_SNAPSHOT: &str = "[not in snapshot] ";
 
 /// The first 8 characters of an id (a UUID's first group), enough to tell
 /// sessions apart at a glance.
