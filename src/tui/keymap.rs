@@ -136,7 +136,7 @@ pub static BINDINGS: &[Binding] = &[
     bind(When::Always, &[shift(End), alt(KeyCode::Char('>'))], Action::PreviewEdge(true), "preview: the newest kept message"),
     bind(When::Always, &[ctrl('r')], Action::TogglePreviewMode, "preview: by role / the raw text that will be sent").hint(7, "raw", 1),
     bind(When::Always, &[ctrl('o')], Action::ToggleScope, "candidates: this directory (and below) / all").hint(5, "dir", 1),
-    bind(When::Always, &[ctrl('t')], Action::ToggleSearch, "filter: session titles / conversation search (words, \"phrases\", re:regex)"),
+    bind(When::Always, &[ctrl('t')], Action::ToggleSearch, "filter: titles / what was said (conversation search)"),
     bind(When::Always, &[alt(KeyCode::Char('s'))], Action::ToggleSort, "candidates: by last activity / by creation").hint(6, "sort", 1),
     bind(When::Always, &[alt(KeyCode::Char('e'))], Action::OpenEditor, "edit the prompt in $VISUAL / $EDITOR").hint(8, "editor", 1),
     bind(When::Always, &[alt(KeyCode::Char('r'))], Action::RestoreDraft, "restore the prompt an earlier run saved"),

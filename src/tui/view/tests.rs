@@ -200,3 +200,52 @@ fn tiny_terminals_do_not_panic() {
         render(&state);
     }
 }
+
+#[test]
+fn conversation_search_at_100x30() {
+    // "preview" is said in three sessions, listed by the core's score
+    // (denser matches first), each with its best line highlighted.
+    let setup = testkit::setup();
+    let limits = setup.limits;
+    let (mut state, _) = testkit::loaded(setup, 100, 30);
+    step(&mut state, Action::ToggleSearch);
+    let mut effects = Vec::new();
+    for c in "preview".chars() {
+        effects.extend(step(&mut state, Action::Edit(Edit::Insert(c))));
+    }
+    let rest = testkit::answer_searches(&mut state, effects);
+    testkit::answer_previews(&mut state, rest, limits);
+    assert!(testkit::preview_ready(&state));
+    insta::assert_snapshot!(render(&state).backend());
+}
+
+#[test]
+fn a_hit_before_compaction_is_marked() {
+    let setup = testkit::setup();
+    let (mut state, _) = testkit::loaded(setup, 100, 30);
+    step(&mut state, Action::ToggleSearch);
+    let mut effects = Vec::new();
+    for c in "non-checkpoint".chars() {
+        effects.extend(step(&mut state, Action::Edit(Edit::Insert(c))));
+    }
+    testkit::answer_searches(&mut state, effects);
+    let terminal = render(&state);
+    let rows: Vec<String> = (0..4)
+        .map(|y| {
+            (0..100)
+                .map(|x| terminal.backend().buffer()[(x, y)].symbol().to_owned())
+                .collect()
+        })
+        .collect();
+    assert!(rows[0].starts_with("search: non-checkpoint"), "{rows:?}");
+    assert!(
+        rows[1].contains("[not in snapshot] Drop the oldest non-checkpoint item"),
+        "{rows:?}"
+    );
+    // The match is highlighted, the rest of the line is not.
+    let column = |word: &str| rows[1][..rows[1].find(word).unwrap()].chars().count() as u16;
+    let (at, plain) = (column("non-checkpoint"), column("Drop"));
+    let buffer = terminal.backend().buffer();
+    assert_ne!(buffer[(at, 1)].style(), buffer[(plain, 1)].style());
+    assert_eq!(buffer[(at, 1)].style(), buffer[(at + 13, 1)].style());
+}
