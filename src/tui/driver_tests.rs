@@ -198,3 +198,38 @@ fn a_preview_no_longer_highlighted_is_dropped_unread() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn conversation_search_runs_as_a_job_and_enter_inserts_the_hit() {
+    let mut inputs = vec![key(KeyCode::Char('t'), KeyModifiers::CONTROL)];
+    inputs.extend(text("non-checkpoint"));
+    let mut picker = driver(inputs, |t| Ok(t.to_owned()));
+    while let Ok(msg) = picker.rx.try_recv() {
+        assert_eq!(picker.handle(msg).unwrap(), None);
+    }
+    assert!(picker.state.searching());
+    // Settling asks for the search; the driver runs it on the pool.
+    let effects = picker.state.settle();
+    assert!(effects.iter().any(|e| matches!(e, Effect::Search { .. })));
+    assert_eq!(picker.perform(effects).unwrap(), None);
+    assert!(picker.search_cancel.is_some());
+    loop {
+        let msg = picker.rx.recv().unwrap();
+        let done = matches!(msg, Msg::SearchDone(..));
+        assert_eq!(picker.handle(msg).unwrap(), None);
+        if done {
+            break;
+        }
+    }
+    let effects = picker.state.settle();
+    assert_eq!(picker.perform(effects).unwrap(), None);
+    assert_eq!(picker.state.ranked_labels(), ["Byte budget retention"]);
+    let enter = key(KeyCode::Enter, KeyModifiers::NONE);
+    assert_eq!(picker.handle(enter).unwrap(), None);
+    let mention = format_mention("b2c9-budget", Some("Byte budget retention"));
+    assert!(picker.state.prompt().text().contains(&mention));
+    // Leaving search mode stops the search.
+    let toggle = key(KeyCode::Char('t'), KeyModifiers::CONTROL);
+    assert_eq!(picker.handle(toggle).unwrap(), None);
+    assert!(picker.search_cancel.is_none());
+}
