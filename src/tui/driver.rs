@@ -10,7 +10,7 @@
 //! rayon's global pool ([`spawn_job`]) that post their results. The loop
 //! itself never blocks on anything but that channel.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -27,8 +27,9 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::reference::candidates::Target;
 use crate::reference::uri;
 use crate::search::hits::SessionMatch;
+use crate::search::index::Index;
 use crate::search::query::Query;
-use crate::search::{extract, scan};
+use crate::search::{command, extract, scan};
 use crate::store::model::SessionRecord;
 use crate::store::{Caches, Catalog, ScanEvent};
 use crate::tui::keymap;
@@ -410,10 +411,17 @@ impl<B: Backend, H: Host> Driver<B, H> {
         let cancel = Arc::new(AtomicBool::new(false));
         self.search_cancel = Some(Arc::clone(&cancel));
         let caches = Arc::clone(self.state.catalog().caches());
+        let index = self.state.search_index().map(Path::to_path_buf);
         spawn_job(self.tx.clone(), move |tx| {
-            let result = search_records(&caches, &query, &records, &cancel, &mut |id, found| {
-                tx.send(Msg::SearchFound(generation, id, found)).is_ok()
-            });
+            let mut emit = |id, found| tx.send(Msg::SearchFound(generation, id, found)).is_ok();
+            let result = search_records(
+                &caches,
+                index.as_deref(),
+                &query,
+                &records,
+                &cancel,
+                &mut emit,
+            );
             let _ = tx.send(Msg::SearchDone(generation, result));
         });
     }
@@ -448,8 +456,11 @@ impl<B: Backend, H: Host> Drop for Driver<B, H> {
 /// query (words, "phrases", or `re:` and a regex), as `session-ref search`
 /// does from the logs; each match goes to `emit` in record order (`emit`
 /// returns whether to go on). Stops on `cancel`. Fails only on a bad query.
+/// With `index_dir`, the search index there is used and updated, as
+/// `session-ref search` does.
 pub fn search_records(
-    caches: &Caches,
+    caches: &Arc<Caches>,
+    index_dir: Option<&Path>,
     query: &str,
     records: &[(EntryId, SessionRecord)],
     cancel: &AtomicBool,
@@ -457,16 +468,28 @@ pub fn search_records(
 ) -> std::result::Result<(), String> {
     let query = Query::parse_picker(query).map_err(|e| e.to_string())?;
     let refs: Vec<&SessionRecord> = records.iter().map(|(_, r)| r).collect();
-    let decide = scan::by_reading(&query, |record: &SessionRecord| {
-        record
-            .kind
-            .store()
-            .read_history(caches, record)
-            .map(|history| extract::conversation(&history))
-    });
-    scan::stream(&refs, usize::MAX, cancel, &decide, &mut |i, found| {
-        emit(records[i].0, found)
-    });
+    let mut emit_entry = |i: usize, found| emit(records[i].0, found);
+    match index_dir.map(Index::open) {
+        Some(index) => {
+            // An empty catalog sharing the caches: readers need only those.
+            let catalog = Catalog::with_caches(Arc::clone(caches));
+            let decide =
+                |record: &SessionRecord| command::decide_indexed(&index, &catalog, &query, record);
+            scan::stream(&refs, usize::MAX, cancel, &decide, &mut emit_entry);
+            // Never an error: a search that cannot write its index still searched.
+            let _ = index.commit(None);
+        }
+        None => {
+            let decide = scan::by_reading(&query, |record: &SessionRecord| {
+                record
+                    .kind
+                    .store()
+                    .read_history(caches, record)
+                    .map(|history| extract::conversation(&history))
+            });
+            scan::stream(&refs, usize::MAX, cancel, &decide, &mut emit_entry);
+        }
+    }
     Ok(())
 }
 

@@ -209,6 +209,11 @@ pub fn setup(config: &Config, options: &PickOptions) -> Setup {
             Some(dir) => Caches::default().with(crate::store::index::TitleIndex::open(dir)),
             None => Caches::default(),
         }),
+        // The index `session-ref search` keeps, unless `--no-cache`.
+        search_index: config.cache_dir.as_ref().and_then(|_| {
+            let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+            crate::search::index::default_dir(|k| std::env::var(k).ok(), home.as_deref())
+        }),
         empty_hint: if config.roots_explicit {
             "no sessions in the given stores".to_owned()
         } else {

@@ -118,6 +118,8 @@ pub struct Setup {
     pub draft: Option<crate::draft::Draft>,
     /// What the catalog reads with (the title index, when in use).
     pub caches: Arc<crate::store::Caches>,
+    /// The conversation-search index's directory (`None`: `--no-cache`).
+    pub search_index: Option<std::path::PathBuf>,
 }
 
 /// Everything that can happen to the picker.
@@ -419,6 +421,11 @@ impl State {
         let mut effects = Vec::new();
         self.settle_into(&mut effects);
         effects
+    }
+
+    /// Where the conversation search keeps its index, when in use.
+    pub fn search_index(&self) -> Option<&std::path::Path> {
+        self.setup.search_index.as_deref()
     }
 
     /// The sessions discovered so far.

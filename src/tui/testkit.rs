@@ -31,6 +31,7 @@ pub fn fixture_dir() -> PathBuf {
 pub fn setup() -> Setup {
     Setup {
         caches: Default::default(),
+        search_index: None,
         limits: Limits::default(),
         target: Target {
             session_id: None,
@@ -158,11 +159,17 @@ pub fn answer_searches(state: &mut State, effects: Vec<Effect>) -> Vec<Effect> {
                 let caches = Arc::clone(state.catalog().caches());
                 let cancel = std::sync::atomic::AtomicBool::new(false);
                 let mut found = Vec::new();
-                let result =
-                    driver::search_records(&caches, &query, &records, &cancel, &mut |id, m| {
+                let result = driver::search_records(
+                    &caches,
+                    None,
+                    &query,
+                    &records,
+                    &cancel,
+                    &mut |id, m| {
                         found.push((id, m));
                         true
-                    });
+                    },
+                );
                 for (id, m) in found {
                     rest.extend(step(state, Action::SearchFound(generation, id, m)));
                 }
