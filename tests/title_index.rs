@@ -97,7 +97,7 @@ fn shard_of(cache: &Path, name: &str) -> std::path::PathBuf {
     std::fs::read_dir(cache.join("session-ref"))
         .unwrap()
         .map(|e| e.unwrap().path())
-        .find(|p| std::fs::read_to_string(p).unwrap().contains(name))
+        .find(|p| read_lossy(p).contains(name))
         .unwrap_or_else(|| panic!("no shard mentions {name}"))
 }
 
@@ -108,10 +108,13 @@ fn index_file(cache: &Path) -> String {
         .map(|e| e.unwrap().path())
         .collect();
     shards.sort();
-    shards
-        .iter()
-        .map(|p| std::fs::read_to_string(p).unwrap())
-        .collect()
+    shards.iter().map(|p| read_lossy(p)).collect()
+}
+
+/// A shard's bytes as text (the index is binary; paths and titles in it
+/// are UTF-8 runs that can be searched for).
+fn read_lossy(path: &Path) -> String {
+    String::from_utf8_lossy(&std::fs::read(path).unwrap()).into_owned()
 }
 
 #[test]
@@ -176,19 +179,51 @@ fn listing_is_identical_with_and_without_the_index() {
     // A damaged index, or one of another version, is ignored and rebuilt.
     let file = shard_of(cache.path(), "a.jsonl");
     let expected = same_with_and_without(store.path(), cache.path());
+    let good = std::fs::read(&file).unwrap();
+    assert!(good.starts_with(b"SRTI\x02\0\0\0"), "{good:?}");
+    let mut flipped = good.clone();
+    *flipped.last_mut().unwrap() ^= 0x20;
+    let mut other_version = good.clone();
+    other_version[4] = 99;
+    // Checksum right, but the payload claims a length far beyond itself:
+    // rejected by the decoder's limit, without allocating that length.
+    let huge = [0xffu8; 16];
+    let mut huge_length = b"SRTI\x02\0\0\0".to_vec();
+    huge_length.extend_from_slice(&crc32(&huge).to_le_bytes());
+    huge_length.extend_from_slice(&huge);
     for damaged in [
-        "{\"version\":1,\"entries\":[{\"kind\":".to_owned(),
-        "\u{0}\u{1}garbage".to_owned(),
-        std::fs::read_to_string(&file)
-            .unwrap()
-            .replacen("\"version\":1", "\"version\":99", 1),
+        good[..good.len() / 2].to_vec(),
+        good[..6].to_vec(),
+        b"\0\x01garbage".to_vec(),
+        b"{\"version\":1,\"entries\":[]}".to_vec(),
+        flipped,
+        other_version,
+        huge_length,
     ] {
-        std::fs::write(&file, damaged).unwrap();
+        std::fs::write(&file, &damaged).unwrap();
         let (out, err) = list(store.path(), cache.path(), &[]);
         assert_eq!((out.as_str(), err.as_str()), (expected.as_str(), ""));
-        let rebuilt = std::fs::read_to_string(&file).unwrap();
-        assert!(rebuilt.starts_with("{\"version\":1") && rebuilt.contains("a.jsonl"));
+        let rebuilt = std::fs::read(&file).unwrap();
+        assert!(rebuilt.starts_with(b"SRTI\x02\0\0\0"));
+        assert!(read_lossy(&file).contains("a.jsonl"));
     }
+}
+
+/// CRC-32 (IEEE), bit by bit: the checksum the index header carries,
+/// computed independently of the crate the binary uses.
+fn crc32(bytes: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &b in bytes {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 {
+                (crc >> 1) ^ 0xEDB8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
 }
 
 #[test]

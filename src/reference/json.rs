@@ -30,16 +30,27 @@ const CONTROL_ESCAPES: [&str; 32] = [
     "\\u001b", "\\u001c", "\\u001d", "\\u001e", "\\u001f",
 ];
 
+/// Whether ASCII byte `b` has an escape (a quick test before [`escape_of`]).
+#[inline]
+fn needs_escape(b: u8, tag_safe: bool) -> bool {
+    b < 0x20 || b == b'"' || b == b'\\' || (tag_safe && b == b'<')
+}
+
 /// Append `s` as a quoted JSON string to `out`.
 pub fn write_str(out: &mut String, s: &str, tag_safe: bool) {
     out.reserve(s.len() + 2);
     out.push('"');
     let mut start = 0;
-    for (i, c) in s.char_indices() {
-        if let Some(esc) = escape_of(c, tag_safe) {
+    // Only ASCII bytes are ever escaped, so scanning bytes (not chars)
+    // finds the same places and slices only at character boundaries.
+    for (i, &b) in s.as_bytes().iter().enumerate() {
+        if b >= 0x80 || !needs_escape(b, tag_safe) {
+            continue;
+        }
+        if let Some(esc) = escape_of(b as char, tag_safe) {
             out.push_str(&s[start..i]);
             out.push_str(esc);
-            start = i + c.len_utf8();
+            start = i + 1;
         }
     }
     out.push_str(&s[start..]);
