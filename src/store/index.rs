@@ -43,6 +43,7 @@
 //! payload does not decode within its own length (the decoder's limit is
 //! the payload size, so a corrupt length never allocates beyond it).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -192,7 +193,9 @@ pub enum Change {
     Rewritten,
 }
 
-type Key = (String, PathBuf);
+/// A file's key in its root's shard: its absolute path (a relative store
+/// path names different files from different directories).
+type Key = PathBuf;
 
 /// The index of the files below one store root: one file in the cache
 /// directory, so that a run reads only the entries of the roots it lists.
@@ -201,7 +204,11 @@ struct Shard {
     /// Where it is kept.
     file: PathBuf,
     /// Entries as loaded.
-    old: HashMap<Key, Entry>,
+    /// Entries as loaded, each with whether this run's listing found the
+    /// file unchanged (such an entry is kept as it is, not copied).
+    old: HashMap<Key, (Entry, AtomicBool)>,
+    /// The kind of the root, for new entries.
+    kind: String,
     /// Entries of this run (files seen by listing or title reads).
     fresh: Mutex<HashMap<Key, Entry>>,
     /// Whether anything differs from what was loaded.
@@ -214,7 +221,7 @@ struct Shard {
 impl Shard {
     /// The shard kept in `file`; a missing, damaged or other-version file
     /// gives an empty shard (rebuilt when saved).
-    fn open(file: PathBuf) -> Shard {
+    fn open(file: PathBuf, kind: &str) -> Shard {
         let old = std::fs::read(&file)
             .ok()
             .and_then(|bytes| decode(&bytes))
@@ -222,13 +229,14 @@ impl Shard {
                 index
                     .entries
                     .into_iter()
-                    .map(|e| ((e.kind.clone(), e.path.clone()), e))
+                    .map(|e| (e.path.clone(), (e, AtomicBool::new(false))))
                     .collect()
             })
             .unwrap_or_default();
         Shard {
             file,
             old,
+            kind: kind.to_owned(),
             ..Shard::default()
         }
     }
@@ -236,12 +244,15 @@ impl Shard {
     /// This run's entry of `key`, created from the loaded one.
     fn fresh_entry<'a>(&self, fresh: &'a mut HashMap<Key, Entry>, key: Key) -> &'a mut Entry {
         fresh.entry(key).or_insert_with_key(|key| {
-            self.old.get(key).cloned().unwrap_or_else(|| Entry {
-                kind: key.0.clone(),
-                path: key.1.clone(),
-                listed: None,
-                title: None,
-            })
+            self.old
+                .get(key)
+                .map(|(e, _)| e.clone())
+                .unwrap_or_else(|| Entry {
+                    kind: self.kind.clone(),
+                    path: key.clone(),
+                    listed: None,
+                    title: None,
+                })
         })
     }
 
@@ -250,17 +261,20 @@ impl Shard {
     fn save(&self) {
         let fresh = lock(&self.fresh);
         let listed = self.listed.load(Ordering::Relaxed);
-        let vanished = listed && self.old.keys().any(|k| !fresh.contains_key(k));
+        let kept = |(k, (_, seen)): (&Key, &(Entry, AtomicBool))| {
+            !fresh.contains_key(k) && (!listed || seen.load(Ordering::Relaxed))
+        };
+        let vanished = listed
+            && self
+                .old
+                .iter()
+                .any(|(k, (_, seen))| !fresh.contains_key(k) && !seen.load(Ordering::Relaxed));
         if !self.dirty.load(Ordering::Relaxed) && !vanished {
             return;
         }
         // Without a listing, entries not seen this run are kept.
-        let unseen = self
-            .old
-            .iter()
-            .filter(|(k, _)| !listed && !fresh.contains_key(*k))
-            .map(|(_, e)| e);
-        let mut entries: Vec<Entry> = fresh.values().chain(unseen).cloned().collect();
+        let unchanged = self.old.iter().filter(|&kv| kept(kv)).map(|(_, (e, _))| e);
+        let mut entries: Vec<Entry> = fresh.values().chain(unchanged).cloned().collect();
         entries.sort_by(|a, b| (&a.kind, &a.path).cmp(&(&b.kind, &b.path)));
         let index = IndexFile {
             version: VERSION,
@@ -291,7 +305,7 @@ pub struct TitleIndex {
     /// The cache directory; `None` when disabled.
     dir: Option<PathBuf>,
     /// The shards of the roots used so far, by kind and absolute root.
-    shards: Mutex<HashMap<Key, Arc<Shard>>>,
+    shards: Mutex<Vec<(&'static str, PathBuf, Arc<Shard>)>>,
     /// Files found new, grown or rewritten this run.
     changes: Mutex<Vec<(StoreKind, PathBuf, Change)>>,
     /// Fingerprints of title inputs, computed once per run.
@@ -300,9 +314,11 @@ pub struct TitleIndex {
 
 /// The key of a file: its kind and absolute path (a relative store path
 /// names different files from different directories).
-fn key(kind: StoreKind, path: &Path) -> Key {
-    let path = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
-    (kind.as_str().to_owned(), path)
+fn key(path: &Path) -> Cow<'_, Path> {
+    if path.is_absolute() {
+        return Cow::Borrowed(path);
+    }
+    Cow::Owned(std::path::absolute(path).unwrap_or_else(|_| path.to_owned()))
 }
 
 impl TitleIndex {
@@ -322,18 +338,26 @@ impl TitleIndex {
     /// The shard of `root` of `kind`, loaded on first use; `None` when disabled.
     fn shard(&self, kind: StoreKind, root: &Path) -> Option<Arc<Shard>> {
         let dir = self.dir.as_ref()?;
-        let key = key(kind, root);
+        let kind = kind.as_str();
         let mut shards = lock(&self.shards);
-        let shard = shards.entry(key).or_insert_with_key(|(kind, root)| {
-            let mut hasher = std::hash::DefaultHasher::new();
-            std::hash::Hash::hash(root, &mut hasher);
-            let name = format!(
-                "titles-v{VERSION}-{kind}-{:016x}.bin",
-                std::hash::Hasher::finish(&hasher)
-            );
-            Arc::new(Shard::open(dir.join(name)))
-        });
-        Some(Arc::clone(shard))
+        // Looked up per file: by the root as given, without allocating.
+        if let Some((.., shard)) = shards.iter().find(|(k, r, _)| *k == kind && r == root) {
+            return Some(Arc::clone(shard));
+        }
+        let mut hasher = std::hash::DefaultHasher::new();
+        std::hash::Hash::hash(&*key(root), &mut hasher);
+        let name = format!(
+            "titles-v{VERSION}-{kind}-{:016x}.bin",
+            std::hash::Hasher::finish(&hasher)
+        );
+        let file = dir.join(name);
+        // Another spelling of a root already used shares its shard.
+        let shard = match shards.iter().find(|(.., s)| s.file == file) {
+            Some((.., shard)) => Arc::clone(shard),
+            None => Arc::new(Shard::open(file, kind)),
+        };
+        shards.push((kind, root.to_owned(), Arc::clone(&shard)));
+        Some(shard)
     }
 
     /// Files found new, grown or rewritten so far this run: where another
@@ -359,60 +383,53 @@ impl TitleIndex {
         let Some(stamp) = Stamp::of(path) else {
             return store.list_file(caches, root, path);
         };
-        let key = key(kind, path);
-        let old = shard.old.get(&key);
-        let cached = old
-            .and_then(|e| e.listed.as_ref())
-            .filter(|(was, _)| *was == stamp)
-            .map(|(_, listed)| listed.clone());
-        let (event, listed) = match cached {
-            Some(listed) => {
-                let event = match &listed {
+        let key = key(path);
+        let old = shard.old.get(&*key);
+        let hit = old.filter(|(e, _)| e.listed.as_ref().is_some_and(|(was, _)| *was == stamp));
+        if let Some((entry, seen)) = hit {
+            // Unchanged: answered from the loaded entry, which stays as it is.
+            seen.store(true, Ordering::Relaxed);
+            return match &entry.listed {
+                Some((
+                    _,
                     Listed::Record {
                         id,
                         cwd,
                         created_at,
-                    } => ScanEvent::Record(SessionRecord::new(
-                        kind,
-                        Arc::clone(root),
-                        path.to_owned(),
-                        id.clone(),
-                        cwd.clone(),
-                        created_at.clone(),
-                    )),
-                    Listed::Skipped { reason } => ScanEvent::Skipped {
-                        path: path.to_owned(),
-                        reason: reason.clone(),
                     },
-                };
-                (event, Some(listed))
-            }
-            None => {
-                let event = store.list_file(caches, root, path);
-                let listed = match &event {
-                    ScanEvent::Record(r) => Some(Listed::Record {
-                        id: r.id.clone(),
-                        cwd: r.cwd.clone(),
-                        created_at: r.created_at.clone(),
-                    }),
-                    ScanEvent::Skipped { reason, .. } => Some(Listed::Skipped {
-                        reason: reason.clone(),
-                    }),
-                    // An unreadable file is tried again next time.
-                    ScanEvent::Unreadable { .. } => None,
-                };
-                if listed.is_some() {
-                    shard.dirty.store(true, Ordering::Relaxed);
-                    let change = change_of(old, stamp, path);
-                    lock(&self.changes).push((kind, path.to_owned(), change));
-                }
-                (event, listed)
-            }
-        };
-        if let Some(listed) = listed {
-            let mut fresh = lock(&shard.fresh);
-            shard.fresh_entry(&mut fresh, key).listed = Some((stamp, listed));
+                )) => ScanEvent::Record(SessionRecord::new(
+                    kind,
+                    Arc::clone(root),
+                    path.to_owned(),
+                    id.clone(),
+                    cwd.clone(),
+                    created_at.clone(),
+                )),
+                Some((_, Listed::Skipped { reason })) => ScanEvent::Skipped {
+                    path: path.to_owned(),
+                    reason: reason.clone(),
+                },
+                None => unreachable!("a hit has a listing"),
+            };
         }
+        let event = store.list_file(caches, root, path);
+        let listed = match &event {
+            ScanEvent::Record(r) => Listed::Record {
+                id: r.id.clone(),
+                cwd: r.cwd.clone(),
+                created_at: r.created_at.clone(),
+            },
+            ScanEvent::Skipped { reason, .. } => Listed::Skipped {
+                reason: reason.clone(),
+            },
+            // An unreadable file is tried again next time.
+            ScanEvent::Unreadable { .. } => return event,
+        };
+        shard.dirty.store(true, Ordering::Relaxed);
+        let change = change_of(old.map(|(e, _)| e), stamp, path);
+        lock(&self.changes).push((kind, path.to_owned(), change));
+        let mut fresh = lock(&shard.fresh);
+        shard.fresh_entry(&mut fresh, key.into_owned()).listed = Some((stamp, listed));
         event
     }
 
@@ -429,19 +446,28 @@ impl TitleIndex {
             return store.read_title(caches, record);
         };
         let path = &record.path;
-        let key = key(record.kind, path);
+        let key = key(path);
         let (listed_now, known) = {
             let fresh = lock(&shard.fresh);
-            let entry = fresh.get(&key);
+            let old = shard.old.get(&*key);
+            // The entry of this run: changed ones are in `fresh`; a file
+            // listing found unchanged keeps its loaded entry.
+            let (entry, listed) = match fresh.get(&*key) {
+                Some(e) => (Some(e), true),
+                None => (
+                    old.map(|(e, _)| e),
+                    old.is_some_and(|(_, seen)| seen.load(Ordering::Relaxed)),
+                ),
+            };
             (
                 entry
+                    .filter(|_| listed)
                     .and_then(|e| e.listed.as_ref())
                     .map(|(stamp, _)| *stamp),
-                entry
-                    .or_else(|| shard.old.get(&key))
-                    .and_then(|e| e.title.clone()),
+                entry.and_then(|e| e.title.clone()),
             )
         };
+        let key = key.into_owned();
         // The stamp listing took this run, else the file's now.
         let Some(stamp) = listed_now.or_else(|| Stamp::of(path)) else {
             return store.read_title(caches, record);
@@ -524,9 +550,17 @@ impl TitleIndex {
     /// Save the shard of every root used this run that changed (see
     /// the module docs). Never an error: the index is only a cache.
     pub fn save(&self) {
-        let shards: Vec<Arc<Shard>> = lock(&self.shards).values().cloned().collect();
+        let shards: Vec<Arc<Shard>> = lock(&self.shards)
+            .iter()
+            .map(|(.., s)| Arc::clone(s))
+            .collect();
+        let mut saved: Vec<*const Shard> = Vec::new();
         for shard in shards {
-            shard.save();
+            // A shard shared by two spellings of its root is saved once.
+            if !saved.contains(&Arc::as_ptr(&shard)) {
+                saved.push(Arc::as_ptr(&shard));
+                shard.save();
+            }
         }
     }
 }
