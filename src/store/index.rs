@@ -698,6 +698,51 @@ mod tests {
     use super::*;
 
     #[test]
+    fn index_file_round_trips_and_rejects_damage() {
+        let stamp = Stamp {
+            len: 10,
+            mtime_ns: 1_700_000_000_000_000_000,
+            inode: 7,
+        };
+        let index = IndexFile {
+            version: VERSION,
+            entries: vec![Entry {
+                kind: "hydra".to_owned(),
+                path: PathBuf::from("/s/a.jsonl"),
+                listed: Some((
+                    stamp,
+                    Listed::Record {
+                        id: "a".to_owned(),
+                        cwd: None,
+                        created_at: "2026".to_owned(),
+                    },
+                )),
+                title: Some((
+                    stamp,
+                    Title {
+                        title: Some("T".to_owned()),
+                        offset: Some(3),
+                        inputs: 0,
+                        scanned: 10,
+                        guard: "0a".to_owned(),
+                    },
+                )),
+            }],
+        };
+        let bytes = encode(&index).unwrap();
+        let back = decode(&bytes).unwrap();
+        assert_eq!(back.entries, index.entries);
+        for cut in 0..bytes.len() {
+            assert!(decode(&bytes[..cut]).is_none(), "truncated at {cut}");
+        }
+        for at in 0..bytes.len() {
+            let mut flipped = bytes.clone();
+            flipped[at] ^= 0x01;
+            assert!(decode(&flipped).is_none(), "flipped byte {at}");
+        }
+    }
+
+    #[test]
     fn cache_dir_follows_xdg_then_home() {
         let home = Path::new("/home/u");
         let xdg = |k: &str| (k == "XDG_CACHE_HOME").then(|| "/x".to_owned());
