@@ -180,6 +180,14 @@ fn listing_is_identical_with_and_without_the_index() {
     let file = shard_of(cache.path(), "a.jsonl");
     let expected = same_with_and_without(store.path(), cache.path());
     let good = std::fs::read(&file).unwrap();
+    // A shard of the earlier (JSON) version of this root is removed when
+    // the current one is written.
+    let name = file.file_name().unwrap().to_str().unwrap();
+    let earlier = file.with_file_name(
+        name.replace("titles-v2-", "titles-v1-")
+            .replace(".bin", ".json"),
+    );
+    std::fs::write(&earlier, "{\"version\":1,\"entries\":[]}").unwrap();
     assert!(good.starts_with(b"SRTI\x02\0\0\0"), "{good:?}");
     let mut flipped = good.clone();
     *flipped.last_mut().unwrap() ^= 0x20;
@@ -206,6 +214,7 @@ fn listing_is_identical_with_and_without_the_index() {
         let rebuilt = std::fs::read(&file).unwrap();
         assert!(rebuilt.starts_with(b"SRTI\x02\0\0\0"));
         assert!(read_lossy(&file).contains("a.jsonl"));
+        assert!(!earlier.exists());
     }
 }
 

@@ -21,7 +21,8 @@
 //! renamed), so concurrent runs each leave a whole index; one that does not
 //! parse or has another version is ignored and rebuilt, never an error;
 //! when a run lists a root, entries of files it did not find there are
-//! dropped, so the index holds only what exists. `--no-cache` leaves it aside.
+//! dropped, so the index holds only what exists; a root's shards of
+//! earlier versions are removed when its current one is written. `--no-cache` leaves it aside.
 //!
 //! Hook for other indexes (a body-search index): [`TitleIndex::changes`]
 //! names every file this run found new, grown (with the offset its earlier
@@ -292,8 +293,32 @@ impl Shard {
         let Some(bytes) = encode(&index) else {
             return;
         };
-        if temp.as_file_mut().write_all(&bytes).is_ok() {
-            let _ = temp.persist(&self.file);
+        if temp.as_file_mut().write_all(&bytes).is_ok() && temp.persist(&self.file).is_ok() {
+            self.remove_older_versions();
+        }
+    }
+
+    /// Remove this root's shards of earlier index versions (`.json` up to
+    /// version 1), which no run reads again: the cache stays bounded
+    /// across upgrades.
+    fn remove_older_versions(&self) {
+        let Some(name) = self.file.file_name().and_then(|n| n.to_str()) else {
+            return;
+        };
+        let current = format!("titles-v{VERSION}-");
+        let Some(stem) = name
+            .strip_prefix(&current)
+            .and_then(|rest| rest.strip_suffix(".bin"))
+        else {
+            return;
+        };
+        for version in 1..VERSION {
+            for ext in ["json", "bin"] {
+                let old = self
+                    .file
+                    .with_file_name(format!("titles-v{version}-{stem}.{ext}"));
+                let _ = std::fs::remove_file(old);
+            }
         }
     }
 }
