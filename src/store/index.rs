@@ -22,7 +22,8 @@
 //! parse or has another version is ignored and rebuilt, never an error;
 //! when a run lists a root, entries of files it did not find there are
 //! dropped, so the index holds only what exists; a root's shards of
-//! earlier versions are removed when its current one is written. `--no-cache` leaves it aside.
+//! earlier versions are removed when its current one is written.
+//! `--no-cache` leaves it aside.
 //!
 //! Hook for other indexes (a body-search index): [`TitleIndex::changes`]
 //! names every file this run found new, grown (with the offset its earlier
