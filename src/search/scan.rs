@@ -1,13 +1,13 @@
-//! Streaming search over the logs: sessions are read on a few threads,
-//! newest first, and each match is reported in record order as soon as it
-//! and every newer session are decided, so the first results appear while
-//! older logs are still being read. A cancel flag (Ctrl-C, a new query in
-//! the picker) stops the workers between sessions.
+//! Streaming search over the logs: sessions are read in batches on
+//! rayon's pool, newest first, and each batch's matches are reported in
+//! record order as soon as the batch is decided, so the first results
+//! appear while older logs are still being read. A cancel flag (Ctrl-C, a
+//! new query in the picker) stops the scan between sessions.
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use rayon::prelude::*;
 
 use crate::search::extract::{self, Message};
 use crate::search::hits::{self, SessionMatch};
@@ -48,6 +48,11 @@ pub fn by_reading<'a>(
 /// passed to `emit` in that order with the record's position; `emit`
 /// returns whether to go on. Stops after `limit` matches, on `cancel`, or
 /// at the end.
+///
+/// Records are decided in batches on rayon's pool (the one pool of the
+/// concurrency model: no thread is spawned here); a batch's matches are
+/// emitted in record order as soon as the batch is done. The first batch
+/// is small, so the first results come quickly, and later ones grow.
 pub fn stream(
     records: &[&SessionRecord],
     limit: usize,
@@ -55,55 +60,38 @@ pub fn stream(
     decide: &Decide<'_>,
     emit: &mut dyn FnMut(usize, SessionMatch) -> bool,
 ) -> Outcome {
-    let threads = std::thread::available_parallelism()
-        .map_or(2, |n| n.get())
-        .clamp(1, 8)
-        .min(records.len().max(1));
-    let next = AtomicUsize::new(0);
-    let stop = AtomicBool::new(false);
+    const FIRST_BATCH: usize = 8;
+    const LARGEST_BATCH: usize = 256;
     let mut outcome = Outcome::default();
-    std::thread::scope(|scope| {
-        let (sender, receiver) = mpsc::channel();
-        for _ in 0..threads {
-            let sender = sender.clone();
-            let (next, stop) = (&next, &stop);
-            scope.spawn(move || loop {
-                if stop.load(Ordering::Relaxed) || cancel.load(Ordering::Relaxed) {
-                    break;
-                }
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(record) = records.get(i) else { break };
-                let decided = decide(record);
-                if sender.send((i, decided)).is_err() {
-                    break;
-                }
-            });
-        }
-        drop(sender);
-        // Results arrive in any order; report them in record order.
-        let mut pending = BTreeMap::new();
-        let mut due = 0;
-        let mut emitted = 0;
-        'receive: for (i, decided) in receiver {
-            pending.insert(i, decided);
-            while let Some(decided) = pending.remove(&due) {
-                outcome.searched += 1;
-                match decided {
-                    Ok(Some(found)) => {
-                        emitted += 1;
-                        if !emit(due, found) || emitted >= limit {
-                            stop.store(true, Ordering::Relaxed);
-                            break 'receive;
-                        }
+    let mut emitted = 0;
+    let mut start = 0;
+    let mut batch = FIRST_BATCH;
+    'batches: while start < records.len() && !cancel.load(Ordering::Relaxed) {
+        let end = (start + batch).min(records.len());
+        let decided: Vec<Option<Result<Option<SessionMatch>, ReadError>>> = records[start..end]
+            .par_iter()
+            .map(|record| (!cancel.load(Ordering::Relaxed)).then(|| decide(record)))
+            .collect();
+        for (offset, decided) in decided.into_iter().enumerate() {
+            // A record skipped after a cancel ends the scan here.
+            let Some(decided) = decided else {
+                break 'batches;
+            };
+            outcome.searched += 1;
+            match decided {
+                Ok(Some(found)) => {
+                    emitted += 1;
+                    if !emit(start + offset, found) || emitted >= limit {
+                        break 'batches;
                     }
-                    Ok(None) => {}
-                    Err(e) => outcome.unreadable.push((e.path.clone(), e.to_string())),
                 }
-                due += 1;
+                Ok(None) => {}
+                Err(e) => outcome.unreadable.push((e.path.clone(), e.to_string())),
             }
         }
-        stop.store(true, Ordering::Relaxed);
-    });
+        start = end;
+        batch = (batch * 2).min(LARGEST_BATCH);
+    }
     outcome.cancelled = cancel.load(Ordering::Relaxed);
     outcome
 }
