@@ -14,17 +14,16 @@ use crate::reference::candidates::Target;
 use crate::store::{StoreRoots, REGISTRY};
 use crate::tui::popup::PopupSpec;
 
-/// Pick coding-agent sessions and put byte-budgeted, read-only snapshots of
-/// them into a prompt.
-///
-/// With no command, opens the interactive picker. Sessions come from native
-/// Hydra stores, Claude Code, Codex CLI and Gemini CLI; with no store flag,
-/// the default locations that exist are read ($HYDRA_SESSIONS or
-/// ~/.hydra/sessions, $CLAUDE_CONFIG_DIR/projects or ~/.claude/projects,
-/// $CODEX_HOME/sessions or ~/.codex/sessions, $GEMINI_CLI_HOME/.gemini or
-/// ~/.gemini).
+/// The command line as clap parses it. Its help opens with [`SUMMARY`]
+/// and [`long_about`], which lists the store kinds from the registry.
 #[derive(Debug, Parser)]
-#[command(name = "session-ref", version, about, long_about, max_term_width = 100)]
+#[command(
+    name = "session-ref",
+    version,
+    about = SUMMARY,
+    long_about = long_about(),
+    max_term_width = 100
+)]
 pub struct Cli {
     #[command(flatten)]
     global: GlobalArgs,
@@ -33,6 +32,27 @@ pub struct Cli {
     pick: PickArgs,
     #[command(subcommand)]
     command: Option<CommandArgs>,
+}
+
+/// The first line of `--help`.
+const SUMMARY: &str =
+    "Pick coding-agent sessions and put byte-budgeted, read-only snapshots of them into a prompt.";
+
+/// The start of `session-ref --help`: what the tool does and where
+/// sessions come from, the sources named by the registry's kinds (each
+/// store flag's own help states its default location).
+fn long_about() -> String {
+    let origins: Vec<&str> = REGISTRY.iter().map(|k| k.store().origin()).collect();
+    let sources = match origins.split_last() {
+        Some((last, [])) => (*last).to_owned(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => String::new(),
+    };
+    format!(
+        "{SUMMARY}\n\nWith no command, opens the interactive picker. Sessions come from \
+         {sources}; with no store flag, the default location of each store flag that \
+         exists is read."
+    )
 }
 
 /// The store flags: one repeatable `--FLAG DIR` per registered store kind
@@ -75,7 +95,11 @@ impl Args for StoreArgs {
                     .value_parser(clap::value_parser!(PathBuf))
                     .action(ArgAction::Append)
                     .global(true)
-                    .help(format!("{} (repeatable).", store.root_help())),
+                    .help(format!(
+                        "{} (repeatable) [default: {}, when it exists].",
+                        store.root_help(),
+                        crate::store::default_roots_help(*kind)
+                    )),
             )
         })
     }

@@ -18,17 +18,25 @@ pub fn load_catalog(config: &Config) -> Catalog {
         None => Caches::default(),
     };
     let catalog = Catalog::load_with(Arc::new(caches), &config.roots);
-    report_listing(&catalog, config.verbose);
+    report_listing(&catalog, config);
     catalog
 }
 
-/// Tell stderr what discovery could not list and, verbose, what it
-/// skipped as not a session: the one report of the commands and the picker.
-/// Paths and reasons are escaped: a file name can hold anything, escape
-/// sequences included.
-pub fn report_listing(catalog: &Catalog, verbose: bool) {
+/// Tell stderr what discovery could not list and, verbose, what each
+/// store root gave (the same line for every kind, in registry order) and
+/// what it skipped as not a session: the one report of the commands and
+/// the picker. Paths and reasons are escaped: a file name can hold
+/// anything, escape sequences included.
+pub fn report_listing(catalog: &Catalog, config: &Config) {
     use crate::display::{escape_unsafe, path_for_person};
-    if verbose {
+    if config.verbose {
+        for (kind, root) in config.roots.iter() {
+            eprintln!(
+                "session-ref: {kind} {}: {}",
+                path_for_person(root),
+                catalog.found_under(kind, root)
+            );
+        }
         for (path, why) in &catalog.skipped {
             eprintln!(
                 "session-ref: warning: {}: {}",
@@ -112,7 +120,7 @@ pub fn search_streaming(config: &Config, cancel: &std::sync::atomic::AtomicBool)
             let mut catalog = Catalog::default();
             let events = index.list(catalog.caches(), &config.roots);
             catalog.append(events);
-            report_listing(&catalog, config.verbose);
+            report_listing(&catalog, config);
             catalog
         }
         None => load_catalog(config),

@@ -144,7 +144,7 @@ fn pick(config: &Config, options: &PickOptions) -> ExitCode {
         Ok(picked) => picked,
         Err(e) => return fail(&e),
     };
-    tui::print_report(&picked.report, config.verbose);
+    tui::print_report(&picked.report, config);
     let keep = || keep_prompt(drafts.as_ref(), &picked.prompt, picked.restored.as_deref());
     let code = match &picked.exit {
         Err(e) => {

@@ -521,6 +521,62 @@ fn default_store_from_environment_and_verbose_warnings() {
 }
 
 #[test]
+fn help_lists_every_registered_store_kind_with_its_default_location() {
+    let out = run(&["--help"], "");
+    assert!(out.status.success());
+    let help = stdout(&out);
+    // clap wraps long lines: compare with runs of white space folded.
+    let folded = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    for kind in session_ref::store::REGISTRY {
+        let store = kind.store();
+        assert!(folded.contains(store.origin()), "{}: {help}", kind.as_str());
+        let flag = format!(
+            "--{} <DIR> {} (repeatable) [default: {}, when it exists].",
+            store.flag(),
+            store.root_help(),
+            session_ref::store::default_roots_help(*kind)
+        );
+        assert!(folded.contains(&flag), "no `{flag}` in: {help}");
+    }
+}
+
+#[test]
+fn verbose_reports_what_every_store_root_gave() {
+    let dir = store();
+    let root = dir.path().to_str().unwrap();
+    let empty = tempfile::tempdir().unwrap();
+    let out = run(
+        &[
+            "--verbose",
+            "--store",
+            root,
+            "--codex",
+            empty.path().to_str().unwrap(),
+            "candidates",
+        ],
+        "",
+    );
+    assert!(out.status.success());
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!(
+            "session-ref: hydra {root}: 5 sessions, 1 skipped, 0 unreadable\n"
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!(
+            "session-ref: codex {}: 0 sessions, 0 skipped, 0 unreadable\n",
+            empty.path().display()
+        )),
+        "{err}"
+    );
+    // Without --verbose, nothing of it.
+    let quiet = run(&["--store", root, "candidates"], "");
+    assert!(!stderr(&quiet).contains("sessions,"), "{}", stderr(&quiet));
+}
+
+#[test]
 fn demo_store_snapshots_exclude_chunks_tools_reasoning_and_injected_context() {
     let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo");
     let demo = demo.to_str().unwrap();

@@ -10,9 +10,13 @@
 //! snapshot or a label carries the word `SECRET` or `BODY`.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::Value;
+
+#[path = "support/hermetic.rs"]
+mod hermetic;
+
+use hermetic::{copy_tree, ok, session_ref};
 
 const GEMINI: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/gemini");
 
@@ -24,40 +28,6 @@ const BUILD: &str = "c0ffee05-5555-4555-8555-000000000005";
 const LIMITER: &str = "c0ffee06-6666-4666-8666-000000000006";
 const CRON: &str = "c0ffee07-7777-4777-8777-000000000007";
 const SUBAGENT: &str = "c0ffee08-8888-4888-8888-000000000008";
-
-/// What one run of the binary produced.
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-/// Run `session-ref` with `args`, hermetic: no default store can leak in.
-fn session_ref(args: &[&str], env: &[(&str, &Path)]) -> Run {
-    let home = tempfile::tempdir().unwrap();
-    let mut command = Command::new(env!("CARGO_BIN_EXE_session-ref"));
-    command
-        .args(args)
-        .env_remove("HYDRA_SESSIONS")
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .env_remove("CODEX_HOME")
-        .env_remove("GEMINI_CLI_HOME")
-        .env("HOME", home.path());
-    for (key, value) in env {
-        command.env(key, value);
-    }
-    let output = command.output().unwrap();
-    Run {
-        code: output.status.code().unwrap_or(-1),
-        stdout: String::from_utf8(output.stdout).unwrap(),
-        stderr: String::from_utf8(output.stderr).unwrap(),
-    }
-}
-
-fn ok(run: Run) -> String {
-    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
-    run.stdout
-}
 
 /// `candidates --json` over the fixture, ranked from `/home/dev/shop`.
 fn listed(extra: &[&str]) -> Vec<Value> {
@@ -172,7 +142,12 @@ fn verbose_names_the_files_not_listed() {
         &[],
     );
     assert_eq!(run.code, 0);
-    let warnings: Vec<&str> = run.stderr.lines().collect();
+    let mut lines = run.stderr.lines();
+    assert_eq!(
+        lines.next(),
+        Some(format!("session-ref: gemini {GEMINI}: 7 sessions, 6 skipped, 0 unreadable").as_str())
+    );
+    let warnings: Vec<&str> = lines.collect();
     let about = |needle: &str| warnings.iter().filter(|w| w.contains(needle)).count();
     assert_eq!(about(SUBAGENT), 1, "{}", run.stderr);
     assert!(run.stderr.contains("sub-agent chat"));
@@ -273,19 +248,6 @@ fn nothing_generated_reaches_a_snapshot_or_a_label() {
     let run = session_ref(&["--gemini", GEMINI, "preview", SUBAGENT], &[]);
     assert_eq!(run.code, 1);
     assert!(run.stderr.starts_with("session-ref: SESSION_REFERENCE_"));
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
 }
 
 #[test]

@@ -12,6 +12,9 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+#[path = "support/hermetic.rs"]
+mod hermetic;
+
 use serde_json::Value;
 
 const BIN: &str = env!("CARGO_BIN_EXE_session-ref");
@@ -34,10 +37,11 @@ struct Run {
 /// Run the binary with `args` in a clean environment and measure its peak
 /// RSS with `wait4` (the child's own usage, not its siblings').
 fn run(args: &[&OsStr]) -> Run {
-    let child = Command::new(BIN)
+    let home = tempfile::tempdir().unwrap();
+    let mut command = Command::new(BIN);
+    command.env_clear();
+    let child = hermetic::isolate(&mut command, home.path())
         .args(args)
-        .env_clear()
-        .env("HOME", "/nonexistent-home-for-tests")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

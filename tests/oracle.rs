@@ -17,6 +17,9 @@
 #[path = "support/prerequisite.rs"]
 mod prerequisite;
 
+#[path = "support/hermetic.rs"]
+mod hermetic;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -181,7 +184,7 @@ fn oracle(dir: &Path, cases: &[Case]) -> Vec<Outcome> {
 fn ours(dir: &Path, case: &Case) -> Outcome {
     let mut command = Command::new(env!("CARGO_BIN_EXE_session-ref"));
     // The title index goes with the work directory, not the user's cache.
-    command
+    hermetic::isolate(&mut command, &dir.join(".home"))
         .args(&case.args)
         .env("XDG_CACHE_HOME", dir.join(".title-index"));
     let (stdout, stderr, exit) = run(command, dir, case.stdin.as_deref());

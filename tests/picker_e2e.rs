@@ -129,7 +129,7 @@ fn quote(text: &str) -> String {
 
 /// A shell command running the picker with `args` in the fixture store,
 /// stdout and stderr to files, the exit code written last (atomically).
-/// Drafts go to the test's own state directory.
+/// Drafts and the title index go to the test's own state and cache directories.
 fn picker_command(dir: &Path, args: &[&str]) -> String {
     picker_command_env(dir, &[], args)
 }
@@ -138,8 +138,9 @@ fn picker_command(dir: &Path, args: &[&str]) -> String {
 fn picker_command_env(dir: &Path, env: &[(&str, &str)], args: &[&str]) -> String {
     let args: Vec<String> = args.iter().map(|a| quote(a)).collect();
     let mut vars = format!(
-        "XDG_STATE_HOME={}",
-        quote(dir.join("state").to_str().unwrap())
+        "XDG_STATE_HOME={} XDG_CACHE_HOME={}",
+        quote(dir.join("state").to_str().unwrap()),
+        quote(dir.join("cache").to_str().unwrap())
     );
     for (name, value) in env {
         vars.push_str(&format!(" {name}={}", quote(value)));

@@ -12,6 +12,9 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, SystemTime};
 
+#[path = "support/hermetic.rs"]
+mod hermetic;
+
 const CLAUDE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/tests/fixtures/claude/projects"
@@ -27,15 +30,12 @@ fn list(store: &Path, cache: &Path, extra: &[&str]) -> (String, String) {
     } else {
         vec!["--claude", CLAUDE, "--codex", CODEX]
     };
-    let output = Command::new(env!("CARGO_BIN_EXE_session-ref"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_session-ref"));
+    let output = hermetic::isolate(&mut command, home.path())
         .args(["--store", store.to_str().unwrap()])
         .args(foreign)
         .args(extra)
         .args(["candidates", "--json", "--limit", "1000"])
-        .env_remove("HYDRA_SESSIONS")
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .env_remove("CODEX_HOME")
-        .env("HOME", home.path())
         .env("XDG_CACHE_HOME", cache)
         .output()
         .unwrap();

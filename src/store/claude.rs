@@ -324,6 +324,10 @@ impl Store for Claude {
         "claude"
     }
 
+    fn origin(&self) -> &'static str {
+        "Claude Code"
+    }
+
     fn root_help(&self) -> &'static str {
         "Claude Code projects directory"
     }

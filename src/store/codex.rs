@@ -342,6 +342,10 @@ impl Store for Codex {
         "codex"
     }
 
+    fn origin(&self) -> &'static str {
+        "Codex CLI"
+    }
+
     fn root_help(&self) -> &'static str {
         "Codex CLI sessions directory"
     }

@@ -794,6 +794,10 @@ impl Store for Gemini {
         "gemini"
     }
 
+    fn origin(&self) -> &'static str {
+        "Gemini CLI"
+    }
+
     fn root_help(&self) -> &'static str {
         "Gemini CLI directory, the one holding tmp/<project>/chats"
     }

@@ -67,6 +67,10 @@ pub trait Store: Send + Sync + 'static {
     /// What a root of this kind is, for `--help` (`Claude Code projects directory`).
     fn root_help(&self) -> &'static str;
 
+    /// Who writes sessions of this kind, as `--help` lists the sources of
+    /// sessions (`Claude Code`, `native Hydra stores`).
+    fn origin(&self) -> &'static str;
+
     /// The default roots (SPEC §1) from the environment and the home
     /// directory, whether or not they exist.
     fn default_roots(&self, env: Env<'_>, home: Option<&Path>) -> Vec<PathBuf>;
@@ -325,6 +329,27 @@ impl StoreRoots {
     }
 }
 
+/// The default roots of `kind` as `--help` states them
+/// (`$CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects`): its
+/// [`Store::default_roots`] evaluated with every variable standing for
+/// itself, then with none set and `~` as the home directory, so the help
+/// cannot drift from what discovery does.
+pub fn default_roots_help(kind: StoreKind) -> String {
+    let spell = |roots: Vec<PathBuf>| -> Vec<String> {
+        roots.iter().map(|p| p.display().to_string()).collect()
+    };
+    let store = kind.store();
+    let from_env = spell(store.default_roots(&|var| Some(format!("${var}")), None));
+    let from_home = spell(store.default_roots(&|_| None, Some(Path::new("~"))));
+    let mut all = from_env;
+    for path in from_home {
+        if !all.contains(&path) {
+            all.push(path);
+        }
+    }
+    all.join(", else ")
+}
+
 /// `$VAR/sub` when `VAR` is set and not empty, else `$HOME/fallback…`: the
 /// shape of every default root in SPEC §1.
 pub fn env_or_home(
@@ -423,6 +448,33 @@ pub fn scan(caches: &Caches, roots: &StoreRoots, sink: &(dyn Fn(ScanEvent) + Syn
     for (kind, root) in roots.iter() {
         let root: Arc<Path> = Arc::from(root.as_path());
         kind.store().scan(caches, &root, sink);
+    }
+}
+
+/// What listing found under one store root ([`Catalog::found_under`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RootTally {
+    /// Sessions listed from it.
+    pub sessions: usize,
+    /// Files below it that are not sessions.
+    pub skipped: usize,
+    /// Files below it that could not be listed.
+    pub unreadable: usize,
+}
+
+impl fmt::Display for RootTally {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let plural = |n: usize, what: &str| match n {
+            1 => format!("1 {what}"),
+            n => format!("{n} {what}s"),
+        };
+        write!(
+            f,
+            "{}, {} skipped, {} unreadable",
+            plural(self.sessions, "session"),
+            self.skipped,
+            self.unreadable
+        )
     }
 }
 
@@ -596,6 +648,22 @@ impl Catalog {
         title_of(self.label_source(id)).unwrap_or_else(|| self.records[id].id.clone())
     }
 
+    /// What listing found under one root of `kind` (`--verbose` reports it
+    /// for every root, whatever its kind): its sessions, and the files
+    /// below it skipped or not listable.
+    pub fn found_under(&self, kind: StoreKind, root: &Path) -> RootTally {
+        let below = |path: &PathBuf| path.starts_with(root);
+        RootTally {
+            sessions: self
+                .records
+                .iter()
+                .filter(|r| r.kind == kind && &*r.root == root)
+                .count(),
+            skipped: self.skipped.iter().filter(|(p, _)| below(p)).count(),
+            unreadable: self.unreadable.iter().filter(|(p, _)| below(p)).count(),
+        }
+    }
+
     /// The caches readers of this catalog share.
     pub fn caches(&self) -> &Arc<Caches> {
         &self.caches
@@ -680,6 +748,22 @@ mod tests {
     }
 
     #[test]
+    fn default_roots_help_spells_each_kinds_discovery() {
+        assert_eq!(
+            default_roots_help(claude::KIND),
+            "$CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects"
+        );
+        assert_eq!(
+            default_roots_help(native::KIND),
+            "$HYDRA_SESSIONS, else ~/.hydra/sessions"
+        );
+        assert_eq!(
+            default_roots_help(gemini::KIND),
+            "$GEMINI_CLI_HOME/.gemini, else ~/.gemini"
+        );
+    }
+
+    #[test]
     fn roots_keep_registry_order_then_the_order_given() {
         let roots = StoreRoots::new()
             .with(codex::KIND, "/x1")
@@ -760,5 +844,12 @@ mod tests {
         assert_eq!(catalog.label(0, |_| None), "dup");
         assert_eq!(catalog.label(0, |s| (s == 2).then(|| "T".into())), "T");
         assert_eq!(catalog.skipped.len(), 1);
+        let tally = catalog.found_under(native::KIND, Path::new("/s"));
+        assert_eq!((tally.sessions, tally.skipped, tally.unreadable), (3, 1, 0));
+        assert_eq!(tally.to_string(), "3 sessions, 1 skipped, 0 unreadable");
+        assert_eq!(
+            catalog.found_under(codex::KIND, Path::new("/s")).sessions,
+            0
+        );
     }
 }

@@ -29,6 +29,10 @@ impl Store for Native {
         "store"
     }
 
+    fn origin(&self) -> &'static str {
+        "native Hydra stores"
+    }
+
     fn root_help(&self) -> &'static str {
         "Native session store directory"
     }

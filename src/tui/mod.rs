@@ -222,8 +222,8 @@ pub fn setup(config: &Config, options: &PickOptions) -> Setup {
     }
 }
 
-/// Tell stderr what discovery could not list (and, verbose, what it
-/// skipped), as the other commands do.
-pub fn print_report(report: &Report, verbose: bool) {
-    commands::report_listing(&report.listed, verbose);
+/// Tell stderr what discovery could not list (and, verbose, what each
+/// root gave and what it skipped), as the other commands do.
+pub fn print_report(report: &Report, config: &Config) {
+    commands::report_listing(&report.listed, config);
 }

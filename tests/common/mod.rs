@@ -6,28 +6,28 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+#[path = "../support/hermetic.rs"]
+mod hermetic;
+
 /// The `session-ref` binary under test.
 pub fn bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_session-ref"))
 }
 
-/// Run the binary with `args` and `stdin`, in a clean environment (no
-/// default stores are found unless a test sets them).
+/// Run the binary with `args` and `stdin`, in a clean environment and a
+/// fresh home (no default stores are found unless a test sets them, and
+/// nothing is written outside that home).
 pub fn run(args: &[&str], stdin: &str) -> Output {
     run_env(args, stdin, &[])
 }
 
 /// Like [`run`], with extra environment variables.
 pub fn run_env(args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Output {
+    let home = tempfile::tempdir().expect("a temporary home");
     let mut cmd = Command::new(bin());
-    cmd.args(args)
-        .env_clear()
-        .env("HOME", "/nonexistent-home-for-tests")
-        // The title index of these runs stays out of any real cache.
-        .env(
-            "XDG_CACHE_HOME",
-            std::env::temp_dir().join("session-ref-test-cache"),
-        )
+    cmd.env_clear();
+    hermetic::isolate(&mut cmd, home.path())
+        .args(args)
         .env("PATH", std::env::var("PATH").unwrap_or_default())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
