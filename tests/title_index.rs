@@ -246,6 +246,57 @@ fn no_cache_writes_no_index() {
     assert!(!cache.path().join("session-ref").exists());
 }
 
+/// The shards (one file per store root) in the index.
+fn shards(cache: &Path) -> Vec<std::path::PathBuf> {
+    let mut found: Vec<_> = std::fs::read_dir(cache.join("session-ref"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .collect();
+    found.sort();
+    found
+}
+
+#[test]
+fn shards_of_roots_that_are_gone_are_pruned_when_the_index_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let store = |name: &str| {
+        let root = dir.path().join(name);
+        std::fs::create_dir_all(&root).unwrap();
+        let log = root.join(format!("{name}.jsonl"));
+        std::fs::write(&log, header(&format!("id-{name}"), "2026-01-01T00:00:00Z")).unwrap();
+        append(&log, &user(1, &format!("prompt of {name}")), 100);
+        root
+    };
+    let (kept, gone, unused) = (store("kept"), store("gone"), store("unused"));
+    let all = [
+        "--store",
+        gone.to_str().unwrap(),
+        "--store",
+        unused.to_str().unwrap(),
+    ];
+    list(&kept, &cache, &all);
+    // kept, gone, unused, and the fixture Claude Code and Codex roots.
+    assert_eq!(shards(&cache).len(), 5);
+    let gone_shard = shard_of(&cache, "id-gone");
+    std::fs::remove_dir_all(&gone).unwrap();
+    // Nothing changed, nothing written: nothing is pruned either.
+    list(&kept, &cache, &[]);
+    assert!(gone_shard.exists());
+    // A run that writes prunes the shard of the root that is gone, and
+    // only it: `unused` exists, though this run did not read it.
+    let log = kept.join("new.jsonl");
+    std::fs::write(&log, header("id-new", "2026-01-02T00:00:00Z")).unwrap();
+    append(&log, &user(1, "a new prompt"), 100);
+    list(&kept, &cache, &[]);
+    let left = shards(&cache);
+    assert_eq!(left.len(), 4, "{left:?}");
+    assert!(!gone_shard.exists());
+    assert!(index_file(&cache).contains("id-unused"));
+    assert!(index_file(&cache).contains("id-new"));
+}
+
 /// A copy of a fixture tree, every file aged.
 fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();

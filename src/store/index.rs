@@ -22,7 +22,9 @@
 //! parse or has another version is ignored and rebuilt, never an error;
 //! when a run lists a root, entries of files it did not find there are
 //! dropped, so the index holds only what exists; a root's shards of
-//! earlier versions are removed when its current one is written.
+//! earlier versions are removed when its current one is written, and a
+//! run that writes the index removes the shards of roots that no longer
+//! exist (`prune_gone_roots`).
 //! `--no-cache` leaves it aside.
 //!
 //! Hook for other indexes (a body-search index): [`TitleIndex::changes`]
@@ -260,7 +262,8 @@ impl Shard {
 
     /// Write this run's entries, replacing the file atomically, when
     /// something changed; a failure is not an error (it is only a cache).
-    fn save(&self) {
+    /// Whether the file was written.
+    fn save(&self) -> bool {
         let fresh = lock(&self.fresh);
         let listed = self.listed.load(Ordering::Relaxed);
         let kept = |(k, (_, seen)): (&Key, &(Entry, AtomicBool))| {
@@ -272,7 +275,7 @@ impl Shard {
                 .iter()
                 .any(|(k, (_, seen))| !fresh.contains_key(k) && !seen.load(Ordering::Relaxed));
         if !self.dirty.load(Ordering::Relaxed) && !vanished {
-            return;
+            return false;
         }
         // Without a listing, entries not seen this run are kept.
         let unchanged = self.old.iter().filter(|&kv| kept(kv)).map(|(_, (e, _))| e);
@@ -283,20 +286,23 @@ impl Shard {
             entries,
         };
         let Some(dir) = self.file.parent() else {
-            return;
+            return false;
         };
         if std::fs::create_dir_all(dir).is_err() {
-            return;
+            return false;
         }
         let Ok(mut temp) = tempfile::NamedTempFile::new_in(dir) else {
-            return;
+            return false;
         };
         let Some(bytes) = encode(&index) else {
-            return;
+            return false;
         };
-        if temp.as_file_mut().write_all(&bytes).is_ok() && temp.persist(&self.file).is_ok() {
+        let written =
+            temp.as_file_mut().write_all(&bytes).is_ok() && temp.persist(&self.file).is_ok();
+        if written {
             self.remove_older_versions();
         }
+        written
     }
 
     /// Remove this root's shards of earlier index versions (`.json` up to
@@ -336,6 +342,8 @@ pub struct TitleIndex {
     changes: Mutex<Vec<(StoreKind, PathBuf, Change)>>,
     /// Fingerprints of title inputs, computed once per run.
     inputs: Mutex<HashMap<TitleInputs, Arc<std::sync::OnceLock<Option<u64>>>>>,
+    /// Whether this run pruned the shards of gone roots ([`prune_gone_roots`]).
+    pruned: AtomicBool,
 }
 
 /// The key of a file: its kind and absolute path (a relative store path
@@ -370,13 +378,7 @@ impl TitleIndex {
         if let Some((.., shard)) = shards.iter().find(|(k, r, _)| *k == kind && r == root) {
             return Some(Arc::clone(shard));
         }
-        let mut hasher = std::hash::DefaultHasher::new();
-        std::hash::Hash::hash(&*key(root), &mut hasher);
-        let name = format!(
-            "titles-v{VERSION}-{kind}-{:016x}.bin",
-            std::hash::Hasher::finish(&hasher)
-        );
-        let file = dir.join(name);
+        let file = dir.join(shard_name(kind, &key(root)));
         // Another spelling of a root already used shares its shard.
         let shard = match shards.iter().find(|(.., s)| s.file == file) {
             Some((.., shard)) => Arc::clone(shard),
@@ -574,19 +576,97 @@ impl TitleIndex {
     }
 
     /// Save the shard of every root used this run that changed (see
-    /// the module docs). Never an error: the index is only a cache.
+    /// the module docs), and when one was written, prune the shards of
+    /// roots that are gone (once per run). Never an error: the index is
+    /// only a cache.
     pub fn save(&self) {
         let shards: Vec<Arc<Shard>> = lock(&self.shards)
             .iter()
             .map(|(.., s)| Arc::clone(s))
             .collect();
         let mut saved: Vec<*const Shard> = Vec::new();
+        let mut wrote = false;
         for shard in shards {
             // A shard shared by two spellings of its root is saved once.
             if !saved.contains(&Arc::as_ptr(&shard)) {
                 saved.push(Arc::as_ptr(&shard));
-                shard.save();
+                wrote |= shard.save();
             }
+        }
+        if let Some(dir) = self.dir.as_deref().filter(|_| wrote) {
+            if !self.pruned.swap(true, Ordering::Relaxed) {
+                prune_gone_roots(dir);
+            }
+        }
+    }
+}
+
+/// The file name of the shard of `root` (absolute) of `kind`: the root is
+/// recorded in it as a hash of its path.
+fn shard_name(kind: &str, root: &Path) -> String {
+    let mut hasher = std::hash::DefaultHasher::new();
+    std::hash::Hash::hash(root, &mut hasher);
+    let hash = std::hash::Hasher::finish(&hasher);
+    format!("titles-v{VERSION}-{kind}-{hash:016x}.bin")
+}
+
+/// Bytes of a shard read to learn its root: the header and the start of
+/// the payload, which holds the first entry's kind and path.
+const HEAD_BYTES: u64 = 12 + 16 * 1024;
+
+/// Remove the shards in `dir` whose store root no longer exists, so that
+/// roots that went away (a deleted project, a temporary store) do not
+/// keep their index forever.
+///
+/// A shard does not store its root, but its name holds the hash of it
+/// ([`shard_name`]) and every entry lies below it: the root is the
+/// ancestor of the first entry's path whose hash is in the name. Only
+/// that start of the file is read, so a run costs one directory read and
+/// a small read per shard. A shard is removed only when its root is
+/// certainly gone (`NotFound`); one whose root cannot be recovered (no
+/// entries, damage, another version's name) or cannot be checked is kept.
+/// Safe beside another run writing: shards are replaced by rename, so
+/// this reads whole versions, and a root that exists keeps its shard.
+fn prune_gone_roots(dir: &Path) {
+    #[derive(Deserialize)]
+    struct Head {
+        _version: u32,
+        entries: u64,
+        kind: String,
+        path: PathBuf,
+    }
+    let Ok(listing) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let current = format!("titles-v{VERSION}-");
+    for item in listing.flatten() {
+        let name = item.file_name();
+        let Some(name) = name.to_str().filter(|n| n.starts_with(&current)) else {
+            continue;
+        };
+        let mut bytes = Vec::new();
+        let read = std::fs::File::open(item.path())
+            .and_then(|file| file.take(HEAD_BYTES).read_to_end(&mut bytes));
+        let Some(payload) = bytes.get(12..).filter(|_| read.is_ok()) else {
+            continue;
+        };
+        use bincode::Options;
+        let head: Option<Head> = codec(payload.len() as u64)
+            .allow_trailing_bytes()
+            .deserialize(payload)
+            .ok();
+        let Some(head) = head.filter(|h| h.entries > 0) else {
+            continue;
+        };
+        let root = head
+            .path
+            .ancestors()
+            .find(|root| shard_name(&head.kind, root) == name);
+        let gone = root.is_some_and(|root| {
+            std::fs::symlink_metadata(root).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+        });
+        if gone {
+            let _ = std::fs::remove_file(item.path());
         }
     }
 }
@@ -766,6 +846,33 @@ mod tests {
             flipped[at] ^= 0x01;
             assert!(decode(&flipped).is_none(), "flipped byte {at}");
         }
+    }
+
+    #[test]
+    fn pruning_keeps_shards_whose_root_exists_or_is_unknown() {
+        let cache = tempfile::tempdir().unwrap();
+        let stores = tempfile::tempdir().unwrap();
+        let shard = |root: &Path| {
+            let index = IndexFile {
+                version: VERSION,
+                entries: vec![Entry {
+                    kind: "hydra".to_owned(),
+                    path: root.join("deep/a.jsonl"),
+                    listed: None,
+                    title: None,
+                }],
+            };
+            let file = cache.path().join(shard_name("hydra", root));
+            std::fs::write(&file, encode(&index).unwrap()).unwrap();
+            file
+        };
+        let here = shard(stores.path());
+        let gone = shard(&stores.path().join("gone"));
+        let damaged = cache.path().join(format!("titles-v{VERSION}-hydra-0.bin"));
+        std::fs::write(&damaged, b"SRTI not an index").unwrap();
+        prune_gone_roots(cache.path());
+        assert!(here.exists() && damaged.exists());
+        assert!(!gone.exists());
     }
 
     #[test]
