@@ -731,7 +731,7 @@ impl Cli {
                     // does (byte-identical output); the picker, typed at by
                     // people and shell completion, normalises it.
                     Some(cwd) if matches!(command, Command::Pick(_)) => {
-                        Some(normalize_cwd(&cwd, current_dir.as_deref()))
+                        Some(crate::store::normalize_dir(&cwd, current_dir.as_deref()))
                     }
                     Some(cwd) => Some(cwd),
                     None => current_dir,
@@ -805,38 +805,6 @@ fn long_help_end() -> String {
          130  cancelled (Ctrl-C, SIGTERM) or aborted in the picker\n",
     );
     out
-}
-
-/// `--cwd` as sessions record their directory: absolute (a relative path
-/// is taken from `current_dir`), without a trailing slash, `.` or `..`.
-/// The reference compares directories as strings, so the input is
-/// normalised, not the rule; symbolic links are left as given.
-fn normalize_cwd(cwd: &str, current_dir: Option<&str>) -> String {
-    use std::path::{Component, Path};
-    let given = Path::new(cwd);
-    let joined = match current_dir {
-        Some(base) if given.is_relative() => Path::new(base).join(given),
-        _ => given.to_path_buf(),
-    };
-    let mut parts: Vec<String> = Vec::new();
-    let mut root = String::new();
-    for component in joined.components() {
-        match component {
-            Component::Prefix(p) => root.push_str(&p.as_os_str().to_string_lossy()),
-            Component::RootDir => root.push('/'),
-            Component::CurDir => {}
-            Component::ParentDir => {
-                parts.pop();
-            }
-            Component::Normal(part) => parts.push(part.to_string_lossy().into_owned()),
-        }
-    }
-    let normal = format!("{root}{}", parts.join("/"));
-    if normal.is_empty() {
-        cwd.to_owned()
-    } else {
-        normal
-    }
 }
 
 /// `candidates --limit`: a positive safe integer. It is not a configuration

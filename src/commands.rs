@@ -8,15 +8,11 @@ use crate::engine::{render_jsonl, render_text, Candidate, Engine};
 use crate::error::{Error, Result};
 use crate::reference::candidates;
 use crate::reference::{json, mention, render, uri};
-use crate::store::index::TitleIndex;
 use crate::store::{Caches, Catalog, StoreRoots, REGISTRY};
 
 /// Load the catalog for a config, reporting what could not be listed.
 pub fn load_catalog(config: &Config) -> Catalog {
-    let caches = match &config.cache_dir {
-        Some(dir) => Caches::default().with(TitleIndex::open(dir)),
-        None => Caches::default(),
-    };
+    let caches = Caches::for_run(config.cache_dir.as_deref(), config.target.cwd.as_deref());
     let catalog = Catalog::load_with(Arc::new(caches), &config.roots);
     report_listing(&catalog, config);
     catalog
@@ -117,7 +113,8 @@ pub fn search_streaming(config: &Config, cancel: &std::sync::atomic::AtomicBool)
         .map(crate::search::index::Index::open);
     let catalog = match &index {
         Some(index) => {
-            let mut catalog = Catalog::default();
+            let caches = Caches::for_run(None, config.target.cwd.as_deref());
+            let mut catalog = Catalog::with_caches(Arc::new(caches));
             let events = index.list(catalog.caches(), &config.roots);
             catalog.append(events);
             report_listing(&catalog, config);

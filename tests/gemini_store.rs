@@ -28,6 +28,8 @@ const BUILD: &str = "c0ffee05-5555-4555-8555-000000000005";
 const LIMITER: &str = "c0ffee06-6666-4666-8666-000000000006";
 const CRON: &str = "c0ffee07-7777-4777-8777-000000000007";
 const SUBAGENT: &str = "c0ffee08-8888-4888-8888-000000000008";
+/// A session made by a test, in the hash folder of `/home/dev/infra`.
+const INFRA: &str = "c0ffee09-9999-4999-8999-000000000009";
 
 /// `candidates --json` over the fixture, ranked from `/home/dev/shop`.
 fn listed(extra: &[&str]) -> Vec<Value> {
@@ -285,6 +287,57 @@ fn the_flag_repeats_and_an_unknown_hash_folder_has_no_cwd() {
     assert!(rows[0].get("cwd").is_none());
     let both = listed(&["--gemini", other_root]);
     assert!(both.iter().any(|r| r["sessionId"] == CHECKOUT));
+}
+
+#[test]
+fn a_hash_folder_whose_root_is_recorded_nowhere_matches_the_cwd_hashing_to_it() {
+    // SHA-256 of "/home/dev/infra", as Gemini CLI names the project's
+    // folder (and fills `projectHash`) in older versions.
+    let infra = "4aeaa48bb7f10331bd25588aa9a56c1a6474946b5d16e2722f00ac273a3b15ac";
+    let unknown = "57ed34d59dc34b85c1e01d372e2c71c9875333edd94661a04f320b679e63e14b";
+    let other = tempfile::tempdir().unwrap();
+    let chats = other.path().join("tmp").join(infra).join("chats");
+    std::fs::create_dir_all(&chats).unwrap();
+    let name = "session-2025-09-01T08-00-c0ffee09.jsonl";
+    let chat = std::fs::read_to_string(
+        Path::new(GEMINI)
+            .join("tmp")
+            .join(unknown)
+            .join("chats/session-2025-09-01T08-00-c0ffee07.jsonl"),
+    )
+    .unwrap()
+    .replace(unknown, infra)
+    .replace(CRON, INFRA);
+    std::fs::write(chats.join(name), chat).unwrap();
+    let rows = |cwd: &str| -> Vec<Value> {
+        let args = [
+            "--gemini",
+            GEMINI,
+            "--gemini",
+            other.path().to_str().unwrap(),
+            "--cwd",
+            cwd,
+            "candidates",
+            "--json",
+        ];
+        ok(session_ref(&args, &[]))
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    // From the project, its session is its own and ranks first.
+    let here = rows("/home/dev/infra");
+    assert_eq!(here[0]["sessionId"], INFRA);
+    assert_eq!(here[0]["cwd"], "/home/dev/infra");
+    // The cwd is hashed as Gemini CLI spells the root (`path.resolve`).
+    let spelled = rows("/home/dev/./infra/");
+    let row = spelled.iter().find(|r| r["sessionId"] == INFRA).unwrap();
+    assert_eq!(row["cwd"], "/home/dev/infra");
+    // From elsewhere, the root stays unknown.
+    let elsewhere = rows("/home/dev/shop");
+    let row = elsewhere.iter().find(|r| r["sessionId"] == INFRA).unwrap();
+    assert!(row.get("cwd").is_none(), "{row}");
+    assert_ne!(elsewhere[0]["sessionId"], INFRA);
 }
 
 #[test]

@@ -29,7 +29,6 @@ use crate::error::{Error, Result};
 use crate::reference::json;
 use crate::reference::mention;
 use crate::reference::prepare::normalize_references;
-use crate::store::index::TitleIndex;
 use crate::store::{Caches, Catalog, StoreRoots};
 use budget::Measure;
 use install::{Scope, Targets};
@@ -104,10 +103,7 @@ fn resolve(context: &HookContext, input: &HookInput) -> Result<Answer> {
     )?;
     // Listing goes through the title index, as `prepare` does: only new and
     // changed logs are opened; only the cited sessions are read whole.
-    let caches = match &context.cache_dir {
-        Some(dir) => Caches::default().with(TitleIndex::open(dir)),
-        None => Caches::default(),
-    };
+    let caches = Caches::for_run(context.cache_dir.as_deref(), Some(&input.cwd));
     let catalog = Catalog::load_with(std::sync::Arc::new(caches), &context.roots);
     catalog.save_index();
     let read = sources

@@ -7,7 +7,9 @@
 //! `tmp/`: named by a slug in current versions (0.61; the root is in
 //! `tmp/<slug>/.project_root`, `history/<slug>/.project_root` and
 //! `projects.json`), by the SHA-256 hex of the project root in older ones
-//! (the root is recorded nowhere). Chats live in `<folder>/chats/`; a
+//! (the root is recorded nowhere: such a folder is matched to a known root,
+//! or to the run's working directory, by hashing it). Chats live in
+//! `<folder>/chats/`; a
 //! sub-agent's chat sits one level deeper, in `chats/<parentSessionId>/`,
 //! and is part of its parent, not a session.
 //!
@@ -85,7 +87,9 @@ use crate::store::model::{
     Block, EventKind, MessageSource, SessionRecord, StoreKind, Surface, SurfaceEvent,
 };
 use crate::store::time::Instant;
-use crate::store::{env_or_home, Caches, Env, ReadError, ScanEvent, Store};
+use crate::store::{
+    env_or_home, normalize_dir, Caches, Env, ReadError, ScanEvent, Store, TargetCwd,
+};
 
 /// Openings of user messages Gemini CLI injects, which no one typed.
 const INJECTED: &[&str] = &["<session_context>", "<hook_context>"];
@@ -556,9 +560,11 @@ struct Projects {
 
 impl Projects {
     /// Read `tmp/*`, their `.project_root`, `history/*/.project_root` and
-    /// `projects.json`. An unreadable `tmp` is reported; other missing or
-    /// unreadable pieces only leave roots unknown.
-    fn read(root: &Path, on_error: &mut dyn FnMut(PathBuf, String)) -> Projects {
+    /// `projects.json`, and take the run's working directory ([`TargetCwd`])
+    /// as one more candidate root: a hash folder whose root is recorded
+    /// nowhere is matched by hashing it. An unreadable `tmp` is reported;
+    /// other missing or unreadable pieces only leave roots unknown.
+    fn read(caches: &Caches, root: &Path, on_error: &mut dyn FnMut(PathBuf, String)) -> Projects {
         let mut projects = Projects::default();
         let mut known: Vec<String> = Vec::new();
         if let Ok(text) = std::fs::read(root.join("projects.json")) {
@@ -593,6 +599,14 @@ impl Projects {
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => on_error(tmp, e.to_string()),
+        }
+        // Gemini CLI hashes its project root as Node's `path.resolve`
+        // spells it (0.61.0: `getProjectHash` in
+        // packages/core/src/utils/paths.ts over `Config.targetDir`, which is
+        // `path.resolve(targetDir)`): the candidate is normalised alike.
+        // Recorded roots come first, so a candidate never renames one.
+        if let Some(cwd) = &caches.get::<TargetCwd>().0 {
+            known.push(normalize_dir(cwd, None));
         }
         for project_root in known {
             projects
@@ -815,7 +829,7 @@ impl Store for Gemini {
     /// One chat file on its own (the scan of a root groups them instead).
     /// Only a file directly in a `chats` folder is a session: sub-agent
     /// chats sit one level deeper, and `logs/session-*.jsonl` are not chats.
-    fn list_file(&self, _: &Caches, root: &Arc<Path>, path: &Path) -> ScanEvent {
+    fn list_file(&self, caches: &Caches, root: &Arc<Path>, path: &Path) -> ScanEvent {
         let in_chats = path
             .parent()
             .and_then(Path::file_name)
@@ -826,7 +840,7 @@ impl Store for Gemini {
                 reason: "not a Gemini CLI chat: not directly in a chats folder".into(),
             };
         }
-        let projects = Projects::read(root, &mut |_, _| {});
+        let projects = Projects::read(caches, root, &mut |_, _| {});
         let folder_path = path.parent().and_then(Path::parent).unwrap_or(root);
         let folder = Folder {
             path: folder_path.to_owned(),
@@ -886,7 +900,7 @@ const SUBAGENT: &str = "Gemini CLI sub-agent chat (part of its parent session)";
 
 /// List the sessions under a Gemini CLI root (`.gemini`).
 fn scan_root(caches: &Caches, root: &Arc<Path>, sink: &(dyn Fn(ScanEvent) + Sync)) {
-    let projects = Projects::read(root, &mut |path, reason| {
+    let projects = Projects::read(caches, root, &mut |path, reason| {
         sink(ScanEvent::Unreadable { path, reason })
     });
     let mut files: Vec<(usize, PathBuf)> = Vec::new();

@@ -202,6 +202,17 @@ impl Caches {
         self
     }
 
+    /// The caches of one run of a command or the picker: the title index
+    /// kept in `cache_dir` (none: read every file) and the working
+    /// directory the run ranks from ([`TargetCwd`]).
+    pub fn for_run(cache_dir: Option<&Path>, cwd: Option<&str>) -> Caches {
+        let caches = Caches::default().with(TargetCwd(cwd.map(str::to_owned)));
+        match cache_dir {
+            Some(dir) => caches.with(index::TitleIndex::open(dir)),
+            None => caches,
+        }
+    }
+
     /// The cache value of type `T`, created with `T::default()` the first time.
     pub fn get<T: Default + Send + Sync + 'static>(&self) -> Arc<T> {
         let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
@@ -213,6 +224,14 @@ impl Caches {
             .expect("a cache slot holds the type it is keyed by")
     }
 }
+
+/// The working directory a run ranks from (`--cwd`, else the current
+/// directory), kept in the run's [`Caches`] for a kind that recognises a
+/// session's project only by comparing it with a candidate: Gemini CLI's
+/// older project folders are named by a hash of the project root, which
+/// they record nowhere else.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TargetCwd(pub Option<String>);
 
 /// Why one session could not be read; becomes `SESSION_REFERENCE_READ_FAILED`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -366,6 +385,40 @@ pub fn env_or_home(
             .map(|h| join(h.to_path_buf(), fallback))
             .into_iter()
             .collect(),
+    }
+}
+
+/// A directory as sessions record their working directory (and as
+/// Node's `path.resolve` spells it): absolute (a relative path is taken
+/// from `current_dir`), without a trailing slash, `.` or `..`. The picker
+/// normalises `--cwd` with it (the reference compares directories as
+/// strings, so the input is normalised, not the rule); symbolic links are
+/// left as given.
+pub fn normalize_dir(cwd: &str, current_dir: Option<&str>) -> String {
+    use std::path::Component;
+    let given = Path::new(cwd);
+    let joined = match current_dir {
+        Some(base) if given.is_relative() => Path::new(base).join(given),
+        _ => given.to_path_buf(),
+    };
+    let mut parts: Vec<String> = Vec::new();
+    let mut root = String::new();
+    for component in joined.components() {
+        match component {
+            Component::Prefix(p) => root.push_str(&p.as_os_str().to_string_lossy()),
+            Component::RootDir => root.push('/'),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                parts.pop();
+            }
+            Component::Normal(part) => parts.push(part.to_string_lossy().into_owned()),
+        }
+    }
+    let normal = format!("{root}{}", parts.join("/"));
+    if normal.is_empty() {
+        cwd.to_owned()
+    } else {
+        normal
     }
 }
 

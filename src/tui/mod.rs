@@ -205,10 +205,10 @@ pub fn setup(config: &Config, options: &PickOptions) -> Setup {
         theme: theme::Theme::from_no_color(no_color.as_deref()),
         draft: None,
         // The picker lists through the title index as `candidates` does.
-        caches: Arc::new(match &config.cache_dir {
-            Some(dir) => Caches::default().with(crate::store::index::TitleIndex::open(dir)),
-            None => Caches::default(),
-        }),
+        caches: Arc::new(Caches::for_run(
+            config.cache_dir.as_deref(),
+            config.target.cwd.as_deref(),
+        )),
         // The index `session-ref search` keeps, unless `--no-cache`.
         search_index: config.cache_dir.as_ref().and_then(|_| {
             let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
