@@ -35,26 +35,15 @@ ch=$out/claude cx=$out/codex
 cproj=$out/work/claude-project xproj=$out/work/codex-project
 mkdir -p "$ch/tmp" "$cx/.codex" "$cx/tmp" "$cproj/.claude/commands" "$xproj"
 
-python3 "$mock/mockllm.py" --port 0 --port-file "$out/port" --log "$out/requests.jsonl" \
-  --max-seconds 600 >"$out/mock.log" 2>&1 &
-mock_pid=$!
-trap 'kill "$mock_pid" 2>/dev/null || true' EXIT
-i=0
-until [ -s "$out/port" ]; do
-  i=$((i + 1)); [ "$i" -lt 100 ] || { echo "mock did not start" >&2; exit 1; }
-  sleep 0.1
-done
-base=http://127.0.0.1:$(cat "$out/port")
+. "$(dirname "$0")/lib/mock-agents.sh"
+mock_start "$out" "$mock/mockllm.py"
+trap mock_stop EXIT
 
 claude() {
-  (cd "$cproj" && timeout 120 env -i PATH=/usr/bin:/bin HOME="$ch" TMPDIR="$ch/tmp" \
-    ANTHROPIC_BASE_URL="$base" ANTHROPIC_API_KEY=dummy DISABLE_TELEMETRY=1 \
-    DISABLE_AUTOUPDATER=1 DISABLE_ERROR_REPORTING=1 \
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 "$claude_bin" "$@")
+  (cd "$cproj" && mock_claude_env "$ch" timeout 120 "$claude_bin" "$@")
 }
 codex() {
-  (cd "$xproj" && timeout 120 env -i PATH=/usr/bin:/bin HOME="$cx" CODEX_HOME="$cx/.codex" \
-    MOCK_API_KEY=dummy TMPDIR="$cx/tmp" "$codex_bin" "$@")
+  (cd "$xproj" && mock_codex_env "$cx" timeout 120 "$codex_bin" "$@")
 }
 newest() { ls -t "$1" | head -1; }
 
@@ -87,27 +76,7 @@ printf '{"type":"user","message":{"role":"user","content":[{"type":"image","sour
   claude -p --input-format stream-json --output-format stream-json --verbose >/dev/null
 
 # ---- Codex ------------------------------------------------------------------
-cat >"$cx/.codex/config.toml" <<EOF
-model = "gpt-5.5"
-model_provider = "mock"
-check_for_update_on_startup = false
-[model_providers.mock]
-name = "Mock"
-base_url = "$base/v1"
-env_key = "MOCK_API_KEY"
-wire_api = "responses"
-request_max_retries = 0
-stream_max_retries = 0
-[otel]
-exporter = "none"
-metrics_exporter = "none"
-[analytics]
-enabled = false
-[features]
-plugins = false
-remote_plugin = false
-apps = false
-EOF
+mock_codex_config >"$cx/.codex/config.toml"
 x="exec --skip-git-repo-check"
 codex $x "first codex prompt: list files" </dev/null >/dev/null 2>&1
 parent=$(find "$cx/.codex/sessions" -name 'rollout-*.jsonl' | head -1)

@@ -41,46 +41,16 @@ SR=$ROOT/target/debug/session-ref
 T=$(mktemp -d /tmp/session-ref-hook-e2e.XXXXXX)
 H=$T/home
 mkdir -p "$H/tmp" "$H/.codex" "$T/proj"
-MOCK_PID=
-cleanup() {
-  [[ -n $MOCK_PID ]] && kill "$MOCK_PID" 2>/dev/null || true
-}
+. "$ROOT/tools/lib/mock-agents.sh"
+cleanup() { mock_stop; }
 trap cleanup EXIT
 
-python3 "$MOCK" --port 0 --port-file "$T/port" --log "$T/requests.jsonl" --max-seconds 600 \
-  >"$T/mock.log" 2>&1 &
-MOCK_PID=$!
-for _ in $(seq 100); do [[ -s $T/port ]] && break; sleep 0.1; done
-PORT=$(cat "$T/port")
-BASE=http://127.0.0.1:$PORT
-touch "$T/requests.jsonl"
+mock_start "$T" "$MOCK"
 
-cat >"$H/.codex/config.toml" <<TOML
-# a setting of the user's own, which install must keep
-model = "gpt-5.5"
-model_provider = "mock"
-check_for_update_on_startup = false
-
-[model_providers.mock]
-name = "Mock"
-base_url = "$BASE/v1"
-env_key = "MOCK_API_KEY"
-wire_api = "responses"
-request_max_retries = 0
-stream_max_retries = 0
-
-[otel]
-exporter = "none"
-metrics_exporter = "none"
-
-[analytics]
-enabled = false
-
-[features]
-plugins = false
-remote_plugin = false
-apps = false
-TOML
+{
+  echo "# a setting of the user's own, which install must keep"
+  mock_codex_config
+} >"$H/.codex/config.toml"
 mkdir -p "$H/.claude"
 echo '{"env": {"KEEP_ME": "1"}}' >"$H/.claude/settings.json"
 cp "$H/.claude/settings.json" "$T/claude-settings.before"
@@ -92,15 +62,11 @@ requests() { wc -l <"$T/requests.jsonl"; }
 last_request() { tail -n 1 "$T/requests.jsonl"; }
 
 claude() {
-  (cd "$T/proj" && env -i PATH=/usr/bin:/bin HOME="$H" TMPDIR="$H/tmp" \
-    ANTHROPIC_BASE_URL="$BASE" ANTHROPIC_API_KEY=dummy \
-    DISABLE_TELEMETRY=1 DISABLE_AUTOUPDATER=1 DISABLE_ERROR_REPORTING=1 \
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 \
-    HYDRA_SESSIONS="$T/native" timeout 120 "$CLAUDE" -p "$1")
+  (cd "$T/proj" && mock_claude_env "$H" HYDRA_SESSIONS="$T/native" \
+    timeout 120 "$CLAUDE" -p "$1")
 }
 codex() {
-  (cd "$T/proj" && env -i PATH=/usr/bin:/bin HOME="$H" CODEX_HOME="$H/.codex" \
-    MOCK_API_KEY=dummy TMPDIR="$H/tmp" HYDRA_SESSIONS="$T/native" \
+  (cd "$T/proj" && mock_codex_env "$H" HYDRA_SESSIONS="$T/native" \
     timeout 120 "$CODEX" exec --skip-git-repo-check "$1" </dev/null)
 }
 as_user() { env -i PATH=/usr/bin:/bin HOME="$H" CODEX_HOME="$H/.codex" "$SR" "$@"; }
