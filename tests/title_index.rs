@@ -299,17 +299,7 @@ fn shards_of_roots_that_are_gone_are_pruned_when_the_index_is_written() {
 
 /// A copy of a fixture tree, every file aged.
 fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-            age(&target, 100);
-        }
-    }
+    hermetic::copy_tree_then(from, to, &|file| age(file, 100));
 }
 
 #[test]

@@ -65,14 +65,20 @@ pub fn ok(run: Run) -> String {
 
 /// Copy the tree `from` (a fixture) to `to`, creating `to`.
 pub fn copy_tree(from: &Path, to: &Path) {
+    copy_tree_then(from, to, &|_| {});
+}
+
+/// [`copy_tree`], calling `each` on every file copied (to age it, say).
+pub fn copy_tree_then(from: &Path, to: &Path, each: &dyn Fn(&Path)) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {
         let entry = entry.unwrap();
         let target = to.join(entry.file_name());
         if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
+            copy_tree_then(&entry.path(), &target, each);
         } else {
-            std::fs::copy(entry.path(), target).unwrap();
+            std::fs::copy(entry.path(), &target).unwrap();
+            each(&target);
         }
     }
 }
