@@ -54,6 +54,8 @@ pub enum Msg {
     Titles(Vec<(EntryId, Option<String>)>),
     /// Last activity read in the background.
     Activity(Vec<(EntryId, i64)>),
+    /// Latest typed prompts read in the background.
+    LatestPrompts(Vec<(EntryId, Option<String>)>),
     /// A preview computed.
     Preview(PreviewKey, Result<Snapshot>),
     /// A preview request dropped before it started (no longer highlighted).
@@ -115,6 +117,41 @@ pub fn read_titles(
             let title = record.kind.store().read_title(caches, record);
             (*id, title.ok().flatten())
         })
+        .collect()
+}
+
+/// The latest prompt typed in each session of `batch` (its first line),
+/// `None` when it has none or cannot be read: what tells a fork from its
+/// parent, which start alike, in the list.
+pub fn read_latest_prompts(
+    catalog: &Catalog,
+    batch: &[(EntryId, SessionRecord)],
+) -> Vec<(EntryId, Option<String>)> {
+    use crate::store::model::{Block, EventKind, MessageSource};
+    let latest = |record: &SessionRecord| -> Option<String> {
+        let surface = catalog.read_surface(record).ok()?;
+        surface
+            .events
+            .iter()
+            .rev()
+            .find_map(|event| match &event.kind {
+                EventKind::UserMessage {
+                    source: MessageSource::User,
+                    content,
+                } => content.iter().find_map(|block| match block {
+                    Block::Text(text) => text
+                        .lines()
+                        .map(str::trim)
+                        .find(|line| !line.is_empty())
+                        .map(str::to_owned),
+                    _ => None,
+                }),
+                _ => None,
+            })
+    };
+    batch
+        .par_iter()
+        .map(|(id, record)| (*id, latest(record)))
         .collect()
 }
 
@@ -294,6 +331,7 @@ impl<B: Backend, H: Host> Driver<B, H> {
             }
             Msg::Titles(titles) => Action::Titles(titles),
             Msg::Activity(times) => Action::Activity(times),
+            Msg::LatestPrompts(found) => Action::LatestPrompts(found),
             Msg::Preview(key, result) => Action::PreviewReady(key, result),
             Msg::PreviewDropped(key) => Action::PreviewDropped(key),
             Msg::Prepared(result) => Action::Prepared(result),
@@ -337,6 +375,12 @@ impl<B: Backend, H: Host> Driver<B, H> {
                     if let Some(titles) = self.host.read_titles(batch) {
                         queue.extend(update(&mut self.state, Action::Titles(titles)));
                     }
+                }
+                Effect::ReadLatestPrompts(batch) => {
+                    let catalog = Arc::clone(self.state.catalog());
+                    spawn_job(self.tx.clone(), move |tx| {
+                        let _ = tx.send(Msg::LatestPrompts(read_latest_prompts(&catalog, &batch)));
+                    });
                 }
                 Effect::LoadPreview { key, record } => {
                     self.sync_wanted();

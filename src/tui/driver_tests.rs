@@ -233,3 +233,33 @@ fn conversation_search_runs_as_a_job_and_enter_inserts_the_hit() {
     assert_eq!(picker.handle(toggle).unwrap(), None);
     assert!(picker.search_cancel.is_none());
 }
+
+#[test]
+fn the_latest_prompt_is_the_last_typed_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("fork.jsonl");
+    let user = |seq: u64, text: &str| {
+        serde_json::json!({"seq": seq, "type": "user/message", "data": {"id": format!("u{seq}"),
+            "source": {"kind": "user"}, "content": [{"type": "text", "text": text}]}})
+        .to_string()
+    };
+    let lines = [
+        r#"{"type":"session","version":1,"id":"fork","createdAt":"2025-05-01T00:00:00Z"}"#
+            .to_owned(),
+        user(1, "Add a dark mode toggle"),
+        user(2, "\n  make it the default\nand more"),
+        serde_json::json!({"seq": 3, "type": "assistant/message",
+            "data": {"message": {"id": "a3", "content": [{"type": "text", "text": "done"}]}}})
+        .to_string(),
+    ];
+    std::fs::write(&log, lines.join("\n") + "\n").unwrap();
+    let roots = crate::store::StoreRoots::new().with(crate::store::native::KIND, dir.path());
+    let catalog = Catalog::load(&roots);
+    let record = catalog.find("fork").unwrap().clone();
+    let mut missing = record.clone();
+    missing.path = dir.path().join("gone.jsonl");
+    assert_eq!(
+        read_latest_prompts(&catalog, &[(0, record), (1, missing)]),
+        [(0, Some("make it the default".to_owned())), (1, None)]
+    );
+}

@@ -177,6 +177,9 @@ pub enum Action {
     Titles(Vec<(EntryId, Option<String>)>),
     /// Last activity read (Unix seconds).
     Activity(Vec<(EntryId, i64)>),
+    /// The latest typed prompt of sessions whose label another session
+    /// carries too (`None`: none, or unreadable).
+    LatestPrompts(Vec<(EntryId, Option<String>)>),
     /// A preview computed.
     PreviewReady(PreviewKey, Result<Snapshot, Error>),
     /// A preview request dropped unstarted (its candidate was no longer
@@ -220,6 +223,10 @@ impl Action {
 pub enum Effect {
     /// Read these sessions' titles in the background; answer with [`Action::Titles`].
     ReadTitles(Vec<(EntryId, SessionRecord)>),
+    /// Read the latest typed prompt of these sessions (each shares its
+    /// label with another: a fork and its parent) in the background;
+    /// answer with [`Action::LatestPrompts`].
+    ReadLatestPrompts(Vec<(EntryId, SessionRecord)>),
     /// Compute this preview off the UI thread; answer with [`Action::PreviewReady`].
     LoadPreview {
         /// Cache key (session id and mention label).
@@ -341,6 +348,12 @@ pub struct State {
     stale: bool,
     /// Labels that more than one session carries.
     shared_labels: HashSet<String>,
+    /// The latest typed prompt of each session carrying a shared label,
+    /// which tells a fork from its parent in the list (`None`: asked for,
+    /// or it has none). A display concern: labels stay the catalog's.
+    latest_prompts: HashMap<EntryId, Option<String>>,
+    /// `shared_labels` changed since latest prompts were last asked for.
+    prompts_due: bool,
     /// Activity changed since `order` was sorted.
     unsorted: bool,
     ranker: Ranker,
@@ -407,6 +420,8 @@ impl State {
             stale: true,
             unsorted: false,
             shared_labels: HashSet::new(),
+            latest_prompts: HashMap::new(),
+            prompts_due: false,
             ranker: Ranker::new(),
             search: None,
             preview_seek: None,
@@ -509,6 +524,12 @@ impl State {
     /// their parent's first prompt, so they share its label).
     pub fn shared_label(&self, label: &str) -> bool {
         self.shared_labels.contains(label)
+    }
+
+    /// The latest typed prompt of entry `id`, once read: known only for a
+    /// session whose label is shared ([`State::shared_label`]).
+    pub fn latest_prompt(&self, id: EntryId) -> Option<&str> {
+        self.latest_prompts.get(&id)?.as_deref()
     }
 
     /// Sessions listed under the current scope.
@@ -680,6 +701,7 @@ impl State {
                 self.label_shared(touched);
                 self.stale = true;
             }
+            Action::LatestPrompts(found) => self.latest_prompts.extend(found),
             Action::Activity(times) => {
                 for (id, time) in times {
                     if let Some(entry) = self.entries.get_mut(id as usize) {
@@ -870,7 +892,27 @@ impl State {
                 self.rank(key);
             }
         }
+        self.ask_latest_prompts(fx);
         self.ensure_preview(fx);
+    }
+
+    /// Ask for the latest prompt of every session with a shared label not
+    /// asked for yet (once per session: a few forks, not the whole list).
+    fn ask_latest_prompts(&mut self, fx: &mut Vec<Effect>) {
+        if !std::mem::take(&mut self.prompts_due) {
+            return;
+        }
+        let mut batch = Vec::new();
+        for (id, entry) in self.entries.iter().enumerate() {
+            let id = id as EntryId;
+            if self.shared_labels.contains(&entry.label) && !self.latest_prompts.contains_key(&id) {
+                self.latest_prompts.insert(id, None);
+                batch.push((id, entry.record.clone()));
+            }
+        }
+        if !batch.is_empty() {
+            fx.push(Effect::ReadLatestPrompts(batch));
+        }
     }
 
     /// Search mode: ask for a new search when the query changed (or
@@ -1041,6 +1083,7 @@ impl State {
                 shared.insert(entry.label.clone());
             }
         }
+        self.prompts_due |= !shared.is_empty();
         self.shared_labels = shared;
     }
 

@@ -650,3 +650,79 @@ fn this_directory_includes_its_subdirectories() {
     listed.sort_unstable();
     assert_eq!(listed, ["below", "here"]);
 }
+
+#[test]
+fn sessions_sharing_a_label_are_told_apart_by_their_latest_prompt() {
+    let mut state = State::new(testkit::setup());
+    step(&mut state, Action::Resize(100, 20));
+    let parent = record("parent-1", Some(testkit::HERE), "2025-05-01T00:00:00Z");
+    let fork = record("parent-2", Some(testkit::HERE), "2025-05-02T00:00:00Z");
+    let other = record("other", Some(testkit::HERE), "2025-05-03T00:00:00Z");
+    let found = step(
+        &mut state,
+        Action::Discovered(events(&[parent, fork, other])),
+    );
+    let shared = "Add a dark mode toggle";
+    let effects = titled(
+        &mut state,
+        found,
+        &[
+            ("parent-1", shared),
+            ("parent-2", shared),
+            ("other", "Other"),
+        ],
+    );
+    // Only the two sessions sharing a label are read, once.
+    let asked: Vec<Vec<String>> = effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::ReadLatestPrompts(batch) => {
+                Some(batch.iter().map(|(_, r)| r.id.clone()).collect())
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(asked, [vec!["parent-1".to_owned(), "parent-2".to_owned()]]);
+    let ids: Vec<EntryId> = match effects.iter().find_map(|e| match e {
+        Effect::ReadLatestPrompts(batch) => Some(batch),
+        _ => None,
+    }) {
+        Some(batch) => batch.iter().map(|(id, _)| *id).collect(),
+        None => unreachable!("asked above"),
+    };
+    let again = step(
+        &mut state,
+        Action::Edit(crate::tui::line::Edit::Insert('d')),
+    );
+    assert!(!again
+        .iter()
+        .any(|e| matches!(e, Effect::ReadLatestPrompts(_))));
+    step(
+        &mut state,
+        Action::LatestPrompts(vec![
+            (ids[0], Some("make it the default".to_owned())),
+            (ids[1], Some("use the system setting instead".to_owned())),
+        ]),
+    );
+    step(&mut state, Action::Edit(crate::tui::line::Edit::Backspace));
+    let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(100, 20)).unwrap();
+    terminal
+        .draw(|frame| crate::tui::view::draw(frame, &state))
+        .unwrap();
+    let screen: String = terminal
+        .backend()
+        .buffer()
+        .content()
+        .iter()
+        .map(|cell| cell.symbol())
+        .collect();
+    assert!(
+        screen.contains(&format!("{shared} · make it the default")),
+        "{screen}"
+    );
+    assert!(
+        screen.contains(&format!("{shared} · use the system setting")),
+        "{screen}"
+    );
+    assert!(!screen.contains("Other ·"), "{screen}");
+}

@@ -227,18 +227,31 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
         }
         let label = display::one_line(&entry.label, usize::MAX);
         // Sessions sharing a label (a fork and its parent start with the
-        // same prompt) are told apart by their ids.
+        // same prompt) are told apart by their latest prompt once it is
+        // read (at most half the column), else by their ids.
         let suffix = if state.shared_label(&entry.label) {
-            format!(" · {}", short_id(&entry.record.id))
+            match state.latest_prompt(hit.id) {
+                Some(prompt) if prompt != entry.label => format!(
+                    " · {}",
+                    display::one_line(prompt, (label_width / 2).saturating_sub(3))
+                ),
+                _ => format!(" · {}", short_id(&entry.record.id)),
+            }
         } else {
             String::new()
         };
         let room = label_width.saturating_sub(display::width(&suffix));
-        let label = fit(&label, room);
+        // The suffix follows the label, the pair padded to the column.
+        let label = if suffix.is_empty() {
+            fit(&label, room)
+        } else {
+            display::truncate_width(&label, room)
+        };
         let marks = ranker.highlight(&query, &label, false);
         spans.extend(highlighted(&label, &marks, base, matched));
         if !suffix.is_empty() {
-            spans.push(Span::styled(fit(&suffix, label_width - room), dim));
+            let rest = label_width.saturating_sub(display::width(&label));
+            spans.push(Span::styled(fit(&suffix, rest), dim));
         }
         if cwd_width > 0 {
             let cwd = entry.record.cwd.as_deref().map_or_else(
