@@ -440,7 +440,8 @@ fn every_error_code() {
 fn interrupt_cancels_with_130_and_no_output() {
     use std::process::{Command, Stdio};
     let dir = store();
-    let mut child = Command::new(common::bin())
+    let home = tempfile::tempdir().unwrap();
+    let mut child = common::command(home.path())
         .args(["--store", dir.path().to_str().unwrap(), "prepare"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -464,9 +465,10 @@ fn interrupt_cancels_with_130_and_no_output() {
 
 #[test]
 fn closed_stdout_pipe_is_not_an_error() {
-    use std::process::{Command, Stdio};
+    use std::process::Stdio;
     let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo");
-    let mut child = Command::new(common::bin())
+    let home = tempfile::tempdir().unwrap();
+    let mut child = common::command(home.path())
         .args([
             "--store",
             demo.to_str().unwrap(),
@@ -650,13 +652,14 @@ fn demo_store_snapshots_exclude_chunks_tools_reasoning_and_injected_context() {
 #[cfg(target_os = "linux")]
 #[test]
 fn a_result_that_cannot_be_written_is_a_delivery_failure() {
-    use std::process::{Command, Stdio};
+    use std::process::Stdio;
     // /dev/full accepts the open and fails every write: not a closed pipe.
     let full = std::fs::OpenOptions::new()
         .write(true)
         .open("/dev/full")
         .unwrap();
-    let out = Command::new(common::bin())
+    let home = tempfile::tempdir().unwrap();
+    let out = common::command(home.path())
         .args(["uri", "encode", "abc"])
         .stdout(Stdio::from(full))
         .stderr(Stdio::piped())

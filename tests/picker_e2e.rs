@@ -525,8 +525,12 @@ fn tmux_popup_pastes_into_the_pane_and_an_abort_leaves_no_view_mode() {
     );
     // The client shows the inner session's status line once attached.
     client.wait_for("the client to attach", |s| s.contains("[0]"));
+    // The popup's run gets these from the invoking one: the test's own.
     let pick = format!(
-        "{} --store {} --cwd {} --format mention --query notes --tmux center,90%,90% || true",
+        "env XDG_CACHE_HOME={} XDG_STATE_HOME={} {} --store {} --cwd {} --format mention \
+         --query notes --tmux center,90%,90% || true",
+        quote(dir.path().join("cache").to_str().unwrap()),
+        quote(dir.path().join("state").to_str().unwrap()),
         quote(BIN),
         quote(fixtures().to_str().unwrap()),
         HERE,

@@ -20,6 +20,11 @@ const PASSED_ENV: &[&str] = &[
     "HYDRA_SESSIONS",
     "CLAUDE_CONFIG_DIR",
     "CODEX_HOME",
+    "GEMINI_CLI_HOME",
+    // Where the popup's run keeps its title index, search index and drafts.
+    "XDG_CACHE_HOME",
+    "XDG_STATE_HOME",
+    "SESSION_REF_CACHE_DIR",
     "NO_COLOR",
     "VISUAL",
     "EDITOR",

@@ -24,11 +24,8 @@ pub fn run(args: &[&str], stdin: &str) -> Output {
 /// Like [`run`], with extra environment variables.
 pub fn run_env(args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Output {
     let home = tempfile::tempdir().expect("a temporary home");
-    let mut cmd = Command::new(bin());
-    cmd.env_clear();
-    hermetic::isolate(&mut cmd, home.path())
-        .args(args)
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
+    let mut cmd = command(home.path());
+    cmd.args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -43,6 +40,16 @@ pub fn run_env(args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Output {
         .write_all(stdin.as_bytes())
         .unwrap();
     child.wait_with_output().expect("wait session-ref")
+}
+
+/// The binary as a command in a clean environment (only `PATH`) whose
+/// home, cache and state directories are under `home` (a test's
+/// temporary directory).
+pub fn command(home: &Path) -> Command {
+    let mut cmd = Command::new(bin());
+    cmd.env_clear();
+    hermetic::isolate(&mut cmd, home).env("PATH", std::env::var("PATH").unwrap_or_default());
+    cmd
 }
 
 /// stdout as text.
