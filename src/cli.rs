@@ -14,8 +14,8 @@ use crate::reference::candidates::Target;
 use crate::store::{StoreRoots, REGISTRY};
 use crate::tui::popup::PopupSpec;
 
-/// The command line as clap parses it. Its help opens with [`SUMMARY`]
-/// and [`long_about`], which lists the store kinds from the registry.
+/// The command line as clap parses it. Its help opens with `SUMMARY`
+/// and `long_about`, which lists the store kinds from the registry.
 #[derive(Debug, Parser)]
 #[command(
     name = "session-ref",
