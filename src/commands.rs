@@ -103,13 +103,18 @@ pub fn search_streaming(config: &Config, cancel: &std::sync::atomic::AtomicBool)
         json: *json,
         index: index.clone(),
     };
-    let index = request
+    let mut index = request
         .index
         .as_deref()
         .map(crate::search::index::Index::open);
-    let catalog = match &index {
+    let catalog = match &mut index {
         Some(index) => {
-            let mut catalog = Catalog::default();
+            // Labels of the rows printed come through the title index.
+            let caches = match &config.cache_dir {
+                Some(dir) => Caches::default().with(TitleIndex::open(dir)),
+                None => Caches::default(),
+            };
+            let mut catalog = Catalog::with_caches(Arc::new(caches));
             let events = index.list(catalog.caches(), &config.roots);
             catalog.append(events);
             report_listing(&catalog, config.verbose);
@@ -122,7 +127,9 @@ pub fn search_streaming(config: &Config, cancel: &std::sync::atomic::AtomicBool)
     }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    crate::search::command::run(config, &catalog, &request, index, cancel, &mut out)
+    let result = crate::search::command::run(config, &catalog, &request, index, cancel, &mut out);
+    catalog.save_index();
+    result
 }
 
 /// Run a non-interactive command; the result is the whole of stdout.
