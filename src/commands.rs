@@ -103,24 +103,21 @@ pub fn search_streaming(config: &Config, cancel: &std::sync::atomic::AtomicBool)
         json: *json,
         index: index.clone(),
     };
-    let mut index = request
-        .index
-        .as_deref()
-        .map(crate::search::index::Index::open);
-    let catalog = match &mut index {
-        Some(index) => {
+    let (index, catalog) = match request.index.as_deref() {
+        Some(dir) => {
             // Labels of the rows printed come through the title index.
             let caches = match &config.cache_dir {
                 Some(dir) => Caches::default().with(TitleIndex::open(dir)),
                 None => Caches::default(),
             };
             let mut catalog = Catalog::with_caches(Arc::new(caches));
-            let events = index.list(catalog.caches(), &config.roots);
+            let (index, events) =
+                crate::search::index::Index::open_and_list(dir, catalog.caches(), &config.roots);
             catalog.append(events);
             report_listing(&catalog, config.verbose);
-            catalog
+            (Some(index), catalog)
         }
-        None => load_catalog(config),
+        None => (None, load_catalog(config)),
     };
     if catalog.is_empty() && !config.roots_explicit {
         eprint!("session-ref: {}", nothing_found_hint(config));

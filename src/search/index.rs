@@ -21,8 +21,10 @@
 //! is), sorted by path. A search walks the roots and stats each file (what
 //! `find` does), and each log whose stamp matches its entry becomes a
 //! record without being opened: the entries are looked up by binary search
-//! over the sorted paths, the listing being in path order too. Only new or
-//! changed logs are listed by their store and read. Labels are not kept
+//! over the sorted paths, the listing being in path order too, and the
+//! manifest is decoded while the roots are walked. Only new or changed
+//! logs are listed, through the title index (which refreshes its own
+//! entry for them in the same pass), and read. Labels are not kept
 //! here: a row's label comes from the one labelling rule,
 //! [`crate::store::Catalog::label`], through the title index, and only for
 //! the rows printed.
@@ -68,6 +70,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::reference::projection::Role;
 use crate::search::extract::Message;
+use crate::store::index::TitleIndex;
 use crate::store::model::SessionRecord;
 use crate::store::{walk_files, Caches, ScanEvent, StoreRoots};
 
@@ -340,14 +343,35 @@ impl Index {
     /// default [`crate::store::Store::scan`].) The stamps taken are kept
     /// for [`Index::lookup`].
     pub fn list(&mut self, caches: &Caches, roots: &StoreRoots) -> Vec<ScanEvent> {
+        let walked = walk(roots);
+        self.classify(caches, walked)
+    }
+
+    /// [`Index::open`] and [`Index::list`] at once: the manifest is
+    /// decoded while the roots are walked.
+    pub fn open_and_list(
+        dir: &Path,
+        caches: &Caches,
+        roots: &StoreRoots,
+    ) -> (Index, Vec<ScanEvent>) {
+        let (mut index, walked) = rayon::join(|| Index::open(dir), || walk(roots));
+        let events = index.classify(caches, walked);
+        (index, events)
+    }
+
+    /// Stat the walked files and list each from its entry or its store.
+    fn classify(&mut self, caches: &Caches, walked: Vec<Walked>) -> Vec<ScanEvent> {
         let mut events = Vec::new();
         let mut listed = Vec::new();
-        for (kind, root) in roots.iter() {
+        for Walked {
+            kind,
+            root,
+            files,
+            unreadable,
+        } in walked
+        {
+            events.extend(unreadable);
             let store = kind.store();
-            let root: Arc<Path> = Arc::from(root.as_path());
-            let files = walk_files(&root, &|p| store.wants(p), &mut |path, reason| {
-                events.push(ScanEvent::Unreadable { path, reason })
-            });
             let found: Vec<(ScanEvent, Option<Stamp>)> = files
                 .par_iter()
                 .map(|path| {
@@ -365,7 +389,11 @@ impl Index {
                             entry.cwd.clone(),
                             entry.created_at.clone(),
                         )),
-                        None => store.list_file(caches, &root, path),
+                        // New or changed: listed through the title index,
+                        // which refreshes its entry in the same pass.
+                        None => caches
+                            .get::<TitleIndex>()
+                            .refresh_file(store, kind, caches, &root, path),
                     };
                     (event, stamp)
                 })
@@ -468,6 +496,35 @@ impl Index {
         drop(lock);
         Ok(true)
     }
+}
+
+/// The files of one root a kind wants, and the directories that could
+/// not be read.
+struct Walked {
+    kind: crate::store::StoreKind,
+    root: Arc<Path>,
+    files: Vec<PathBuf>,
+    unreadable: Vec<ScanEvent>,
+}
+
+/// Walk every root of `roots` (in their order) with its kind's filter.
+fn walk(roots: &StoreRoots) -> Vec<Walked> {
+    roots
+        .iter()
+        .map(|(kind, root)| {
+            let store = kind.store();
+            let mut unreadable = Vec::new();
+            let files = walk_files(root, &|p| store.wants(p), &mut |path, reason| {
+                unreadable.push(ScanEvent::Unreadable { path, reason })
+            });
+            Walked {
+                kind,
+                root: Arc::from(root.as_path()),
+                files,
+                unreadable,
+            }
+        })
+        .collect()
 }
 
 /// Copy the live blobs into a new data file, replace the old one, and
