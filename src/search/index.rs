@@ -162,6 +162,31 @@ impl Manifest {
             .map(|i| &self.entries[i])
     }
 
+    /// The entry of each of `paths` (sorted as [`walk_files`] sorts), by
+    /// one merge of the two sorted lists: paths below one root are
+    /// contiguous in the manifest's order.
+    fn entries_for(&self, paths: &[PathBuf]) -> Vec<Option<&Entry>> {
+        let Some(first) = paths.first() else {
+            return Vec::new();
+        };
+        let mut at = self
+            .entries
+            .partition_point(|e| path_order(&e.path, first).is_lt());
+        paths
+            .iter()
+            .map(|path| {
+                while self
+                    .entries
+                    .get(at)
+                    .is_some_and(|e| path_order(&e.path, path).is_lt())
+                {
+                    at += 1;
+                }
+                self.entries.get(at).filter(|e| e.path == *path)
+            })
+            .collect()
+    }
+
     fn sort(&mut self) {
         self.entries.sort_by(|a, b| {
             a.path
@@ -220,6 +245,8 @@ pub struct Index {
     /// Stamps taken by [`Index::list`], sorted by path, so that deciding a
     /// session does not stat its log a second time.
     listed: Vec<(PathBuf, Stamp)>,
+    /// Whether [`Index::list`] found exactly the indexed logs, unchanged.
+    all_current: bool,
     fresh: Mutex<Vec<Fresh>>,
 }
 
@@ -278,6 +305,7 @@ impl Index {
             manifest,
             data,
             listed: Vec::new(),
+            all_current: false,
             fresh: Mutex::new(Vec::new()),
         }
     }
@@ -363,6 +391,7 @@ impl Index {
     fn classify(&mut self, caches: &Caches, walked: Vec<Walked>) -> Vec<ScanEvent> {
         let mut events = Vec::new();
         let mut listed = Vec::new();
+        let mut current = 0;
         for Walked {
             kind,
             root,
@@ -372,13 +401,13 @@ impl Index {
         {
             events.extend(unreadable);
             let store = kind.store();
-            let found: Vec<(ScanEvent, Option<Stamp>)> = files
+            let entries = self.manifest.entries_for(&files);
+            let found: Vec<(ScanEvent, Option<Stamp>, bool)> = files
                 .par_iter()
-                .map(|path| {
+                .zip(entries)
+                .map(|(path, entry)| {
                     let stamp = Stamp::of(path).ok();
-                    let known = self
-                        .manifest
-                        .entry(path)
+                    let known = entry
                         .filter(|entry| Some(entry.stamp) == stamp && entry.kind == kind.as_str());
                     let event = match known {
                         Some(entry) => ScanEvent::Record(SessionRecord::new(
@@ -395,10 +424,11 @@ impl Index {
                             .get::<TitleIndex>()
                             .refresh_file(store, kind, caches, &root, path),
                     };
-                    (event, stamp)
+                    (event, stamp, known.is_some())
                 })
                 .collect();
-            for (event, stamp) in found {
+            for (event, stamp, known) in found {
+                current += usize::from(known);
                 if let (ScanEvent::Record(record), Some(stamp)) = (&event, stamp) {
                     listed.push((record.path.clone(), stamp));
                 }
@@ -406,6 +436,9 @@ impl Index {
             }
         }
         listed.sort_by(|a, b| path_order(&a.0, &b.0));
+        // Every entry found current, and nothing else listed: a commit
+        // has nothing to forget (no need to compare the whole listing).
+        self.all_current = current == self.manifest.entries.len() && current == listed.len();
         self.listed = listed;
         events
     }
@@ -415,6 +448,9 @@ impl Index {
     /// run holds the lock or the directory cannot be written.
     pub fn commit(self, listed: Option<&[&Path]>) -> io::Result<bool> {
         let fresh = self.fresh.into_inner().unwrap_or_else(|e| e.into_inner());
+        if fresh.is_empty() && self.all_current {
+            return Ok(false);
+        }
         let kept = listed.map(|listed| {
             let mut keep: Vec<&Path> = listed.to_vec();
             keep.sort_by(|a, b| path_order(a, b));
