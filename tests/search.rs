@@ -214,6 +214,23 @@ fn the_index_is_used_and_follows_append_truncate_and_delete() {
     assert!(search("wombat").is_empty());
     assert_eq!(stores_of(&search("zephyr")), ["codex", "claude", "hydra"]);
     assert!(search("pangolin").iter().all(|r| r["store"] != "hydra"));
+    // A compaction arriving in appended lines: what was current is now
+    // marked as before it, from the index as from the logs.
+    let zoo = claude.join("-home-dev-zoo/c0ffee00-0000-4000-8000-00000000200a.jsonl");
+    let claude_hit = |query: &str| {
+        let results = search(query);
+        let found = results.iter().find(|r| r["store"] == "claude").unwrap();
+        found["hits"][0]["beforeCompaction"].as_bool().unwrap()
+    };
+    assert!(!claude_hit("feeding plan"));
+    let mut log = std::fs::read_to_string(&zoo).unwrap();
+    log.push_str(r#"{"parentUuid":null,"isSidechain":false,"type":"system","subtype":"compact_boundary","content":"Conversation compacted","isMeta":false,"timestamp":"2026-02-01T12:00:00.000Z","uuid":"z-b2"}"#);
+    log.push('\n');
+    log.push_str(r#"{"parentUuid":"z-b2","isSidechain":false,"type":"user","message":{"role":"user","content":"Is the okapi shy?"},"uuid":"z-u9","timestamp":"2026-02-01T12:01:00.000Z"}"#);
+    log.push('\n');
+    std::fs::write(&zoo, &log).unwrap();
+    assert!(claude_hit("feeding plan"));
+    assert!(!claude_hit("okapi"));
     // Delete the Claude log: it is not found, and its entry goes.
     std::fs::remove_dir_all(claude.join("-home-dev-zoo")).unwrap();
     assert_eq!(stores_of(&search("zephyr")), ["codex", "hydra"]);
