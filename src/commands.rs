@@ -107,27 +107,27 @@ pub fn search_streaming(config: &Config, cancel: &std::sync::atomic::AtomicBool)
         json: *json,
         index: index.clone(),
     };
-    let index = request
-        .index
-        .as_deref()
-        .map(crate::search::index::Index::open);
-    let catalog = match &index {
-        Some(index) => {
-            let caches = Caches::for_run(None, config.target.cwd.as_deref());
+    let (index, catalog) = match request.index.as_deref() {
+        Some(dir) => {
+            // Labels of the rows printed come through the title index.
+            let caches = Caches::for_run(config.cache_dir.as_deref(), config.target.cwd.as_deref());
             let mut catalog = Catalog::with_caches(Arc::new(caches));
-            let events = index.list(catalog.caches(), &config.roots);
+            let (index, events) =
+                crate::search::index::Index::open_and_list(dir, catalog.caches(), &config.roots);
             catalog.append(events);
             report_listing(&catalog, config);
-            catalog
+            (Some(index), catalog)
         }
-        None => load_catalog(config),
+        None => (None, load_catalog(config)),
     };
     if catalog.is_empty() && !config.roots_explicit {
         eprint!("session-ref: {}", nothing_found_hint(config));
     }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    crate::search::command::run(config, &catalog, &request, index, cancel, &mut out)
+    let result = crate::search::command::run(config, &catalog, &request, index, cancel, &mut out);
+    catalog.save_index();
+    result
 }
 
 /// Run a non-interactive command; the result is the whole of stdout.

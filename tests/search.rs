@@ -156,31 +156,47 @@ fn the_index_is_used_and_follows_append_truncate_and_delete() {
         stores.join("claude"),
         stores.join("codex"),
     );
-    let search = |word: &str| -> Vec<Value> {
+    let search_with = |args: &[&str]| -> String {
+        let mut all = vec![
+            "--store",
+            hydra.to_str().unwrap(),
+            "--claude",
+            claude.to_str().unwrap(),
+            "--codex",
+            codex.to_str().unwrap(),
+            "search",
+        ];
+        all.extend_from_slice(args);
         let out = common::run_env(
-            &[
-                "--store",
-                hydra.to_str().unwrap(),
-                "--claude",
-                claude.to_str().unwrap(),
-                "--codex",
-                codex.to_str().unwrap(),
-                "search",
-                word,
-                "--json",
-            ],
+            &all,
             "",
             &[("SESSION_REF_CACHE_DIR", cache.to_str().unwrap())],
         );
         assert!(out.status.success(), "{}", stderr(&out));
         stdout(&out)
+    };
+    // Every answer from the index, in JSON and as text, is the answer
+    // read from the logs.
+    let search = |word: &str| -> Vec<Value> {
+        let indexed = search_with(&[word, "--json"]);
+        assert_eq!(
+            indexed,
+            search_with(&[word, "--json", "--no-index"]),
+            "{word}"
+        );
+        assert_eq!(
+            search_with(&[word]),
+            search_with(&[word, "--no-index"]),
+            "{word}"
+        );
+        indexed
             .lines()
             .map(|l| serde_json::from_str(l).unwrap())
             .collect()
     };
     let first = search("zephyr");
     assert_eq!(stores_of(&first), ["codex", "claude", "hydra"]);
-    let manifest = cache.join("search/manifest.json");
+    let manifest = cache.join("search/manifest.bin");
     assert!(manifest.is_file(), "the first search writes the index");
     // Answers from the index are the answers from the logs.
     assert_eq!(search("zephyr"), first);
@@ -198,15 +214,41 @@ fn the_index_is_used_and_follows_append_truncate_and_delete() {
     assert!(search("wombat").is_empty());
     assert_eq!(stores_of(&search("zephyr")), ["codex", "claude", "hydra"]);
     assert!(search("pangolin").iter().all(|r| r["store"] != "hydra"));
+    // A compaction arriving in appended lines: what was current is now
+    // marked as before it, from the index as from the logs.
+    let zoo = claude.join("-home-dev-zoo/c0ffee00-0000-4000-8000-00000000200a.jsonl");
+    let claude_hit = |query: &str| {
+        let results = search(query);
+        let found = results.iter().find(|r| r["store"] == "claude").unwrap();
+        found["hits"][0]["beforeCompaction"].as_bool().unwrap()
+    };
+    assert!(!claude_hit("feeding plan"));
+    let mut log = std::fs::read_to_string(&zoo).unwrap();
+    log.push_str(r#"{"parentUuid":null,"isSidechain":false,"type":"system","subtype":"compact_boundary","content":"Conversation compacted","isMeta":false,"timestamp":"2026-02-01T12:00:00.000Z","uuid":"z-b2"}"#);
+    log.push('\n');
+    log.push_str(r#"{"parentUuid":"z-b2","isSidechain":false,"type":"user","message":{"role":"user","content":"Is the okapi shy?"},"uuid":"z-u9","timestamp":"2026-02-01T12:01:00.000Z"}"#);
+    log.push('\n');
+    std::fs::write(&zoo, &log).unwrap();
+    assert!(claude_hit("feeding plan"));
+    assert!(!claude_hit("okapi"));
     // Delete the Claude log: it is not found, and its entry goes.
     std::fs::remove_dir_all(claude.join("-home-dev-zoo")).unwrap();
     assert_eq!(stores_of(&search("zephyr")), ["codex", "hydra"]);
-    let text = std::fs::read_to_string(&manifest).unwrap();
-    assert!(!text.contains("c0ffee00"), "deleted session still indexed");
+    let bytes = std::fs::read(&manifest).unwrap();
+    assert!(
+        !bytes.windows(8).any(|w| w == b"c0ffee00"),
+        "deleted session still indexed"
+    );
     // A corrupt index is rebuilt, never an error.
     std::fs::write(&manifest, "garbage").unwrap();
     assert_eq!(stores_of(&search("zephyr")), ["codex", "hydra"]);
-    assert!(std::fs::read_to_string(&manifest).unwrap().starts_with('{'));
+    assert!(std::fs::read(&manifest).unwrap().starts_with(b"SRSX"));
+    // So is a data file cut short, and a manifest of an earlier format
+    // is removed when the index is written.
+    std::fs::write(cache.join("search/data-0.bin"), "").unwrap();
+    std::fs::write(cache.join("search/manifest.json"), "{}").unwrap();
+    assert_eq!(stores_of(&search("zephyr")), ["codex", "hydra"]);
+    assert!(!cache.join("search/manifest.json").exists());
 }
 
 fn stores_of(results: &[Value]) -> Vec<String> {

@@ -119,14 +119,11 @@ pub fn run(
     Ok(())
 }
 
-/// Decide one session from the index when it holds the log's current
-/// version, else from the log (remembering what was read for the index).
-/// A word query is first looked for in the raw blob, so sessions without
+/// Decide `record` from `index` when it holds the current version of the
+/// log, else from the log (remembering what was read for the index). A
+/// word query is first looked for in the raw blob, so sessions without
 /// every word are passed over without decoding; a regex is matched per
 /// message only (its anchors mean message boundaries).
-/// Decide `record` from `index` when it holds the current version of the
-/// log (a literal query first rules out sessions that lack a term), else
-/// from the log, remembering what was read.
 pub fn decide_indexed(
     index: &Index,
     catalog: &Catalog,

@@ -6,61 +6,82 @@
 //! Measured on a generated store of 10,000 Claude Code sessions (2 GB, see
 //! BENCHMARKS.md): what a snapshot projects is a small part of a log (tool
 //! output, reasoning and JSON framing are the bulk), so the extracted text
-//! alone is far smaller than the store, and `regex`'s literal prefilters
-//! scan it at memory speed. A scan also answers every query form the same
-//! way (words, phrases, arbitrary regexes, smart case) with no second
-//! matcher to keep in step, where an n-gram or full-text index (tantivy)
-//! answers regexes and substrings only through a verification pass over
-//! the text anyway, and costs a tokenizer that must agree with ours.
+//! alone is about 6 % of the store, and `regex`'s literal prefilters
+//! (memchr, Teddy) scan it at memory speed. A scan also answers every query
+//! form the same way (words, phrases, arbitrary regexes, smart case) with
+//! no second matcher to keep in step, where an n-gram or full-text index
+//! (tantivy) answers regexes and substrings only through a verification
+//! pass over the text anyway, and costs a tokenizer that must agree with
+//! ours.
+//!
+//! # Answering without a full listing
+//!
+//! The manifest holds, per log, everything a result row needs besides its
+//! title (kind, path, file stamp, id, cwd, creation time, where its text
+//! is), sorted by path. A search walks the roots and stats each file (what
+//! `find` does), and each log whose stamp matches its entry becomes a
+//! record without being opened: the entries are looked up by binary search
+//! over the sorted paths, the listing being in path order too, and the
+//! manifest is decoded while the roots are walked. Only new or changed
+//! logs are listed, through the title index (which refreshes its own
+//! entry for them in the same pass), and read. Labels are not kept
+//! here: a row's label comes from the one labelling rule,
+//! [`crate::store::Catalog::label`], through the title index, and only for
+//! the rows printed.
 //!
 //! # Layout and safety
 //!
 //! `DIR/data-N.bin` holds one blob per session version, appended; each
 //! blob is its messages, `[flags u8][length u32 LE][UTF-8 text]` each.
-//! `DIR/manifest.json` names the data file (its generation `N`) and, per
-//! log path, the file version it was read from (length and modification
-//! time), where its blob is, and its record, plus how many bytes of the
-//! data file are committed. Blobs are only ever
-//! appended after the committed length, and the manifest is replaced
-//! atomically (write a temporary file, rename), so a reader always sees a
+//! `DIR/manifest.bin` names the data file (its generation `N`), how many
+//! bytes of it are committed, and the entries. It is binary for the same
+//! reason as the title index's shards (a 10,000-entry JSON manifest was
+//! 2.9 MB to parse before every search): `SRSX`, the format version and the
+//! CRC-32 of the payload, then the payload in `bincode` 1. Blobs are only
+//! ever appended after the committed length, and the manifest is replaced
+//! atomically (written beside, then renamed), so a reader always sees a
 //! consistent pair; bytes a crashed writer left after the committed length
-//! are cut off by the next writer. One writer at a time holds
-//! `DIR/lock` (an advisory file lock); a run that cannot take it searches
-//! without writing. Anything unreadable or inconsistent (a manifest that
-//! does not parse, a blob past the end of the data) is dropped and rebuilt,
-//! never an error. When more than half of the data is dead (sessions that
-//! changed or went away), the live blobs are copied into the next
-//! generation's file, the manifest switched to it, and the old file
-//! removed.
+//! are cut off by the next writer. One writer at a time holds `DIR/lock`
+//! (an advisory file lock); a run that cannot take it searches without
+//! writing. Anything unreadable or inconsistent (another version, a
+//! checksum that does not match, a blob past the end of the data) is
+//! dropped and rebuilt, never an error. When more than half of the data is
+//! dead (sessions that changed or went away), the live blobs are copied
+//! into the next generation's file, the manifest switched to it, and the
+//! old file removed.
 //!
 //! # Invalidation
 //!
-//! A session's entry is used only while its log keeps the length and
-//! modification time it was read at; an appended, truncated or rewritten
-//! log is read again (whole: its fold depends on the whole file, e.g. a
-//! compaction shadows what came before) and its new blob appended. Entries
-//! of logs no longer listed are dropped at the next write.
+//! A session's entry is used only while its log keeps the length,
+//! modification time and inode it was read at; an appended, truncated or
+//! rewritten log is read again (whole: its fold depends on the whole file,
+//! e.g. a compaction shadows what came before and assistant text merges
+//! across lines) and its new blob appended. Entries of logs no longer found
+//! are dropped at the next write.
 
-use std::collections::HashMap;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use std::time::UNIX_EPOCH;
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::reference::projection::Role;
 use crate::search::extract::Message;
+use crate::store::index::TitleIndex;
 use crate::store::model::SessionRecord;
 use crate::store::{walk_files, Caches, ScanEvent, StoreRoots};
 
 /// The manifest format; another value is rebuilt.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
+/// First bytes of a manifest.
+const MAGIC: &[u8; 4] = b"SRSX";
 
-const MANIFEST: &str = "manifest.json";
+const MANIFEST: &str = "manifest.bin";
+/// Manifests of earlier formats, removed when the current one is written.
+const OLD_MANIFESTS: &[&str] = &["manifest.json"];
 /// The data file of generation `generation` (a rewrite starts a new one).
 fn data_name(generation: u64) -> String {
     format!("data-{generation}.bin")
@@ -84,6 +105,9 @@ pub struct Stamp {
     pub len: u64,
     /// Modification time, nanoseconds since the Unix epoch.
     pub mtime_ns: u128,
+    /// Inode number: a log replaced by another file of the same length
+    /// and time is still told apart.
+    pub inode: u64,
 }
 
 impl Stamp {
@@ -92,19 +116,22 @@ impl Stamp {
         let meta = fs::metadata(path)?;
         let mtime_ns = meta
             .modified()?
-            .duration_since(UNIX_EPOCH)
+            .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos());
         Ok(Stamp {
             len: meta.len(),
             mtime_ns,
+            inode: std::os::unix::fs::MetadataExt::ino(&meta),
         })
     }
 }
 
-/// One indexed session version: where its blob is, and its record, so
-/// that listing through the index reads no log that has not changed.
+/// One indexed session version: its log, where its blob is, and its
+/// record, so that listing through the index opens no unchanged log.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 struct Entry {
+    path: PathBuf,
+    kind: String,
     stamp: Stamp,
     offset: u64,
     bytes: u64,
@@ -115,23 +142,111 @@ struct Entry {
 
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct Manifest {
-    format: u32,
     /// Which data file the entries point into (`data-N.bin`).
     generation: u64,
     /// Committed length of the data file.
     data_len: u64,
     /// Blob bytes still referenced.
     live: u64,
-    entries: HashMap<PathBuf, Entry>,
+    /// Sorted by path bytes, one per path.
+    entries: Vec<Entry>,
 }
 
-/// An open index: the manifest read at open time, the data file, and the
-/// blobs extracted during this run, written by [`Index::commit`].
+impl Manifest {
+    /// The entry of `path`, by binary search.
+    fn entry(&self, path: &Path) -> Option<&Entry> {
+        let key = path.as_os_str().as_encoded_bytes();
+        self.entries
+            .binary_search_by(|e| e.path.as_os_str().as_encoded_bytes().cmp(key))
+            .ok()
+            .map(|i| &self.entries[i])
+    }
+
+    /// The entry of each of `paths` (sorted as [`walk_files`] sorts), by
+    /// one merge of the two sorted lists: paths below one root are
+    /// contiguous in the manifest's order.
+    fn entries_for(&self, paths: &[PathBuf]) -> Vec<Option<&Entry>> {
+        let Some(first) = paths.first() else {
+            return Vec::new();
+        };
+        let mut at = self
+            .entries
+            .partition_point(|e| path_order(&e.path, first).is_lt());
+        paths
+            .iter()
+            .map(|path| {
+                while self
+                    .entries
+                    .get(at)
+                    .is_some_and(|e| path_order(&e.path, path).is_lt())
+                {
+                    at += 1;
+                }
+                self.entries.get(at).filter(|e| e.path == *path)
+            })
+            .collect()
+    }
+
+    fn sort(&mut self) {
+        self.entries.sort_by(|a, b| {
+            a.path
+                .as_os_str()
+                .as_encoded_bytes()
+                .cmp(b.path.as_os_str().as_encoded_bytes())
+        });
+    }
+}
+
+/// The bytes of `manifest` in a file (see the module docs).
+fn encode_manifest(manifest: &Manifest) -> io::Result<Vec<u8>> {
+    use bincode::Options;
+    let payload = bincode::DefaultOptions::new()
+        .serialize(manifest)
+        .map_err(io::Error::other)?;
+    let mut bytes = Vec::with_capacity(12 + payload.len());
+    bytes.extend_from_slice(MAGIC);
+    bytes.extend_from_slice(&FORMAT.to_le_bytes());
+    bytes.extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
+    bytes.extend_from_slice(&payload);
+    Ok(bytes)
+}
+
+/// The manifest in `bytes`; `None` when it is another format, damaged or
+/// truncated (then the index is rebuilt).
+fn decode_manifest(bytes: &[u8]) -> Option<Manifest> {
+    use bincode::Options;
+    let (magic, rest) = bytes.split_first_chunk::<4>()?;
+    let (format, rest) = rest.split_first_chunk::<4>()?;
+    let (crc, payload) = rest.split_first_chunk::<4>()?;
+    if magic != MAGIC
+        || u32::from_le_bytes(*format) != FORMAT
+        || u32::from_le_bytes(*crc) != crc32fast::hash(payload)
+    {
+        return None;
+    }
+    // No length read from the payload may reach beyond the payload.
+    let mut manifest: Manifest = bincode::DefaultOptions::new()
+        .with_limit(payload.len() as u64)
+        .deserialize(payload)
+        .ok()?;
+    manifest.sort();
+    manifest.entries.dedup_by(|a, b| a.path == b.path);
+    Some(manifest)
+}
+
+/// An open index: the manifest read at open time, the data file, the
+/// stamps this run's listing took, and the blobs extracted during this
+/// run, written by [`Index::commit`].
 #[derive(Debug)]
 pub struct Index {
     dir: PathBuf,
     manifest: Manifest,
     data: Option<File>,
+    /// Stamps taken by [`Index::list`], sorted by path, so that deciding a
+    /// session does not stat its log a second time.
+    listed: Vec<(PathBuf, Stamp)>,
+    /// Whether [`Index::list`] found exactly the indexed logs, unchanged.
+    all_current: bool,
     fresh: Mutex<Vec<Fresh>>,
 }
 
@@ -139,6 +254,7 @@ pub struct Index {
 #[derive(Debug)]
 struct Fresh {
     path: PathBuf,
+    kind: &'static str,
     stamp: Stamp,
     blob: Vec<u8>,
     id: String,
@@ -156,14 +272,20 @@ pub enum Lookup {
     Stale(Stamp),
 }
 
+/// Compare paths as [`walk_files`] orders them.
+fn path_order(a: &Path, b: &Path) -> std::cmp::Ordering {
+    a.as_os_str()
+        .as_encoded_bytes()
+        .cmp(b.as_os_str().as_encoded_bytes())
+}
+
 impl Index {
     /// Open the index in `dir`, creating it when absent; anything
     /// unreadable counts as empty (and is replaced at the next commit).
     pub fn open(dir: &Path) -> Index {
         let manifest = fs::read(dir.join(MANIFEST))
             .ok()
-            .and_then(|bytes| serde_json::from_slice::<Manifest>(&bytes).ok())
-            .filter(|m| m.format == FORMAT)
+            .and_then(|bytes| decode_manifest(&bytes))
             .unwrap_or_default();
         // A reader holding an older manifest opens the data file that
         // manifest names: still there and consistent with it, or removed
@@ -182,6 +304,8 @@ impl Index {
             dir: dir.to_owned(),
             manifest,
             data,
+            listed: Vec::new(),
+            all_current: false,
             fresh: Mutex::new(Vec::new()),
         }
     }
@@ -196,11 +320,19 @@ impl Index {
         self.manifest.entries.is_empty()
     }
 
+    /// The current stamp of `path`: the one listing took this run, else
+    /// read now.
+    fn stamp_of(&self, path: &Path) -> io::Result<Stamp> {
+        match self.listed.binary_search_by(|(p, _)| path_order(p, path)) {
+            Ok(i) => Ok(self.listed[i].1),
+            Err(_) => Stamp::of(path),
+        }
+    }
+
     /// The blob of `path` when the index holds its current version.
     pub fn lookup(&self, path: &Path) -> io::Result<Lookup> {
-        let stamp = Stamp::of(path)?;
-        let (Some(entry), Some(data)) = (self.manifest.entries.get(path), self.data.as_ref())
-        else {
+        let stamp = self.stamp_of(path)?;
+        let (Some(entry), Some(data)) = (self.manifest.entry(path), self.data.as_ref()) else {
             return Ok(Lookup::Stale(stamp));
         };
         if entry.stamp != stamp {
@@ -218,6 +350,7 @@ impl Index {
     pub fn remember(&self, record: &SessionRecord, stamp: Stamp, messages: &[Message]) {
         let fresh = Fresh {
             path: record.path.clone(),
+            kind: record.kind.as_str(),
             stamp,
             blob: encode(messages),
             id: record.id.clone(),
@@ -235,23 +368,48 @@ impl Index {
     /// the index: only new and changed logs are opened. (Each root is
     /// walked with its kind's [`crate::store::Store::wants`] and files are
     /// classified with [`crate::store::Store::list_file`], the parts of the
-    /// default [`crate::store::Store::scan`].)
-    pub fn list(&self, caches: &Caches, roots: &StoreRoots) -> Vec<ScanEvent> {
+    /// default [`crate::store::Store::scan`].) The stamps taken are kept
+    /// for [`Index::lookup`].
+    pub fn list(&mut self, caches: &Caches, roots: &StoreRoots) -> Vec<ScanEvent> {
+        let walked = walk(roots);
+        self.classify(caches, walked)
+    }
+
+    /// [`Index::open`] and [`Index::list`] at once: the manifest is
+    /// decoded while the roots are walked.
+    pub fn open_and_list(
+        dir: &Path,
+        caches: &Caches,
+        roots: &StoreRoots,
+    ) -> (Index, Vec<ScanEvent>) {
+        let (mut index, walked) = rayon::join(|| Index::open(dir), || walk(roots));
+        let events = index.classify(caches, walked);
+        (index, events)
+    }
+
+    /// Stat the walked files and list each from its entry or its store.
+    fn classify(&mut self, caches: &Caches, walked: Vec<Walked>) -> Vec<ScanEvent> {
         let mut events = Vec::new();
-        for (kind, root) in roots.iter() {
+        let mut listed = Vec::new();
+        let mut current = 0;
+        for Walked {
+            kind,
+            root,
+            files,
+            unreadable,
+        } in walked
+        {
+            events.extend(unreadable);
             let store = kind.store();
-            let root: Arc<Path> = Arc::from(root.as_path());
-            let files = walk_files(&root, &|p| store.wants(p), &mut |path, reason| {
-                events.push(ScanEvent::Unreadable { path, reason })
-            });
-            let listed: Vec<ScanEvent> = files
+            let entries = self.manifest.entries_for(&files);
+            let found: Vec<(ScanEvent, Option<Stamp>, bool)> = files
                 .par_iter()
-                .map(|path| {
-                    let known =
-                        self.manifest.entries.get(path).filter(|entry| {
-                            Stamp::of(path).is_ok_and(|stamp| stamp == entry.stamp)
-                        });
-                    match known {
+                .zip(entries)
+                .map(|(path, entry)| {
+                    let stamp = Stamp::of(path).ok();
+                    let known = entry
+                        .filter(|entry| Some(entry.stamp) == stamp && entry.kind == kind.as_str());
+                    let event = match known {
                         Some(entry) => ScanEvent::Record(SessionRecord::new(
                             kind,
                             Arc::clone(&root),
@@ -260,12 +418,28 @@ impl Index {
                             entry.cwd.clone(),
                             entry.created_at.clone(),
                         )),
-                        None => store.list_file(caches, &root, path),
-                    }
+                        // New or changed: listed through the title index,
+                        // which refreshes its entry in the same pass.
+                        None => caches
+                            .get::<TitleIndex>()
+                            .refresh_file(store, kind, caches, &root, path),
+                    };
+                    (event, stamp, known.is_some())
                 })
                 .collect();
-            events.extend(listed);
+            for (event, stamp, known) in found {
+                current += usize::from(known);
+                if let (ScanEvent::Record(record), Some(stamp)) = (&event, stamp) {
+                    listed.push((record.path.clone(), stamp));
+                }
+                events.push(event);
+            }
         }
+        listed.sort_by(|a, b| path_order(&a.0, &b.0));
+        // Every entry found current, and nothing else listed: a commit
+        // has nothing to forget (no need to compare the whole listing).
+        self.all_current = current == self.manifest.entries.len() && current == listed.len();
+        self.listed = listed;
         events
     }
 
@@ -274,12 +448,21 @@ impl Index {
     /// run holds the lock or the directory cannot be written.
     pub fn commit(self, listed: Option<&[&Path]>) -> io::Result<bool> {
         let fresh = self.fresh.into_inner().unwrap_or_else(|e| e.into_inner());
-        let forget = listed.is_some_and(|listed| {
-            let keep: std::collections::HashSet<&Path> = listed.iter().copied().collect();
+        if fresh.is_empty() && self.all_current {
+            return Ok(false);
+        }
+        let kept = listed.map(|listed| {
+            let mut keep: Vec<&Path> = listed.to_vec();
+            keep.sort_by(|a, b| path_order(a, b));
+            keep
+        });
+        let is_kept =
+            |kept: &[&Path], path: &Path| kept.binary_search_by(|p| path_order(p, path)).is_ok();
+        let forget = kept.as_ref().is_some_and(|kept| {
             self.manifest
                 .entries
-                .keys()
-                .any(|p| !keep.contains(p.as_path()))
+                .iter()
+                .any(|e| !is_kept(kept, &e.path))
         });
         if fresh.is_empty() && !forget {
             return Ok(false);
@@ -295,9 +478,8 @@ impl Index {
         }
         // Re-read under the lock: another run may have committed since.
         let mut current = Index::open(&self.dir).manifest;
-        if let Some(listed) = listed {
-            let keep: std::collections::HashSet<&Path> = listed.iter().copied().collect();
-            current.entries.retain(|p, _| keep.contains(p.as_path()));
+        if let Some(kept) = &kept {
+            current.entries.retain(|e| is_kept(kept, &e.path));
         }
         let mut data = OpenOptions::new()
             .create(true)
@@ -310,35 +492,75 @@ impl Index {
         let mut writer = io::BufWriter::new(&mut data);
         use std::io::Seek;
         writer.seek(io::SeekFrom::Start(at))?;
+        let mut added = Vec::with_capacity(fresh.len());
         for fresh in fresh {
             writer.write_all(&fresh.blob)?;
             let bytes = fresh.blob.len() as u64;
-            current.entries.insert(
-                fresh.path,
-                Entry {
-                    stamp: fresh.stamp,
-                    offset: at,
-                    bytes,
-                    id: fresh.id,
-                    cwd: fresh.cwd,
-                    created_at: fresh.created_at,
-                },
-            );
+            added.push(Entry {
+                path: fresh.path,
+                kind: fresh.kind.to_owned(),
+                stamp: fresh.stamp,
+                offset: at,
+                bytes,
+                id: fresh.id,
+                cwd: fresh.cwd,
+                created_at: fresh.created_at,
+            });
             at += bytes;
         }
         writer.flush()?;
         drop(writer);
         data.sync_data()?;
+        // A fresh entry replaces the one of the same path: it sorts first,
+        // and `dedup_by` keeps the first of equal paths.
+        added.sort_by(|a, b| path_order(&a.path, &b.path));
+        added.dedup_by(|later, earlier| later.path == earlier.path);
+        let mut merged = added;
+        merged.append(&mut current.entries);
+        merged.sort_by(|a, b| path_order(&a.path, &b.path));
+        merged.dedup_by(|later, earlier| later.path == earlier.path);
+        current.entries = merged;
         current.data_len = at;
-        current.live = current.entries.values().map(|e| e.bytes).sum();
-        current.format = FORMAT;
+        current.live = current.entries.iter().map(|e| e.bytes).sum();
         if current.live * 2 < current.data_len && current.data_len > (1 << 20) {
             current = rewrite(&self.dir, &data, current)?;
         }
         write_manifest(&self.dir, &current)?;
+        for old in OLD_MANIFESTS {
+            let _ = fs::remove_file(self.dir.join(old));
+        }
         drop(lock);
         Ok(true)
     }
+}
+
+/// The files of one root a kind wants, and the directories that could
+/// not be read.
+struct Walked {
+    kind: crate::store::StoreKind,
+    root: Arc<Path>,
+    files: Vec<PathBuf>,
+    unreadable: Vec<ScanEvent>,
+}
+
+/// Walk every root of `roots` (in their order) with its kind's filter.
+fn walk(roots: &StoreRoots) -> Vec<Walked> {
+    roots
+        .iter()
+        .map(|(kind, root)| {
+            let store = kind.store();
+            let mut unreadable = Vec::new();
+            let files = walk_files(root, &|p| store.wants(p), &mut |path, reason| {
+                unreadable.push(ScanEvent::Unreadable { path, reason })
+            });
+            Walked {
+                kind,
+                root: Arc::from(root.as_path()),
+                files,
+                unreadable,
+            }
+        })
+        .collect()
 }
 
 /// Copy the live blobs into a new data file, replace the old one, and
@@ -353,10 +575,10 @@ fn rewrite(dir: &Path, old: &File, mut manifest: Manifest) -> io::Result<Manifes
     ));
     let mut out = io::BufWriter::new(File::create(&temp)?);
     let mut at = 0;
-    let mut paths: Vec<PathBuf> = manifest.entries.keys().cloned().collect();
-    paths.sort_by_key(|p| manifest.entries[p].offset);
-    for path in paths {
-        let entry = manifest.entries.get_mut(&path).expect("listed above");
+    let mut order: Vec<usize> = (0..manifest.entries.len()).collect();
+    order.sort_by_key(|&i| manifest.entries[i].offset);
+    for i in order {
+        let entry = &mut manifest.entries[i];
         let mut blob = vec![0; usize::try_from(entry.bytes).unwrap_or(0)];
         old.read_exact_at(&mut blob, entry.offset)?;
         out.write_all(&blob)?;
@@ -375,12 +597,12 @@ fn rewrite(dir: &Path, old: &File, mut manifest: Manifest) -> io::Result<Manifes
 }
 
 fn write_manifest(dir: &Path, manifest: &Manifest) -> io::Result<()> {
-    let temp = dir.join(format!("{MANIFEST}.{}", std::process::id()));
-    let bytes = serde_json::to_vec(manifest).map_err(io::Error::other)?;
-    let mut file = File::create(&temp)?;
-    file.write_all(&bytes)?;
-    file.sync_data()?;
-    fs::rename(&temp, dir.join(MANIFEST))
+    let bytes = encode_manifest(manifest)?;
+    let mut temp = tempfile::NamedTempFile::new_in(dir)?;
+    temp.as_file_mut().write_all(&bytes)?;
+    temp.as_file().sync_data()?;
+    temp.persist(dir.join(MANIFEST)).map_err(|e| e.error)?;
+    Ok(())
 }
 
 const USER: u8 = 0;
@@ -465,6 +687,94 @@ mod tests {
         assert!(decode(&[0, 9, 0, 0, 0, b'a']).is_none());
         assert!(decode(&[0, 2, 0, 0, 0, 0xff, 0xfe]).is_none());
         assert_eq!(decode(&[]).unwrap(), []);
+    }
+
+    #[test]
+    fn manifests_round_trip_and_damage_is_refused() {
+        let mut manifest = Manifest {
+            generation: 3,
+            data_len: 40,
+            live: 30,
+            entries: ["/s/b.jsonl", "/s/a.jsonl"]
+                .iter()
+                .map(|p| Entry {
+                    path: PathBuf::from(p),
+                    kind: "claude".into(),
+                    stamp: Stamp {
+                        len: 9,
+                        mtime_ns: 1_700_000_000_000_000_000,
+                        inode: 5,
+                    },
+                    offset: 10,
+                    bytes: 20,
+                    id: "id".into(),
+                    cwd: Some("/w".into()),
+                    created_at: "2026-01-01T00:00:00Z".into(),
+                })
+                .collect(),
+        };
+        let bytes = encode_manifest(&manifest).unwrap();
+        let back = decode_manifest(&bytes).unwrap();
+        manifest.sort();
+        assert_eq!(back.entries, manifest.entries);
+        assert_eq!((back.generation, back.data_len), (3, 40));
+        assert!(back.entry(Path::new("/s/a.jsonl")).is_some());
+        assert!(back.entry(Path::new("/s/c.jsonl")).is_none());
+        for cut in 0..bytes.len() {
+            assert!(decode_manifest(&bytes[..cut]).is_none(), "cut at {cut}");
+        }
+        for at in 0..bytes.len() {
+            let mut flipped = bytes.clone();
+            flipped[at] ^= 0x10;
+            assert!(decode_manifest(&flipped).is_none(), "flipped {at}");
+        }
+    }
+
+    #[test]
+    fn listing_takes_unchanged_records_from_the_index() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("store");
+        fs::create_dir(&root).unwrap();
+        let header = |id: &str| {
+            format!(
+                r#"{{"type":"session","version":1,"id":"{id}","createdAt":"2026-01-01T00:00:00Z","cwd":"/w"}}"#
+            ) + "\n"
+        };
+        let log = root.join("a.jsonl");
+        fs::write(&log, header("a")).unwrap();
+        let roots = StoreRoots::new().with(crate::store::native::KIND, &root);
+        let cache = dir.path().join("cache");
+        let caches = Caches::default();
+        let mut index = Index::open(&cache);
+        let events = index.list(&caches, &roots);
+        let [ScanEvent::Record(listed)] = &events[..] else {
+            panic!("{events:?}")
+        };
+        let Lookup::Stale(stamp) = index.lookup(&log).unwrap() else {
+            panic!("empty index")
+        };
+        index.remember(listed, stamp, &[message("m", false)]);
+        index.commit(Some(&[log.as_path()])).unwrap();
+        // The log now says otherwise, but its stamp is unchanged: the
+        // record is the indexed one (the log is not opened).
+        let mut index = Index::open(&cache);
+        let times = fs::metadata(&log).unwrap().modified().unwrap();
+        fs::write(&log, header("b")).unwrap();
+        File::options()
+            .write(true)
+            .open(&log)
+            .unwrap()
+            .set_modified(times)
+            .unwrap();
+        let events = index.list(&caches, &roots);
+        assert!(matches!(&events[..], [ScanEvent::Record(r)] if r.id == "a"));
+        assert!(matches!(index.lookup(&log).unwrap(), Lookup::Current(_)));
+        // Grown: listed by the store.
+        fs::write(&log, header("b") + "\n").unwrap();
+        let mut index = Index::open(&cache);
+        let events = index.list(&caches, &roots);
+        assert!(matches!(&events[..], [ScanEvent::Record(r)] if r.id == "b"));
+        assert!(matches!(index.lookup(&log).unwrap(), Lookup::Stale(_)));
     }
 
     #[test]

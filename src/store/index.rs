@@ -404,10 +404,26 @@ impl TitleIndex {
         root: &Arc<Path>,
         path: &Path,
     ) -> ScanEvent {
+        if let Some(shard) = self.shard(kind, root) {
+            shard.listed.store(true, Ordering::Relaxed);
+        }
+        self.refresh_file(store, kind, caches, root, path)
+    }
+
+    /// [`TitleIndex::list_file`] for one file of a root this run does not
+    /// list whole (the search index re-lists only the logs it found
+    /// changed): the other entries of the root are kept as they are.
+    pub fn refresh_file(
+        &self,
+        store: &dyn Store,
+        kind: StoreKind,
+        caches: &Caches,
+        root: &Arc<Path>,
+        path: &Path,
+    ) -> ScanEvent {
         let Some(shard) = self.shard(kind, root) else {
             return store.list_file(caches, root, path);
         };
-        shard.listed.store(true, Ordering::Relaxed);
         let Some(stamp) = Stamp::of(path) else {
             return store.list_file(caches, root, path);
         };
