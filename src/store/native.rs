@@ -1,4 +1,14 @@
 //! The native Hydra session log (SPEC §3): a header line, then one event per line.
+//!
+//! Reading a whole log ([`fold_surface`], what `prepare` and previews do)
+//! is bound by parsing. Two things make it fast without changing a result:
+//! each line's envelope is read by the allocation-free scanner of
+//! [`crate::store::envelope`] when it can vouch for the line (the general
+//! `serde_json` parse, [`parse_event`], takes every other line), so that
+//! the tool results and streaming deltas that make most of a log are only
+//! validated, never parsed into values; and lines are parsed in parallel,
+//! batch by batch, then folded in order. Property tests below hold both to
+//! the line-by-line general parse, on hostile lines too.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
