@@ -202,11 +202,15 @@ fn is_special(b: u8) -> u8 {
 #[inline]
 fn special_mask(bytes: &[u8], from: usize) -> u64 {
     let rest = bytes.get(from..).unwrap_or_default();
-    let Some(block) = rest.first_chunk::<64>() else {
-        return rest
-            .iter()
-            .enumerate()
-            .fold(0, |mask, (i, &b)| mask | u64::from(is_special(b)) << i);
+    // The last bytes of a line are padded with spaces (not special), so
+    // that they take the same vector path.
+    let mut padded = [b' '; 64];
+    let block = match rest.first_chunk::<64>() {
+        Some(block) => block,
+        None => {
+            padded[..rest.len()].copy_from_slice(rest);
+            &padded
+        }
     };
     let mut hits = [0u8; 64];
     for (hit, &b) in hits.iter_mut().zip(block) {
