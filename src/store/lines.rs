@@ -117,6 +117,128 @@ impl<R: Read> LineReader<R> {
     }
 }
 
+/// Reads a file in batches of whole lines, into one buffer reused from
+/// batch to batch: how a whole log is folded with its lines parsed in
+/// parallel ([`map_lines`]). A line longer than the buffer grows it, so the
+/// buffer holds the larger of its size and the longest line.
+pub struct LineBatches<R> {
+    reader: R,
+    buf: Vec<u8>,
+    /// Bytes of `buf` read.
+    filled: usize,
+    /// Bytes at the front of `buf` handed out by the last batch.
+    consumed: usize,
+    eof: bool,
+    /// A read error, reported once the lines read before it are handed out.
+    error: Option<io::Error>,
+}
+
+/// Whole lines of a file, as [`LineBatches`] hands them out.
+#[derive(Debug)]
+pub struct LineBatch<'a> {
+    /// The lines, each ended by `\n` except the last one when `torn`.
+    pub bytes: &'a [u8],
+    /// Whether the last line has no `\n` (the end of the file).
+    pub torn: bool,
+}
+
+impl<R: Read> LineBatches<R> {
+    /// Batches of about `size` bytes from `reader`.
+    pub fn new(reader: R, size: usize) -> Self {
+        LineBatches {
+            reader,
+            buf: vec![0; size.max(1)],
+            filled: 0,
+            consumed: 0,
+            eof: false,
+            error: None,
+        }
+    }
+
+    /// The next batch: as many whole lines as the buffer holds (at the end
+    /// of the file, the rest, torn or not); `None` at the end of the file.
+    /// An empty final segment after the last `\n` is not a line.
+    pub fn next_batch(&mut self) -> io::Result<Option<LineBatch<'_>>> {
+        self.buf.copy_within(self.consumed..self.filled, 0);
+        self.filled -= self.consumed;
+        self.consumed = 0;
+        loop {
+            while !self.eof && self.error.is_none() && self.filled < self.buf.len() {
+                match self.reader.read(&mut self.buf[self.filled..]) {
+                    Ok(0) => self.eof = true,
+                    Ok(n) => self.filled += n,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => self.error = Some(e),
+                }
+            }
+            let data = &self.buf[..self.filled];
+            let end = if self.eof {
+                if data.is_empty() {
+                    return Ok(None);
+                }
+                data.len()
+            } else {
+                match memchr::memrchr(b'\n', data) {
+                    Some(nl) => nl + 1,
+                    None => match self.error.take() {
+                        Some(e) => return Err(e),
+                        // One line fills the buffer: make room for more of it.
+                        None => {
+                            let grown = self.buf.len() * 2;
+                            self.buf.resize(grown, 0);
+                            continue;
+                        }
+                    },
+                }
+            };
+            self.consumed = end;
+            return Ok(Some(LineBatch {
+                bytes: &self.buf[..end],
+                torn: self.buf[end - 1] != b'\n',
+            }));
+        }
+    }
+}
+
+/// Bytes of lines [`map_lines`] gives one task of rayon's pool.
+const MAP_PIECE: usize = 256 * 1024;
+
+/// `f` applied to every line of `bytes` (lines ended by `\n`, the last one
+/// possibly not), in pieces of about [`MAP_PIECE`] bytes on rayon's pool:
+/// one result per line, in line order (piece by piece).
+pub fn map_lines<T: Send>(bytes: &[u8], f: impl Fn(&[u8]) -> T + Sync) -> Vec<Vec<T>> {
+    use rayon::prelude::*;
+    let mut pieces = Vec::with_capacity(bytes.len() / MAP_PIECE + 1);
+    let mut start = 0;
+    while start < bytes.len() {
+        let cut = start + MAP_PIECE;
+        let end = match bytes.get(cut..) {
+            Some(after) => memchr::memchr(b'\n', after).map_or(bytes.len(), |nl| cut + nl + 1),
+            None => bytes.len(),
+        };
+        pieces.push(&bytes[start..end]);
+        start = end;
+    }
+    let lines_of = |piece: &[u8]| {
+        let mut out = Vec::with_capacity(piece.len() / 512 + 1);
+        let mut rest = piece;
+        while !rest.is_empty() {
+            let (line, next) = match memchr::memchr(b'\n', rest) {
+                Some(nl) => (&rest[..nl], &rest[nl + 1..]),
+                None => (rest, &rest[rest.len()..]),
+            };
+            out.push(f(line));
+            rest = next;
+        }
+        out
+    };
+    match pieces.as_slice() {
+        [] => Vec::new(),
+        [only] => vec![lines_of(only)],
+        _ => pieces.par_iter().map(|piece| lines_of(piece)).collect(),
+    }
+}
+
 /// Read the first line of a file, at most [`MAX_HEADER_LINE`] bytes.
 /// `None` for an empty file or a first line longer than the cap.
 pub fn first_line(path: &Path) -> io::Result<Option<Vec<u8>>> {
@@ -388,6 +510,72 @@ mod tests {
                 (5, b"last".to_vec(), false, true),
             ]
         );
+    }
+
+    /// Reads `content` through [`LineBatches`] in reads of at most
+    /// `step` bytes: each batch's lines, and whether it was torn.
+    fn batched(content: &[u8], size: usize, step: usize) -> Vec<(Vec<Vec<u8>>, bool)> {
+        struct Trickle<'a>(&'a [u8], usize);
+        impl Read for Trickle<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                let n = self.0.len().min(buf.len()).min(self.1);
+                buf[..n].copy_from_slice(&self.0[..n]);
+                self.0 = &self.0[n..];
+                Ok(n)
+            }
+        }
+        let mut batches = LineBatches::new(Trickle(content, step), size);
+        let mut out = Vec::new();
+        while let Some(batch) = batches.next_batch().unwrap() {
+            let lines = map_lines(batch.bytes, <[u8]>::to_vec);
+            out.push((lines.into_iter().flatten().collect(), batch.torn));
+        }
+        out
+    }
+
+    #[test]
+    fn batches_hold_whole_lines_in_order() {
+        let big: Vec<u8> = (0..200_000u32)
+            .flat_map(|i| format!("line{}\n", "x".repeat((i % 7) as usize)).into_bytes())
+            .collect();
+        for content in [&b"a\nb\nc\n"[..], b"a\n\nc", b"", b"\n", b"only", &big] {
+            let expected: Vec<Vec<u8>> = {
+                let mut reader = LineReader::new(content);
+                let mut lines = Vec::new();
+                while let Some(line) = reader.next_line().unwrap() {
+                    lines.push(line.bytes.to_vec());
+                }
+                lines
+            };
+            for (size, step) in [(1, 1), (3, 2), (7, 100), (64, 5), (1 << 20, 1 << 16)] {
+                let batches = batched(content, size, step);
+                let lines: Vec<Vec<u8>> = batches.iter().flat_map(|(l, _)| l.clone()).collect();
+                assert_eq!(lines, expected, "{size} {step}");
+                // Only the last batch can end torn, and only without a final newline.
+                let torn: Vec<bool> = batches.iter().map(|&(_, t)| t).collect();
+                let ends_torn = !content.is_empty() && !content.ends_with(b"\n");
+                assert_eq!(torn.last().copied().unwrap_or(false), ends_torn);
+                assert!(torn.iter().rev().skip(1).all(|&t| !t));
+            }
+        }
+    }
+
+    #[test]
+    fn a_read_error_comes_after_the_lines_read_before_it() {
+        struct Failing(bool);
+        impl Read for Failing {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                if std::mem::replace(&mut self.0, true) {
+                    return Err(io::Error::other("disk"));
+                }
+                buf[..7].copy_from_slice(b"ab\ncd\ne");
+                Ok(7)
+            }
+        }
+        let mut batches = LineBatches::new(Failing(false), 64);
+        let batch = batches.next_batch().unwrap().unwrap();
+        assert_eq!((batch.bytes, batch.torn), (&b"ab\ncd\n"[..], false));
+        assert_eq!(batches.next_batch().unwrap_err().to_string(), "disk");
     }
 
     #[test]

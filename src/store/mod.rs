@@ -28,6 +28,7 @@
 
 pub mod claude;
 pub mod codex;
+pub mod envelope;
 pub mod foreign;
 pub mod gemini;
 pub mod index;

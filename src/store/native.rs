@@ -1,4 +1,14 @@
 //! The native Hydra session log (SPEC §3): a header line, then one event per line.
+//!
+//! Reading a whole log ([`fold_surface`], what `prepare` and previews do)
+//! is bound by parsing. Two things make it fast without changing a result:
+//! each line's envelope is read by the allocation-free scanner of
+//! [`crate::store::envelope`] when it can vouch for the line (the general
+//! `serde_json` parse, [`parse_event`], takes every other line), so that
+//! the tool results and streaming deltas that make most of a log are only
+//! validated, never parsed into values; and lines are parsed in parallel,
+//! batch by batch, then folded in order. Property tests below hold both to
+//! the line-by-line general parse, on hostile lines too.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -7,7 +17,8 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use crate::store::lines::{self, LineReader};
+use crate::store::envelope;
+use crate::store::lines::{self, LineBatches};
 use crate::store::loose::{self, Loose, LooseBlock};
 use crate::store::model::{
     EventKind, MessageSource, SessionRecord, StoreKind, Surface, SurfaceEvent, SurfaceSink,
@@ -208,6 +219,7 @@ struct CompactData<'a> {
 struct AnyObject {}
 
 /// A parsed event line.
+#[derive(Debug, PartialEq)]
 enum Event {
     Surface(EventKind),
     Chunk,
@@ -217,6 +229,7 @@ enum Event {
 }
 
 /// Why an event line is not acceptable.
+#[derive(Debug, PartialEq)]
 enum LineFault {
     /// Not JSON at all (may be a torn tail).
     NotJson,
@@ -263,14 +276,36 @@ fn parse_event_once(bytes: &[u8]) -> Result<(u64, Event), LineFault> {
         .ok_or_else(|| shape("seq is not a positive integer"))?;
     let kind = raw.kind.ok_or_else(|| shape("type is not a string"))?;
     let kind = kind.as_str().ok_or_else(|| shape("type is not a string"))?;
+    event_of(seq, kind, raw.data.map(RawValue::get))
+}
+
+/// Parse an event line: the envelope by the fast scanner of
+/// [`envelope`] when it vouches for the line and the event then reads
+/// without fault, else by [`parse_event`]. The same result as
+/// [`parse_event`] for every line: when the scanner answers, the envelope
+/// `parse_event` reads is the same (see [`envelope`]), so its first reading
+/// is the same [`event_of`], and a reading without fault is final there.
+fn read_event(bytes: &[u8]) -> Result<(u64, Event), LineFault> {
+    if let Some(env) = envelope::scan(bytes) {
+        if let Ok(parsed) = event_of(env.seq, env.kind, env.data) {
+            return Ok(parsed);
+        }
+    }
+    parse_event(bytes)
+}
+
+/// The event of a line whose envelope reads as a positive `seq`, a string
+/// `type` and the raw text of `data` (`None` when absent or `null`).
+fn event_of(seq: u64, kind: &str, raw_data: Option<&str>) -> Result<(u64, Event), LineFault> {
+    let shape = |why: &str| LineFault::Shape(why.to_owned());
     // Known types need an object `data` of their shape.
-    fn data<'a, T: Deserialize<'a>>(raw: Option<&'a RawValue>, kind: &str) -> Result<T, LineFault> {
+    fn data<'a, T: Deserialize<'a>>(raw: Option<&'a str>, kind: &str) -> Result<T, LineFault> {
         let raw = raw.ok_or_else(|| LineFault::Shape(format!("{kind} has no data")))?;
-        serde_json::from_str(raw.get()).map_err(|e| LineFault::Shape(format!("{kind} data: {e}")))
+        serde_json::from_str(raw).map_err(|e| LineFault::Shape(format!("{kind} data: {e}")))
     }
     let event = match kind {
         "user/message" => {
-            let d: UserData<'_> = data(raw.data, kind)?;
+            let d: UserData<'_> = data(raw_data, kind)?;
             let source = d
                 .source
                 .and_then(parse_source)
@@ -284,7 +319,7 @@ fn parse_event_once(bytes: &[u8]) -> Result<(u64, Event), LineFault> {
             })
         }
         "assistant/message" => {
-            let d: AssistantData = data(raw.data, kind)?;
+            let d: AssistantData = data(raw_data, kind)?;
             let content = d
                 .message
                 .and_then(|m| m.content)
@@ -296,22 +331,22 @@ fn parse_event_once(bytes: &[u8]) -> Result<(u64, Event), LineFault> {
         "tool/result" => {
             // The envelope parse validated `data` already; an object needs
             // no second pass (the bulk of a log's bytes are tool results).
-            let object = raw.data.is_some_and(|d| d.get().starts_with('{'));
+            let object = raw_data.is_some_and(|d| d.starts_with('{'));
             if !object {
-                let _: AnyObject = data(raw.data, kind)?;
+                let _: AnyObject = data(raw_data, kind)?;
             }
             Event::Surface(EventKind::ToolResult)
         }
         "assistant/chunk" => Event::Chunk,
         "session/title" => {
-            let d: TitleData<'_> = data(raw.data, kind)?;
+            let d: TitleData<'_> = data(raw_data, kind)?;
             match d.title.and_then(Loose::into_string) {
                 Some(title) => Event::Title(title),
                 None => return Err(shape("session/title title is not a string")),
             }
         }
         "session/compact" => {
-            let d: CompactData<'_> = data(raw.data, kind)?;
+            let d: CompactData<'_> = data(raw_data, kind)?;
             let through = d
                 .through_seq
                 .and_then(|t| t.whole_number())
@@ -386,41 +421,77 @@ pub fn read_surface(record: &SessionRecord) -> Result<Surface, ReadError> {
     Ok(surface)
 }
 
+/// Bytes of a log read at a time by [`fold_surface`]: the lines of one
+/// read are parsed in parallel, then folded in order.
+const FOLD_BATCH: usize = 4 << 20;
+
 /// Fold the whole log of `record` into `sink`: the sink and the seq of
 /// the last complete event read (0 when none).
+///
+/// The log is read in batches of whole lines ([`lines::LineBatches`]);
+/// each batch's lines are parsed on rayon's pool ([`read_event`], which
+/// needs no state), and the results are folded in line order, so errors,
+/// seqs and events come exactly as a line-by-line reading gives them.
+/// Memory: one batch and its parsed events (only message texts are kept),
+/// or the longest line when it is longer.
 pub fn fold_surface<S: SurfaceSink>(
     record: &SessionRecord,
+    sink: S,
+) -> Result<(S, u64), ReadError> {
+    fold_in_batches(record, sink, FOLD_BATCH)
+}
+
+/// [`fold_surface`] reading `batch` bytes at a time.
+fn fold_in_batches<S: SurfaceSink>(
+    record: &SessionRecord,
     mut sink: S,
+    batch: usize,
 ) -> Result<(S, u64), ReadError> {
     let path = &record.path;
-    let mut reader = LineReader::open(path).map_err(|e| ReadError::io(path, &e))?;
-    let header = reader.next_line().map_err(|e| ReadError::io(path, &e))?;
-    if header.is_none() {
-        return Err(ReadError::at(path, 1, "missing session header"));
-    }
+    let io = |e: std::io::Error| ReadError::io(path, &e);
+    let file = std::fs::File::open(path).map_err(io)?;
+    let mut batches = LineBatches::new(file, batch);
+    // Lines read so far (the header is line 1).
+    let mut read = 0u64;
     let mut last_seq = 0u64;
-    while let Some(line) = reader.next_line().map_err(|e| ReadError::io(path, &e))? {
-        let (seq, event) = match parse_event(line.bytes) {
-            Ok(parsed) => parsed,
-            Err(LineFault::NotJson) if !line.terminated => break,
-            Err(LineFault::NotJson) => {
-                return Err(ReadError::at(path, line.number, "line is not valid JSON"))
+    while let Some(batch) = batches.next_batch().map_err(io)? {
+        let mut bytes = batch.bytes;
+        if read == 0 {
+            // The header: listing read it; here it only has to be there.
+            let end = memchr::memchr(b'\n', bytes).map_or(bytes.len(), |nl| nl + 1);
+            bytes = &bytes[end..];
+            read = 1;
+        }
+        let parsed = lines::map_lines(bytes, read_event);
+        let count = parsed.iter().map(Vec::len).sum::<usize>() as u64;
+        for (number, outcome) in (read + 1..).zip(parsed.into_iter().flatten()) {
+            let terminated = !(batch.torn && number == read + count);
+            let (seq, event) = match outcome {
+                Ok(parsed) => parsed,
+                Err(LineFault::NotJson) if !terminated => break,
+                Err(LineFault::NotJson) => {
+                    return Err(ReadError::at(path, number, "line is not valid JSON"))
+                }
+                Err(LineFault::Shape(why)) => return Err(ReadError::at(path, number, &why)),
+            };
+            if seq <= last_seq {
+                return Err(ReadError::at(
+                    path,
+                    number,
+                    &format!("seq {seq} does not increase (previous {last_seq})"),
+                ));
             }
-            Err(LineFault::Shape(why)) => return Err(ReadError::at(path, line.number, &why)),
-        };
-        if seq <= last_seq {
-            return Err(ReadError::at(
-                path,
-                line.number,
-                &format!("seq {seq} does not increase (previous {last_seq})"),
-            ));
+            last_seq = seq;
+            match event {
+                Event::Surface(kind) => sink.push(SurfaceEvent { seq, kind }),
+                Event::Compact(through) => sink.shadow_through(through),
+                Event::Chunk | Event::Title(_) | Event::Unknown => {}
+            }
         }
-        last_seq = seq;
-        match event {
-            Event::Surface(kind) => sink.push(SurfaceEvent { seq, kind }),
-            Event::Compact(through) => sink.shadow_through(through),
-            Event::Chunk | Event::Title(_) | Event::Unknown => {}
-        }
+        read += count;
+    }
+    if read == 0 {
+        return Err(ReadError::at(path, 1, "missing session header"));
     }
     Ok((sink, last_seq))
 }
@@ -428,6 +499,7 @@ pub fn fold_surface<S: SurfaceSink>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
     use std::io::Write;
 
     fn root() -> Arc<Path> {
@@ -595,5 +667,180 @@ mod tests {
         );
         let (file, _) = write_log(&spelled);
         assert_eq!(read_title(file.path()).unwrap().as_deref(), Some("U"));
+    }
+    /// The fold as it was before batches and the fast path: line by line,
+    /// every line through [`parse_event`].
+    fn fold_line_by_line(record: &SessionRecord) -> Result<(Surface, u64), ReadError> {
+        let path = &record.path;
+        let mut reader = lines::LineReader::open(path).unwrap();
+        if reader.next_line().unwrap().is_none() {
+            return Err(ReadError::at(path, 1, "missing session header"));
+        }
+        let mut sink = Surface::default();
+        let mut last_seq = 0u64;
+        while let Some(line) = reader.next_line().unwrap() {
+            let (seq, event) = match parse_event(line.bytes) {
+                Ok(parsed) => parsed,
+                Err(LineFault::NotJson) if !line.terminated => break,
+                Err(LineFault::NotJson) => {
+                    return Err(ReadError::at(path, line.number, "line is not valid JSON"))
+                }
+                Err(LineFault::Shape(why)) => return Err(ReadError::at(path, line.number, &why)),
+            };
+            if seq <= last_seq {
+                return Err(ReadError::at(
+                    path,
+                    line.number,
+                    &format!("seq {seq} does not increase (previous {last_seq})"),
+                ));
+            }
+            last_seq = seq;
+            match event {
+                Event::Surface(kind) => sink.push(SurfaceEvent { seq, kind }),
+                Event::Compact(through) => sink.shadow_through(through),
+                Event::Chunk | Event::Title(_) | Event::Unknown => {}
+            }
+        }
+        Ok((sink, last_seq))
+    }
+
+    /// Event lines of every kind, well-formed and hostile: repeated keys,
+    /// escapes where the scanner reads plain strings, `type` nested,
+    /// invalid JSON, bytes that are not UTF-8, control characters.
+    fn arb_event_line() -> impl Strategy<Value = Vec<u8>> {
+        let kind = prop_oneof![
+            Just("tool/result"),
+            Just("assistant/chunk"),
+            Just("user/message"),
+            Just("assistant/message"),
+            Just("session/title"),
+            Just("session/compact"),
+            Just("future/thing"),
+            Just("tool\\/result"),
+            Just("\\u0074ool/result"),
+        ];
+        let text = prop_oneof![
+            Just("plain".to_owned()),
+            Just("a\\nb \\\"q\\\" \\\\ é😀".to_owned()),
+            Just("lone \\ud800 surrogate".to_owned()),
+            Just("\\u00e9\\/".to_owned()),
+            "[a-z ]{0,20}",
+        ];
+        let data = prop_oneof![
+            text.clone().prop_map(|t| format!(r#"{{"toolCallId":"c","content":[{{"type":"text","text":"{t}"}}]}}"#)),
+            text.clone().prop_map(|t| format!(r#"{{"messageId":"a","delta":"{t}"}}"#)),
+            text.clone().prop_map(|t| format!(r#"{{"id":"u","source":{{"kind":"user"}},"content":[{{"type":"text","text":"{t}"}},{{"type":"image"}}]}}"#)),
+            text.clone().prop_map(|t| format!(r#"{{"id":"u","source":{{"kind":"compaction","marker":"{COMPACTION_MARKER}"}},"content":[{{"type":"text","text":"{t}"}}]}}"#)),
+            text.clone().prop_map(|t| format!(r#"{{"id":"u","source":{{"kind":"plugin","kind":"user"}},"content":[],"content":[{{"type":"text","text":"{t}"}}]}}"#)),
+            text.clone().prop_map(|t| format!(r#"{{"message":{{"id":"a","content":[{{"type":"reasoning","text":"{t}"}},{{"type":"text","text":"{t}"}},{{"type":"tool-call","input":{{"type":"x"}}}}]}}}}"#)),
+            text.clone().prop_map(|t| format!(r#"{{"title":"{t}"}}"#)),
+            Just(r#"{"title":1}"#.to_owned()),
+            Just(r#"{"throughSeq":2}"#.to_owned()),
+            Just(r#"{"throughSeq":2.0,"throughSeq":"x"}"#.to_owned()),
+            Just("null".to_owned()),
+            Just("[]".to_owned()),
+            Just("7".to_owned()),
+            Just(r#"{"type":"user/message","seq":1}"#.to_owned()),
+        ];
+        let seq = prop_oneof![
+            (1u64..50).prop_map(|n| n.to_string()),
+            Just("0".to_owned()),
+            Just("2.0".to_owned()),
+            Just("\"3\"".to_owned()),
+            Just("1e400".to_owned()),
+            Just("9007199254740993".to_owned()),
+        ];
+        let order = prop::sample::select(vec![
+            "{\"seq\":S,\"type\":\"T\",\"data\":D}",
+            "{\"data\":D,\"type\":\"T\",\"seq\":S}",
+            "{\"seq\":S,\"type\":\"other\",\"type\":\"T\",\"data\":D}",
+            "{\"seq\":S,\"type\":\"T\",\"data\":D,\"data\":D}",
+            " {\"seq\": S , \"type\":\"T\" ,\"data\":D, \"x\":[{\"type\":\"T\"}]} ",
+            "{\"seq\":S,\"type\":\"T\",\"data\":D,}",
+            "{\"seq\":S,\"type\":\"T\",\"data\":D",
+            "{\"seq\":S,\"type\":\"T\",\"data\":D}\t",
+        ]);
+        let noise = prop_oneof![
+            6 => Just(Vec::new()),
+            1 => Just(b"\xff".to_vec()),
+            1 => Just(b"\x01".to_vec()),
+            1 => Just(b"\\".to_vec()),
+            1 => Just(b"\"".to_vec()),
+        ];
+        (order, seq, kind, data, noise, any::<prop::sample::Index>()).prop_map(
+            |(order, seq, kind, data, noise, at)| {
+                let line = order
+                    .replace('S', &seq)
+                    .replace('T', kind)
+                    .replace('D', &data);
+                let mut line = line.into_bytes();
+                let at = at.index(line.len() + 1);
+                line.splice(at..at, noise);
+                line
+            },
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+        #[test]
+        fn the_fast_path_reads_every_line_as_the_general_parse(line in arb_event_line()) {
+            prop_assert_eq!(read_event(&line), parse_event(&line), "{}", String::from_utf8_lossy(&line));
+        }
+
+        #[test]
+        fn batched_folds_equal_the_line_by_line_fold(
+            lines in prop::collection::vec(arb_event_line(), 0..12),
+            ends in prop::sample::select(vec!["\n", ""]),
+            batch in 1usize..400,
+        ) {
+            let mut log = format!("{HEADER}\n").into_bytes();
+            for (i, line) in lines.iter().enumerate() {
+                if i > 0 {
+                    log.push(b'\n');
+                }
+                log.extend_from_slice(line);
+            }
+            if !lines.is_empty() {
+                log.extend_from_slice(ends.as_bytes());
+            }
+            let (file, record) = write_log(HEADER);
+            std::fs::write(file.path(), &log).unwrap();
+            let expected = fold_line_by_line(&record);
+            for size in [batch, FOLD_BATCH] {
+                let got = fold_in_batches(&record, Surface::default(), size);
+                prop_assert_eq!(&got, &expected, "{}", String::from_utf8_lossy(&log));
+            }
+        }
+    }
+
+    #[test]
+    fn ordinary_lines_take_the_fast_path() {
+        for line in [
+            r#"{"seq":5,"type":"tool/result","data":{"toolCallId":"c1","content":[{"type":"text","text":" 819 a\n 1655 \"b\" é 東京 😀"}]}}"#,
+            r#"{"seq":2,"type":"assistant/chunk","data":{"messageId":"a1","delta":"back\\s"}}"#,
+            &user(1, "hello"),
+            r#"{"seq":4,"type":"assistant/message","data":{"message":{"id":"a1","content":[{"type":"reasoning","text":"r"},{"type":"text","text":"t"}]}}}"#,
+        ] {
+            let envelope = envelope::scan(line.as_bytes()).unwrap();
+            assert!(
+                event_of(envelope.seq, envelope.kind, envelope.data).is_ok(),
+                "{line}"
+            );
+            assert_eq!(read_event(line.as_bytes()), parse_event(line.as_bytes()));
+        }
+    }
+
+    #[test]
+    fn an_empty_log_has_no_header_and_a_header_alone_folds_to_nothing() {
+        let (file, record) = write_log(HEADER);
+        std::fs::write(file.path(), b"").unwrap();
+        let err = read_surface(&record).unwrap_err();
+        assert_eq!(
+            (err.line, err.message.as_str()),
+            (Some(1), "missing session header")
+        );
+        std::fs::write(file.path(), HEADER).unwrap();
+        assert_eq!(read_surface(&record).unwrap(), Surface::default());
     }
 }
