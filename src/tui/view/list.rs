@@ -220,15 +220,15 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
         ];
         if let Some(found) = state.search_row(hit.id) {
             let room = (area.width as usize).saturating_sub(GUTTER + 1);
-            spans.extend(search_spans(found, &entry.label, room, base, dim, matched));
+            spans.extend(search_spans(found, entry.label(), room, base, dim, matched));
             spans.push(Span::styled(bar[row], theme.dim()));
             lines.push(Line::from(spans));
             continue;
         }
-        let label = display::one_line(&entry.label, usize::MAX);
+        let label = display::one_line(entry.label(), usize::MAX);
         // Sessions sharing a label (a fork and its parent start with the
         // same prompt) are told apart by their ids.
-        let suffix = if state.shared_label(&entry.label) {
+        let suffix = if state.shared_label(entry.label()) {
             format!(" · {}", short_id(&entry.record.id))
         } else {
             String::new()
