@@ -166,7 +166,8 @@ pub struct Hit {
     pub id: EntryId,
     /// Whether every term was found as typed (contiguously).
     pub exact: bool,
-    /// Fuzzy score (sum over the terms; 0 for the empty query).
+    /// Fuzzy score (sum over the terms); 0 for an exact hit (exact hits
+    /// keep list order) and for the empty query.
     pub score: u32,
 }
 
@@ -271,14 +272,26 @@ impl Default for Ranker {
     }
 }
 
-/// How one group matched an entry.
+/// How one term (or group) matched an entry.
 #[derive(Clone, Copy)]
 struct Found {
     score: u32,
     in_label: bool,
     exact: bool,
+    /// Found as typed and not scored (`score` is 0, not the fuzzy score).
+    unscored: bool,
 }
 
+impl Found {
+    fn new(score: u32, in_label: bool, exact: bool) -> Self {
+        Found {
+            score,
+            in_label,
+            exact,
+            unscored: false,
+        }
+    }
+}
 impl Ranker {
     /// Fresh matchers.
     pub fn new() -> Self {
@@ -296,56 +309,61 @@ impl Ranker {
         atom.score(haystack, matcher).map(u32::from)
     }
 
-    /// How `term` matches `entry`: the best of label, cwd and id, the label
-    /// preferred on equal scores.
-    fn term(&mut self, term: &Term, entry: &Entry, full_cwd: bool) -> Option<Found> {
+    /// How a positive `term` matches one field: its score and whether it
+    /// is found as typed. Unless `scored`, a fuzzy term found as typed is
+    /// not scored: an exact hit's score does not order it, and the
+    /// contiguous search costs far less than the fuzzy one (a needle found
+    /// as typed is also found as a subsequence, so the outcome is the same).
+    fn field(&mut self, term: &Term, hay: Utf32Str<'_>, path: bool, scored: bool) -> Option<Found> {
+        let fuzzy = term.atom.kind == AtomKind::Fuzzy;
+        if fuzzy && !scored {
+            if self.score(&term.contiguous, hay, path).is_some() {
+                return Some(Found {
+                    unscored: true,
+                    ..Found::new(0, !path, true)
+                });
+            }
+            let score = self.score(&term.atom, hay, path)?;
+            return Some(Found::new(score, !path, false));
+        }
+        let score = self.score(&term.atom, hay, path)?;
+        let exact = !fuzzy || self.score(&term.contiguous, hay, path).is_some();
+        Some(Found::new(score, !path, exact))
+    }
+
+    /// How `term` matches `entry`: the first of label, cwd and id it is
+    /// found in (the cwd's matcher scores paths).
+    fn term(&mut self, term: &Term, entry: &Entry, full_cwd: bool, scored: bool) -> Option<Found> {
         let atom = &term.atom;
         let label = entry.haystacks.label.slice(..);
         let id = entry.haystacks.id.slice(..);
+        let cwd = entry.cwd(full_cwd);
         if atom.negative {
-            let cwd = entry.cwd(full_cwd);
             let hidden = self.score(atom, label, false).is_none()
                 || self.score(atom, cwd, true).is_none()
                 || self.score(atom, id, false).is_none();
-            return (!hidden).then_some(Found {
-                score: 0,
-                in_label: true,
-                exact: true,
-            });
+            return (!hidden).then_some(Found::new(0, true, true));
         }
-        if let Some(score) = self.score(atom, label, false) {
-            let exact = atom.kind != AtomKind::Fuzzy
-                || self.score(&term.contiguous, label, false).is_some();
-            return Some(Found {
-                score,
-                in_label: true,
-                exact,
-            });
+        if let Some(found) = self.field(term, label, false, scored) {
+            return Some(found);
         }
-        let cwd = entry.cwd(full_cwd);
-        if let Some(score) = self.score(atom, cwd, true) {
-            let exact =
-                atom.kind != AtomKind::Fuzzy || self.score(&term.contiguous, cwd, true).is_some();
-            return Some(Found {
-                score,
-                in_label: false,
-                exact,
-            });
+        if let Some(found) = self.field(term, cwd, true, scored) {
+            return Some(found);
         }
-        self.score(&term.contiguous, id, false).map(|score| Found {
-            score,
-            in_label: false,
-            exact: true,
-        })
+        self.score(&term.contiguous, id, false)
+            .map(|score| Found::new(score, false, true))
     }
 
-    /// How `query` matches `entry`, `None` when it does not.
-    fn entry(&mut self, query: &Query, entry: &Entry) -> Option<(bool, bool, u32)> {
-        let (mut exact, mut in_label, mut score) = (true, true, 0);
+    /// How `query` matches `entry` (found as typed, in the label, fuzzy
+    /// score), `None` when it does not. An exact hit's score is 0: exact
+    /// hits keep list order. Unless `scored`, terms found as typed are not
+    /// scored; when the hit turns out fuzzy after all, it is scored again.
+    fn entry(&mut self, query: &Query, entry: &Entry, scored: bool) -> Option<(bool, bool, u32)> {
+        let (mut exact, mut in_label, mut score, mut unscored) = (true, true, 0, false);
         for group in &query.groups {
             let mut best: Option<Found> = None;
             for term in group {
-                if let Some(found) = self.term(term, entry, query.full_cwd) {
+                if let Some(found) = self.term(term, entry, query.full_cwd, scored) {
                     let better = best.is_none_or(|b| {
                         (found.exact, found.in_label, found.score) > (b.exact, b.in_label, b.score)
                     });
@@ -358,8 +376,15 @@ impl Ranker {
             exact &= found.exact;
             in_label &= found.in_label;
             score += found.score;
+            unscored |= found.unscored;
         }
-        Some((exact, in_label, score))
+        if exact {
+            Some((true, in_label, 0))
+        } else if unscored {
+            self.entry(query, entry, true)
+        } else {
+            Some((false, in_label, score))
+        }
     }
 
     /// Char indices of `text` matched by the query's terms (for
@@ -402,15 +427,17 @@ fn order_key(hit: &Hit, in_label: bool) -> (bool, bool, std::cmp::Reverse<u32>) 
 }
 
 /// Score the entries of `ids` (in list order) into `out`, in that order.
+/// `scored`: score every term (the plain way) or only what orders.
 fn score_into(
     ranker: &mut Ranker,
     entries: &[Entry],
     ids: &[EntryId],
     query: &Query,
+    scored: bool,
     out: &mut Vec<(Hit, bool)>,
 ) {
     out.extend(ids.iter().filter_map(|&id| {
-        let (exact, in_label, score) = ranker.entry(query, &entries[id as usize])?;
+        let (exact, in_label, score) = ranker.entry(query, &entries[id as usize], scored)?;
         Some((Hit { id, exact, score }, in_label))
     }));
 }
@@ -441,7 +468,7 @@ pub fn rank(entries: &[Entry], pool: &[EntryId], query: &Query, ranker: &mut Ran
         return everything(pool);
     }
     let mut scored = Vec::new();
-    score_into(ranker, entries, pool, query, &mut scored);
+    score_into(ranker, entries, pool, query, true, &mut scored);
     ordered(scored)
 }
 
@@ -597,7 +624,7 @@ impl Reranker {
         }
         let ranker = self.rankers[0].get_mut().unwrap_or_else(|e| e.into_inner());
         let mut scored = Vec::new();
-        score_into(ranker, entries, ids, query, &mut scored);
+        score_into(ranker, entries, ids, query, false, &mut scored);
         ordered(scored)
     }
 
@@ -624,7 +651,7 @@ impl Reranker {
                     let worker = rayon::current_thread_index().unwrap_or(0) % rankers.len();
                     let mut ranker = rankers[worker].lock().unwrap_or_else(|e| e.into_inner());
                     let mut scored = Vec::with_capacity(task.len());
-                    score_into(&mut ranker, entries, task, query, &mut scored);
+                    score_into(&mut ranker, entries, task, query, false, &mut scored);
                     scored
                 })
                 .collect()
@@ -638,7 +665,11 @@ impl Reranker {
 /// `previous`, and neither an either-or (`|`), a negation (`!`), an escape,
 /// a first `/` (which widens the cwd searched) nor text glued after a
 /// `suffix$` term (which makes it fuzzy again) is involved. A new
-/// upper-case letter makes its term case-sensitive, which only narrows it.
+/// upper-case letter makes its term case-sensitive, which only narrows it,
+/// except for anchored terms: nucleo-matcher 0.3 matches a case-sensitive
+/// ASCII `^prefix` or `suffix$` only when it is the whole field (it
+/// compares the whole haystack with the needle), so `^B` misses a label
+/// `B^` that `^B^` finds; a query with both is not narrowed.
 pub fn narrows(previous: &str, next: &str) -> bool {
     let Some(added) = next.strip_prefix(previous) else {
         return false;
@@ -648,7 +679,8 @@ pub fn narrows(previous: &str, next: &str) -> bool {
         previous.ends_with('$') && added.starts_with(|c: char| !c.is_whitespace());
     let first_slash = added.contains('/') && !previous.contains('/');
     let widens = previous.contains(widening) || added.contains(widening);
-    !previous.trim().is_empty() && !widens && !first_slash && !glued_after_suffix
+    let anchored_case = next.contains(['^', '$']) && next.contains(char::is_uppercase);
+    !previous.trim().is_empty() && !widens && !first_slash && !glued_after_suffix && !anchored_case
 }
 
 #[cfg(test)]
@@ -807,6 +839,9 @@ mod tests {
         assert!(!narrows("pa", "pa/"));
         assert!(!narrows("pa$", "pa$x"));
         assert!(narrows("pa$", "pa$ x"));
+        assert!(narrows("^b", "^b^"));
+        assert!(!narrows("^B", "^B^"));
+        assert!(!narrows("x$", "x$ B"));
     }
 
     /// One step of typing into the filter.
