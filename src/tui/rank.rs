@@ -460,7 +460,7 @@ fn ordered(mut scored: Vec<(Hit, bool)>) -> Vec<Hit> {
 }
 
 /// Rank the entries of `pool` (given in list order) for `query`: every
-/// entry scored in turn on this thread, then ordered. The plain statement
+/// entry, every term scored in turn on this thread, then ordered. The plain statement
 /// of the ranking; the picker uses [`Reranker`], which gives the same list
 /// faster.
 pub fn rank(entries: &[Entry], pool: &[EntryId], query: &Query, ranker: &mut Ranker) -> Vec<Hit> {
