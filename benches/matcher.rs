@@ -4,12 +4,13 @@
 //! the picker's whole re-rank (exact rule, fuzzy scores, ordering) for 10k
 //! and 100k sessions.
 
+use std::cell::RefCell;
 use std::hint::black_box;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
 use fuzzy_matcher::skim::SkimMatcherV2;
 use fuzzy_matcher::FuzzyMatcher as _;
 use session_ref::matching::{FuzzyMatcher, Pattern};
@@ -18,6 +19,24 @@ use session_ref::store::model::{record_order, SessionRecord};
 use session_ref::tui::rank::{self, Entry, EntryId};
 
 const QUERIES: [&str; 4] = ["parser", "fxprsbg", "session ref", "zqxjv"];
+
+/// One query of each kind the picker's filter takes: fuzzy (one letter, a
+/// word many labels contain, a scattered subsequence, no match), several
+/// terms, and fzf's extended syntax (exact, prefix, suffix, negation, `|`).
+const RERANK_QUERIES: [&str; 12] = [
+    "p",
+    "parser",
+    "fxprsbg",
+    "zqxjv",
+    "parser fix",
+    "'pars",
+    "^fix",
+    "tests$",
+    "!cache",
+    "^fix !lexer",
+    "parser | lexer",
+    "^fix tests$ | docs !auth",
+];
 
 /// A deterministic pseudo-random sequence (64-bit LCG).
 struct Lcg(u64);
@@ -185,6 +204,12 @@ fn matchers(c: &mut Criterion) {
     group.finish();
 }
 
+/// The picker's re-rank of 10k and 100k sessions: `full` is [`rank::rank`]
+/// (every entry scored on one thread, the definition of the order), `fast`
+/// the [`rank::Reranker`] the picker uses with nothing kept (a pasted
+/// query, or one that cannot narrow the last), and `keystroke` the
+/// reranker after the query's last character was typed (the query without
+/// it ranked just before, as when typing).
 fn rerank(c: &mut Criterion) {
     let mut group = c.benchmark_group("rerank");
     group.sample_size(10);
@@ -192,18 +217,33 @@ fn rerank(c: &mut Criterion) {
     group.measurement_time(Duration::from_secs(3));
     for n in [10_000, 100_000] {
         let (entries, pool) = entries(n);
-        for query in [
-            "p",
-            "parser",
-            "fxprsbg",
-            "zqxjv",
-            "parser fix",
-            "^fix !lexer",
-        ] {
-            group.bench_with_input(BenchmarkId::new(n.to_string(), query), &query, |b, q| {
+        for query in RERANK_QUERIES {
+            let id = |path: &str| BenchmarkId::new(format!("{n}/{path}"), query);
+            group.bench_with_input(id("full"), &query, |b, q| {
                 let mut ranker = rank::Ranker::new();
                 let query = rank::Query::parse(q);
                 b.iter(|| black_box(rank::rank(&entries, &pool, &query, &mut ranker)).len());
+            });
+            group.bench_with_input(id("fast"), &query, |b, q| {
+                let mut reranker = rank::Reranker::new();
+                b.iter(|| {
+                    reranker.forget();
+                    black_box(reranker.rank(&entries, &pool, q)).len()
+                });
+            });
+            let typed = &query[..query.len() - 1];
+            group.bench_with_input(id("keystroke"), &query, |b, q| {
+                // Both closures need it, one after the other.
+                let reranker = RefCell::new(rank::Reranker::new());
+                b.iter_batched_ref(
+                    || {
+                        let mut reranker = reranker.borrow_mut();
+                        reranker.forget();
+                        reranker.rank(&entries, &pool, typed);
+                    },
+                    |()| black_box(reranker.borrow_mut().rank(&entries, &pool, q)).len(),
+                    BatchSize::PerIteration,
+                );
             });
         }
     }

@@ -23,8 +23,12 @@
 //! first. `candidates --fuzzy` keeps SPEC §6's rule; this is the picker's.
 //! Pure.
 
+use std::collections::VecDeque;
+use std::sync::Mutex;
+
 use nucleo_matcher::pattern::{Atom, AtomKind, CaseMatching, Normalization};
-use nucleo_matcher::{Config, Matcher, Utf32Str};
+use nucleo_matcher::{Config, Matcher, Utf32Str, Utf32String};
+use rayon::prelude::*;
 
 use crate::reference::candidates::{group_rank, Target};
 use crate::store::model::SessionRecord;
@@ -38,8 +42,9 @@ pub struct Entry {
     /// The listed record.
     pub record: SessionRecord,
     /// The label: its session's latest title, or the id while the title is
-    /// unknown, absent or unreadable.
-    pub label: String,
+    /// unknown, absent or unreadable (set through [`Entry::set_title`] and
+    /// [`Entry::relabel`], which keep its haystack in step).
+    label: String,
     /// This record's own title, once read.
     pub title: Option<String>,
     /// Whether the title has been read.
@@ -50,8 +55,30 @@ pub struct Entry {
     pub within: bool,
     /// Last activity (the log's modification time, Unix seconds), once read.
     pub activity: Option<i64>,
-    /// Where the cwd's last component starts (byte offset).
-    cwd_tail: usize,
+    /// What the terms are matched against, converted once.
+    haystacks: Haystacks,
+}
+
+/// An entry's label, cwd (whole and last component) and id as
+/// nucleo-matcher reads them, converted when the entry is made or
+/// relabelled rather than on every keystroke.
+#[derive(Debug, Clone)]
+struct Haystacks {
+    label: Utf32String,
+    cwd: Utf32String,
+    cwd_tail: Utf32String,
+    id: Utf32String,
+}
+
+/// `text` exactly as `Utf32Str::new` presents it to the matcher (which
+/// keeps the original bytes when every grapheme starts with an ASCII
+/// character, where `Utf32String::from` would not).
+fn haystack(text: &str) -> Utf32String {
+    let mut buf = Vec::new();
+    match Utf32Str::new(text, &mut buf) {
+        Utf32Str::Ascii(_) => Utf32String::Ascii(text.into()),
+        Utf32Str::Unicode(chars) => Utf32String::Unicode(chars.into()),
+    }
 }
 
 impl Entry {
@@ -69,6 +96,12 @@ impl Entry {
                 group = 0;
             }
         }
+        let haystacks = Haystacks {
+            label: haystack(&record.id),
+            cwd: haystack(cwd),
+            cwd_tail: haystack(&cwd[cwd_tail..]),
+            id: haystack(&record.id),
+        };
         Entry {
             group,
             within: within(record.cwd.as_deref(), target.cwd.as_deref()),
@@ -76,15 +109,21 @@ impl Entry {
             title: None,
             title_known: false,
             activity: None,
-            cwd_tail,
+            haystacks,
             record,
         }
+    }
+
+    /// The label: its session's latest title, or the id while the title is
+    /// unknown, absent or unreadable.
+    pub fn label(&self) -> &str {
+        &self.label
     }
 
     /// Record the title read for this session (`None`: absent or
     /// unreadable); it becomes the label.
     pub fn set_title(&mut self, title: Option<String>) {
-        self.label = title.clone().unwrap_or_else(|| self.record.id.clone());
+        self.relabel(title.clone().unwrap_or_else(|| self.record.id.clone()));
         self.title = title;
         self.title_known = true;
     }
@@ -92,16 +131,18 @@ impl Entry {
     /// Change the label (records sharing an id all carry the title of the
     /// first of them in record order, as the engine labels them).
     pub fn relabel(&mut self, label: String) {
-        self.label = label;
+        if label != self.label {
+            self.haystacks.label = haystack(&label);
+            self.label = label;
+        }
     }
 
     /// The cwd as a term sees it: the last component, or all of it.
-    fn cwd(&self, full: bool) -> &str {
-        let cwd = self.record.cwd.as_deref().unwrap_or("");
+    fn cwd(&self, full: bool) -> Utf32Str<'_> {
         if full {
-            cwd
+            self.haystacks.cwd.slice(..)
         } else {
-            &cwd[self.cwd_tail..]
+            self.haystacks.cwd_tail.slice(..)
         }
     }
 }
@@ -125,7 +166,8 @@ pub struct Hit {
     pub id: EntryId,
     /// Whether every term was found as typed (contiguously).
     pub exact: bool,
-    /// Fuzzy score (sum over the terms; 0 for the empty query).
+    /// Fuzzy score (sum over the terms); 0 for an exact hit (exact hits
+    /// keep list order) and for the empty query.
     pub score: u32,
 }
 
@@ -230,14 +272,26 @@ impl Default for Ranker {
     }
 }
 
-/// How one group matched an entry.
+/// How one term (or group) matched an entry.
 #[derive(Clone, Copy)]
 struct Found {
     score: u32,
     in_label: bool,
     exact: bool,
+    /// Found as typed and not scored (`score` is 0, not the fuzzy score).
+    unscored: bool,
 }
 
+impl Found {
+    fn new(score: u32, in_label: bool, exact: bool) -> Self {
+        Found {
+            score,
+            in_label,
+            exact,
+            unscored: false,
+        }
+    }
+}
 impl Ranker {
     /// Fresh matchers.
     pub fn new() -> Self {
@@ -250,61 +304,66 @@ impl Ranker {
         }
     }
 
-    fn score(&mut self, atom: &Atom, haystack: &str, path: bool) -> Option<u32> {
+    fn score(&mut self, atom: &Atom, haystack: Utf32Str<'_>, path: bool) -> Option<u32> {
         let matcher = if path { &mut self.path } else { &mut self.text };
-        atom.score(Utf32Str::new(haystack, &mut self.buf), matcher)
-            .map(u32::from)
+        atom.score(haystack, matcher).map(u32::from)
     }
 
-    /// How `term` matches `entry`: the best of label, cwd and id, the label
-    /// preferred on equal scores.
-    fn term(&mut self, term: &Term, entry: &Entry, full_cwd: bool) -> Option<Found> {
+    /// How a positive `term` matches one field: its score and whether it
+    /// is found as typed. Unless `scored`, a fuzzy term found as typed is
+    /// not scored: an exact hit's score does not order it, and the
+    /// contiguous search costs far less than the fuzzy one (a needle found
+    /// as typed is also found as a subsequence, so the outcome is the same).
+    fn field(&mut self, term: &Term, hay: Utf32Str<'_>, path: bool, scored: bool) -> Option<Found> {
+        let fuzzy = term.atom.kind == AtomKind::Fuzzy;
+        if fuzzy && !scored {
+            if self.score(&term.contiguous, hay, path).is_some() {
+                return Some(Found {
+                    unscored: true,
+                    ..Found::new(0, !path, true)
+                });
+            }
+            let score = self.score(&term.atom, hay, path)?;
+            return Some(Found::new(score, !path, false));
+        }
+        let score = self.score(&term.atom, hay, path)?;
+        let exact = !fuzzy || self.score(&term.contiguous, hay, path).is_some();
+        Some(Found::new(score, !path, exact))
+    }
+
+    /// How `term` matches `entry`: the first of label, cwd and id it is
+    /// found in (the cwd's matcher scores paths).
+    fn term(&mut self, term: &Term, entry: &Entry, full_cwd: bool, scored: bool) -> Option<Found> {
         let atom = &term.atom;
-        if atom.negative {
-            let cwd = entry.cwd(full_cwd);
-            let hidden = self.score(atom, &entry.label, false).is_none()
-                || self.score(atom, cwd, true).is_none()
-                || self.score(atom, &entry.record.id, false).is_none();
-            return (!hidden).then_some(Found {
-                score: 0,
-                in_label: true,
-                exact: true,
-            });
-        }
-        if let Some(score) = self.score(atom, &entry.label, false) {
-            let exact = atom.kind != AtomKind::Fuzzy
-                || self.score(&term.contiguous, &entry.label, false).is_some();
-            return Some(Found {
-                score,
-                in_label: true,
-                exact,
-            });
-        }
+        let label = entry.haystacks.label.slice(..);
+        let id = entry.haystacks.id.slice(..);
         let cwd = entry.cwd(full_cwd);
-        if let Some(score) = self.score(atom, cwd, true) {
-            let exact =
-                atom.kind != AtomKind::Fuzzy || self.score(&term.contiguous, cwd, true).is_some();
-            return Some(Found {
-                score,
-                in_label: false,
-                exact,
-            });
+        if atom.negative {
+            let hidden = self.score(atom, label, false).is_none()
+                || self.score(atom, cwd, true).is_none()
+                || self.score(atom, id, false).is_none();
+            return (!hidden).then_some(Found::new(0, true, true));
         }
-        self.score(&term.contiguous, &entry.record.id, false)
-            .map(|score| Found {
-                score,
-                in_label: false,
-                exact: true,
-            })
+        if let Some(found) = self.field(term, label, false, scored) {
+            return Some(found);
+        }
+        if let Some(found) = self.field(term, cwd, true, scored) {
+            return Some(found);
+        }
+        self.score(&term.contiguous, id, false)
+            .map(|score| Found::new(score, false, true))
     }
 
-    /// How `query` matches `entry`, `None` when it does not.
-    fn entry(&mut self, query: &Query, entry: &Entry) -> Option<(bool, bool, u32)> {
-        let (mut exact, mut in_label, mut score) = (true, true, 0);
+    /// How `query` matches `entry` (found as typed, in the label, fuzzy
+    /// score), `None` when it does not. An exact hit's score is 0: exact
+    /// hits keep list order. Unless `scored`, terms found as typed are not
+    /// scored; when the hit turns out fuzzy after all, it is scored again.
+    fn entry(&mut self, query: &Query, entry: &Entry, scored: bool) -> Option<(bool, bool, u32)> {
+        let (mut exact, mut in_label, mut score, mut unscored) = (true, true, 0, false);
         for group in &query.groups {
             let mut best: Option<Found> = None;
             for term in group {
-                if let Some(found) = self.term(term, entry, query.full_cwd) {
+                if let Some(found) = self.term(term, entry, query.full_cwd, scored) {
                     let better = best.is_none_or(|b| {
                         (found.exact, found.in_label, found.score) > (b.exact, b.in_label, b.score)
                     });
@@ -317,8 +376,15 @@ impl Ranker {
             exact &= found.exact;
             in_label &= found.in_label;
             score += found.score;
+            unscored |= found.unscored;
         }
-        Some((exact, in_label, score))
+        if exact {
+            Some((true, in_label, 0))
+        } else if unscored {
+            self.entry(query, entry, true)
+        } else {
+            Some((false, in_label, score))
+        }
     }
 
     /// Char indices of `text` matched by the query's terms (for
@@ -348,34 +414,250 @@ impl Ranker {
     }
 }
 
-/// Rank the entries of `pool` (given in list order) for `query`.
+/// Where a scored entry goes: exact finds first, in list order; then,
+/// among the rest, those matched in the label; then best score first. The
+/// one statement of the list's order: with a stable sort, equal keys keep
+/// list order.
+fn order_key(hit: &Hit, in_label: bool) -> (bool, bool, std::cmp::Reverse<u32>) {
+    (
+        !hit.exact,
+        !in_label,
+        std::cmp::Reverse(if hit.exact { 0 } else { hit.score }),
+    )
+}
+
+/// Score the entries of `ids` (in list order) into `out`, in that order.
+/// `scored`: score every term (the plain way) or only what orders.
+fn score_into(
+    ranker: &mut Ranker,
+    entries: &[Entry],
+    ids: &[EntryId],
+    query: &Query,
+    scored: bool,
+    out: &mut Vec<(Hit, bool)>,
+) {
+    out.extend(ids.iter().filter_map(|&id| {
+        let (exact, in_label, score) = ranker.entry(query, &entries[id as usize], scored)?;
+        Some((Hit { id, exact, score }, in_label))
+    }));
+}
+
+/// Every entry of `pool`, in list order (what the empty query lists).
+fn everything(pool: &[EntryId]) -> Vec<Hit> {
+    pool.iter()
+        .map(|&id| Hit {
+            id,
+            exact: true,
+            score: 0,
+        })
+        .collect()
+}
+
+/// Put scored entries (in list order) in the list's order.
+fn ordered(mut scored: Vec<(Hit, bool)>) -> Vec<Hit> {
+    scored.sort_by_key(|(hit, in_label)| order_key(hit, *in_label));
+    scored.into_iter().map(|(hit, _)| hit).collect()
+}
+
+/// Rank the entries of `pool` (given in list order) for `query`: every
+/// entry, every term scored in turn on this thread, then ordered. The plain statement
+/// of the ranking; the picker uses [`Reranker`], which gives the same list
+/// faster.
 pub fn rank(entries: &[Entry], pool: &[EntryId], query: &Query, ranker: &mut Ranker) -> Vec<Hit> {
     if query.is_empty() {
-        return pool
-            .iter()
-            .map(|&id| Hit {
-                id,
-                exact: true,
-                score: 0,
-            })
-            .collect();
+        return everything(pool);
     }
-    let mut scored: Vec<(Hit, bool)> = pool
-        .iter()
-        .filter_map(|&id| {
-            let (exact, in_label, score) = ranker.entry(query, &entries[id as usize])?;
-            Some((Hit { id, exact, score }, in_label))
-        })
-        .collect();
-    // Stable: ties keep list order. Exact finds keep list order outright.
-    scored.sort_by_key(|(hit, in_label)| {
-        (
-            !hit.exact,
-            !in_label,
-            std::cmp::Reverse(if hit.exact { 0 } else { hit.score }),
-        )
-    });
-    scored.into_iter().map(|(hit, _)| hit).collect()
+    let mut scored = Vec::new();
+    score_into(ranker, entries, pool, query, true, &mut scored);
+    ordered(scored)
+}
+
+/// Results kept for earlier queries, at most this many hits in all (about
+/// 12 bytes each): enough for every prefix of a query typed over 100k
+/// sessions, so backspace answers at once.
+const KEPT_HITS: usize = 1 << 20;
+
+/// Entries scored per parallel task: large enough that a task's overhead
+/// (a queue push, a lock, a vector) is noise, small enough that a worker
+/// slowed by other work leaves the rest to the others.
+const TASK: usize = 2048;
+
+/// A query's hits, kept for the next keystrokes.
+#[derive(Debug)]
+struct Ranked {
+    text: String,
+    hits: Vec<Hit>,
+}
+
+/// The picker's ranking, as [`rank`] defines it, made fast enough to run
+/// on every keystroke over 100k sessions:
+///
+/// - **Kept results.** The hits of recent queries are kept: a query seen
+///   again (backspace) is answered from them, and a query that can only
+///   match fewer sessions than a kept one ([`narrows`]) scores only that
+///   one's hits, as fzf does. The caller says when the entries, labels or
+///   pool change ([`Reranker::forget`]).
+/// - **Parallel scoring.** Large pools are scored in tasks of [`TASK`]
+///   entries on a pool of its own (one thread per core, each with its own
+///   matchers, since a `Matcher` keeps scratch memory); the tasks' results
+///   are joined in list order and ordered by one stable sort, so the list
+///   is [`rank`]'s exactly. Not rayon's global pool: previews and listing
+///   run long jobs there, and ranking must not wait behind them.
+pub struct Reranker {
+    /// One ranker per worker thread (by its index in `workers`).
+    rankers: Vec<Mutex<Ranker>>,
+    /// The ranking threads, started on the first pool large enough.
+    workers: Option<rayon::ThreadPool>,
+    /// Pools up to this size are scored on the calling thread.
+    serial_up_to: usize,
+    /// Entries per parallel task.
+    task: usize,
+    /// Results of recent queries, the newest last.
+    kept: VecDeque<Ranked>,
+}
+
+impl std::fmt::Debug for Reranker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Reranker")
+            .field("threads", &self.rankers.len())
+            .field("kept", &self.kept.len())
+            .finish()
+    }
+}
+
+impl Default for Reranker {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Reranker {
+    /// A reranker using every core for pools of more than two tasks.
+    pub fn new() -> Self {
+        let threads = std::thread::available_parallelism().map_or(1, usize::from);
+        Self::with_split(threads, 2 * TASK, TASK)
+    }
+
+    /// A reranker with `threads` workers that scores pools larger than
+    /// `serial_up_to` in parallel, `task` entries per task.
+    pub fn with_split(threads: usize, serial_up_to: usize, task: usize) -> Self {
+        Reranker {
+            rankers: (0..threads.max(1))
+                .map(|_| Mutex::new(Ranker::new()))
+                .collect(),
+            workers: None,
+            serial_up_to,
+            task: task.max(1),
+            kept: VecDeque::new(),
+        }
+    }
+
+    /// Forget the kept results: the entries, their labels or the pool
+    /// changed.
+    pub fn forget(&mut self) {
+        self.kept.clear();
+    }
+
+    /// Rank `pool` (in list order) for the query `text`: the list [`rank`]
+    /// gives. `pool` and the entries must be those of the previous calls
+    /// unless [`Reranker::forget`] was called since.
+    pub fn rank(&mut self, entries: &[Entry], pool: &[EntryId], text: &str) -> Vec<Hit> {
+        if let Some(at) = self.kept.iter().position(|k| k.text == text) {
+            let kept = self.kept.remove(at).expect("position is in range");
+            let hits = kept.hits.clone();
+            self.kept.push_back(kept);
+            return hits;
+        }
+        let query = Query::parse(text);
+        let hits = if query.is_empty() {
+            everything(pool)
+        } else {
+            // The fewest hits of a kept query this one can only narrow.
+            let from = self
+                .kept
+                .iter()
+                .filter(|k| narrows(&k.text, text))
+                .min_by_key(|k| k.hits.len());
+            match from {
+                Some(from) => {
+                    let mut keep = vec![false; entries.len()];
+                    for hit in &from.hits {
+                        if let Some(kept) = keep.get_mut(hit.id as usize) {
+                            *kept = true;
+                        }
+                    }
+                    let narrowed: Vec<EntryId> = pool
+                        .iter()
+                        .copied()
+                        .filter(|&id| keep.get(id as usize) == Some(&true))
+                        .collect();
+                    self.score_and_order(entries, &narrowed, &query)
+                }
+                None => self.score_and_order(entries, pool, &query),
+            }
+        };
+        self.keep(text, &hits);
+        hits
+    }
+
+    fn keep(&mut self, text: &str, hits: &[Hit]) {
+        let mut total: usize = self.kept.iter().map(|k| k.hits.len()).sum::<usize>() + hits.len();
+        while total > KEPT_HITS {
+            match self.kept.pop_front() {
+                Some(old) => total -= old.hits.len(),
+                None => return,
+            }
+        }
+        self.kept.push_back(Ranked {
+            text: text.to_owned(),
+            hits: hits.to_vec(),
+        });
+    }
+
+    /// Score `ids` (in list order), in parallel when there are many, and
+    /// order them.
+    fn score_and_order(&mut self, entries: &[Entry], ids: &[EntryId], query: &Query) -> Vec<Hit> {
+        if ids.len() > self.serial_up_to && self.rankers.len() > 1 {
+            if let Some(scored) = self.score_parallel(entries, ids, query) {
+                return ordered(scored);
+            }
+        }
+        let ranker = self.rankers[0].get_mut().unwrap_or_else(|e| e.into_inner());
+        let mut scored = Vec::new();
+        score_into(ranker, entries, ids, query, false, &mut scored);
+        ordered(scored)
+    }
+
+    /// Score `ids` in tasks on the workers, joined in list order; `None`
+    /// when the workers cannot be started (the caller scores serially).
+    fn score_parallel(
+        &mut self,
+        entries: &[Entry],
+        ids: &[EntryId],
+        query: &Query,
+    ) -> Option<Vec<(Hit, bool)>> {
+        if self.workers.is_none() {
+            self.workers = rayon::ThreadPoolBuilder::new()
+                .num_threads(self.rankers.len())
+                .thread_name(|i| format!("rank-{i}"))
+                .build()
+                .ok();
+        }
+        let workers = self.workers.as_ref()?;
+        let rankers = &self.rankers;
+        let parts: Vec<Vec<(Hit, bool)>> = workers.install(|| {
+            ids.par_chunks(self.task)
+                .map(|task| {
+                    let worker = rayon::current_thread_index().unwrap_or(0) % rankers.len();
+                    let mut ranker = rankers[worker].lock().unwrap_or_else(|e| e.into_inner());
+                    let mut scored = Vec::with_capacity(task.len());
+                    score_into(&mut ranker, entries, task, query, false, &mut scored);
+                    scored
+                })
+                .collect()
+        });
+        Some(parts.concat())
+    }
 }
 
 /// Whether every match of `next` is among the matches of `previous`, so a
@@ -383,7 +665,11 @@ pub fn rank(entries: &[Entry], pool: &[EntryId], query: &Query, ranker: &mut Ran
 /// `previous`, and neither an either-or (`|`), a negation (`!`), an escape,
 /// a first `/` (which widens the cwd searched) nor text glued after a
 /// `suffix$` term (which makes it fuzzy again) is involved. A new
-/// upper-case letter makes its term case-sensitive, which only narrows it.
+/// upper-case letter makes its term case-sensitive, which only narrows it,
+/// except for anchored terms: nucleo-matcher 0.3 matches a case-sensitive
+/// ASCII `^prefix` or `suffix$` only when it is the whole field (it
+/// compares the whole haystack with the needle), so `^B` misses a label
+/// `B^` that `^B^` finds; a query with both is not narrowed.
 pub fn narrows(previous: &str, next: &str) -> bool {
     let Some(added) = next.strip_prefix(previous) else {
         return false;
@@ -393,7 +679,8 @@ pub fn narrows(previous: &str, next: &str) -> bool {
         previous.ends_with('$') && added.starts_with(|c: char| !c.is_whitespace());
     let first_slash = added.contains('/') && !previous.contains('/');
     let widens = previous.contains(widening) || added.contains(widening);
-    !previous.trim().is_empty() && !widens && !first_slash && !glued_after_suffix
+    let anchored_case = next.contains(['^', '$']) && next.contains(char::is_uppercase);
+    !previous.trim().is_empty() && !widens && !first_slash && !glued_after_suffix && !anchored_case
 }
 
 #[cfg(test)]
@@ -552,6 +839,77 @@ mod tests {
         assert!(!narrows("pa", "pa/"));
         assert!(!narrows("pa$", "pa$x"));
         assert!(narrows("pa$", "pa$ x"));
+        assert!(narrows("^b", "^b^"));
+        assert!(!narrows("^B", "^B^"));
+        assert!(!narrows("x$", "x$ B"));
+    }
+
+    /// One step of typing into the filter.
+    #[derive(Debug, Clone)]
+    enum Edit {
+        Type(char),
+        Backspace,
+        Clear,
+        /// Entries, labels or the pool changed (the reranker is told).
+        Forget,
+    }
+
+    fn edit_strategy() -> impl Strategy<Value = Edit> {
+        prop_oneof![
+            6 => proptest::sample::select(vec![
+                'a', 'b', 'c', 'd', 'A', 'B', 'é', ' ', ' ', '/', '^', '\'', '$', '!', '|', '\\',
+            ])
+            .prop_map(Edit::Type),
+            2 => Just(Edit::Backspace),
+            1 => Just(Edit::Clear),
+            1 => Just(Edit::Forget),
+        ]
+    }
+
+    proptest! {
+        /// The reranker (kept results, narrowing, parallel tasks joined in
+        /// list order) lists exactly what a plain full re-rank lists, for
+        /// every query of a random sequence of edits.
+        #[test]
+        fn the_reranker_lists_what_a_full_rank_lists(
+            labels in proptest::collection::vec("[a-dA-Bé /|!^$'-]{0,10}", 1..40),
+            subset in proptest::collection::vec(any::<bool>(), 40),
+            edits in proptest::collection::vec(edit_strategy(), 1..25),
+            task in 1usize..5,
+        ) {
+            let ids: Vec<String> = (0..labels.len()).map(|i| format!("s{i}ab")).collect();
+            let cwds = [Some("/home/dev/here"), None, Some("/w/ab"), Some("/w/cd/Bé"), Some("/home/dev/here/x")];
+            let specs: Vec<(&str, Option<&str>, &str)> = ids
+                .iter()
+                .zip(&labels)
+                .enumerate()
+                .map(|(i, (id, l))| (id.as_str(), cwds[i % cwds.len()], l.as_str()))
+                .collect();
+            let (entries, all) = setup(&specs);
+            // Sometimes a scope: a subset of the list, in list order.
+            let mut pool = all.clone();
+            let mut reranker = Reranker::with_split(2, 0, task);
+            let mut text = String::new();
+            for (step, edit) in edits.into_iter().enumerate() {
+                match edit {
+                    Edit::Type(c) => text.push(c),
+                    Edit::Backspace => {
+                        text.pop();
+                    }
+                    Edit::Clear => text.clear(),
+                    Edit::Forget => {
+                        pool = if step % 2 == 0 {
+                            all.iter().copied().filter(|&id| subset[id as usize]).collect()
+                        } else {
+                            all.clone()
+                        };
+                        reranker.forget();
+                    }
+                }
+                let full = rank(&entries, &pool, &Query::parse(&text), &mut Ranker::new());
+                prop_assert_eq!(reranker.rank(&entries, &pool, &text), full, "query {:?}", text);
+            }
+        }
     }
 
     fn label_strategy() -> impl Strategy<Value = String> {

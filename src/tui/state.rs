@@ -28,7 +28,7 @@ use crate::tui::layout::{self, Areas};
 use crate::tui::line::{Edit, LineInput};
 use crate::tui::preview::{self, PreviewKey, PreviewMode, PreviewSlot, Snapshot};
 use crate::tui::prompt::Prompt;
-use crate::tui::rank::{self, Entry, EntryId, Hit, Query, Ranker};
+use crate::tui::rank::{Entry, EntryId, Hit, Reranker};
 use crate::tui::theme::Theme;
 
 /// Which input receives typing.
@@ -356,7 +356,9 @@ pub struct State {
     prompts_due: bool,
     /// Activity changed since `order` was sorted.
     unsorted: bool,
-    ranker: Ranker,
+    /// The ranking, with what it keeps of earlier queries over the same
+    /// entries and scope.
+    reranker: Reranker,
     /// Conversation search, when the filter is in that mode.
     pub(crate) search: Option<SearchMode>,
     /// Text of the hit the preview should scroll to once it is ready.
@@ -422,7 +424,7 @@ impl State {
             shared_labels: HashSet::new(),
             latest_prompts: HashMap::new(),
             prompts_due: false,
-            ranker: Ranker::new(),
+            reranker: Reranker::new(),
             search: None,
             preview_seek: None,
             seek_pending: false,
@@ -469,7 +471,7 @@ impl State {
     pub fn ranked_labels(&self) -> Vec<&str> {
         self.hits
             .iter()
-            .map(|h| self.entries[h.id as usize].label.as_str())
+            .map(|h| self.entries[h.id as usize].label())
             .collect()
     }
 
@@ -905,7 +907,8 @@ impl State {
         let mut batch = Vec::new();
         for (id, entry) in self.entries.iter().enumerate() {
             let id = id as EntryId;
-            if self.shared_labels.contains(&entry.label) && !self.latest_prompts.contains_key(&id) {
+            if self.shared_labels.contains(entry.label()) && !self.latest_prompts.contains_key(&id)
+            {
                 self.latest_prompts.insert(id, None);
                 batch.push((id, entry.record.clone()));
             }
@@ -1044,24 +1047,21 @@ impl State {
         } else {
             None
         };
-        let narrowing = !self.stale
-            && matches!(&self.ranked, Some((q, s)) if *s == key.1 && rank::narrows(q, &key.0));
-        let pool: Vec<EntryId> = if narrowing {
-            let mut ids: Vec<EntryId> = self.hits.iter().map(|h| h.id).collect();
-            ids.sort_unstable_by_key(|&id| self.position[id as usize]);
-            ids
-        } else {
-            self.order
-                .iter()
-                .copied()
-                .filter(|&id| self.scope == Scope::All || self.entries[id as usize].within)
-                .collect()
-        };
+        // What the reranker kept holds for these entries, labels and scope only.
+        let rescoped = !matches!(&self.ranked, Some((_, scope)) if *scope == key.1);
+        if self.stale || rescoped {
+            self.reranker.forget();
+        }
+        let pool: Vec<EntryId> = self
+            .order
+            .iter()
+            .copied()
+            .filter(|&id| self.scope == Scope::All || self.entries[id as usize].within)
+            .collect();
         if self.stale {
             self.find_shared_labels();
         }
-        let query = Query::parse(&key.0);
-        self.hits = rank::rank(&self.entries, &pool, &query, &mut self.ranker);
+        self.hits = self.reranker.rank(&self.entries, &pool, &key.0);
         self.selected = keep
             .and_then(|id| self.hits.iter().position(|h| h.id == id))
             .unwrap_or(0);
@@ -1079,8 +1079,8 @@ impl State {
         let mut shared = HashSet::new();
         for entry in &self.entries {
             let id = entry.record.id.as_str();
-            if *first.entry(entry.label.as_str()).or_insert(id) != id {
-                shared.insert(entry.label.clone());
+            if *first.entry(entry.label()).or_insert(id) != id {
+                shared.insert(entry.label().to_owned());
             }
         }
         self.prompts_due |= !shared.is_empty();
@@ -1118,7 +1118,7 @@ impl State {
         };
         let key = PreviewKey {
             session_id: entry.record.id.clone(),
-            label: entry.label.clone(),
+            label: entry.label().to_owned(),
         };
         let record = entry.record.clone();
         let seek = self
@@ -1149,7 +1149,7 @@ impl State {
             return;
         };
         let id = entry.record.id.clone();
-        let mention = mention::format_mention(&id, Some(&entry.label));
+        let mention = mention::format_mention(&id, Some(entry.label()));
         let cited = self.prompt.referenced_ids();
         let max = self.setup.limits.max_references;
         if !cited.contains(&id) && cited.len() >= max {

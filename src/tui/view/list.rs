@@ -220,18 +220,18 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
         ];
         if let Some(found) = state.search_row(hit.id) {
             let room = (area.width as usize).saturating_sub(GUTTER + 1);
-            spans.extend(search_spans(found, &entry.label, room, base, dim, matched));
+            spans.extend(search_spans(found, entry.label(), room, base, dim, matched));
             spans.push(Span::styled(bar[row], theme.dim()));
             lines.push(Line::from(spans));
             continue;
         }
-        let label = display::one_line(&entry.label, usize::MAX);
+        let label = display::one_line(entry.label(), usize::MAX);
         // Sessions sharing a label (a fork and its parent start with the
         // same prompt) are told apart by their latest prompt once it is
         // read (at most half the column), else by their ids.
-        let suffix = if state.shared_label(&entry.label) {
+        let suffix = if state.shared_label(entry.label()) {
             match state.latest_prompt(hit.id) {
-                Some(prompt) if prompt != entry.label => format!(
+                Some(prompt) if prompt != entry.label() => format!(
                     " · {}",
                     display::one_line(prompt, (label_width / 2).saturating_sub(3))
                 ),

@@ -28,7 +28,7 @@ pub fn draw(frame: &mut Frame<'_>, areas: &Areas, state: &State) {
         |entry| {
             format!(
                 "Preview: {}",
-                crate::display::one_line(&entry.label, usize::MAX)
+                crate::display::one_line(entry.label(), usize::MAX)
             )
         },
     );
