@@ -2,14 +2,18 @@
 //! built binary: which file is which session, and what the person typed.
 //!
 //! The fixtures (`tests/fixtures/fidelity/`) are the project's own, written
-//! in the shapes Claude Code 2.1.328 / 1.0.x and Codex 0.169.0 / 0.77.0
+//! in the shapes Claude Code 2.1.332 / 2.1.328 / 1.0.x and Codex 0.171.0 /
+//! 0.169.0 / 0.77.0
 //! write (checked against transcripts those versions produced against a
 //! local mock model): a session resumed the old way (its first lines copied
 //! from the older session, with the older `sessionId`), a `--fork-session`
 //! fork, slash commands with and without arguments, a background-task
 //! notice, an image-only prompt, Codex forks old (copied history) and new
 //! (`history_base`, parent read up to the fork point), an IDE-wrapped
-//! prompt, a remote compaction, piped stdin, and the new line types of both
+//! prompt, a remote compaction, piped stdin, `user` lines Claude Code
+//! 2.1.332 marks as written by itself, a hook or a teammate (`rowSource`),
+//! a prompt sent with the VS Code extension's editor context,
+//! and the new line types of both
 //! agents, some carrying marker words (`HOOK CONTEXT`, `TOOL OUTPUT`, …)
 //! that must never reach a label or a snapshot.
 
@@ -35,6 +39,7 @@ const FORKED: &str = "c1a0de00-0000-4000-8000-000000000003";
 const GREET: &str = "c1a0de00-0000-4000-8000-000000000004";
 const GREET_BARE: &str = "c1a0de00-0000-4000-8000-000000000005";
 const PICTURE: &str = "c1a0de00-0000-4000-8000-000000000006";
+const AUTHORED: &str = "c1a0de00-0000-4000-8000-000000000007";
 
 /// Codex sessions of the fixtures.
 const PARENT: &str = "019c0000-0000-7000-8000-000000000001";
@@ -71,6 +76,9 @@ const NEVER_SHOWN: &[&str] = &[
     "Caveat",
     "command-name",
     "COMPACTED",
+    "Ultraplan",
+    "teammate",
+    "The user opened",
 ];
 
 /// Run `session-ref` over the stores `claude` and `codex`, hermetic.
@@ -162,6 +170,7 @@ fn every_session_is_listed_once_under_its_own_id_and_label() {
         (PARENT, "Why is the login test flaky?", "codex"),
         (COPIED_FORK, "Rename the User model to Account", "codex"),
         (COPIED_PARENT, "Rename the User model to Account", "codex"),
+        (AUTHORED, "Profile the slow checkout page", "claude"),
         (PICTURE, "[Image]", "claude"),
         (GREET_BARE, "/greet", "claude"),
         (GREET, "/greet Carol and Dave", "claude"),
@@ -258,6 +267,28 @@ fn claude_slash_commands_notices_and_images() {
                 ("assistant", "A red square."),
                 ("user", "Make it blue"),
                 ("assistant", "Now it is blue."),
+            ])
+        )
+    );
+}
+
+#[test]
+fn claude_user_lines_authored_by_the_harness_a_hook_or_a_teammate_are_not_prompts() {
+    // Claude Code 2.1.332 stamps each `user` line with `rowSource`; a
+    // notice the harness wrote without `isMeta` (before the first prompt),
+    // a hook's message and a teammate's relayed message are neither the
+    // label nor part of the snapshot; `local` lines are the person's. The
+    // second prompt, sent from the VS Code extension, opens with the
+    // editor context in a block of its own.
+    assert_eq!(
+        snapshot(AUTHORED),
+        (
+            "Profile the slow checkout page".to_owned(),
+            said(&[
+                ("user", "Profile the slow checkout page"),
+                ("assistant", "The cart query runs once per item."),
+                ("user", "Batch the cart query"),
+                ("assistant", "Batched: one query per cart."),
             ])
         )
     );

@@ -408,6 +408,9 @@ const FIDELITY_HIDDEN: &[&str] = &[
     "Say hello to",
     "API Error",
     "COMPACTED",
+    "Ultraplan",
+    "teammate",
+    "The user opened",
 ];
 
 /// One session of `tests/fixtures/fidelity`: its file (below the fixture
@@ -421,7 +424,9 @@ type FidelitySession = (
 
 /// Claude Code: a session resumed the old way (copied lines carry the older
 /// id), a `--fork-session` fork, slash commands with and without arguments,
-/// a background-task notice and new line types, an image-only prompt.
+/// a background-task notice and new line types, an image-only prompt, and
+/// 2.1.332 lines authored by the harness, a hook or a teammate beside a
+/// prompt sent with the VS Code extension's editor context.
 const CLAUDE_FIDELITY: &[FidelitySession] = &[
     (
         "-home-dev-app/c1a0de00-0000-4000-8000-000000000001.jsonl",
@@ -464,6 +469,12 @@ const CLAUDE_FIDELITY: &[FidelitySession] = &[
         "c1a0de00-0000-4000-8000-000000000006",
         "[Image]",
         &["A red square.", "Make it blue"],
+    ),
+    (
+        "-home-dev-app/c1a0de00-0000-4000-8000-000000000007.jsonl",
+        "c1a0de00-0000-4000-8000-000000000007",
+        "Profile the slow checkout page",
+        &["Profile the slow checkout page", "Batch the cart query"],
     ),
 ];
 

@@ -84,7 +84,7 @@ for corpus in corpora:
 CLAUDE_WRAPPERS = ("<command-name>", "<command-message>", "<local-command-stdout>",
                    "<local-command-caveat>", "<bash-input>", "<bash-stdout>",
                    "<task-notification>", "Caveat: The messages below",
-                   "[Request interrupted by user")
+                   "[Request interrupted by user", "<ide_opened_file>", "<ide_selection>")
 CODEX_INJECTED = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions for",
                   "<turn_aborted>", "<user_shell_command>")
 IDE_MARK = "## My request for Codex:"
@@ -137,7 +137,9 @@ def claude_session(path):
             for b in blocks:
                 if b.get("type") == "tool_result":
                     strings_in(b.get("content"), s["hidden"])
-            if l.get("isMeta"):
+            # rowSource (Claude Code 2.1.332+) names a line's author; only
+            # "local" (or no field, older versions) is the person.
+            if l.get("isMeta") or l.get("rowSource", "local") not in ("local", None):
                 strings_in(msg.get("content"), s["hidden"])
                 continue
             texts = [b.get("text") for b in blocks if b.get("type") == "text" and isinstance(b.get("text"), str)]

@@ -217,7 +217,9 @@ as_user hook install codex >/dev/null || fail "reinstall codex"
 pass "Codex: install --budget raises the cap, the context arrives whole"
 
 # 4. An unknown session blocks, with the reason shown / kept.
-UNKNOWN=$(as_user mention no-such-session)
+# A mention of a session that does not exist (mention itself refuses an
+# unknown id unless it is given the label to write).
+UNKNOWN=$(as_user mention no-such-session --label "Missing session")
 N=$(requests)
 claude "Look at $UNKNOWN please" >"$T/c4.out" 2>&1 || true
 [[ $(requests) -eq $N ]] || fail "claude sent a blocked prompt"

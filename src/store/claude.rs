@@ -87,7 +87,10 @@ use crate::store::{env_or_home, has_suffix, Caches, Env, ReadError, ScanEvent, S
 /// background task, written as a plain `user` line), and the notice Claude
 /// Code writes as a user text when the person interrupts a reply
 /// (`[Request interrupted by user]`, `… by user for tool use]`), which no
-/// one typed, like Codex's `<turn_aborted>`.
+/// one typed, like Codex's `<turn_aborted>`; and the editor context the
+/// VS Code extension puts before the typed text, each in its own text
+/// block of the same line (`<ide_opened_file>`, `<ide_selection>`), which
+/// Claude Code's own session list leaves out of the prompt too.
 const WRAPPERS: &[&str] = &[
     "<command-name>",
     "<command-message>",
@@ -98,7 +101,19 @@ const WRAPPERS: &[&str] = &[
     "<task-notification>",
     "Caveat: The messages below",
     "[Request interrupted by user",
+    "<ide_opened_file>",
+    "<ide_selection>",
 ];
+
+/// The `rowSource` of a `user` line written at the person's own terminal.
+/// Claude Code 2.1.332 started stamping every `user` line with its author:
+/// `local` (typed here, or the local command wrappers that the rules above
+/// sort out), `harness` (notices and reminders Claude Code writes itself,
+/// such as task notifications, not always marked `isMeta`), `hook` (a
+/// hook's text or rewritten messages) and `recorded` (messages relayed
+/// from elsewhere: teammates, another machine). Only `local` lines, and
+/// lines of older versions without the field, can hold a typed prompt.
+const LOCAL_ROW: &str = "local";
 
 /// The prompt Claude Code sends to warm up a sub-agent.
 const WARMUP: &str = "Warmup";
@@ -129,6 +144,8 @@ struct Line<'a> {
     is_meta: Option<&'a RawValue>,
     #[serde(rename = "isCompactSummary", borrow)]
     is_compact_summary: Option<&'a RawValue>,
+    #[serde(rename = "rowSource", borrow)]
+    row_source: Option<&'a RawValue>,
     #[serde(borrow)]
     message: Option<&'a RawValue>,
     #[serde(rename = "customTitle", borrow)]
@@ -153,12 +170,16 @@ impl<'a> Line<'a> {
     }
 
     /// A `user` line of the main conversation that is neither meta nor a
-    /// compaction summary: a candidate direct message.
+    /// compaction summary, nor written by anyone but the person: a
+    /// candidate direct message.
     fn is_plain_user(&self) -> bool {
         is_str(self.kind, "user")
             && !is_true(self.is_sidechain)
             && !is_true(self.is_meta)
             && !is_true(self.is_compact_summary)
+            && self
+                .row_source
+                .is_none_or(|source| is_str(Some(source), LOCAL_ROW))
     }
 }
 
@@ -490,7 +511,7 @@ fn fold_line<S: SurfaceSink>(builder: &mut SurfaceBuilder<S>, seq: u64, line: &L
             if !texts.is_empty() {
                 builder.checkpoint(seq, texts);
             }
-        } else if !is_true(line.is_meta) {
+        } else if line.is_plain_user() {
             if let Prompt::Typed(typed) = Prompt::of(line.message().content) {
                 builder.user(seq, typed);
             }
@@ -913,6 +934,40 @@ mod tests {
     }
 
     #[test]
+    fn only_lines_the_person_authored_are_prompts() {
+        // `rowSource` (2.1.332+): `local` and an absent field (older
+        // versions) can be typed; every other author, known or not, cannot.
+        let authored = |source: &str, text: &str| {
+            user("x", &format!("{text:?}")).replacen(
+                r#""type":"user""#,
+                &format!(r#""type":"user","rowSource":{source}"#),
+                1,
+            )
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let lines = [
+            authored(r#""harness""#, "Task finished in the background"),
+            authored(r#""hook""#, "hook text"),
+            authored(r#""recorded""#, "relayed from a teammate"),
+            authored(r#""a-future-author""#, "unknown author"),
+            authored(r#""local""#, "typed here"),
+            authored("null", "no author"),
+            user("u", r#""older version""#),
+        ];
+        let path = write(dir.path(), "p/s1.jsonl", &lines);
+        let record = record_of(dir.path(), &path);
+        assert_eq!(
+            texts(&read_surface(&record).unwrap()),
+            [
+                (5, "user", "typed here".to_owned()),
+                (6, "user", "no author".to_owned()),
+                (7, "user", "older version".to_owned()),
+            ]
+        );
+        assert_eq!(head_title(&path).unwrap().as_deref(), Some("typed here"));
+    }
+
+    #[test]
     fn compaction_shadows_and_checkpoints() {
         let dir = tempfile::tempdir().unwrap();
         let lines = [
@@ -1209,6 +1264,20 @@ mod tests {
         assert_eq!(
             of(
                 r#""<task-notification>\n<task-id>b1</task-id>\n<status>completed</status>\n</task-notification>""#
+            ),
+            Prompt::Nothing
+        );
+        // Editor context from the VS Code extension: a block of its own,
+        // before the typed text; alone it is not a prompt.
+        assert_eq!(
+            of(
+                r#"[{"type":"text","text":"<ide_opened_file>The user opened the file /a/b.ts in the IDE. This may or may not be related to the current task.</ide_opened_file>"},{"type":"text","text":"<ide_selection>The user selected the lines 1 to 2 from /a/b.ts:\nx\n</ide_selection>"},{"type":"text","text":"fix this file"}]"#
+            ),
+            typed("fix this file")
+        );
+        assert_eq!(
+            of(
+                r#"[{"type":"text","text":"<ide_opened_file>The user opened /a/b.ts</ide_opened_file>"}]"#
             ),
             Prompt::Nothing
         );

@@ -3,8 +3,9 @@
 //! `FORMATS.md` describes.
 //!
 //! Each line is `{"timestamp","type","payload"}` (0.16x adds an `ordinal`
-//! and line types such as `world_state` and `token_usage_record`, which are
-//! never conversation). The first `session_meta` identifies the file (an
+//! and line types such as `world_state` and `token_usage_record`, 0.171
+//! the item type `id_allocation`: only the five types below are read, so
+//! these are never conversation). The first `session_meta` identifies the file (an
 //! older fork copies its parent's in after its own; a newer, "paginated"
 //! fork points at its parent's rollout instead, see [`read_surface`]). The
 //! conversation is recorded twice, as `response_item` messages and as
@@ -18,7 +19,8 @@
 //!
 //! A user-role message minus what Codex injects (instructions, environment,
 //! notes) and minus the markers it writes around attached images
-//! (`<image name=[Image #1] path="…">` … `</image>`, observed in 0.169).
+//! (`<image name=[Image #1] path="…">` … `</image>`, observed in 0.169 and
+//! 0.171).
 //! IDE clients wrap a prompt in their context (`# Context from my IDE
 //! setup:` … `## My request for Codex:`): only the request after the marker
 //! is the person's, as in Codex's own session list. Piped input (a
