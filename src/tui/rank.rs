@@ -669,7 +669,11 @@ impl Reranker {
 /// except for anchored terms: nucleo-matcher 0.3 matches a case-sensitive
 /// ASCII `^prefix` or `suffix$` only when it is the whole field (it
 /// compares the whole haystack with the needle), so `^B` misses a label
-/// `B^` that `^B^` finds; a query with both is not narrowed.
+/// `B^` that `^B^` finds; a query with both is not narrowed. Inside a query
+/// with an either-or, only text glued to its last term narrows (`a | le` →
+/// `a | lex` narrows that alternative, hence the group); a new word could
+/// join a group still open (`a | ^` parses as `a` waiting for an
+/// alternative), which widens it.
 pub fn narrows(previous: &str, next: &str) -> bool {
     let Some(added) = next.strip_prefix(previous) else {
         return false;
@@ -678,7 +682,17 @@ pub fn narrows(previous: &str, next: &str) -> bool {
     let glued_after_suffix =
         previous.ends_with('$') && added.starts_with(|c: char| !c.is_whitespace());
     let first_slash = added.contains('/') && !previous.contains('/');
-    let widens = previous.contains(widening) || added.contains(widening);
+    let extends_last_term = !added.contains(char::is_whitespace)
+        && !previous.ends_with(char::is_whitespace)
+        && words(previous).last().is_some_and(|word| {
+            *word != "|"
+                && !Atom::parse(word, CaseMatching::Smart, Normalization::Smart)
+                    .needle_text()
+                    .is_empty()
+        });
+    let widens = previous.contains(['!', '\\'])
+        || added.contains(widening)
+        || (previous.contains('|') && !extends_last_term);
     let anchored_case = next.contains(['^', '$']) && next.contains(char::is_uppercase);
     !previous.trim().is_empty() && !widens && !first_slash && !glued_after_suffix && !anchored_case
 }
@@ -835,6 +849,13 @@ mod tests {
         assert!(!narrows("par", "pa"));
         assert!(!narrows("pa", "xpa"));
         assert!(!narrows("pa", "pa |"));
+        assert!(narrows("pa | le", "pa | lex"));
+        assert!(narrows("pa | le", "pa | leX"));
+        assert!(!narrows("pa | le", "pa | le x"));
+        assert!(!narrows("pa |", "pa |x"));
+        assert!(!narrows("pa | ", "pa | x"));
+        assert!(!narrows("pa | ^", "pa | ^x"));
+        assert!(!narrows("pa | le", "pa | le|"));
         assert!(!narrows("pa", "pa !x"));
         assert!(!narrows("pa", "pa/"));
         assert!(!narrows("pa$", "pa$x"));
@@ -922,8 +943,8 @@ mod tests {
         #[test]
         fn narrowing_gives_the_same_list(
             labels in proptest::collection::vec(label_strategy(), 1..30),
-            query in "[a-dA-D/ ^'$]{1,4}",
-            extra in "[a-dA-D ^'$/]{1,3}",
+            query in "[a-dA-D/ ^'$]{1,4}|[a-dA-D^']{1,3} \\| [a-dA-D/^'$]{1,3}",
+            extra in "[a-dA-D ^'$/]{1,3}|[a-dA-D'$]{1,2}",
         ) {
             let ids: Vec<String> = (0..labels.len()).map(|i| format!("s{i}")).collect();
             let cwds = [Some("/home/dev/here"), None, Some("/w/ab"), Some("/w/cd")];
