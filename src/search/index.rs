@@ -69,6 +69,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::reference::projection::Role;
+use crate::sealed;
 use crate::search::extract::Message;
 use crate::store::index::TitleIndex;
 use crate::store::model::SessionRecord;
@@ -199,36 +200,13 @@ impl Manifest {
 
 /// The bytes of `manifest` in a file (see the module docs).
 fn encode_manifest(manifest: &Manifest) -> io::Result<Vec<u8>> {
-    use bincode::Options;
-    let payload = bincode::DefaultOptions::new()
-        .serialize(manifest)
-        .map_err(io::Error::other)?;
-    let mut bytes = Vec::with_capacity(12 + payload.len());
-    bytes.extend_from_slice(MAGIC);
-    bytes.extend_from_slice(&FORMAT.to_le_bytes());
-    bytes.extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
-    bytes.extend_from_slice(&payload);
-    Ok(bytes)
+    sealed::seal(MAGIC, FORMAT, manifest).map_err(io::Error::other)
 }
 
 /// The manifest in `bytes`; `None` when it is another format, damaged or
 /// truncated (then the index is rebuilt).
 fn decode_manifest(bytes: &[u8]) -> Option<Manifest> {
-    use bincode::Options;
-    let (magic, rest) = bytes.split_first_chunk::<4>()?;
-    let (format, rest) = rest.split_first_chunk::<4>()?;
-    let (crc, payload) = rest.split_first_chunk::<4>()?;
-    if magic != MAGIC
-        || u32::from_le_bytes(*format) != FORMAT
-        || u32::from_le_bytes(*crc) != crc32fast::hash(payload)
-    {
-        return None;
-    }
-    // No length read from the payload may reach beyond the payload.
-    let mut manifest: Manifest = bincode::DefaultOptions::new()
-        .with_limit(payload.len() as u64)
-        .deserialize(payload)
-        .ok()?;
+    let mut manifest: Manifest = sealed::open(MAGIC, FORMAT, bytes)?;
     manifest.sort();
     manifest.entries.dedup_by(|a, b| a.path == b.path);
     Some(manifest)

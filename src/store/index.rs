@@ -56,6 +56,7 @@ use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 
+use crate::sealed;
 use crate::store::model::{SessionRecord, StoreKind};
 use crate::store::{Caches, ReadError, ScanEvent, Store};
 
@@ -663,11 +664,11 @@ fn prune_gone_roots(dir: &Path) {
         let mut bytes = Vec::new();
         let read = std::fs::File::open(item.path())
             .and_then(|file| file.take(HEAD_BYTES).read_to_end(&mut bytes));
-        let Some(payload) = bytes.get(12..).filter(|_| read.is_ok()) else {
+        let Some(payload) = bytes.get(sealed::HEADER_LEN..).filter(|_| read.is_ok()) else {
             continue;
         };
         use bincode::Options;
-        let head: Option<Head> = codec(payload.len() as u64)
+        let head: Option<Head> = sealed::codec(payload.len() as u64)
             .allow_trailing_bytes()
             .deserialize(payload)
             .ok();
@@ -718,40 +719,16 @@ fn fingerprint_of(inputs: &TitleInputs) -> Option<u64> {
     Some(std::hash::Hasher::finish(&hasher).max(1))
 }
 
-/// The bincode options of the payload: varint integers, and no length
-/// read from the payload may exceed `limit` bytes.
-fn codec(limit: u64) -> impl bincode::Options {
-    use bincode::Options;
-    bincode::DefaultOptions::new().with_limit(limit)
-}
-
 /// The bytes of an index file holding `index` (see the module docs);
 /// `None` when it cannot be encoded (a path that is not UTF-8).
 fn encode(index: &IndexFile) -> Option<Vec<u8>> {
-    use bincode::Options;
-    let payload = codec(u64::MAX).serialize(index).ok()?;
-    let mut bytes = Vec::with_capacity(12 + payload.len());
-    bytes.extend_from_slice(MAGIC);
-    bytes.extend_from_slice(&VERSION.to_le_bytes());
-    bytes.extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
-    bytes.extend_from_slice(&payload);
-    Some(bytes)
+    sealed::seal(MAGIC, VERSION, index).ok()
 }
 
 /// The index held in `bytes`; `None` when it is another version, damaged
 /// or truncated (then it is rebuilt).
 fn decode(bytes: &[u8]) -> Option<IndexFile> {
-    use bincode::Options;
-    let (magic, rest) = bytes.split_first_chunk::<4>()?;
-    let (version, rest) = rest.split_first_chunk::<4>()?;
-    let (crc, payload) = rest.split_first_chunk::<4>()?;
-    if magic != MAGIC
-        || u32::from_le_bytes(*version) != VERSION
-        || u32::from_le_bytes(*crc) != crc32fast::hash(payload)
-    {
-        return None;
-    }
-    let index: IndexFile = codec(payload.len() as u64).deserialize(payload).ok()?;
+    let index: IndexFile = sealed::open(MAGIC, VERSION, bytes)?;
     (index.version == VERSION).then_some(index)
 }
 
