@@ -115,6 +115,15 @@ const WRAPPERS: &[&str] = &[
 /// lines of older versions without the field, can hold a typed prompt.
 const LOCAL_ROW: &str = "local";
 
+/// The `origin.kind` of a `user` line a person wrote. Claude Code stamps
+/// messages that did not come from the prompt box with an `origin`
+/// (`task-notification`, `coordinator`, `peer`, `channel`, `plugin`,
+/// `auto-continuation`, `voice-call`, …), and its own rule for "the person
+/// wrote this" (2.1.332) accepts a `user` line only when `origin` is absent
+/// or of this kind. Lines of such origins often carry no `rowSource`, so
+/// the rule above alone would take them for typed prompts.
+const HUMAN_ORIGIN: &str = "human";
+
 /// The prompt Claude Code sends to warm up a sub-agent.
 const WARMUP: &str = "Warmup";
 
@@ -146,6 +155,8 @@ struct Line<'a> {
     is_compact_summary: Option<&'a RawValue>,
     #[serde(rename = "rowSource", borrow)]
     row_source: Option<&'a RawValue>,
+    #[serde(borrow)]
+    origin: Option<&'a RawValue>,
     #[serde(borrow)]
     message: Option<&'a RawValue>,
     #[serde(rename = "customTitle", borrow)]
@@ -180,6 +191,22 @@ impl<'a> Line<'a> {
             && self
                 .row_source
                 .is_none_or(|source| is_str(Some(source), LOCAL_ROW))
+            && self.has_human_origin()
+    }
+
+    /// `origin` is absent (or `null`), or its `kind` is [`HUMAN_ORIGIN`].
+    fn has_human_origin(&self) -> bool {
+        #[derive(Deserialize)]
+        struct Origin<'a> {
+            #[serde(borrow)]
+            kind: Option<&'a RawValue>,
+        }
+        match self.origin {
+            None => true,
+            Some(raw) if raw.get() == "null" => true,
+            Some(raw) => serde_json::from_str::<Origin>(raw.get())
+                .is_ok_and(|origin| is_str(origin.kind, HUMAN_ORIGIN)),
+        }
     }
 }
 
@@ -965,6 +992,48 @@ mod tests {
             ]
         );
         assert_eq!(head_title(&path).unwrap().as_deref(), Some("typed here"));
+    }
+
+    #[test]
+    fn only_human_origins_are_prompts() {
+        // `origin` (2.1.332): Claude Code's own "the person wrote this" rule
+        // takes a line with no origin or a `human` one; task notifications,
+        // coordinator and peer messages, plugins and so on carry another
+        // kind, often with no `rowSource` beside it.
+        let from = |origin: &str, text: &str| {
+            user("x", &format!("{text:?}")).replacen(
+                r#""type":"user""#,
+                &format!(r#""type":"user","origin":{origin}"#),
+                1,
+            )
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let lines = [
+            from(
+                r#"{"kind":"task-notification","source":"goal-checkin"}"#,
+                "Goal check-in",
+            ),
+            from(r#"{"kind":"coordinator"}"#, "coordinator says"),
+            from(r#"{"kind":"peer","senderTaskId":"t1"}"#, "peer says"),
+            from(r#"{"kind":"a-future-kind"}"#, "unknown origin"),
+            from(r#"{"source":"no kind"}"#, "origin without a kind"),
+            from(r#""human""#, "origin not an object"),
+            from(r#"{"kind":"human"}"#, "typed by a person"),
+            from("null", "null origin"),
+        ];
+        let path = write(dir.path(), "p/s1.jsonl", &lines);
+        let record = record_of(dir.path(), &path);
+        assert_eq!(
+            texts(&read_surface(&record).unwrap()),
+            [
+                (7, "user", "typed by a person".to_owned()),
+                (8, "user", "null origin".to_owned()),
+            ]
+        );
+        assert_eq!(
+            head_title(&path).unwrap().as_deref(),
+            Some("typed by a person")
+        );
     }
 
     #[test]
