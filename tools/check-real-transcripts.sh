@@ -138,8 +138,12 @@ def claude_session(path):
                 if b.get("type") == "tool_result":
                     strings_in(b.get("content"), s["hidden"])
             # rowSource (Claude Code 2.1.332+) names a line's author; only
-            # "local" (or no field, older versions) is the person.
-            if l.get("isMeta") or l.get("rowSource", "local") not in ("local", None):
+            # "local" (or no field, older versions) is the person. An origin
+            # of another kind than "human" (task notification, coordinator,
+            # peer, plugin) is not the person either.
+            origin = l.get("origin")
+            foreign = origin is not None and not (isinstance(origin, dict) and origin.get("kind") == "human")
+            if l.get("isMeta") or foreign or l.get("rowSource", "local") not in ("local", None):
                 strings_in(msg.get("content"), s["hidden"])
                 continue
             texts = [b.get("text") for b in blocks if b.get("type") == "text" and isinstance(b.get("text"), str)]
