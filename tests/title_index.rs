@@ -346,3 +346,66 @@ fn foreign_titles_follow_their_files_and_side_files() {
     let custom = same_with_and_without_args(&native, cache.path(), &args);
     assert!(custom.contains("Custom name"), "{custom}");
 }
+
+#[test]
+fn gemini_titles_follow_every_file_of_their_session() {
+    // A Gemini CLI title is the current chat's (the one Gemini CLI would
+    // resume): the index must notice a chat that changed, a copy of the
+    // session that appeared in another project folder, and one that left.
+    let root = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let native = root.path().join("native");
+    std::fs::create_dir(&native).unwrap();
+    let gemini = root.path().join("gemini");
+    copy_tree(
+        Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/gemini"
+        )),
+        &gemini,
+    );
+    let args = ["--gemini", gemini.to_str().unwrap()];
+    let first = same_with_and_without_args(&native, cache.path(), &args);
+    assert!(
+        first.contains("Fix checkout total rounding drift"),
+        "{first}"
+    );
+    assert!(
+        index_file(cache.path()).contains("session-2026-01-10T09-00-c0ffee01.jsonl"),
+        "the Gemini CLI titles are indexed"
+    );
+    assert_eq!(
+        same_with_and_without_args(&native, cache.path(), &args),
+        first
+    );
+
+    // Renamed: Gemini CLI writes a newer summary into the chat.
+    let chat = gemini.join("tmp/shop/chats/session-2026-01-10T09-00-c0ffee01.jsonl");
+    append(
+        &chat,
+        "{\"$set\":{\"summary\":\"Renamed in the chat\"}}\n",
+        50,
+    );
+    let renamed = same_with_and_without_args(&native, cache.path(), &args);
+    assert!(renamed.contains("Renamed in the chat"), "{renamed}");
+
+    // A later copy of the same session in another project folder (a
+    // migration copy that went on): it is now the current chat.
+    let other = gemini.join("tmp/elsewhere/chats");
+    std::fs::create_dir_all(&other).unwrap();
+    let copy = other.join("session-2026-01-20T09-00-c0ffee01.jsonl");
+    let mut text = std::fs::read_to_string(&chat).unwrap();
+    text.push_str(
+        "{\"$set\":{\"lastUpdated\":\"2026-01-20T09:00:00.000Z\",\"summary\":\"Title of the copy\"}}\n",
+    );
+    std::fs::write(&copy, text).unwrap();
+    age(&copy, 40);
+    let copied = same_with_and_without_args(&native, cache.path(), &args);
+    assert!(copied.contains("Title of the copy"), "{copied}");
+
+    // The copy is gone again: the title is the chat's own once more.
+    std::fs::remove_file(&copy).unwrap();
+    let back = same_with_and_without_args(&native, cache.path(), &args);
+    assert!(back.contains("Renamed in the chat"), "{back}");
+    assert!(!back.contains("Title of the copy"), "{back}");
+}

@@ -7,6 +7,8 @@ One store kind per run, in the current on-disk shapes (FORMATS.md):
   claude  DIR/projects/<cwd slug>/<uuid>.jsonl (point CLAUDE_CONFIG_DIR at DIR)
   codex   DIR/sessions/YYYY/MM/DD/rollout-<ts>-<uuid>.jsonl
                                                (point CODEX_HOME at DIR)
+  gemini  DIR/tmp/<slug>/chats/session-<minute>-<id8>.jsonl, with
+          DIR/tmp/<slug>/.project_root          (point --gemini at DIR)
 
 Knobs: how many sessions, their mean size and its distribution, where the
 title sits (early: after the first turn; late: the last line; none; mixed:
@@ -21,10 +23,12 @@ Examples (from the repository root):
   python3 tools/gen-stores.py native /tmp/bench/big --sessions 3 --size 300M --title late
   python3 tools/gen-stores.py claude /tmp/bench/claude --sessions 10000 --size 250k --dist skewed
   python3 tools/gen-stores.py codex /tmp/bench/codex --sessions 10000 --size 120k
+  python3 tools/gen-stores.py gemini /tmp/bench/gemini --sessions 10000 --size 120k
 
 Prints one summary line: kind, sessions, total bytes, directory.
 """
 import argparse
+import hashlib
 import json
 import os
 import random
@@ -329,9 +333,77 @@ def write_codex(args, rng, texts):
     return total
 
 
+# --- Gemini CLI -----------------------------------------------------------
+# The 0.61 chat log (chatRecordingService.ts): a metadata line, then records
+# replayed in order: messages upserted by id (a `gemini` message written
+# again once its tool calls are attached), `$set` of lastUpdated after each,
+# and `$set` of the summary Gemini CLI writes as the chat's title.
+
+
+def gemini_session(out, i, sid, project_hash, target, place, tool_scale, texts, turns=None):
+    written = 0
+    n = 0
+
+    def emit(record):
+        nonlocal written
+        text = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+        out.write(text)
+        written += len(text.encode("utf-8"))
+
+    def touch():
+        emit({"$set": {"lastUpdated": timestamp(i, n)}})
+
+    def title():
+        emit({"$set": {"summary": f"Session {i}: " + texts.say()[:50]}})
+
+    emit({"sessionId": sid, "projectHash": project_hash, "startTime": timestamp(i, 0), "lastUpdated": timestamp(i, 0), "kind": "main"})
+    tokens = {"input": 140, "output": 12, "cached": 0, "thoughts": 0, "tool": 0, "total": 152}
+    turn = 0
+    while (written < target if turns is None else turn < turns) or turn == 0:
+        turn += 1
+        n += 1
+        emit({"id": f"u{turn}", "timestamp": timestamp(i, n), "type": "user", "content": [{"text": texts.say()}]})
+        touch()
+        thought = [{"subject": "Planning", "description": texts.say(), "timestamp": timestamp(i, n)}]
+        call = f"read_file__read_file_{i}_{turn}"
+        reply = {"id": f"g{turn}", "timestamp": timestamp(i, n), "type": "gemini", "content": "", "thoughts": thought, "tokens": tokens, "model": "gemini-3.8-flash"}
+        emit(reply)
+        output = texts.blob(tool_scale)
+        response = [{"functionResponse": {"id": call, "name": "read_file", "response": {"output": output}}}]
+        emit({**reply, "toolCalls": [{"id": call, "name": "read_file", "args": {"file_path": f"m{turn}.rs"}, "result": response, "status": "success", "timestamp": timestamp(i, n)}]})
+        emit({"id": f"r{turn}", "timestamp": timestamp(i, n), "type": "user", "content": response})
+        touch()
+        emit({"id": f"a{turn}", "timestamp": timestamp(i, n), "type": "gemini", "content": texts.say(), "thoughts": [], "tokens": tokens, "model": "gemini-3.8-flash"})
+        touch()
+        if turn == 1 and place == "early":
+            title()
+    if place == "late":
+        title()
+    return written
+
+
+def write_gemini(args, rng, texts):
+    total = 0
+    for i, target in enumerate(sizes(rng, args.sessions, args.size, args.dist)):
+        slug = f"project-{i % 50}"
+        root = f"/home/dev/{slug}"
+        folder = os.path.join(args.dir, "tmp", slug)
+        chats = os.path.join(folder, "chats")
+        if not os.path.isdir(chats):
+            os.makedirs(chats)
+            with open(os.path.join(folder, ".project_root"), "w", encoding="utf-8") as out:
+                out.write(root)
+        project_hash = hashlib.sha256(root.encode()).hexdigest()
+        sid = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+        minute = timestamp(i, 0)[:16].replace(":", "-")
+        with open(os.path.join(chats, f"session-{minute}-{sid[:8]}.jsonl"), "w", encoding="utf-8") as out:
+            total += gemini_session(out, i, sid, project_hash, target, title_place(rng, args.title), args.tool_scale, texts, args.turns)
+    return total
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("kind", choices=["native", "claude", "codex"])
+    parser.add_argument("kind", choices=["native", "claude", "codex", "gemini"])
     parser.add_argument("dir")
     parser.add_argument("--sessions", type=int, default=100)
     parser.add_argument("--size", type=parse_size, default=parse_size("200k"), help="mean bytes per session")
@@ -344,7 +416,7 @@ def main():
     args = parser.parse_args()
     rng = random.Random(args.seed)
     texts = Texts(rng)
-    write = {"native": write_native, "claude": write_claude, "codex": write_codex}[args.kind]
+    write = {"native": write_native, "claude": write_claude, "codex": write_codex, "gemini": write_gemini}[args.kind]
     write(args, rng, texts)
     total = sum(
         os.path.getsize(os.path.join(folder, name))

@@ -416,7 +416,7 @@ impl Store for Claude {
         }
     }
 
-    fn title_inputs(&self, record: &SessionRecord) -> Option<TitleInputs> {
+    fn title_inputs(&self, _: &Caches, record: &SessionRecord) -> Option<TitleInputs> {
         // Summaries naming this session can sit in any file of its folder.
         Some(TitleInputs::Folder(record.path.parent()?.to_owned()))
     }

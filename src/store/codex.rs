@@ -390,7 +390,7 @@ impl Store for Codex {
         }
     }
 
-    fn title_inputs(&self, record: &SessionRecord) -> Option<TitleInputs> {
+    fn title_inputs(&self, _: &Caches, record: &SessionRecord) -> Option<TitleInputs> {
         // Thread names also come from `session_index.jsonl` beside the root.
         let index = record.root.parent()?.join(SESSION_INDEX);
         Some(TitleInputs::Files(vec![index]))

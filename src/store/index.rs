@@ -517,7 +517,7 @@ impl TitleIndex {
         let Some(stamp) = listed_now.or_else(|| Stamp::of(path)) else {
             return store.read_title(caches, record);
         };
-        if let Some(inputs) = store.title_inputs(record) {
+        if let Some(inputs) = store.title_inputs(caches, record) {
             let found = (key, stamp, known);
             return self.title_with_inputs(&shard, store, caches, record, found, &inputs);
         }

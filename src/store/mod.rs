@@ -126,8 +126,8 @@ pub trait Store: Send + Sync + 'static {
     /// that the title index can keep it: `None` (the default) when the
     /// title cannot be indexed; a kind whose title is the last title line
     /// of its file implements [`Store::title_after`] instead.
-    fn title_inputs(&self, record: &SessionRecord) -> Option<index::TitleInputs> {
-        let _ = record;
+    fn title_inputs(&self, caches: &Caches, record: &SessionRecord) -> Option<index::TitleInputs> {
+        let _ = (caches, record);
         None
     }
 
