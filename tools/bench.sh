@@ -5,7 +5,7 @@
 #   tools/bench.sh [DATA_DIR]        (default /tmp/session-ref-bench)
 #
 # Generates the synthetic stores with tools/gen-stores.py when DATA_DIR does
-# not hold them yet (about 7.5 GB), builds the release binary, then times
+# not hold them yet (about 8.8 GB), builds the release binary, then times
 # with hyperfine (warm page cache: one warm-up run each) and measures peak
 # RSS with GNU time. Results go to DATA_DIR/results/*.md and stdout.
 # Knobs: RUNS (default 10), SKIP_NODE=1 (skip the reference resolver).
@@ -23,6 +23,7 @@ mkdir -p "$data/results"
 [ -d "$data/msgs4k" ] || $gen native "$data/msgs4k" --sessions 1 --turns 2000 --title early
 [ -d "$data/claude10k" ] || $gen claude "$data/claude10k" --sessions 10000 --size 250k --dist skewed --title mixed
 [ -d "$data/codex10k" ] || $gen codex "$data/codex10k" --sessions 10000 --size 120k --dist skewed --title mixed
+[ -d "$data/gemini10k" ] || $gen gemini "$data/gemini10k" --sessions 10000 --size 120k --dist skewed --title mixed
 
 # --- binary ----------------------------------------------------------------
 (cd "$repo" && cargo build --release --quiet)
@@ -54,6 +55,12 @@ run --export-markdown "$data/results/codex.md" \
   "find $data/codex10k/sessions -type f -printf '%s %T@\n'" \
   "$bin --codex $data/codex10k/sessions candidates --json --limit 100000" \
   "$bin --codex $data/codex10k/sessions --no-cache candidates --json --limit 100000"
+
+echo "## listing 10,000 Gemini CLI chats ($(du -sh "$data/gemini10k" | cut -f1))"
+run --export-markdown "$data/results/gemini.md" \
+  "find $data/gemini10k/tmp -type f -printf '%s %T@\n'" \
+  "$bin --gemini $data/gemini10k candidates --json --limit 100000" \
+  "$bin --gemini $data/gemini10k --no-cache candidates --json --limit 100000"
 
 echo "## prepare with 3 references over three 300 MB logs"
 run --export-markdown "$data/results/prepare.md" \
