@@ -184,11 +184,11 @@ fn listing_is_identical_with_and_without_the_index() {
     // the current one is written.
     let name = file.file_name().unwrap().to_str().unwrap();
     let earlier = file.with_file_name(
-        name.replace("titles-v2-", "titles-v1-")
+        name.replace("titles-v3-", "titles-v1-")
             .replace(".bin", ".json"),
     );
     std::fs::write(&earlier, "{\"version\":1,\"entries\":[]}").unwrap();
-    assert!(good.starts_with(b"SRTI\x02\0\0\0"), "{good:?}");
+    assert!(good.starts_with(b"SRTI\x03\0\0\0"), "{good:?}");
     let mut flipped = good.clone();
     *flipped.last_mut().unwrap() ^= 0x20;
     let mut other_version = good.clone();
@@ -196,7 +196,7 @@ fn listing_is_identical_with_and_without_the_index() {
     // Checksum right, but the payload claims a length far beyond itself:
     // rejected by the decoder's limit, without allocating that length.
     let huge = [0xffu8; 16];
-    let mut huge_length = b"SRTI\x02\0\0\0".to_vec();
+    let mut huge_length = b"SRTI\x03\0\0\0".to_vec();
     huge_length.extend_from_slice(&crc32(&huge).to_le_bytes());
     huge_length.extend_from_slice(&huge);
     for damaged in [
@@ -212,7 +212,7 @@ fn listing_is_identical_with_and_without_the_index() {
         let (out, err) = list(store.path(), cache.path(), &[]);
         assert_eq!((out.as_str(), err.as_str()), (expected.as_str(), ""));
         let rebuilt = std::fs::read(&file).unwrap();
-        assert!(rebuilt.starts_with(b"SRTI\x02\0\0\0"));
+        assert!(rebuilt.starts_with(b"SRTI\x03\0\0\0"));
         assert!(read_lossy(&file).contains("a.jsonl"));
         assert!(!earlier.exists());
     }
@@ -408,4 +408,31 @@ fn gemini_titles_follow_every_file_of_their_session() {
     let back = same_with_and_without_args(&native, cache.path(), &args);
     assert!(back.contains("Renamed in the chat"), "{back}");
     assert!(!back.contains("Title of the copy"), "{back}");
+
+    // An unchanged legacy chat is not parsed again: its bytes replaced in
+    // place (same inode, length and modification time), the index still
+    // answers with what it read, where a listing without it cannot read
+    // the chat at all.
+    let legacy = gemini.join(
+        "tmp/cc2b75052e4faa5654d762961bf89567edf5657f98c533e6fb34528f450b2602/chats/session-2025-10-05T12-00-c0ffee06.json",
+    );
+    let stamp = std::fs::metadata(&legacy).unwrap();
+    let garbage = vec![b'x'; stamp.len() as usize];
+    OpenOptions::new()
+        .write(true)
+        .open(&legacy)
+        .unwrap()
+        .write_all(&garbage)
+        .unwrap();
+    File::options()
+        .write(true)
+        .open(&legacy)
+        .unwrap()
+        .set_modified(stamp.modified().unwrap())
+        .unwrap();
+    let (cached, _) = list(&native, cache.path(), &args);
+    assert_eq!(cached, back);
+    let no_cache = [&args[..], &["--no-cache"]].concat();
+    let (_, direct_err) = list(&native, cache.path(), &no_cache);
+    assert!(direct_err.contains("c0ffee06.json"), "{direct_err}");
 }

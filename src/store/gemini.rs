@@ -78,7 +78,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -86,7 +86,7 @@ use sha2::{Digest, Sha256};
 use rayon::prelude::*;
 
 use crate::store::foreign::{title_from_text, FileCache};
-use crate::store::index::TitleInputs;
+use crate::store::index::{TitleIndex, TitleInputs};
 use crate::store::lines;
 use crate::store::loose::{elements, is_str, is_true, string};
 use crate::store::model::{
@@ -708,6 +708,63 @@ struct Head {
     modified: Option<SystemTime>,
 }
 
+/// What a file's bytes say of it for listing: its head's fields, or why it
+/// is not a session chat. Kept in the title index per file version
+/// ([`TitleIndex::file_fact`]): a legacy `.json` gives its head only when
+/// parsed whole, and a warm listing must not parse every one again.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+enum HeadFact {
+    /// A chat's head.
+    Chat {
+        session_id: String,
+        project_hash: Option<String>,
+        start_time: Option<String>,
+        subagent: bool,
+    },
+    /// Not a Gemini CLI session chat, and why.
+    Skipped(String),
+}
+
+/// The head of `path` below `root`, through the title index when in use.
+fn head_of(caches: &Caches, root: &Path, path: &Path) -> Result<Head, NotListed> {
+    let mut unreadable = None;
+    let index = caches.get::<TitleIndex>();
+    let found = index.file_fact(KIND, root, path, || match read_head(path) {
+        Ok(head) => Some(HeadFact::Chat {
+            session_id: head.session_id,
+            project_hash: head.project_hash,
+            start_time: head.start_time,
+            subagent: head.subagent,
+        }),
+        Err(NotListed::Skipped(reason)) => Some(HeadFact::Skipped(reason)),
+        Err(e @ NotListed::Unreadable(_)) => {
+            unreadable = Some(e);
+            None
+        }
+    });
+    match found {
+        Some((
+            stamp,
+            Some(HeadFact::Chat {
+                session_id,
+                project_hash,
+                start_time,
+                subagent,
+            }),
+        )) => Ok(Head {
+            session_id,
+            project_hash,
+            start_time,
+            subagent,
+            modified: stamp.modified(),
+        }),
+        Some((_, Some(HeadFact::Skipped(reason)))) => Err(NotListed::Skipped(reason)),
+        Some((_, None)) => Err(unreadable
+            .unwrap_or_else(|| NotListed::Unreadable("Gemini CLI chat could not be read".into()))),
+        None => read_head(path),
+    }
+}
+
 /// Why a file is not listed.
 enum NotListed {
     /// Not a Gemini session chat (reason).
@@ -857,7 +914,7 @@ impl Store for Gemini {
             path: folder_path.to_owned(),
             root: read_project_root(folder_path),
         };
-        match read_head(path) {
+        match head_of(caches, root, path) {
             Ok(head) if head.subagent => ScanEvent::Skipped {
                 path: path.to_owned(),
                 reason: SUBAGENT.into(),
@@ -921,6 +978,7 @@ const SUBAGENT: &str = "Gemini CLI sub-agent chat (part of its parent session)";
 /// List the sessions under a Gemini CLI root (`.gemini`).
 fn scan_root(caches: &Caches, root: &Arc<Path>, sink: &(dyn Fn(ScanEvent) + Sync)) {
     remember_folders(caches, root);
+    caches.get::<TitleIndex>().listing_root(KIND, root);
     let projects = Projects::read(caches, root, &mut |path, reason| {
         sink(ScanEvent::Unreadable { path, reason })
     });
@@ -942,8 +1000,10 @@ fn scan_root(caches: &Caches, root: &Arc<Path>, sink: &(dyn Fn(ScanEvent) + Sync
             }),
         }
     }
-    let heads: Vec<Result<Head, NotListed>> =
-        files.par_iter().map(|(_, path)| read_head(path)).collect();
+    let heads: Vec<Result<Head, NotListed>> = files
+        .par_iter()
+        .map(|(_, path)| head_of(caches, root, path))
+        .collect();
     let mut groups: HashMap<&str, Vec<usize>> = HashMap::new();
     let mut order: Vec<&str> = Vec::new();
     for (i, head) in heads.iter().enumerate() {

@@ -11,7 +11,9 @@
 //! end of the last scan unchanged) is searched for a newer title in the
 //! appended bytes only; any other change re-reads it. Every kind goes
 //! through the same [`Store`] calls, so listing is identical with and
-//! without the index (tested in `tests/title_index.rs`).
+//! without the index (tested in `tests/title_index.rs`). A kind with a
+//! scan of its own (Gemini CLI groups a session's several files) keeps
+//! what it reads of each file as a [`TitleIndex::file_fact`] instead.
 //!
 //! The index is kept as one file per store root (named by kind and a hash
 //! of the root's path), so a run loads only the entries of the roots it
@@ -61,7 +63,7 @@ use crate::store::model::{SessionRecord, StoreKind};
 use crate::store::{Caches, ReadError, ScanEvent, Store};
 
 /// Version of the index file; another version is ignored and rebuilt.
-const VERSION: u32 = 2;
+const VERSION: u32 = 3;
 /// First bytes of an index file.
 const MAGIC: &[u8; 4] = b"SRTI";
 /// Bytes before the end of the last scan compared to tell growth by
@@ -98,6 +100,12 @@ impl Stamp {
     /// modified too recently to be told apart from its next version.
     pub fn of(path: &Path) -> Option<Stamp> {
         Stamp::read(path).filter(|stamp| !stamp.racy())
+    }
+
+    /// The modification time, `None` when unknown.
+    pub fn modified(&self) -> Option<std::time::SystemTime> {
+        let ns = u64::try_from(self.mtime_ns).ok().filter(|&ns| ns > 0)?;
+        Some(std::time::UNIX_EPOCH + std::time::Duration::from_nanos(ns))
     }
 
     /// Whether the file was modified too recently for this stamp to
@@ -167,6 +175,9 @@ struct Entry {
     path: PathBuf,
     listed: Option<(Stamp, Listed)>,
     title: Option<(Stamp, Title)>,
+    /// A store's own fact about the file ([`TitleIndex::file_fact`]),
+    /// encoded by `bincode`.
+    fact: Option<(Stamp, Vec<u8>)>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -257,6 +268,7 @@ impl Shard {
                     path: key.clone(),
                     listed: None,
                     title: None,
+                    fact: None,
                 })
         })
     }
@@ -387,6 +399,49 @@ impl TitleIndex {
         };
         shards.push((kind, root.to_owned(), Arc::clone(&shard)));
         Some(shard)
+    }
+
+    /// Note that this run lists every file below `root` through
+    /// [`TitleIndex::file_fact`] (a kind with its own scan): entries of the
+    /// files it does not look at are then known to be gone, and dropped.
+    pub fn listing_root(&self, kind: StoreKind, root: &Path) {
+        if let Some(shard) = self.shard(kind, root) {
+            shard.listed.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// A fact a store derives from the bytes of `path` alone (Gemini CLI:
+    /// a chat's head, which a legacy chat gives only when parsed whole),
+    /// with the file's stamp: kept from an earlier run while the file is
+    /// unchanged, else computed by `compute` and kept when it is `Some`
+    /// (an unreadable file is tried again next time). `None` when the file
+    /// cannot be stat-ed or was modified too recently to be told apart
+    /// from its next version; the caller then reads it itself.
+    pub fn file_fact<T: Serialize + serde::de::DeserializeOwned>(
+        &self,
+        kind: StoreKind,
+        root: &Path,
+        path: &Path,
+        compute: impl FnOnce() -> Option<T>,
+    ) -> Option<(Stamp, Option<T>)> {
+        let shard = self.shard(kind, root)?;
+        let stamp = Stamp::of(path)?;
+        let key = key(path);
+        let old = shard.old.get(&*key);
+        if let Some((entry, seen)) = old {
+            let known = entry.fact.as_ref().filter(|(was, _)| *was == stamp);
+            if let Some(fact) = known.and_then(|(_, bytes)| bincode::deserialize(bytes).ok()) {
+                seen.store(true, Ordering::Relaxed);
+                return Some((stamp, Some(fact)));
+            }
+        }
+        let fact = compute();
+        if let Some(bytes) = fact.as_ref().and_then(|f| bincode::serialize(f).ok()) {
+            shard.dirty.store(true, Ordering::Relaxed);
+            let mut fresh = lock(&shard.fresh);
+            shard.fresh_entry(&mut fresh, key.into_owned()).fact = Some((stamp, bytes));
+        }
+        Some((stamp, fact))
     }
 
     /// Files found new, grown or rewritten so far this run: where another
@@ -826,6 +881,7 @@ mod tests {
                         guard: "0a".to_owned(),
                     },
                 )),
+                fact: Some((stamp, vec![1, 2, 3])),
             }],
         };
         let bytes = encode(&index).unwrap();
@@ -853,6 +909,7 @@ mod tests {
                     path: root.join("deep/a.jsonl"),
                     listed: None,
                     title: None,
+                    fact: None,
                 }],
             };
             let file = cache.path().join(shard_name("hydra", root));
