@@ -257,3 +257,59 @@ fn stores_of(results: &[Value]) -> Vec<String> {
         .map(|r| r["store"].as_str().unwrap().to_owned())
         .collect()
 }
+
+#[test]
+fn a_gemini_session_is_one_result_whatever_its_files() {
+    // Gemini CLI chats in their 0.61 shape: the session's current chat in
+    // its project folder, and the copy an earlier version left in the old
+    // hash-named folder (one turn behind). One session, one result, read
+    // from the current chat; thoughts, tool output and the injected
+    // session context are never matched. The same from the index (built,
+    // then reused) as from the logs.
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let gemini = format!("{FIXTURES}/gemini");
+    let search = |args: &[&str]| -> String {
+        let mut all = vec!["--gemini", gemini.as_str(), "search", "--json"];
+        all.extend_from_slice(args);
+        let out = common::run_env(
+            &all,
+            "",
+            &[("SESSION_REF_CACHE_DIR", cache.to_str().unwrap())],
+        );
+        assert!(out.status.success(), "{}", stderr(&out));
+        stdout(&out)
+    };
+    let direct = search(&["tapir", "--no-index"]);
+    let results: Vec<Value> = direct
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(results.len(), 1, "{direct}");
+    let result = &results[0];
+    assert_eq!(result["sessionId"], "c0ffee00-0000-4000-8000-00000000400d");
+    assert_eq!(result["label"], "Tapir care");
+    assert_eq!(result["cwd"], "/home/dev/zoo");
+    assert_eq!(result["store"], "gemini");
+    let hits: Vec<(&str, &str)> = result["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| (h["role"].as_str().unwrap(), h["snippet"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        hits,
+        [
+            ("user", "Where does the tapir sleep?"),
+            ("assistant", "The tapir sleeps in the shaded pen."),
+            ("user", "And where does the tapir eat?"),
+            ("assistant", "By the tapir pond."),
+        ]
+    );
+    assert_eq!(search(&["tapir"]), direct, "building the index");
+    assert_eq!(search(&["tapir"]), direct, "answered from the index");
+    for word in ["quokka", "narwhal", "ocelot"] {
+        assert_eq!(search(&[word]), "", "{word} matched");
+        assert_eq!(search(&[word, "--no-index"]), "", "{word} matched");
+    }
+}

@@ -379,6 +379,28 @@ impl Index {
         {
             events.extend(unreadable);
             let store = kind.store();
+            if !store.lists_each_file() {
+                // A session of several files (Gemini CLI): only the
+                // kind's own scan lists it, once, under its current file.
+                let scanned = Mutex::new(Vec::new());
+                store.scan(caches, &root, &|event| {
+                    scanned
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push(event);
+                });
+                for event in scanned.into_inner().unwrap_or_else(|e| e.into_inner()) {
+                    if let ScanEvent::Record(record) = &event {
+                        if let Ok(stamp) = Stamp::of(&record.path) {
+                            let entry = self.manifest.entry(&record.path);
+                            current += usize::from(entry.is_some_and(|e| e.stamp == stamp));
+                            listed.push((record.path.clone(), stamp));
+                        }
+                    }
+                    events.push(event);
+                }
+                continue;
+            }
             let entries = self.manifest.entries_for(&files);
             let found: Vec<(ScanEvent, Option<Stamp>, bool)> = files
                 .par_iter()

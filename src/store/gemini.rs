@@ -941,6 +941,10 @@ impl Store for Gemini {
         }
     }
 
+    fn lists_each_file(&self) -> bool {
+        false
+    }
+
     /// Every session chat of every project folder, grouped by `sessionId`
     /// so that a session with several files (legacy original, resume stub,
     /// hash-folder copy) is listed once.

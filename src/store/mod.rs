@@ -83,6 +83,15 @@ pub trait Store: Send + Sync + 'static {
     /// unreadable.
     fn list_file(&self, caches: &Caches, root: &Arc<Path>, path: &Path) -> ScanEvent;
 
+    /// Whether every file [`Store::wants`] is a session on its own, which
+    /// [`Store::list_file`] lists alone (the default scan). A kind whose
+    /// sessions can span several files (Gemini CLI keeps copies and resume
+    /// stubs of one session) answers `false`: its files are listed only
+    /// through its own [`Store::scan`], which lists each session once.
+    fn lists_each_file(&self) -> bool {
+        true
+    }
+
     /// Report every file below `root` through `sink`, from several threads.
     /// The default walks the root ([`walk_files`]) and lists the files
     /// [`Store::wants`] in parallel with [`Store::list_file`]; a kind whose
