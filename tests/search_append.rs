@@ -85,7 +85,8 @@ fn appends_read_as_whole_logs(
                 "append {step} is not read from where the last read stopped"
             );
         }
-        let read = index.read_stale(&catalog, &record, stale, true).unwrap();
+        let read = index.read_stale(&catalog, &record, stale).unwrap();
+        let read = index::messages(&read.journal, read.chosen).unwrap();
         prop_assert_eq!(&read, &whole, "read at append {}", step);
         prop_assert!(index.commit(None).unwrap());
         let index = Index::open(cache.path());
@@ -421,4 +422,51 @@ proptest! {
         let log = folder.join("session-2026-01-01T00-00-c0ffee09.jsonl");
         appends_read_as_whole_logs(gemini::KIND, dir.path(), &log, &gemini_log(&steps), &cuts, false)?;
     }
+}
+
+/// A log rewritten in place and made longer (same inode) is not taken for
+/// an append: the bytes before the resume point changed, so it is read
+/// whole, and still indexed exactly.
+#[test]
+fn a_rewritten_log_that_grew_is_read_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("-w");
+    fs::create_dir(&folder).unwrap();
+    let log = folder.join("grow.jsonl");
+    let steps = [
+        ClaudeLine::User("alpha beta".into()),
+        ClaudeLine::Assistant(1, Some("retry policy".into())),
+    ];
+    let lines = claude_log(&steps);
+    append(&log, &lines);
+    let roots = StoreRoots::new().with(claude::KIND, dir.path());
+    let read = |expect_continuation: bool| {
+        let catalog = Catalog::load(&roots);
+        let record = catalog.ordered().next().unwrap().clone();
+        let index = Index::open(cache.path());
+        let Lookup::Stale(stale) = index.lookup(&record).unwrap() else {
+            panic!("current")
+        };
+        assert_eq!(stale.continuation.is_some(), expect_continuation);
+        let indexed = index.read_stale(&catalog, &record, stale).unwrap();
+        let whole = extract::conversation(&catalog.read_history(&record).unwrap());
+        assert_eq!(
+            index::messages(&indexed.journal, indexed.chosen).unwrap(),
+            whole
+        );
+        index.commit(None).unwrap();
+    };
+    read(false);
+    append(&log, &claude_log(&[ClaudeLine::User("more".into())])[1..]);
+    read(true);
+    // Same inode, same length first, then longer: "alpha" becomes "omega".
+    let mut bytes = fs::read(&log).unwrap();
+    let at = bytes.windows(5).position(|w| w == b"alpha").unwrap();
+    bytes[at..at + 5].copy_from_slice(b"omega");
+    let mut file = OpenOptions::new().write(true).open(&log).unwrap();
+    file.write_all(&bytes).unwrap();
+    drop(file);
+    append(&log, &claude_log(&[ClaudeLine::User("again".into())])[1..]);
+    read(false);
 }

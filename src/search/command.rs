@@ -133,23 +133,19 @@ pub fn decide_indexed(
     query: &Query,
     record: &SessionRecord,
 ) -> Result<Option<SessionMatch>, ReadError> {
-    match index.lookup(record) {
-        Ok(Lookup::Current(indexed)) => {
-            let literals = query.literals();
-            let literal = !literals.is_empty() && !literals.iter().any(|l| l.contains('\n'));
-            if literal && !(0..query.term_count()).all(|t| query.term_in(t, &indexed.journal)) {
-                return Ok(None);
-            }
-            if let Some(messages) = index::messages(&indexed.journal, indexed.chosen) {
-                return Ok(hits::match_session(query, &messages));
-            }
-            scan::read_messages(catalog, record).map(|m| hits::match_session(query, &m))
-        }
-        Ok(Lookup::Stale(stale)) => {
-            let messages = index.read_stale(catalog, record, stale, true)?;
-            Ok(hits::match_session(query, &messages))
-        }
-        Err(e) => Err(ReadError::io(&record.path, &e)),
+    let indexed = match index.lookup(record) {
+        Ok(Lookup::Current(indexed)) => indexed,
+        Ok(Lookup::Stale(stale)) => index.read_stale(catalog, record, stale)?,
+        Err(e) => return Err(ReadError::io(&record.path, &e)),
+    };
+    let literals = query.literals();
+    let literal = !literals.is_empty() && !literals.iter().any(|l| l.contains('\n'));
+    if literal && !(0..query.term_count()).all(|t| query.term_in(t, &indexed.journal)) {
+        return Ok(None);
+    }
+    match index::messages(&indexed.journal, indexed.chosen) {
+        Some(messages) => Ok(hits::match_session(query, &messages)),
+        None => scan::read_messages(catalog, record).map(|m| hits::match_session(query, &m)),
     }
 }
 

@@ -118,6 +118,21 @@ pub fn default_dir(env: impl Fn(&str) -> Option<String>, home: Option<&Path>) ->
     Some(base.join("search"))
 }
 
+/// Whether another run holds the lock of the index in `dir` (is writing
+/// it now). A directory without a lock file is not locked.
+pub fn held_elsewhere(dir: &Path) -> bool {
+    let Ok(lock) = OpenOptions::new().write(true).open(dir.join(LOCK)) else {
+        return false;
+    };
+    match lock.try_lock() {
+        Ok(()) => {
+            let _ = lock.unlock();
+            false
+        }
+        Err(_) => true,
+    }
+}
+
 /// The version of a log an entry was read from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Stamp {
@@ -510,7 +525,21 @@ impl Index {
         continuation: Option<&Continuation>,
         before: Option<&[u8]>,
     ) {
-        let mut journal = journal::encode(&folded.ops);
+        let journal = journal::encode(&folded.ops);
+        self.remember_encoded(record, stamp, journal, folded, continuation, before);
+    }
+
+    /// [`Index::remember`] with the fold's operations encoded already
+    /// (`journal`; `folded.ops` is not used).
+    fn remember_encoded(
+        &self,
+        record: &SessionRecord,
+        stamp: Stamp,
+        mut journal: Vec<u8>,
+        folded: Folded,
+        continuation: Option<&Continuation>,
+        before: Option<&[u8]>,
+    ) {
         let base = match (folded.continued, continuation) {
             (false, _) => None,
             (true, None) => return,
@@ -563,45 +592,40 @@ impl Index {
 
     /// Read the log of a [`Lookup::Stale`] `record` (only its appended
     /// lines when it has a usable continuation), keep the fold for
-    /// [`Index::commit`], and, when `project`, return the searchable
-    /// messages of the whole log (else none).
+    /// [`Index::commit`], and return the journal of the whole log, as
+    /// [`Lookup::Current`] would give it.
     pub fn read_stale(
         &self,
         catalog: &Catalog,
         record: &SessionRecord,
         stale: Stale,
-        project: bool,
-    ) -> Result<Vec<Message>, ReadError> {
+    ) -> Result<Indexed, ReadError> {
         let Stale {
             stamp,
             continuation,
         } = stale;
-        // A continuation whose earlier journal cannot be read or decoded
-        // is not used: the log is read whole.
+        // A continuation whose earlier journal cannot be read is not
+        // used: the log is read whole.
         let before = continuation.and_then(|from| {
             let bytes = self.journal_before(&from)?;
-            let mut ops = Vec::new();
-            journal::decode_into(&bytes, &mut ops)?;
-            Some((from, bytes, ops))
+            Some((from, bytes))
         });
-        let point = before.as_ref().map(|(from, _, _)| &from.point);
+        let point = before.as_ref().map(|(from, _)| &from.point);
         let folded = catalog.fold_resumable(record, stamp.len, point)?;
-        let earlier: &[(u8, journal::Op)] = match (&before, folded.continued) {
-            (Some((_, _, ops)), true) => ops,
-            _ => &[],
+        let added = journal::encode(&folded.ops);
+        let (from, earlier) = match &before {
+            Some((from, bytes)) if folded.continued => (Some(from), Some(bytes.as_slice())),
+            _ => (None, None),
         };
-        let messages = if project {
-            let ops = earlier.iter().chain(&folded.ops);
-            extract::conversation(&journal::replay(ops, folded.chosen))
-        } else {
-            Vec::new()
-        };
-        let (from, bytes) = match &before {
-            Some((from, bytes, _)) => (Some(from), Some(bytes.as_slice())),
-            None => (None, None),
-        };
-        self.remember(record, stamp, folded, from, bytes);
-        Ok(messages)
+        let mut whole = Vec::with_capacity(earlier.map_or(0, <[u8]>::len) + added.len());
+        whole.extend_from_slice(earlier.unwrap_or_default());
+        whole.extend_from_slice(&added);
+        let chosen = folded.chosen;
+        self.remember_encoded(record, stamp, added, folded, from, earlier);
+        Ok(Indexed {
+            journal: whole,
+            chosen,
+        })
     }
 
     /// List the sessions under `roots` as [`crate::store::scan`] does, but

@@ -64,6 +64,8 @@ pub enum Msg {
     SearchFound(u64, EntryId, SessionMatch),
     /// Conversation search `generation` ended (or why it could not run).
     SearchDone(u64, std::result::Result<(), String>),
+    /// The background warm-up of the search index ended.
+    IndexWarmed(crate::search::warm::Warmed),
     /// The prepared output, or why preparing failed.
     Prepared(Result<String>),
     /// A signal asked the picker to stop.
@@ -196,6 +198,8 @@ pub struct Driver<B: Backend, H: Host> {
     wanted: Arc<std::sync::Mutex<Option<PreviewKey>>>,
     /// Stops the running conversation search.
     search_cancel: Option<Arc<AtomicBool>>,
+    /// Stops the search index warm-up, once started.
+    warm_cancel: Option<Arc<AtomicBool>>,
 }
 
 /// How long one turn of the loop may spend on queued messages before drawing.
@@ -224,6 +228,7 @@ impl<B: Backend, H: Host> Driver<B, H> {
             engine: None,
             wanted: Arc::default(),
             search_cancel: None,
+            warm_cancel: None,
         }
     }
 
@@ -327,6 +332,7 @@ impl<B: Backend, H: Host> Driver<B, H> {
                     self.limits,
                     self.target.clone(),
                 ));
+                self.warm_search_index();
                 Action::DiscoveryDone
             }
             Msg::Titles(titles) => Action::Titles(titles),
@@ -337,6 +343,8 @@ impl<B: Backend, H: Host> Driver<B, H> {
             Msg::Prepared(result) => Action::Prepared(result),
             Msg::SearchFound(generation, id, found) => Action::SearchFound(generation, id, found),
             Msg::SearchDone(generation, result) => Action::SearchDone(generation, result),
+            // Nothing to show: later searches simply find the index warm.
+            Msg::IndexWarmed(_) => return Ok(None),
             Msg::Crashed => {
                 return Err(Error::internal(
                     "the picker stopped after an internal error (see the panic message above)",
@@ -442,6 +450,37 @@ impl<B: Backend, H: Host> Driver<B, H> {
         });
     }
 
+    /// Once listing is done, bring the search index up to date in the
+    /// background at the lowest priority ([`crate::search::warm`]), so the
+    /// first conversation search answers from it. Started once; stopped
+    /// by a conversation search (which reads what is left itself) or when
+    /// the picker ends.
+    fn warm_search_index(&mut self) {
+        let Some(dir) = self.state.search_index() else {
+            return;
+        };
+        if self.warm_cancel.is_some() {
+            return;
+        }
+        let cancel = Arc::new(AtomicBool::new(false));
+        self.warm_cancel = Some(Arc::clone(&cancel));
+        let tx = self.tx.clone();
+        crate::search::warm::spawn(
+            Arc::clone(self.state.catalog()),
+            dir.to_path_buf(),
+            cancel,
+            move |warmed| {
+                let _ = tx.send(Msg::IndexWarmed(warmed));
+            },
+        );
+    }
+
+    fn stop_warming(&self) {
+        if let Some(cancel) = &self.warm_cancel {
+            cancel.store(true, Ordering::Relaxed);
+        }
+    }
+
     fn cancel_search(&mut self) {
         if let Some(cancel) = self.search_cancel.take() {
             cancel.store(true, Ordering::Relaxed);
@@ -452,6 +491,7 @@ impl<B: Backend, H: Host> Driver<B, H> {
     /// posting each match as it is decided.
     fn search(&mut self, generation: u64, query: String, records: Vec<(EntryId, SessionRecord)>) {
         self.cancel_search();
+        self.stop_warming();
         let cancel = Arc::new(AtomicBool::new(false));
         self.search_cancel = Some(Arc::clone(&cancel));
         let caches = Arc::clone(self.state.catalog().caches());
@@ -490,9 +530,11 @@ impl<B: Backend, H: Host> Driver<B, H> {
 }
 
 impl<B: Backend, H: Host> Drop for Driver<B, H> {
-    /// A search still running when the picker ends stops reading logs.
+    /// A search or index warm-up still running when the picker ends stops
+    /// reading logs.
     fn drop(&mut self) {
         self.cancel_search();
+        self.stop_warming();
     }
 }
 

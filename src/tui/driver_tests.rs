@@ -263,3 +263,48 @@ fn the_latest_prompt_is_the_last_typed_one() {
         [(0, Some("make it the default".to_owned())), (1, None)]
     );
 }
+
+#[test]
+fn listing_done_warms_the_search_index_in_the_background() {
+    let cache = tempfile::tempdir().unwrap();
+    let (tx, rx) = mpsc::unbounded();
+    for event in testkit::scan_fixtures() {
+        tx.send(Msg::Found(event)).unwrap();
+    }
+    tx.send(Msg::ScanDone).unwrap();
+    let mut setup = testkit::setup();
+    setup.search_index = Some(cache.path().to_owned());
+    let (limits, target) = (setup.limits, setup.target.clone());
+    let mut picker = Driver::new(
+        Terminal::new(TestBackend::new(80, 24)).unwrap(),
+        SyncHost {
+            editor: |t| Ok(t.to_owned()),
+        },
+        State::new(setup),
+        (tx, rx),
+        limits,
+        target,
+    );
+    let warmed = loop {
+        match picker.rx.recv().unwrap() {
+            Msg::IndexWarmed(warmed) => break warmed,
+            msg => assert_eq!(picker.handle(msg).unwrap(), None),
+        }
+    };
+    assert!(!warmed.skipped && !warmed.cancelled);
+    // Every readable session is indexed at its current version: a
+    // conversation search reads no log.
+    let catalog = Arc::clone(picker.state.catalog());
+    let readable: Vec<&SessionRecord> = catalog
+        .ordered()
+        .filter(|r| catalog.read_history(r).is_ok())
+        .collect();
+    assert_eq!(warmed.read, readable.len());
+    let index = Index::open(cache.path());
+    for record in readable {
+        assert!(matches!(
+            index.lookup(record).unwrap(),
+            crate::search::index::Lookup::Current(_)
+        ));
+    }
+}
