@@ -470,3 +470,29 @@ fn a_rewritten_log_that_grew_is_read_whole() {
     append(&log, &claude_log(&[ClaudeLine::User("again".into())])[1..]);
     read(false);
 }
+
+/// A compressed Codex rollout is read whole (its file length says nothing
+/// of its lines), and indexed exactly.
+#[test]
+fn a_compressed_rollout_is_read_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("2026/01/01");
+    fs::create_dir_all(&folder).unwrap();
+    let log = folder.join(format!("rollout-2026-01-01T00-00-00-{CODEX_ID}.jsonl.zst"));
+    let steps: Vec<CodexLine> = (0..200)
+        .map(|i| CodexLine::ItemAssistant(format!("reply {i} alpha")))
+        .collect();
+    let text = codex_log(&steps).join("\n") + "\n";
+    fs::write(&log, zstd::encode_all(text.as_bytes(), 3).unwrap()).unwrap();
+    let catalog = Catalog::load(&StoreRoots::new().with(codex::KIND, dir.path()));
+    let record = catalog.ordered().next().unwrap().clone();
+    let index = Index::open(cache.path());
+    let Lookup::Stale(stale) = index.lookup(&record).unwrap() else {
+        panic!("current")
+    };
+    let indexed = index.read_stale(&catalog, &record, stale).unwrap();
+    let whole = extract::conversation(&catalog.read_history(&record).unwrap());
+    assert_eq!(whole.len(), 200);
+    assert_eq!(index::messages(&indexed.journal, indexed.chosen).unwrap(), whole);
+}

@@ -462,7 +462,12 @@ impl Store for Codex {
             &record.root,
             &record.path,
             begin,
-            Rollout::Listed(len),
+            // A compressed rollout's length says nothing of its lines.
+            if plain {
+                Rollout::Listed(len)
+            } else {
+                Rollout::Whole
+            },
             0,
             &mut fold,
         )?;
