@@ -494,5 +494,8 @@ fn a_compressed_rollout_is_read_whole() {
     let indexed = index.read_stale(&catalog, &record, stale).unwrap();
     let whole = extract::conversation(&catalog.read_history(&record).unwrap());
     assert_eq!(whole.len(), 200);
-    assert_eq!(index::messages(&indexed.journal, indexed.chosen).unwrap(), whole);
+    assert_eq!(
+        index::messages(&indexed.journal, indexed.chosen).unwrap(),
+        whole
+    );
 }

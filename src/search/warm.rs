@@ -13,7 +13,8 @@
 //! parallel parts of a fold (native logs parse batches with `par_iter`)
 //! stay on that one thread. It reads one session at a time, newest first,
 //! checks its cancel flag between sessions (a conversation search started
-//! in the picker stops it: the search reads what is left itself), and
+//! in the picker stops it: the search reads the logs it needs itself, and
+//! the picker starts the warm-up again when the search ends), and
 //! commits what it read every [`COMMIT_EVERY`] so a picker closed early
 //! keeps what was done.
 //!

@@ -198,8 +198,25 @@ pub struct Driver<B: Backend, H: Host> {
     wanted: Arc<std::sync::Mutex<Option<PreviewKey>>>,
     /// Stops the running conversation search.
     search_cancel: Option<Arc<AtomicBool>>,
-    /// Stops the search index warm-up, once started.
-    warm_cancel: Option<Arc<AtomicBool>>,
+    /// Where the search index warm-up stands.
+    warm: Warm,
+    /// The generation of the latest conversation search started.
+    search_generation: Option<u64>,
+}
+
+/// Where the search index warm-up stands ([`crate::search::warm`]).
+#[derive(Debug, Default)]
+enum Warm {
+    /// Not started (listing not done, or no index).
+    #[default]
+    Idle,
+    /// Running; the flag stops it.
+    Running(Arc<AtomicBool>),
+    /// Stopped by a conversation search before its end: started again
+    /// when the latest search ends.
+    Stopped,
+    /// Done, or skipped because another run holds the index lock.
+    Done,
 }
 
 /// How long one turn of the loop may spend on queued messages before drawing.
@@ -228,7 +245,8 @@ impl<B: Backend, H: Host> Driver<B, H> {
             engine: None,
             wanted: Arc::default(),
             search_cancel: None,
-            warm_cancel: None,
+            warm: Warm::Idle,
+            search_generation: None,
         }
     }
 
@@ -342,9 +360,22 @@ impl<B: Backend, H: Host> Driver<B, H> {
             Msg::PreviewDropped(key) => Action::PreviewDropped(key),
             Msg::Prepared(result) => Action::Prepared(result),
             Msg::SearchFound(generation, id, found) => Action::SearchFound(generation, id, found),
-            Msg::SearchDone(generation, result) => Action::SearchDone(generation, result),
+            Msg::SearchDone(generation, result) => {
+                if self.search_generation == Some(generation) {
+                    self.search_generation = None;
+                    if matches!(self.warm, Warm::Stopped) {
+                        self.warm_search_index();
+                    }
+                }
+                Action::SearchDone(generation, result)
+            }
             // Nothing to show: later searches simply find the index warm.
-            Msg::IndexWarmed(_) => return Ok(None),
+            Msg::IndexWarmed(warmed) => {
+                if !warmed.cancelled && matches!(self.warm, Warm::Running(_)) {
+                    self.warm = Warm::Done;
+                }
+                return Ok(None);
+            }
             Msg::Crashed => {
                 return Err(Error::internal(
                     "the picker stopped after an internal error (see the panic message above)",
@@ -452,18 +483,19 @@ impl<B: Backend, H: Host> Driver<B, H> {
 
     /// Once listing is done, bring the search index up to date in the
     /// background at the lowest priority ([`crate::search::warm`]), so the
-    /// first conversation search answers from it. Started once; stopped
-    /// by a conversation search (which reads what is left itself) or when
-    /// the picker ends.
+    /// first conversation search answers from it. Stopped by a
+    /// conversation search (which reads the logs it needs itself) and
+    /// started again when the latest search ends; stopped when the picker
+    /// ends.
     fn warm_search_index(&mut self) {
         let Some(dir) = self.state.search_index() else {
             return;
         };
-        if self.warm_cancel.is_some() {
+        if matches!(self.warm, Warm::Running(_) | Warm::Done) {
             return;
         }
         let cancel = Arc::new(AtomicBool::new(false));
-        self.warm_cancel = Some(Arc::clone(&cancel));
+        self.warm = Warm::Running(Arc::clone(&cancel));
         let tx = self.tx.clone();
         crate::search::warm::spawn(
             Arc::clone(self.state.catalog()),
@@ -475,9 +507,10 @@ impl<B: Backend, H: Host> Driver<B, H> {
         );
     }
 
-    fn stop_warming(&self) {
-        if let Some(cancel) = &self.warm_cancel {
+    fn stop_warming(&mut self) {
+        if let Warm::Running(cancel) = &self.warm {
             cancel.store(true, Ordering::Relaxed);
+            self.warm = Warm::Stopped;
         }
     }
 
@@ -492,6 +525,7 @@ impl<B: Backend, H: Host> Driver<B, H> {
     fn search(&mut self, generation: u64, query: String, records: Vec<(EntryId, SessionRecord)>) {
         self.cancel_search();
         self.stop_warming();
+        self.search_generation = Some(generation);
         let cancel = Arc::new(AtomicBool::new(false));
         self.search_cancel = Some(Arc::clone(&cancel));
         let caches = Arc::clone(self.state.catalog().caches());
