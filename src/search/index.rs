@@ -613,15 +613,17 @@ impl Index {
         let point = before.as_ref().map(|(from, _)| &from.point);
         let folded = catalog.fold_resumable(record, stamp.len, point)?;
         let added = journal::encode(&folded.ops);
-        let (from, earlier) = match &before {
-            Some((from, bytes)) if folded.continued => (Some(from), Some(bytes.as_slice())),
-            _ => (None, None),
+        // The whole log's journal: the earlier one (its bytes reused), then
+        // what was just read.
+        let (from, mut whole) = match before {
+            Some((from, bytes)) if folded.continued => (Some(from), bytes),
+            _ => (None, Vec::new()),
         };
-        let mut whole = Vec::with_capacity(earlier.map_or(0, <[u8]>::len) + added.len());
-        whole.extend_from_slice(earlier.unwrap_or_default());
+        let earlier = whole.len();
         whole.extend_from_slice(&added);
         let chosen = folded.chosen;
-        self.remember_encoded(record, stamp, added, folded, from, earlier);
+        let before = from.as_ref().map(|_| &whole[..earlier]);
+        self.remember_encoded(record, stamp, added, folded, from.as_ref(), before);
         Ok(Indexed {
             journal: whole,
             chosen,
@@ -920,7 +922,7 @@ fn write_manifest(dir: &Path, manifest: &Manifest) -> io::Result<()> {
 pub fn messages(journal: &[u8], chosen: u8) -> Option<Vec<Message>> {
     let mut ops = Vec::new();
     journal::decode_into(journal, &mut ops)?;
-    Some(extract::conversation(&journal::replay(&ops, chosen)))
+    Some(extract::conversation(&journal::replay(ops, chosen)))
 }
 
 #[cfg(test)]

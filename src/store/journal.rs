@@ -162,12 +162,12 @@ impl SurfaceSink for Journal {
 
 /// Replay the operations of stream `stream` into a history, as the fold
 /// that recorded them fed its sink (finished as a read finishes it).
-pub fn replay<'a>(ops: impl IntoIterator<Item = &'a (u8, Op)>, stream: u8) -> History {
+pub fn replay(ops: impl IntoIterator<Item = (u8, Op)>, stream: u8) -> History {
     let mut history = History::default();
     for (_, op) in ops.into_iter().filter(|(s, _)| *s == stream) {
         match op {
             Op::Push { seq, kind, text } => {
-                let content: Vec<Block> = text.iter().cloned().map(Block::Text).collect();
+                let content: Vec<Block> = text.into_iter().map(Block::Text).collect();
                 let kind = match kind {
                     Kind::User => EventKind::UserMessage {
                         source: MessageSource::User,
@@ -180,10 +180,10 @@ pub fn replay<'a>(ops: impl IntoIterator<Item = &'a (u8, Op)>, stream: u8) -> Hi
                     Kind::Assistant => EventKind::AssistantMessage { content },
                     Kind::Inert => EventKind::ToolResult,
                 };
-                history.push(SurfaceEvent { seq: *seq, kind });
+                history.push(SurfaceEvent { seq, kind });
             }
-            Op::Extend { seq, text } => history.extend(*seq, vec![Block::Text(text.clone())]),
-            Op::ShadowThrough(through) => history.shadow_through(*through),
+            Op::Extend { seq, text } => history.extend(seq, vec![Block::Text(text)]),
+            Op::ShadowThrough(through) => history.shadow_through(through),
             Op::Reset => history = History::default(),
         }
     }
@@ -248,7 +248,16 @@ fn put_text(out: &mut Vec<u8>, text: &str) {
 /// so a literal word is found in these bytes wherever it is in a message
 /// (the index's prefilter).
 pub fn encode(ops: &[(u8, Op)]) -> Vec<u8> {
-    let mut out = Vec::new();
+    // Sized exactly: the index keeps these bytes in memory until it commits.
+    let size = ops
+        .iter()
+        .map(|(_, op)| match op {
+            Op::Push { text, .. } => 12 + text.as_ref().map_or(0, |t| 4 + t.len()),
+            Op::Extend { text, .. } => 14 + text.len(),
+            Op::ShadowThrough(_) | Op::Reset => 10,
+        })
+        .sum();
+    let mut out = Vec::with_capacity(size);
     for (stream, op) in ops {
         let (code, seq) = match op {
             Op::Push { seq, .. } => (PUSH, *seq),
@@ -355,7 +364,7 @@ mod tests {
         let mut back = Vec::new();
         decode_into(&encode(&ops), &mut back).unwrap();
         assert_eq!(back, ops);
-        (direct.finish(0), replay(&back, 0))
+        (direct.finish(0), replay(back, 0))
     }
 
     fn projected(history: &History) -> Vec<crate::search::extract::Message> {
