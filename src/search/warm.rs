@@ -27,13 +27,13 @@
 //! scan of the file; likewise a Codex thread name), that read is a `memmem`
 //! search with no JSON parse, 1.6–1.7 s of CPU for the whole store (cold
 //! `candidates`). Extracting the conversation parses every conversation
-//! line forward: 8.8 s of CPU over the same logs. One pass doing both
+//! line forward: 8.8–11.0 s of CPU over the same logs. One pass doing both
 //! would save at most the reading (0.8 s of system time) and make a cold
-//! listing about five times slower, where the picker must draw before its
-//! listing completes and `candidates` is held to the reference byte for
-//! byte. So the text is extracted in this separate pass, after the
-//! listing, at the lowest priority: 20 s of one nice-19 thread for the
-//! whole store under a load of 5–7, during which keys were drawn within
+//! listing cost about six times the CPU (5.7–7.4×), where the picker must
+//! draw before its listing completes and `candidates` is held to the
+//! reference byte for byte. So the text is extracted in this separate pass, after the
+//! listing, at the lowest priority: 9–20 s of one nice-19 thread for the
+//! whole store under a load of 4–7, during which keys were drawn within
 //! 7–23 ms.
 //!
 //! # One writer
