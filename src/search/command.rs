@@ -120,33 +120,32 @@ pub fn run(
 }
 
 /// Decide `record` from `index` when it holds the current version of the
-/// log, else from the log (remembering what was read for the index). A
-/// word query is first looked for in the raw blob, so sessions without
-/// every word are passed over without decoding; a regex is matched per
-/// message only (its anchors mean message boundaries).
+/// log, else from the log (only its appended lines when the index holds
+/// an earlier version it can go on from), remembering what was read for
+/// the index. A word query is first looked for in the raw journal, so
+/// sessions without every word are passed over without decoding (unless a
+/// word holds a line break, which may join two pieces of one message); a
+/// regex is matched per message only (its anchors mean message
+/// boundaries).
 pub fn decide_indexed(
     index: &Index,
     catalog: &Catalog,
     query: &Query,
     record: &SessionRecord,
 ) -> Result<Option<SessionMatch>, ReadError> {
-    match index.lookup(&record.path) {
-        Ok(Lookup::Current(blob)) => {
-            let literal = !query.literals().is_empty();
-            if literal && !(0..query.term_count()).all(|t| query.term_in(t, &blob)) {
-                return Ok(None);
-            }
-            if let Some(messages) = index::decode(&blob) {
-                return Ok(hits::match_session(query, &messages));
-            }
-            scan::read_messages(catalog, record).map(|m| hits::match_session(query, &m))
-        }
-        Ok(Lookup::Stale(stamp)) => {
-            let messages = scan::read_messages(catalog, record)?;
-            index.remember(record, stamp, &messages);
-            Ok(hits::match_session(query, &messages))
-        }
-        Err(e) => Err(ReadError::io(&record.path, &e)),
+    let indexed = match index.lookup(record) {
+        Ok(Lookup::Current(indexed)) => indexed,
+        Ok(Lookup::Stale(stale)) => index.read_stale(catalog, record, stale)?,
+        Err(e) => return Err(ReadError::io(&record.path, &e)),
+    };
+    let literals = query.literals();
+    let literal = !literals.is_empty() && !literals.iter().any(|l| l.contains('\n'));
+    if literal && !(0..query.term_count()).all(|t| query.term_in(t, &indexed.journal)) {
+        return Ok(None);
+    }
+    match index::messages(&indexed.journal, indexed.chosen) {
+        Some(messages) => Ok(hits::match_session(query, &messages)),
+        None => scan::read_messages(catalog, record).map(|m| hits::match_session(query, &m)),
     }
 }
 

@@ -31,33 +31,52 @@
 //!
 //! # Layout and safety
 //!
-//! `DIR/data-N.bin` holds one blob per session version, appended; each
-//! blob is its messages, `[flags u8][length u32 LE][UTF-8 text]` each.
-//! `DIR/manifest.bin` names the data file (its generation `N`), how many
-//! bytes of it are committed, and the entries. It is binary for the same
-//! reason as the title index's shards (a 10,000-entry JSON manifest was
-//! 2.9 MB to parse before every search): `SRSX`, the format version and the
-//! CRC-32 of the payload, then the payload in `bincode` 1. Blobs are only
-//! ever appended after the committed length, and the manifest is replaced
-//! atomically (written beside, then renamed), so a reader always sees a
-//! consistent pair; bytes a crashed writer left after the committed length
-//! are cut off by the next writer. One writer at a time holds `DIR/lock`
-//! (an advisory file lock); a run that cannot take it searches without
-//! writing. Anything unreadable or inconsistent (another version, a
-//! checksum that does not match, a blob past the end of the data) is
-//! dropped and rebuilt, never an error. When more than half of the data is
-//! dead (sessions that changed or went away), the live blobs are copied
-//! into the next generation's file, the manifest switched to it, and the
-//! old file removed.
+//! `DIR/data-N.bin` holds, appended, the journals of the sessions' folds
+//! ([`crate::store::journal`]: the operations the fold applied to its
+//! sink, with the text a projection can see) and the stores' fold states
+//! at their resume points. `DIR/manifest.bin` names the data file (its
+//! generation `N`), how many bytes of it are committed, and the entries.
+//! It is binary for the same reason as the title index's shards (a
+//! 10,000-entry JSON manifest was 2.9 MB to parse before every search):
+//! `SRSX`, the format version and the CRC-32 of the payload, then the
+//! payload in `bincode` 1. Data is only ever appended after the committed
+//! length, and the manifest is replaced atomically (written beside, then
+//! renamed), so a reader always sees a consistent pair; bytes a crashed
+//! writer left after the committed length are cut off by the next writer.
+//! One writer at a time holds `DIR/lock` (an advisory file lock); a run
+//! that cannot take it searches without writing. Anything unreadable or
+//! inconsistent (another version, a checksum that does not match, data
+//! past the end of the file, a journal that does not decode) is dropped
+//! and rebuilt, never an error. When more than half of the data is dead
+//! (sessions that changed or went away, states passed), the live data is
+//! copied into the next generation's file (each journal's pieces into
+//! one), the manifest switched to it, and the old file removed.
 //!
-//! # Invalidation
+//! # Invalidation and appended logs
 //!
-//! A session's entry is used only while its log keeps the length,
-//! modification time and inode it was read at; an appended, truncated or
-//! rewritten log is read again (whole: its fold depends on the whole file,
-//! e.g. a compaction shadows what came before and assistant text merges
-//! across lines) and its new blob appended. Entries of logs no longer found
-//! are dropped at the next write.
+//! A session's entry is used as it is only while its log keeps the length,
+//! modification time and inode it was read at. A log that only grew is
+//! read from where the last read stopped: what it folds to depends on the
+//! whole log (a compaction shadows what came before, assistant text merges
+//! across lines, a Codex rollout's conversation is its response items or
+//! its event copies), so the entry keeps no folded result but the journal,
+//! to which the appended lines' operations are added as one more piece,
+//! and the store's fold state at the last line end it read
+//! ([`crate::store::Store::fold_resumable`]). A query replays the pieces
+//! through the one [`crate::store::model::History`] sink and projects them
+//! ([`messages`]), so which messages are "before compaction" is decided at
+//! query time, exactly as a whole read decides it (`tests/search_append.rs`
+//! holds every store kind to that, append after append).
+//!
+//! The fold goes on only when everything says the log was appended to: the
+//! same inode, a longer file, a resume point (the last line read was
+//! complete), and the same CRC-32 over the log's first 4 KiB and over the
+//! 4 KiB before the resume point. Anything else (truncated, rewritten,
+//! replaced, a torn last line, a compressed log, a Codex fork whose history
+//! is in another file, a Gemini CLI chat, whose records rewrite earlier
+//! messages by id) is read whole again. An entry holds at most 16 journal
+//! pieces: the next append copies them into one, from the index. Entries
+//! of logs no longer found are dropped at the next write.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
@@ -68,15 +87,15 @@ use std::sync::{Arc, Mutex};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::reference::projection::Role;
 use crate::sealed;
-use crate::search::extract::Message;
+use crate::search::extract::{self, Message};
 use crate::store::index::TitleIndex;
+use crate::store::journal::{self, Folded, ResumePoint};
 use crate::store::model::SessionRecord;
-use crate::store::{walk_files, Caches, ScanEvent, StoreRoots};
+use crate::store::{walk_files, Caches, Catalog, ReadError, ScanEvent, StoreRoots};
 
 /// The manifest format; another value is rebuilt.
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 /// First bytes of a manifest.
 const MAGIC: &[u8; 4] = b"SRSX";
 
@@ -97,6 +116,21 @@ pub fn default_dir(env: impl Fn(&str) -> Option<String>, home: Option<&Path>) ->
         .or_else(|| set("XDG_CACHE_HOME").map(|d| d.join("session-ref")))
         .or_else(|| home.map(|h| h.join(".cache").join("session-ref")))?;
     Some(base.join("search"))
+}
+
+/// Whether another run holds the lock of the index in `dir` (is writing
+/// it now). A directory without a lock file is not locked.
+pub fn held_elsewhere(dir: &Path) -> bool {
+    let Ok(lock) = OpenOptions::new().write(true).open(dir.join(LOCK)) else {
+        return false;
+    };
+    match lock.try_lock() {
+        Ok(()) => {
+            let _ = lock.unlock();
+            false
+        }
+        Err(_) => true,
+    }
 }
 
 /// The version of a log an entry was read from.
@@ -127,18 +161,76 @@ impl Stamp {
     }
 }
 
-/// One indexed session version: its log, where its blob is, and its
+/// Bytes of a data file: where a journal piece or a fold state is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+struct Segment {
+    offset: u64,
+    bytes: u64,
+}
+
+/// Where the fold of an indexed log can go on when the log grows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct Resume {
+    /// The line start the fold stopped at.
+    offset: u64,
+    /// Lines before it.
+    lines: u64,
+    /// The store's fold state there (in the data file: read only to resume).
+    state: Segment,
+    /// CRC-32 of the log's first [`CHECKED_BYTES`] bytes (at most `offset`).
+    head_crc: u32,
+    /// CRC-32 of the [`CHECKED_BYTES`] bytes before `offset`.
+    tail_crc: u32,
+}
+
+/// One indexed session version: its log, where its journal is, and its
 /// record, so that listing through the index opens no unchanged log.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 struct Entry {
     path: PathBuf,
     kind: String,
     stamp: Stamp,
-    offset: u64,
-    bytes: u64,
+    /// The journal ([`journal::encode`]) in pieces, in log order: the
+    /// whole log's first, then one per append read since.
+    segments: Vec<Segment>,
+    /// The journal stream that holds the conversation.
+    chosen: u8,
+    resume: Option<Resume>,
     id: String,
     cwd: Option<String>,
     created_at: String,
+}
+
+impl Entry {
+    /// Data bytes this entry keeps alive.
+    fn live_bytes(&self) -> u64 {
+        self.segments.iter().map(|s| s.bytes).sum::<u64>()
+            + self.resume.as_ref().map_or(0, |r| r.state.bytes)
+    }
+}
+
+/// Bytes of a log checked on each side of a resume point's history (its
+/// head and the bytes just before the point) before a fold goes on from it.
+const CHECKED_BYTES: u64 = 4096;
+
+/// Journal pieces an entry may have; an append that would make more
+/// copies them into one (from the index, not the log).
+const MAX_SEGMENTS: usize = 16;
+
+/// CRC-32 of the bytes of `path` from `from` to `to`.
+fn crc_of(file: &File, from: u64, to: u64) -> io::Result<u32> {
+    let mut bytes = vec![0; usize::try_from(to - from).unwrap_or(0)];
+    file.read_exact_at(&mut bytes, from)?;
+    Ok(crc32fast::hash(&bytes))
+}
+
+/// The checksums [`Resume`] keeps for a fold stopped at `offset` of `path`.
+fn resume_crcs(path: &Path, offset: u64) -> io::Result<(u32, u32)> {
+    let file = File::open(path)?;
+    Ok((
+        crc_of(&file, 0, offset.min(CHECKED_BYTES))?,
+        crc_of(&file, offset.saturating_sub(CHECKED_BYTES), offset)?,
+    ))
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -234,7 +326,14 @@ struct Fresh {
     path: PathBuf,
     kind: &'static str,
     stamp: Stamp,
-    blob: Vec<u8>,
+    /// For a continued fold: the data generation and the pieces the new
+    /// one continues, which must still be the entry's at commit.
+    base: Option<(u64, Vec<Segment>)>,
+    /// The journal of what was read.
+    journal: Vec<u8>,
+    chosen: u8,
+    /// The resume point with its checksums, and its state.
+    resume: Option<(Resume, Vec<u8>)>,
     id: String,
     cwd: Option<String>,
     created_at: String,
@@ -243,11 +342,41 @@ struct Fresh {
 /// What [`Index::lookup`] finds for a log.
 #[derive(Debug)]
 pub enum Lookup {
-    /// The indexed blob of the log's current version.
-    Current(Vec<u8>),
+    /// The indexed journal of the log's current version.
+    Current(Indexed),
     /// Not indexed, or indexed at another version: read the log (and
-    /// [`Index::remember`] it) at this version.
-    Stale(Stamp),
+    /// [`Index::remember`] it).
+    Stale(Stale),
+}
+
+/// An indexed journal.
+#[derive(Debug)]
+pub struct Indexed {
+    /// The journal's bytes ([`journal::encode`]).
+    pub journal: Vec<u8>,
+    /// The stream that holds the conversation.
+    pub chosen: u8,
+}
+
+/// A log to read: its current version, and where its fold can go on from
+/// when it grew since it was indexed.
+#[derive(Debug)]
+pub struct Stale {
+    /// The log's version now.
+    pub stamp: Stamp,
+    /// The indexed fold of the log's earlier part, when the log only grew.
+    pub continuation: Option<Continuation>,
+}
+
+/// The indexed fold of the first part of a grown log.
+#[derive(Debug)]
+pub struct Continuation {
+    /// Where the fold stopped, with the store's state there.
+    pub point: ResumePoint,
+    /// The stream that held the conversation there.
+    pub chosen: u8,
+    generation: u64,
+    base: Vec<Segment>,
 }
 
 /// Compare paths as [`walk_files`] orders them.
@@ -307,30 +436,150 @@ impl Index {
         }
     }
 
-    /// The blob of `path` when the index holds its current version.
-    pub fn lookup(&self, path: &Path) -> io::Result<Lookup> {
+    /// The journal of `record`'s log when the index holds its current
+    /// version; else its version now, with the fold to continue when the
+    /// log only grew since it was indexed (same inode, longer, a resume
+    /// point, and the same bytes at its head and just before the point).
+    pub fn lookup(&self, record: &SessionRecord) -> io::Result<Lookup> {
+        let path = record.path.as_path();
         let stamp = self.stamp_of(path)?;
-        let (Some(entry), Some(data)) = (self.manifest.entry(path), self.data.as_ref()) else {
-            return Ok(Lookup::Stale(stamp));
+        let stale = |continuation| {
+            Ok(Lookup::Stale(Stale {
+                stamp,
+                continuation,
+            }))
         };
-        if entry.stamp != stamp {
-            return Ok(Lookup::Stale(stamp));
+        let (Some(entry), Some(data)) = (self.manifest.entry(path), self.data.as_ref()) else {
+            return stale(None);
+        };
+        if entry.stamp == stamp {
+            return match self.read_segments(&entry.segments) {
+                Some(journal) => Ok(Lookup::Current(Indexed {
+                    journal,
+                    chosen: entry.chosen,
+                })),
+                // A data file cut short under us: read the log instead.
+                None => stale(None),
+            };
         }
-        let mut blob = vec![0; usize::try_from(entry.bytes).unwrap_or(0)];
-        match data.read_exact_at(&mut blob, entry.offset) {
-            Ok(()) => Ok(Lookup::Current(blob)),
-            // A data file cut short under us: read the log instead.
-            Err(_) => Ok(Lookup::Stale(stamp)),
-        }
+        let continuation = entry
+            .resume
+            .as_ref()
+            .filter(|resume| {
+                entry.kind == record.kind.as_str()
+                    && stamp.inode == entry.stamp.inode
+                    && stamp.len > entry.stamp.len
+                    && stamp.len > resume.offset
+                    && resume_crcs(path, resume.offset).ok()
+                        == Some((resume.head_crc, resume.tail_crc))
+            })
+            .and_then(|resume| {
+                let mut state = vec![0; usize::try_from(resume.state.bytes).ok()?];
+                data.read_exact_at(&mut state, resume.state.offset).ok()?;
+                Some(Continuation {
+                    point: ResumePoint {
+                        offset: resume.offset,
+                        lines: resume.lines,
+                        state,
+                    },
+                    chosen: entry.chosen,
+                    generation: self.manifest.generation,
+                    base: entry.segments.clone(),
+                })
+            });
+        stale(continuation)
     }
 
-    /// Keep the messages of `record`'s log read at `stamp`, for [`Index::commit`].
-    pub fn remember(&self, record: &SessionRecord, stamp: Stamp, messages: &[Message]) {
+    /// The bytes of `segments`, one after the other; `None` when the data
+    /// file does not hold them.
+    fn read_segments(&self, segments: &[Segment]) -> Option<Vec<u8>> {
+        let data = self.data.as_ref()?;
+        let total = segments.iter().map(|s| s.bytes).sum::<u64>();
+        let mut bytes = vec![0; usize::try_from(total).ok()?];
+        let mut at = 0;
+        for segment in segments {
+            let len = usize::try_from(segment.bytes).ok()?;
+            data.read_exact_at(&mut bytes[at..at + len], segment.offset)
+                .ok()?;
+            at += len;
+        }
+        Some(bytes)
+    }
+
+    /// The indexed journal a continuation goes on from.
+    pub fn journal_before(&self, continuation: &Continuation) -> Option<Vec<u8>> {
+        (continuation.generation == self.manifest.generation)
+            .then(|| self.read_segments(&continuation.base))
+            .flatten()
+    }
+
+    /// Keep the fold of `record`'s log read at `stamp` (continuing
+    /// `continuation` when [`Folded::continued`]), for [`Index::commit`].
+    /// `before`: the journal of the continuation, when the caller has read
+    /// it already.
+    pub fn remember(
+        &self,
+        record: &SessionRecord,
+        stamp: Stamp,
+        folded: Folded,
+        continuation: Option<&Continuation>,
+        before: Option<&[u8]>,
+    ) {
+        let journal = journal::encode(&folded.ops);
+        self.remember_encoded(record, stamp, journal, folded, continuation, before);
+    }
+
+    /// [`Index::remember`] with the fold's operations encoded already
+    /// (`journal`; `folded.ops` is not used).
+    fn remember_encoded(
+        &self,
+        record: &SessionRecord,
+        stamp: Stamp,
+        mut journal: Vec<u8>,
+        folded: Folded,
+        continuation: Option<&Continuation>,
+        before: Option<&[u8]>,
+    ) {
+        let base = match (folded.continued, continuation) {
+            (false, _) => None,
+            (true, None) => return,
+            (true, Some(from)) if from.base.len() + 1 >= MAX_SEGMENTS => {
+                // A long chain: one self-contained journal instead.
+                let Some(before) = before
+                    .map(<[u8]>::to_vec)
+                    .or_else(|| self.journal_before(from))
+                else {
+                    return;
+                };
+                let mut whole = before;
+                whole.append(&mut journal);
+                journal = whole;
+                None
+            }
+            (true, Some(from)) => Some((from.generation, from.base.clone())),
+        };
+        let resume = folded.resume.and_then(|point| {
+            let (head_crc, tail_crc) = resume_crcs(&record.path, point.offset).ok()?;
+            let resume = Resume {
+                offset: point.offset,
+                lines: point.lines,
+                state: Segment {
+                    offset: 0,
+                    bytes: point.state.len() as u64,
+                },
+                head_crc,
+                tail_crc,
+            };
+            Some((resume, point.state))
+        });
         let fresh = Fresh {
             path: record.path.clone(),
             kind: record.kind.as_str(),
             stamp,
-            blob: encode(messages),
+            base,
+            journal,
+            chosen: folded.chosen,
+            resume,
             id: record.id.clone(),
             cwd: record.cwd.clone(),
             created_at: record.created_at.clone(),
@@ -339,6 +588,46 @@ impl Index {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .push(fresh);
+    }
+
+    /// Read the log of a [`Lookup::Stale`] `record` (only its appended
+    /// lines when it has a usable continuation), keep the fold for
+    /// [`Index::commit`], and return the journal of the whole log, as
+    /// [`Lookup::Current`] would give it.
+    pub fn read_stale(
+        &self,
+        catalog: &Catalog,
+        record: &SessionRecord,
+        stale: Stale,
+    ) -> Result<Indexed, ReadError> {
+        let Stale {
+            stamp,
+            continuation,
+        } = stale;
+        // A continuation whose earlier journal cannot be read is not
+        // used: the log is read whole.
+        let before = continuation.and_then(|from| {
+            let bytes = self.journal_before(&from)?;
+            Some((from, bytes))
+        });
+        let point = before.as_ref().map(|(from, _)| &from.point);
+        let folded = catalog.fold_resumable(record, stamp.len, point)?;
+        let added = journal::encode(&folded.ops);
+        // The whole log's journal: the earlier one (its bytes reused), then
+        // what was just read.
+        let (from, mut whole) = match before {
+            Some((from, bytes)) if folded.continued => (Some(from), bytes),
+            _ => (None, Vec::new()),
+        };
+        let earlier = whole.len();
+        whole.extend_from_slice(&added);
+        let chosen = folded.chosen;
+        let before = from.as_ref().map(|_| &whole[..earlier]);
+        self.remember_encoded(record, stamp, added, folded, from.as_ref(), before);
+        Ok(Indexed {
+            journal: whole,
+            chosen,
+        })
     }
 
     /// List the sessions under `roots` as [`crate::store::scan`] does, but
@@ -494,19 +783,52 @@ impl Index {
         writer.seek(io::SeekFrom::Start(at))?;
         let mut added = Vec::with_capacity(fresh.len());
         for fresh in fresh {
-            writer.write_all(&fresh.blob)?;
-            let bytes = fresh.blob.len() as u64;
+            // A continued fold is kept only while the entry it continues
+            // is still the one it read (another run may have changed it).
+            let segments = match fresh.base {
+                None => Vec::new(),
+                Some((generation, base)) => {
+                    let still = current.generation == generation
+                        && current
+                            .entry(&fresh.path)
+                            .is_some_and(|e| e.segments == base);
+                    if !still {
+                        continue;
+                    }
+                    base
+                }
+            };
+            let mut segments = segments;
+            let mut put = |bytes: &[u8]| -> io::Result<Segment> {
+                writer.write_all(bytes)?;
+                let segment = Segment {
+                    offset: at,
+                    bytes: bytes.len() as u64,
+                };
+                at += segment.bytes;
+                Ok(segment)
+            };
+            if !fresh.journal.is_empty() || segments.is_empty() {
+                segments.push(put(&fresh.journal)?);
+            }
+            let resume = match fresh.resume {
+                Some((mut resume, state)) => {
+                    resume.state = put(&state)?;
+                    Some(resume)
+                }
+                None => None,
+            };
             added.push(Entry {
                 path: fresh.path,
                 kind: fresh.kind.to_owned(),
                 stamp: fresh.stamp,
-                offset: at,
-                bytes,
+                segments,
+                chosen: fresh.chosen,
+                resume,
                 id: fresh.id,
                 cwd: fresh.cwd,
                 created_at: fresh.created_at,
             });
-            at += bytes;
         }
         writer.flush()?;
         drop(writer);
@@ -521,7 +843,7 @@ impl Index {
         merged.dedup_by(|later, earlier| later.path == earlier.path);
         current.entries = merged;
         current.data_len = at;
-        current.live = current.entries.iter().map(|e| e.bytes).sum();
+        current.live = current.entries.iter().map(Entry::live_bytes).sum();
         if current.live * 2 < current.data_len && current.data_len > (1 << 20) {
             current = rewrite(&self.dir, &data, current)?;
         }
@@ -575,15 +897,26 @@ fn rewrite(dir: &Path, old: &File, mut manifest: Manifest) -> io::Result<Manifes
     ));
     let mut out = io::BufWriter::new(File::create(&temp)?);
     let mut at = 0;
-    let mut order: Vec<usize> = (0..manifest.entries.len()).collect();
-    order.sort_by_key(|&i| manifest.entries[i].offset);
-    for i in order {
-        let entry = &mut manifest.entries[i];
-        let mut blob = vec![0; usize::try_from(entry.bytes).unwrap_or(0)];
-        old.read_exact_at(&mut blob, entry.offset)?;
-        out.write_all(&blob)?;
-        entry.offset = at;
-        at += entry.bytes;
+    let mut copy = |from: &[Segment]| -> io::Result<Segment> {
+        let total: u64 = from.iter().map(|s| s.bytes).sum();
+        for segment in from {
+            let mut bytes = vec![0; usize::try_from(segment.bytes).unwrap_or(0)];
+            old.read_exact_at(&mut bytes, segment.offset)?;
+            out.write_all(&bytes)?;
+        }
+        let segment = Segment {
+            offset: at,
+            bytes: total,
+        };
+        at += total;
+        Ok(segment)
+    };
+    for entry in &mut manifest.entries {
+        // The pieces of a journal become one.
+        entry.segments = vec![copy(&entry.segments)?];
+        if let Some(resume) = &mut entry.resume {
+            resume.state = copy(&[resume.state])?;
+        }
     }
     out.into_inner()?.sync_data()?;
     fs::rename(&temp, dir.join(data_name(manifest.generation)))?;
@@ -605,53 +938,13 @@ fn write_manifest(dir: &Path, manifest: &Manifest) -> io::Result<()> {
     Ok(())
 }
 
-const USER: u8 = 0;
-const ASSISTANT: u8 = 1;
-const CHECKPOINT: u8 = 2;
-const BEFORE_COMPACTION: u8 = 4;
-
-/// The blob of a session's messages.
-pub fn encode(messages: &[Message]) -> Vec<u8> {
-    let mut blob = Vec::with_capacity(messages.iter().map(|m| m.text.len() + 5).sum());
-    for m in messages {
-        let mut flags = match m.role {
-            Role::User => USER,
-            Role::Assistant => ASSISTANT,
-        };
-        if m.checkpoint {
-            flags |= CHECKPOINT;
-        }
-        if m.before_compaction {
-            flags |= BEFORE_COMPACTION;
-        }
-        blob.push(flags);
-        let len = u32::try_from(m.text.len()).unwrap_or(u32::MAX);
-        blob.extend_from_slice(&len.to_le_bytes());
-        blob.extend_from_slice(&m.text.as_bytes()[..len as usize]);
-    }
-    blob
-}
-
-/// The messages of a blob; `None` when it is not one [`encode`] wrote.
-pub fn decode(blob: &[u8]) -> Option<Vec<Message>> {
-    let mut messages = Vec::new();
-    let mut rest = blob;
-    while let Some((&flags, tail)) = rest.split_first() {
-        let len = u32::from_le_bytes(tail.get(..4)?.try_into().ok()?) as usize;
-        let text = std::str::from_utf8(tail.get(4..4 + len)?).ok()?;
-        messages.push(Message {
-            role: if flags & ASSISTANT != 0 {
-                Role::Assistant
-            } else {
-                Role::User
-            },
-            text: text.to_owned(),
-            checkpoint: flags & CHECKPOINT != 0,
-            before_compaction: flags & BEFORE_COMPACTION != 0,
-        });
-        rest = &tail[4 + len..];
-    }
-    Some(messages)
+/// The searchable messages of an indexed journal: its stream `chosen`
+/// replayed and projected as a read of the log projects it; `None` when
+/// the bytes are not a journal.
+pub fn messages(journal: &[u8], chosen: u8) -> Option<Vec<Message>> {
+    let mut ops = Vec::new();
+    journal::decode_into(journal, &mut ops)?;
+    Some(extract::conversation(&journal::replay(ops, chosen)))
 }
 
 #[cfg(test)]
@@ -669,24 +962,33 @@ mod tests {
         )
     }
 
-    fn message(text: &str, before_compaction: bool) -> Message {
-        Message {
-            role: Role::Assistant,
-            text: text.into(),
-            checkpoint: !before_compaction,
-            before_compaction,
+    /// A fold of one assistant message `text`.
+    fn folded(text: &str) -> Folded {
+        Folded {
+            ops: vec![(
+                0,
+                journal::Op::Push {
+                    seq: 1,
+                    kind: journal::Kind::Assistant,
+                    text: Some(text.into()),
+                },
+            )],
+            ..Folded::default()
         }
     }
 
-    #[test]
-    fn blobs_round_trip_and_garbage_is_refused() {
-        let messages = vec![message("héllo\nworld", true), message("", false)];
-        let blob = encode(&messages);
-        assert_eq!(decode(&blob).unwrap(), messages);
-        assert!(decode(&blob[..blob.len() - 1]).is_none());
-        assert!(decode(&[0, 9, 0, 0, 0, b'a']).is_none());
-        assert!(decode(&[0, 2, 0, 0, 0, 0xff, 0xfe]).is_none());
-        assert_eq!(decode(&[]).unwrap(), []);
+    /// The text of the one message of an indexed journal.
+    fn text_of(indexed: &Indexed) -> String {
+        messages(&indexed.journal, indexed.chosen).unwrap()[0]
+            .text
+            .clone()
+    }
+
+    fn stamp_of(lookup: Lookup) -> Stale {
+        match lookup {
+            Lookup::Stale(stale) => stale,
+            Lookup::Current(_) => panic!("current"),
+        }
     }
 
     #[test]
@@ -705,8 +1007,21 @@ mod tests {
                         mtime_ns: 1_700_000_000_000_000_000,
                         inode: 5,
                     },
-                    offset: 10,
-                    bytes: 20,
+                    segments: vec![Segment {
+                        offset: 10,
+                        bytes: 20,
+                    }],
+                    chosen: 0,
+                    resume: Some(Resume {
+                        offset: 9,
+                        lines: 1,
+                        state: Segment {
+                            offset: 30,
+                            bytes: 8,
+                        },
+                        head_crc: 1,
+                        tail_crc: 2,
+                    }),
                     id: "id".into(),
                     cwd: Some("/w".into()),
                     created_at: "2026-01-01T00:00:00Z".into(),
@@ -750,10 +1065,8 @@ mod tests {
         let [ScanEvent::Record(listed)] = &events[..] else {
             panic!("{events:?}")
         };
-        let Lookup::Stale(stamp) = index.lookup(&log).unwrap() else {
-            panic!("empty index")
-        };
-        index.remember(listed, stamp, &[message("m", false)]);
+        let stamp = stamp_of(index.lookup(&record(&log)).unwrap()).stamp;
+        index.remember(listed, stamp, folded("m"), None, None);
         index.commit(Some(&[log.as_path()])).unwrap();
         // The log now says otherwise, but its stamp is unchanged: the
         // record is the indexed one (the log is not opened).
@@ -768,13 +1081,19 @@ mod tests {
             .unwrap();
         let events = index.list(&caches, &roots);
         assert!(matches!(&events[..], [ScanEvent::Record(r)] if r.id == "a"));
-        assert!(matches!(index.lookup(&log).unwrap(), Lookup::Current(_)));
+        assert!(matches!(
+            index.lookup(&record(&log)).unwrap(),
+            Lookup::Current(_)
+        ));
         // Grown: listed by the store.
         fs::write(&log, header("b") + "\n").unwrap();
         let mut index = Index::open(&cache);
         let events = index.list(&caches, &roots);
         assert!(matches!(&events[..], [ScanEvent::Record(r)] if r.id == "b"));
-        assert!(matches!(index.lookup(&log).unwrap(), Lookup::Stale(_)));
+        assert!(matches!(
+            index.lookup(&record(&log)).unwrap(),
+            Lookup::Stale(_)
+        ));
     }
 
     #[test]
@@ -804,34 +1123,33 @@ mod tests {
         let log = logs.join("a.jsonl");
         fs::write(&log, "one\n").unwrap();
         let index = Index::open(&cache);
-        let Lookup::Stale(stamp) = index.lookup(&log).unwrap() else {
-            panic!("empty index")
-        };
-        index.remember(&record(&log), stamp, &[message("first", false)]);
+        let stamp = stamp_of(index.lookup(&record(&log)).unwrap()).stamp;
+        index.remember(&record(&log), stamp, folded("first"), None, None);
         assert!(index.commit(Some(&[log.as_path()])).unwrap());
         let index = Index::open(&cache);
-        let Lookup::Current(blob) = index.lookup(&log).unwrap() else {
+        let Lookup::Current(indexed) = index.lookup(&record(&log)).unwrap() else {
             panic!("indexed")
         };
-        assert_eq!(decode(&blob).unwrap()[0].text, "first");
+        assert_eq!(text_of(&indexed), "first");
         // Appended: stale.
         fs::write(&log, "one\ntwo\n").unwrap();
-        assert!(matches!(index.lookup(&log).unwrap(), Lookup::Stale(_)));
+        assert!(matches!(
+            index.lookup(&record(&log)).unwrap(),
+            Lookup::Stale(_)
+        ));
         // Truncated: stale.
         fs::write(&log, "o\n").unwrap();
-        let Lookup::Stale(stamp) = index.lookup(&log).unwrap() else {
-            panic!("truncated")
-        };
-        index.remember(&record(&log), stamp, &[message("second", false)]);
+        let stamp = stamp_of(index.lookup(&record(&log)).unwrap()).stamp;
+        index.remember(&record(&log), stamp, folded("second"), None, None);
         index.commit(Some(&[log.as_path()])).unwrap();
         let index = Index::open(&cache);
-        let Lookup::Current(blob) = index.lookup(&log).unwrap() else {
+        let Lookup::Current(indexed) = index.lookup(&record(&log)).unwrap() else {
             panic!("re-indexed")
         };
-        assert_eq!(decode(&blob).unwrap()[0].text, "second");
+        assert_eq!(text_of(&indexed), "second");
         // Deleted: forgotten at the next commit.
         fs::remove_file(&log).unwrap();
-        assert!(index.lookup(&log).is_err());
+        assert!(index.lookup(&record(&log)).is_err());
         assert!(index.commit(Some(&[])).unwrap());
         assert!(Index::open(&cache).is_empty());
         // A corrupt manifest is an empty index, rebuilt on commit.
@@ -839,10 +1157,8 @@ mod tests {
         let index = Index::open(&cache);
         assert!(index.is_empty());
         fs::write(&log, "again\n").unwrap();
-        let Lookup::Stale(stamp) = index.lookup(&log).unwrap() else {
-            panic!("empty")
-        };
-        index.remember(&record(&log), stamp, &[message("third", false)]);
+        let stamp = stamp_of(index.lookup(&record(&log)).unwrap()).stamp;
+        index.remember(&record(&log), stamp, folded("third"), None, None);
         index.commit(None).unwrap();
         assert_eq!(Index::open(&cache).len(), 1);
         // A data file shorter than the manifest says: empty, not an error.
@@ -860,10 +1176,8 @@ mod tests {
         let held = File::create(cache.join(LOCK)).unwrap();
         held.lock().unwrap();
         let index = Index::open(&cache);
-        let Lookup::Stale(stamp) = index.lookup(&log).unwrap() else {
-            panic!("empty")
-        };
-        index.remember(&record(&log), stamp, &[message("x", false)]);
+        let stamp = stamp_of(index.lookup(&record(&log)).unwrap()).stamp;
+        index.remember(&record(&log), stamp, folded("x"), None, None);
         assert!(!index.commit(None).unwrap());
         held.unlock().unwrap();
         assert!(Index::open(&cache).is_empty());
@@ -878,13 +1192,13 @@ mod tests {
         for round in 0..4 {
             fs::write(&log, format!("{round}\n")).unwrap();
             let index = Index::open(&cache);
-            let Lookup::Stale(stamp) = index.lookup(&log).unwrap() else {
-                panic!("changed")
-            };
+            let stamp = stamp_of(index.lookup(&record(&log)).unwrap()).stamp;
             index.remember(
                 &record(&log),
                 stamp,
-                &[message(&format!("{round}{big}"), false)],
+                folded(&format!("{round}{big}")),
+                None,
+                None,
             );
             index.commit(None).unwrap();
         }
@@ -895,12 +1209,12 @@ mod tests {
             .collect();
         assert_eq!(files.len(), 1, "{files:?}");
         let len = fs::metadata(cache.join(&files[0])).unwrap().len();
-        assert!(len < 2 * 700_010, "data not rewritten: {len}");
+        assert!(len < 2 * 700_100, "data not rewritten: {len}");
         assert_ne!(files[0], data_name(0));
         let index = Index::open(&cache);
-        let Lookup::Current(blob) = index.lookup(&log).unwrap() else {
+        let Lookup::Current(indexed) = index.lookup(&record(&log)).unwrap() else {
             panic!("current")
         };
-        assert!(decode(&blob).unwrap()[0].text.starts_with('3'));
+        assert!(text_of(&indexed).starts_with('3'));
     }
 }

@@ -4,7 +4,9 @@
 //! session (the snapshot's projection over the whole history, compacted
 //! turns included), [`hits`] the matching, snippets and ranking; all three
 //! are pure. [`scan`] streams matching sessions, newest first, from the
-//! logs themselves.
+//! logs themselves. [`index`] keeps the extracted text in the user's cache
+//! directory, and [`warm`] brings it up to date in the background once the
+//! picker has listed its sessions.
 //!
 //! Search goes beyond the reference (whose candidate filter leaves message
 //! bodies out) without touching `candidates`: it is a command and a picker
@@ -16,6 +18,7 @@ pub mod hits;
 pub mod index;
 pub mod query;
 pub mod scan;
+pub mod warm;
 
 use serde::Serialize;
 

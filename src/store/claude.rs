@@ -71,11 +71,12 @@ use std::time::SystemTime;
 
 use memchr::memmem;
 use rayon::prelude::*;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use crate::store::foreign::{self, read_lines, title_from_text, FileCache, SurfaceBuilder, Visit};
 use crate::store::index::TitleInputs;
+use crate::store::journal::{Folded, Journal, ResumePoint};
 use crate::store::lines;
 use crate::store::loose::{elements, is_str, is_true, non_empty, string};
 use crate::store::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
@@ -441,6 +442,71 @@ impl Store for Claude {
     ) -> Result<u64, ReadError> {
         fold_surface(record, sink).map(|(_, last)| last)
     }
+
+    fn fold_resumable(
+        &self,
+        caches: &Caches,
+        record: &SessionRecord,
+        len: u64,
+        from: Option<&ResumePoint>,
+    ) -> Result<Folded, ReadError> {
+        if foreign::is_zstd(&record.path) {
+            let mut recorded = Journal::new(0);
+            self.fold_surface(caches, record, &mut recorded)?;
+            return Ok(Folded {
+                ops: recorded.into_ops(),
+                ..Folded::default()
+            });
+        }
+        fold_resumable(record, len, from)
+    }
+}
+
+/// What a resumed fold of a transcript needs besides the lines before it:
+/// the merge keys of the assistant messages since the last compaction.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct FoldState {
+    merge_keys: Vec<(String, u64)>,
+}
+
+/// [`Store::fold_resumable`] for a plain transcript: the lines after
+/// `from` (all of them without it) folded as [`read_surface`] folds them;
+/// a resume point whenever the last line read was complete.
+fn fold_resumable(
+    record: &SessionRecord,
+    len: u64,
+    from: Option<&ResumePoint>,
+) -> Result<Folded, ReadError> {
+    let start = from.and_then(|point| {
+        let state: FoldState = bincode::deserialize(&point.state).ok()?;
+        Some((point.offset, point.lines, state))
+    });
+    let continued = start.is_some();
+    let (offset, lines, state) = start.unwrap_or_default();
+    let mut builder = SurfaceBuilder::resuming(Journal::new(0), state.merge_keys);
+    let span = foreign::read_lines_span(&record.path, offset, lines, len, |seq, bytes| {
+        let Some(line) = Line::parse(bytes) else {
+            return Visit::BAD;
+        };
+        fold_line(&mut builder, seq, &line);
+        Visit::NEXT
+    })?;
+    let resume = span.clean.then(|| {
+        let state = FoldState {
+            merge_keys: builder.merge_keys(),
+        };
+        ResumePoint {
+            offset: span.end,
+            lines: span.lines,
+            state: bincode::serialize(&state).unwrap_or_default(),
+        }
+    });
+    Ok(Folded {
+        ops: builder.into_sink().into_ops(),
+        chosen: 0,
+        continued,
+        resume,
+    })
 }
 
 /// The record of one transcript from its head: id = the file stem (Claude

@@ -44,7 +44,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use crate::store::foreign::{
@@ -52,6 +52,7 @@ use crate::store::foreign::{
     FileCache, SurfaceBuilder, Visit,
 };
 use crate::store::index::TitleInputs;
+use crate::store::journal::{Folded, Journal, ResumePoint};
 use crate::store::loose::{elements, is_str, non_empty, string};
 use crate::store::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
 use crate::store::time::Instant;
@@ -422,6 +423,93 @@ impl Store for Codex {
         sink.adopt(fold.chosen().into_sink());
         Ok(last)
     }
+
+    /// The response items and the event copies are recorded as streams 0
+    /// and 1, the conversation being stream 0 once the rollout has a
+    /// message item (from then on stream 1 is never chosen again, so it is
+    /// no longer kept). A compressed rollout, or a paginated fork (whose
+    /// history sits in another file), is read whole each time.
+    fn fold_resumable(
+        &self,
+        _: &Caches,
+        record: &SessionRecord,
+        len: u64,
+        from: Option<&ResumePoint>,
+    ) -> Result<Folded, ReadError> {
+        let plain = !is_zstd(&record.path);
+        let start = from.filter(|_| plain).and_then(|point| {
+            let state: FoldState = bincode::deserialize(&point.state).ok()?;
+            Some((point, state))
+        });
+        let continued = start.is_some();
+        let (begin, state) = match start {
+            Some((point, state)) => (
+                RolloutStart {
+                    byte: point.offset,
+                    lines: point.lines,
+                    meta_seen: state.meta_seen,
+                },
+                state,
+            ),
+            None => (RolloutStart::default(), FoldState::default()),
+        };
+        let mut fold = Fold {
+            items: SurfaceBuilder::resuming(Journal::new(ITEMS), state.item_keys),
+            events: SurfaceBuilder::resuming(Journal::new(EVENTS), state.event_keys),
+            item_messages: state.item_messages,
+        };
+        let end = fold_rollout_from(
+            &record.root,
+            &record.path,
+            begin,
+            // A compressed rollout's length says nothing of its lines.
+            if plain {
+                Rollout::Listed(len)
+            } else {
+                Rollout::Whole
+            },
+            0,
+            &mut fold,
+        )?;
+        let state = FoldState {
+            meta_seen: end.meta_seen,
+            item_messages: fold.item_messages,
+            item_keys: fold.items.merge_keys(),
+            event_keys: fold.events.merge_keys(),
+        };
+        let resume = (plain && end.clean && !end.parent).then(|| ResumePoint {
+            offset: end.byte,
+            lines: end.lines,
+            state: bincode::serialize(&state).unwrap_or_default(),
+        });
+        let mut ops = fold.items.into_sink().into_ops();
+        let chosen = if fold.item_messages {
+            ITEMS
+        } else {
+            ops.extend(fold.events.into_sink().into_ops());
+            EVENTS
+        };
+        Ok(Folded {
+            ops,
+            chosen,
+            continued,
+            resume,
+        })
+    }
+}
+
+/// The journal stream of the response items.
+const ITEMS: u8 = 0;
+/// The journal stream of the event copies.
+const EVENTS: u8 = 1;
+
+/// What a resumed fold of a rollout needs besides the lines before it.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct FoldState {
+    meta_seen: bool,
+    item_messages: bool,
+    item_keys: Vec<(String, u64)>,
+    event_keys: Vec<(String, u64)>,
 }
 
 /// The record of a rollout: id, timestamp and cwd of its first
@@ -599,34 +687,101 @@ fn fold_rollout<S: SurfaceSink>(
     depth: usize,
     fold: &mut Fold<S>,
 ) -> Result<u64, ReadError> {
-    let mut reader = open_limited(path, limit)?;
+    let extent = limit.map_or(Rollout::Whole, Rollout::ForkPoint);
+    fold_rollout_from(root, path, RolloutStart::default(), extent, depth, fold).map(|end| end.last)
+}
+
+/// Where folding a rollout starts: a line start, the lines before it, and
+/// whether its first `session_meta` was among them.
+#[derive(Debug, Default, Clone, Copy)]
+struct RolloutStart {
+    byte: u64,
+    lines: u64,
+    meta_seen: bool,
+}
+
+/// How much of a rollout is folded.
+#[derive(Debug, Clone, Copy)]
+enum Rollout {
+    /// All of it.
+    Whole,
+    /// Its first bytes, as many as listing saw.
+    Listed(u64),
+    /// Its first bytes up to where a fork was made from it, which must be
+    /// there.
+    ForkPoint(u64),
+}
+
+/// Where folding a rollout ended.
+#[derive(Debug, Clone, Copy)]
+struct RolloutEnd {
+    /// The seq of the last complete line.
+    last: u64,
+    /// The byte offset after the last byte read.
+    byte: u64,
+    /// Lines read, complete or not.
+    lines: u64,
+    /// The last line read was complete.
+    clean: bool,
+    /// The first `session_meta` has been read.
+    meta_seen: bool,
+    /// A parent's history was folded (it lives in another file).
+    parent: bool,
+}
+
+/// [`fold_rollout`] from `start` (a point a [`RolloutEnd`] gave) over
+/// `extent`: a rollout folded in two spans folds as in one.
+fn fold_rollout_from<S: SurfaceSink>(
+    root: &Path,
+    path: &Path,
+    start: RolloutStart,
+    extent: Rollout,
+    depth: usize,
+    fold: &mut Fold<S>,
+) -> Result<RolloutEnd, ReadError> {
+    let limit = match extent {
+        Rollout::Whole => None,
+        Rollout::Listed(limit) | Rollout::ForkPoint(limit) => Some(limit),
+    };
+    let mut reader = open_limited(path, start.byte, limit)?.numbered_after(start.lines);
     let mut offset = 0;
-    let mut complete = 0;
-    let mut consumed = 0;
-    let mut first_meta = true;
+    let mut end = RolloutEnd {
+        last: start.lines,
+        byte: start.byte,
+        lines: start.lines,
+        clean: true,
+        meta_seen: start.meta_seen,
+        parent: false,
+    };
     while let Some(line) = reader.next_line().map_err(|e| ReadError::io(path, &e))? {
-        consumed += line.bytes.len() as u64 + u64::from(line.terminated);
+        end.byte += line.bytes.len() as u64 + u64::from(line.terminated);
+        end.lines = line.number;
+        end.clean = line.terminated;
         let parsed = parse_line(line.bytes);
         if line.terminated || parsed.is_some() {
-            complete = line.number;
+            end.last = line.number;
         }
         let Some((_, item)) = parsed else { continue };
-        if let (true, Item::Meta(meta)) = (first_meta, &item) {
-            first_meta = false;
+        if let (false, Item::Meta(meta)) = (end.meta_seen, &item) {
+            end.meta_seen = true;
             if let Some(base) = history_base(meta, path)? {
                 offset = fold_parent(root, path, &base, depth, fold)?;
+                end.parent = true;
             }
         }
         fold.line(offset + line.number, item);
     }
-    if limit.is_some_and(|limit| consumed < limit) {
-        return Err(ReadError::at(
-            path,
-            complete,
-            "the rollout ends before the point a fork was made from",
-        ));
+    if let Rollout::ForkPoint(limit) = extent {
+        if end.byte < limit {
+            return Err(ReadError::at(
+                path,
+                end.last,
+                "the rollout ends before the point a fork was made from",
+            ));
+        }
     }
-    Ok(offset + complete)
+    end.last += offset;
+    Ok(end)
 }
 
 /// Fold the history a paginated fork starts from; returns how many lines
@@ -654,20 +809,26 @@ fn fold_parent<S: SurfaceSink>(
     fold_rollout(root, &parent, Some(base.end_byte_offset), depth + 1, fold)
 }
 
-/// Open a rollout (decompressing `.zst`) for reading its first `limit`
-/// bytes, or all of it.
+/// Open a rollout (decompressing `.zst`) for reading from byte `from` (of
+/// a plain file) to byte `limit`, or to its end.
 fn open_limited(
     path: &Path,
+    from: u64,
     limit: Option<u64>,
 ) -> Result<crate::store::lines::LineReader<Box<dyn Read + Send>>, ReadError> {
-    let file = File::open(path).map_err(|e| ReadError::io(path, &e))?;
+    use std::io::{Seek, SeekFrom};
+    let mut file = File::open(path).map_err(|e| ReadError::io(path, &e))?;
     let stream: Box<dyn Read + Send> = if is_zstd(path) {
         Box::new(zstd::stream::read::Decoder::new(file).map_err(|e| ReadError::io(path, &e))?)
     } else {
+        if from > 0 {
+            file.seek(SeekFrom::Start(from))
+                .map_err(|e| ReadError::io(path, &e))?;
+        }
         Box::new(file)
     };
     let stream: Box<dyn Read + Send> = match limit {
-        Some(limit) => Box::new(stream.take(limit)),
+        Some(limit) => Box::new(stream.take(limit.saturating_sub(from))),
         None => stream,
     };
     Ok(crate::store::lines::LineReader::new(stream))

@@ -135,6 +135,58 @@ fn visit_lines(
     Ok(complete)
 }
 
+/// How far [`read_lines_span`] read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Span {
+    /// The number of the last complete line (as [`read_all_lines`] counts).
+    pub complete: u64,
+    /// The number of the last line read, complete or not.
+    pub lines: u64,
+    /// The byte offset after the last byte read.
+    pub end: u64,
+    /// Whether the last line read ended with `\n` (or nothing was read):
+    /// then `end` is a line start, where reading can later go on.
+    pub clean: bool,
+}
+
+/// [`read_all_lines`] over the bytes of a plain (not compressed) log from
+/// byte `from`, a line start after `lines` lines, to byte `to`: the lines
+/// are numbered on from `lines + 1` and visited as [`read_all_lines`]
+/// visits them, so reading a log in two spans visits what one read does.
+pub fn read_lines_span(
+    path: &Path,
+    from: u64,
+    lines: u64,
+    to: u64,
+    mut visit: impl FnMut(u64, &[u8]) -> Visit,
+) -> Result<Span, ReadError> {
+    use std::io::{Seek, SeekFrom};
+    let io = |e: io::Error| ReadError::io(path, &e);
+    let mut file = File::open(path).map_err(io)?;
+    file.seek(SeekFrom::Start(from)).map_err(io)?;
+    let mut reader = LineReader::new(file.take(to.saturating_sub(from))).numbered_after(lines);
+    let mut span = Span {
+        complete: lines,
+        lines,
+        end: from,
+        clean: true,
+    };
+    while let Some(line) = reader.next_line().map_err(io)? {
+        span.lines = line.number;
+        span.end += line.bytes.len() as u64 + u64::from(line.terminated);
+        span.clean = line.terminated;
+        let verdict = visit(line.number, line.bytes);
+        if line.terminated || verdict.parsed {
+            span.complete = line.number;
+        }
+        if verdict.stop {
+            span.clean = false;
+            break;
+        }
+    }
+    Ok(span)
+}
+
 /// What `pick` finds in the last line of `path` where it finds anything,
 /// looking only at lines holding `word`. A plain log is scanned from its
 /// end, as far as needed; a zstd stream cannot be read backward and is read
@@ -239,6 +291,27 @@ impl<S: SurfaceSink> SurfaceBuilder<S> {
             sink,
             by_message: HashMap::new(),
         }
+    }
+
+    /// A builder feeding `sink` that goes on from a fold whose open merge
+    /// keys were `keys` ([`SurfaceBuilder::merge_keys`]).
+    pub fn resuming(sink: S, keys: Vec<(String, u64)>) -> Self {
+        SurfaceBuilder {
+            sink,
+            by_message: keys.into_iter().collect(),
+        }
+    }
+
+    /// The merge keys seen since the last compaction, with the seq of the
+    /// event each belongs to, sorted: the state a resumed fold needs.
+    pub fn merge_keys(&self) -> Vec<(String, u64)> {
+        let mut keys: Vec<(String, u64)> = self
+            .by_message
+            .iter()
+            .map(|(k, &v)| (k.clone(), v))
+            .collect();
+        keys.sort();
+        keys
     }
 
     /// A direct user message.

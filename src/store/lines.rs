@@ -61,6 +61,13 @@ impl<R: Read> LineReader<R> {
         }
     }
 
+    /// Number the lines from `lines + 1`: the reader starts after `lines`
+    /// lines already read (a fold resumed in the middle of a log).
+    pub fn numbered_after(mut self, lines: u64) -> Self {
+        self.number = lines;
+        self
+    }
+
     /// Keep at most `limit` bytes of a line (its `\n` aside); longer lines
     /// are read past and come back [`Line::oversized`], so memory does not
     /// grow with line length.

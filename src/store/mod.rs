@@ -32,6 +32,7 @@ pub mod envelope;
 pub mod foreign;
 pub mod gemini;
 pub mod index;
+pub mod journal;
 pub mod lines;
 pub mod loose;
 pub mod model;
@@ -129,6 +130,29 @@ pub trait Store: Send + Sync + 'static {
         let mut history = History::default();
         let last = self.fold_surface(caches, record, &mut history)?;
         Ok(history.finish(last))
+    }
+
+    /// Fold the log of `record` for search, recorded as a
+    /// [`journal::Journal`], reading no further than byte `len` (the
+    /// length listing saw). From `from`, a point an earlier call returned
+    /// for a shorter version of the same log, a kind that can resume reads
+    /// only the lines after it ([`journal::Folded::continued`]); it may
+    /// always read the whole log instead. The default reads the whole log
+    /// through [`Store::fold_surface`] and gives no resume point.
+    fn fold_resumable(
+        &self,
+        caches: &Caches,
+        record: &SessionRecord,
+        len: u64,
+        from: Option<&journal::ResumePoint>,
+    ) -> Result<journal::Folded, ReadError> {
+        let _ = (len, from);
+        let mut recorded = journal::Journal::new(0);
+        self.fold_surface(caches, record, &mut recorded)?;
+        Ok(journal::Folded {
+            ops: recorded.into_ops(),
+            ..journal::Folded::default()
+        })
     }
 
     /// What the title of `record` depends on besides its own file, so
@@ -753,6 +777,19 @@ impl Catalog {
     /// shadowed events), for search.
     pub fn read_history(&self, record: &SessionRecord) -> Result<History, ReadError> {
         record.kind.store().read_history(&self.caches, record)
+    }
+
+    /// [`Store::fold_resumable`] for a session of this catalog.
+    pub fn fold_resumable(
+        &self,
+        record: &SessionRecord,
+        len: u64,
+        from: Option<&journal::ResumePoint>,
+    ) -> Result<journal::Folded, ReadError> {
+        record
+            .kind
+            .store()
+            .fold_resumable(&self.caches, record, len, from)
     }
 
     /// Fold the surface of a session of this catalog into `sink` as its log

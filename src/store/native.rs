@@ -13,11 +13,12 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::store::envelope;
+use crate::store::journal::{Folded, Journal, ResumePoint};
 use crate::store::lines::{self, LineBatches};
 use crate::store::loose::{self, Loose, LooseBlock};
 use crate::store::model::{
@@ -95,6 +96,52 @@ impl Store for Native {
     ) -> Result<u64, ReadError> {
         fold_surface(record, sink).map(|(_, last)| last)
     }
+
+    fn fold_resumable(
+        &self,
+        _: &Caches,
+        record: &SessionRecord,
+        len: u64,
+        from: Option<&ResumePoint>,
+    ) -> Result<Folded, ReadError> {
+        let start = from.and_then(|point| {
+            let state: FoldState = bincode::deserialize(&point.state).ok()?;
+            (point.lines >= 1).then_some(Start {
+                byte: point.offset,
+                read: point.lines,
+                last_seq: state.last_seq,
+            })
+        });
+        let continued = start.is_some();
+        let (journal, end) = fold_span(
+            record,
+            Journal::new(0),
+            FOLD_BATCH,
+            start.unwrap_or_default(),
+            Some(len),
+        )?;
+        let resume = end.clean.then(|| ResumePoint {
+            offset: end.byte,
+            lines: end.read,
+            state: bincode::serialize(&FoldState {
+                last_seq: end.last_seq,
+            })
+            .unwrap_or_default(),
+        });
+        Ok(Folded {
+            ops: journal.into_ops(),
+            chosen: 0,
+            continued,
+            resume,
+        })
+    }
+}
+
+/// What a resumed fold of a log needs besides the lines before it: the
+/// last seq read, which the next one must exceed.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct FoldState {
+    last_seq: u64,
 }
 
 /// The `source.marker` that identifies a compact checkpoint.
@@ -444,17 +491,58 @@ pub fn fold_surface<S: SurfaceSink>(
 /// [`fold_surface`] reading `batch` bytes at a time.
 fn fold_in_batches<S: SurfaceSink>(
     record: &SessionRecord,
-    mut sink: S,
+    sink: S,
     batch: usize,
 ) -> Result<(S, u64), ReadError> {
+    fold_span(record, sink, batch, Start::default(), None).map(|(sink, end)| (sink, end.last_seq))
+}
+
+/// Where folding a log starts: a line start, the lines before it (the
+/// header is line 1; none: the log's start) and the last seq read.
+#[derive(Debug, Default, Clone, Copy)]
+struct Start {
+    byte: u64,
+    read: u64,
+    last_seq: u64,
+}
+
+/// Where a fold ended ([`Start`] for a fold that goes on from there, when
+/// `clean`: the last line read was complete).
+#[derive(Debug, Clone, Copy)]
+struct End {
+    byte: u64,
+    read: u64,
+    last_seq: u64,
+    clean: bool,
+}
+
+/// Fold the lines of `record`'s log from `start` to byte `to` (the end
+/// without it) into `sink`, `batch` bytes at a time: a log folded in two
+/// spans folds as in one.
+fn fold_span<S: SurfaceSink>(
+    record: &SessionRecord,
+    mut sink: S,
+    batch: usize,
+    start: Start,
+    to: Option<u64>,
+) -> Result<(S, End), ReadError> {
+    use std::io::{Read, Seek, SeekFrom};
     let path = &record.path;
     let io = |e: std::io::Error| ReadError::io(path, &e);
-    let file = std::fs::File::open(path).map_err(io)?;
-    let mut batches = LineBatches::new(file, batch);
+    let mut file = std::fs::File::open(path).map_err(io)?;
+    if start.byte > 0 {
+        file.seek(SeekFrom::Start(start.byte)).map_err(io)?;
+    }
+    let span = to.map_or(u64::MAX, |to| to.saturating_sub(start.byte));
+    let mut batches = LineBatches::new(file.take(span), batch);
     // Lines read so far (the header is line 1).
-    let mut read = 0u64;
-    let mut last_seq = 0u64;
+    let mut read = start.read;
+    let mut last_seq = start.last_seq;
+    let mut byte = start.byte;
+    let mut clean = true;
     while let Some(batch) = batches.next_batch().map_err(io)? {
+        byte += batch.bytes.len() as u64;
+        clean = !batch.torn;
         let mut bytes = batch.bytes;
         if read == 0 {
             // The header: listing read it; here it only has to be there.
@@ -493,7 +581,15 @@ fn fold_in_batches<S: SurfaceSink>(
     if read == 0 {
         return Err(ReadError::at(path, 1, "missing session header"));
     }
-    Ok((sink, last_seq))
+    Ok((
+        sink,
+        End {
+            byte,
+            read,
+            last_seq,
+            clean,
+        },
+    ))
 }
 
 #[cfg(test)]

@@ -64,6 +64,8 @@ pub enum Msg {
     SearchFound(u64, EntryId, SessionMatch),
     /// Conversation search `generation` ended (or why it could not run).
     SearchDone(u64, std::result::Result<(), String>),
+    /// The background warm-up of the search index ended.
+    IndexWarmed(crate::search::warm::Warmed),
     /// The prepared output, or why preparing failed.
     Prepared(Result<String>),
     /// A signal asked the picker to stop.
@@ -196,6 +198,25 @@ pub struct Driver<B: Backend, H: Host> {
     wanted: Arc<std::sync::Mutex<Option<PreviewKey>>>,
     /// Stops the running conversation search.
     search_cancel: Option<Arc<AtomicBool>>,
+    /// Where the search index warm-up stands.
+    warm: Warm,
+    /// The generation of the latest conversation search started.
+    search_generation: Option<u64>,
+}
+
+/// Where the search index warm-up stands ([`crate::search::warm`]).
+#[derive(Debug, Default)]
+enum Warm {
+    /// Not started (listing not done, or no index).
+    #[default]
+    Idle,
+    /// Running; the flag stops it.
+    Running(Arc<AtomicBool>),
+    /// Stopped by a conversation search before its end: started again
+    /// when the latest search ends.
+    Stopped,
+    /// Done, or skipped because another run holds the index lock.
+    Done,
 }
 
 /// How long one turn of the loop may spend on queued messages before drawing.
@@ -224,6 +245,8 @@ impl<B: Backend, H: Host> Driver<B, H> {
             engine: None,
             wanted: Arc::default(),
             search_cancel: None,
+            warm: Warm::Idle,
+            search_generation: None,
         }
     }
 
@@ -327,6 +350,7 @@ impl<B: Backend, H: Host> Driver<B, H> {
                     self.limits,
                     self.target.clone(),
                 ));
+                self.warm_search_index();
                 Action::DiscoveryDone
             }
             Msg::Titles(titles) => Action::Titles(titles),
@@ -336,7 +360,22 @@ impl<B: Backend, H: Host> Driver<B, H> {
             Msg::PreviewDropped(key) => Action::PreviewDropped(key),
             Msg::Prepared(result) => Action::Prepared(result),
             Msg::SearchFound(generation, id, found) => Action::SearchFound(generation, id, found),
-            Msg::SearchDone(generation, result) => Action::SearchDone(generation, result),
+            Msg::SearchDone(generation, result) => {
+                if self.search_generation == Some(generation) {
+                    self.search_generation = None;
+                    if matches!(self.warm, Warm::Stopped) {
+                        self.warm_search_index();
+                    }
+                }
+                Action::SearchDone(generation, result)
+            }
+            // Nothing to show: later searches simply find the index warm.
+            Msg::IndexWarmed(warmed) => {
+                if !warmed.cancelled && matches!(self.warm, Warm::Running(_)) {
+                    self.warm = Warm::Done;
+                }
+                return Ok(None);
+            }
             Msg::Crashed => {
                 return Err(Error::internal(
                     "the picker stopped after an internal error (see the panic message above)",
@@ -442,6 +481,39 @@ impl<B: Backend, H: Host> Driver<B, H> {
         });
     }
 
+    /// Once listing is done, bring the search index up to date in the
+    /// background at the lowest priority ([`crate::search::warm`]), so the
+    /// first conversation search answers from it. Stopped by a
+    /// conversation search (which reads the logs it needs itself) and
+    /// started again when the latest search ends; stopped when the picker
+    /// ends.
+    fn warm_search_index(&mut self) {
+        let Some(dir) = self.state.search_index() else {
+            return;
+        };
+        if matches!(self.warm, Warm::Running(_) | Warm::Done) {
+            return;
+        }
+        let cancel = Arc::new(AtomicBool::new(false));
+        self.warm = Warm::Running(Arc::clone(&cancel));
+        let tx = self.tx.clone();
+        crate::search::warm::spawn(
+            Arc::clone(self.state.catalog()),
+            dir.to_path_buf(),
+            cancel,
+            move |warmed| {
+                let _ = tx.send(Msg::IndexWarmed(warmed));
+            },
+        );
+    }
+
+    fn stop_warming(&mut self) {
+        if let Warm::Running(cancel) = &self.warm {
+            cancel.store(true, Ordering::Relaxed);
+            self.warm = Warm::Stopped;
+        }
+    }
+
     fn cancel_search(&mut self) {
         if let Some(cancel) = self.search_cancel.take() {
             cancel.store(true, Ordering::Relaxed);
@@ -452,6 +524,8 @@ impl<B: Backend, H: Host> Driver<B, H> {
     /// posting each match as it is decided.
     fn search(&mut self, generation: u64, query: String, records: Vec<(EntryId, SessionRecord)>) {
         self.cancel_search();
+        self.stop_warming();
+        self.search_generation = Some(generation);
         let cancel = Arc::new(AtomicBool::new(false));
         self.search_cancel = Some(Arc::clone(&cancel));
         let caches = Arc::clone(self.state.catalog().caches());
@@ -490,9 +564,11 @@ impl<B: Backend, H: Host> Driver<B, H> {
 }
 
 impl<B: Backend, H: Host> Drop for Driver<B, H> {
-    /// A search still running when the picker ends stops reading logs.
+    /// A search or index warm-up still running when the picker ends stops
+    /// reading logs.
     fn drop(&mut self) {
         self.cancel_search();
+        self.stop_warming();
     }
 }
 

@@ -263,3 +263,84 @@ fn the_latest_prompt_is_the_last_typed_one() {
         [(0, Some("make it the default".to_owned())), (1, None)]
     );
 }
+
+/// A driver over the fixture store whose search index is in `cache`, with
+/// discovery queued.
+fn warming_driver(cache: &std::path::Path) -> Driver<TestBackend, SyncHost> {
+    let (tx, rx) = mpsc::unbounded();
+    for event in testkit::scan_fixtures() {
+        tx.send(Msg::Found(event)).unwrap();
+    }
+    tx.send(Msg::ScanDone).unwrap();
+    let mut setup = testkit::setup();
+    setup.search_index = Some(cache.to_owned());
+    let (limits, target) = (setup.limits, setup.target.clone());
+    Driver::new(
+        Terminal::new(TestBackend::new(80, 24)).unwrap(),
+        SyncHost {
+            editor: |t| Ok(t.to_owned()),
+        },
+        State::new(setup),
+        (tx, rx),
+        limits,
+        target,
+    )
+}
+
+#[test]
+fn listing_done_warms_the_search_index_in_the_background() {
+    let cache = tempfile::tempdir().unwrap();
+    let mut picker = warming_driver(cache.path());
+    let warmed = loop {
+        match picker.rx.recv().unwrap() {
+            Msg::IndexWarmed(warmed) => break warmed,
+            msg => assert_eq!(picker.handle(msg).unwrap(), None),
+        }
+    };
+    assert!(!warmed.skipped && !warmed.cancelled);
+    // Every readable session is indexed at its current version: a
+    // conversation search reads no log.
+    let catalog = Arc::clone(picker.state.catalog());
+    let readable: Vec<&SessionRecord> = catalog
+        .ordered()
+        .filter(|r| catalog.read_history(r).is_ok())
+        .collect();
+    assert_eq!(warmed.read, readable.len());
+    let index = Index::open(cache.path());
+    for record in readable {
+        assert!(matches!(
+            index.lookup(record).unwrap(),
+            crate::search::index::Lookup::Current(_)
+        ));
+    }
+}
+
+#[test]
+fn a_conversation_search_stops_the_warm_up_and_its_end_restarts_it() {
+    let cache = tempfile::tempdir().unwrap();
+    let mut picker = warming_driver(cache.path());
+    while !matches!(picker.warm, Warm::Running(_)) {
+        let msg = picker.rx.recv().unwrap();
+        assert_eq!(picker.handle(msg).unwrap(), None);
+    }
+    let search = Effect::Search {
+        generation: 7,
+        query: "snapshot".into(),
+        records: Vec::new(),
+    };
+    assert_eq!(picker.perform(vec![search]).unwrap(), None);
+    assert!(matches!(picker.warm, Warm::Stopped));
+    loop {
+        let msg = picker.rx.recv().unwrap();
+        let ended = matches!(msg, Msg::SearchDone(7, _));
+        assert_eq!(picker.handle(msg).unwrap(), None);
+        if ended {
+            break;
+        }
+    }
+    assert!(matches!(picker.warm, Warm::Running(_) | Warm::Done));
+    while !matches!(picker.warm, Warm::Done) {
+        let msg = picker.rx.recv().unwrap();
+        assert_eq!(picker.handle(msg).unwrap(), None);
+    }
+}
