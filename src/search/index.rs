@@ -635,7 +635,9 @@ impl Index {
     /// the index: only new and changed logs are opened. (Each root is
     /// walked with its kind's [`crate::store::Store::wants`] and files are
     /// classified with [`crate::store::Store::list_file`], the parts of the
-    /// default [`crate::store::Store::scan`].) The stamps taken are kept
+    /// default [`crate::store::Store::scan`]; a kind whose sessions span
+    /// several files is listed by its own scan, see
+    /// [`crate::store::Store::lists_each_file`].) The stamps taken are kept
     /// for [`Index::lookup`].
     pub fn list(&mut self, caches: &Caches, roots: &StoreRoots) -> Vec<ScanEvent> {
         let walked = walk(roots);
@@ -682,7 +684,9 @@ impl Index {
                     if let ScanEvent::Record(record) = &event {
                         if let Ok(stamp) = Stamp::of(&record.path) {
                             let entry = self.manifest.entry(&record.path);
-                            current += usize::from(entry.is_some_and(|e| e.stamp == stamp));
+                            let known =
+                                entry.is_some_and(|e| e.stamp == stamp && e.kind == kind.as_str());
+                            current += usize::from(known);
                             listed.push((record.path.clone(), stamp));
                         }
                     }
