@@ -200,6 +200,82 @@ impl<R: Read> LineBatches<R> {
     }
 }
 
+/// Whole lines of a regular file read through a memory map, one window
+/// of about `window` bytes at a time: [`LineBatches`] without copying the
+/// file into a buffer (the copy is a sixth of folding a large log). Only
+/// the current window is mapped, so memory follows the window, not the
+/// file. The file is read up to the length it had when opened; a line
+/// longer than the window widens it.
+///
+/// A memory map is only as stable as its file: a log truncated while it
+/// is mapped ends the process with `SIGBUS`. Session logs are only ever
+/// appended to (appends are safe), so the native fold takes that risk for
+/// its speed; anything but a regular file is read with [`LineBatches`].
+pub struct MappedBatches {
+    file: File,
+    /// The file's length when opened.
+    length: u64,
+    /// Where the next batch starts.
+    start: u64,
+    window: usize,
+    map: Option<memmap2::Mmap>,
+}
+
+impl MappedBatches {
+    /// Batches of about `window` bytes of `file`, a regular file.
+    pub fn new(file: File, window: usize) -> io::Result<Self> {
+        let length = file.metadata()?.len();
+        Ok(MappedBatches {
+            file,
+            length,
+            start: 0,
+            window: window.max(1),
+            map: None,
+        })
+    }
+
+    /// The next batch, as [`LineBatches::next_batch`] gives it.
+    pub fn next_batch(&mut self) -> io::Result<Option<LineBatch<'_>>> {
+        // Unmapped before the next window is mapped: one window at a time.
+        self.map = None;
+        if self.start >= self.length {
+            return Ok(None);
+        }
+        loop {
+            let left = self.length - self.start;
+            let size = left.min(self.window as u64) as usize;
+            // SAFETY: the map is read only while the file keeps at least
+            // the length it had when opened; logs are only appended to
+            // (see the type's doc for what a truncation does).
+            let map = unsafe {
+                memmap2::MmapOptions::new()
+                    .offset(self.start)
+                    .len(size)
+                    .populate()
+                    .map(&self.file)?
+            };
+            let end = if size as u64 == left {
+                size
+            } else {
+                match memchr::memrchr(b'\n', &map) {
+                    Some(nl) => nl + 1,
+                    // One line fills the window: widen it.
+                    None => {
+                        self.window *= 2;
+                        continue;
+                    }
+                }
+            };
+            self.start += end as u64;
+            let map = self.map.insert(map);
+            return Ok(Some(LineBatch {
+                bytes: &map[..end],
+                torn: map[end - 1] != b'\n',
+            }));
+        }
+    }
+}
+
 /// Bytes of lines [`map_lines`] gives one task of rayon's pool.
 const MAP_PIECE: usize = 256 * 1024;
 
@@ -207,6 +283,25 @@ const MAP_PIECE: usize = 256 * 1024;
 /// possibly not), in pieces of about [`MAP_PIECE`] bytes on rayon's pool:
 /// one result per line, in line order (piece by piece).
 pub fn map_lines<T: Send>(bytes: &[u8], f: impl Fn(&[u8]) -> T + Sync) -> Vec<Vec<T>> {
+    map_pieces(bytes, |piece| {
+        let mut out = Vec::with_capacity(piece.len() / 512 + 1);
+        let mut rest = piece;
+        while !rest.is_empty() {
+            let (line, next) = match memchr::memchr(b'\n', rest) {
+                Some(nl) => (&rest[..nl], &rest[nl + 1..]),
+                None => (rest, &rest[rest.len()..]),
+            };
+            out.push(f(line));
+            rest = next;
+        }
+        out
+    })
+}
+
+/// `f` applied to pieces of about [`MAP_PIECE`] bytes of whole lines of
+/// `bytes` on rayon's pool, in order: for a caller that reads the lines of
+/// a piece itself (see [`map_lines`] for the contract on lines).
+pub fn map_pieces<T: Send>(bytes: &[u8], f: impl Fn(&[u8]) -> Vec<T> + Sync) -> Vec<Vec<T>> {
     use rayon::prelude::*;
     let mut pieces = Vec::with_capacity(bytes.len() / MAP_PIECE + 1);
     let mut start = 0;
@@ -219,23 +314,10 @@ pub fn map_lines<T: Send>(bytes: &[u8], f: impl Fn(&[u8]) -> T + Sync) -> Vec<Ve
         pieces.push(&bytes[start..end]);
         start = end;
     }
-    let lines_of = |piece: &[u8]| {
-        let mut out = Vec::with_capacity(piece.len() / 512 + 1);
-        let mut rest = piece;
-        while !rest.is_empty() {
-            let (line, next) = match memchr::memchr(b'\n', rest) {
-                Some(nl) => (&rest[..nl], &rest[nl + 1..]),
-                None => (rest, &rest[rest.len()..]),
-            };
-            out.push(f(line));
-            rest = next;
-        }
-        out
-    };
     match pieces.as_slice() {
         [] => Vec::new(),
-        [only] => vec![lines_of(only)],
-        _ => pieces.par_iter().map(|piece| lines_of(piece)).collect(),
+        [only] => vec![f(only)],
+        _ => pieces.par_iter().map(|piece| f(piece)).collect(),
     }
 }
 
@@ -556,8 +638,31 @@ mod tests {
                 let ends_torn = !content.is_empty() && !content.ends_with(b"\n");
                 assert_eq!(torn.last().copied().unwrap_or(false), ends_torn);
                 assert!(torn.iter().rev().skip(1).all(|&t| !t));
+                // Mapped windows cut where reads cut, but for a window
+                // that a line outgrows: the same lines, torn the same way.
+                let windows = mapped(content, size);
+                let mapped_lines: Vec<Vec<u8>> =
+                    windows.iter().flat_map(|(l, _)| l.clone()).collect();
+                assert_eq!(mapped_lines, expected, "{size}");
+                let mapped_torn: Vec<bool> = windows.iter().map(|&(_, t)| t).collect();
+                assert_eq!(mapped_torn.last().copied().unwrap_or(false), ends_torn);
+                assert!(mapped_torn.iter().rev().skip(1).all(|&t| !t));
             }
         }
+    }
+
+    /// Reads `content` from a file through [`MappedBatches`]: each batch's
+    /// lines, and whether it was torn.
+    fn mapped(content: &[u8], window: usize) -> Vec<(Vec<Vec<u8>>, bool)> {
+        let file = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(file.path(), content).unwrap();
+        let mut batches = MappedBatches::new(File::open(file.path()).unwrap(), window).unwrap();
+        let mut out = Vec::new();
+        while let Some(batch) = batches.next_batch().unwrap() {
+            let lines = map_lines(batch.bytes, <[u8]>::to_vec);
+            out.push((lines.into_iter().flatten().collect(), batch.torn));
+        }
+        out
     }
 
     #[test]

@@ -18,8 +18,9 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::store::envelope;
-use crate::store::lines::{self, LineBatches};
+use crate::store::lines::{self, LineBatch, LineBatches, MappedBatches};
 use crate::store::loose::{self, Loose, LooseBlock};
+use crate::store::string_blocks::Classifier;
 use crate::store::model::{
     EventKind, MessageSource, SessionRecord, StoreKind, Surface, SurfaceEvent, SurfaceSink,
 };
@@ -294,6 +295,39 @@ fn read_event(bytes: &[u8]) -> Result<(u64, Event), LineFault> {
     parse_event(bytes)
 }
 
+/// [`read_event`] of every line of `piece` (lines ended by `\n`, the last
+/// one possibly not), in order. The piece's UTF-8 is validated once as a
+/// whole; when it is valid, each line is scanned where it starts and the
+/// scanner finds its end ([`envelope::scan_first_line`]), so a line the
+/// fast path takes is passed over once. A line the scanner leaves, or a
+/// piece that is not UTF-8, is cut at its `\n` and read by [`read_event`].
+fn read_piece(piece: &[u8]) -> Vec<Result<(u64, Event), LineFault>> {
+    let mut events = Vec::with_capacity(piece.len() / 512 + 1);
+    let classifier = Classifier::detect();
+    let text = simdutf8::basic::from_utf8(piece).ok();
+    let mut at = 0;
+    while at < piece.len() {
+        let fast = text
+            .and_then(|text| text.get(at..))
+            .and_then(|rest| envelope::scan_first_line(classifier, rest))
+            .and_then(|(env, length)| Some((event_of(env.seq, env.kind, env.data).ok()?, length)));
+        let length = match fast {
+            Some((parsed, length)) => {
+                events.push(Ok(parsed));
+                length
+            }
+            None => {
+                let rest = &piece[at..];
+                let length = memchr::memchr(b'\n', rest).unwrap_or(rest.len());
+                events.push(read_event(&rest[..length]));
+                length
+            }
+        };
+        at += length + 1;
+    }
+    events
+}
+
 /// The event of a line whose envelope reads as a positive `seq`, a string
 /// `type` and the raw text of `data` (`None` when absent or `null`).
 fn event_of(seq: u64, kind: &str, raw_data: Option<&str>) -> Result<(u64, Event), LineFault> {
@@ -428,7 +462,8 @@ const FOLD_BATCH: usize = 4 << 20;
 /// Fold the whole log of `record` into `sink`: the sink and the seq of
 /// the last complete event read (0 when none).
 ///
-/// The log is read in batches of whole lines ([`lines::LineBatches`]);
+/// The log is read in batches of whole lines ([`lines::MappedBatches`],
+/// or [`lines::LineBatches`] when it is not a regular file);
 /// each batch's lines are parsed on rayon's pool ([`read_event`], which
 /// needs no state), and the results are folded in line order, so errors,
 /// seqs and events come exactly as a line-by-line reading gives them.
@@ -441,16 +476,47 @@ pub fn fold_surface<S: SurfaceSink>(
     fold_in_batches(record, sink, FOLD_BATCH)
 }
 
+/// The batches of whole lines a log is folded in: mapped when the log is
+/// a regular file, else read.
+enum Batches {
+    Mapped(MappedBatches),
+    Read(LineBatches<std::fs::File>),
+}
+
+impl Batches {
+    fn next_batch(&mut self) -> std::io::Result<Option<LineBatch<'_>>> {
+        match self {
+            Batches::Mapped(batches) => batches.next_batch(),
+            Batches::Read(batches) => batches.next_batch(),
+        }
+    }
+}
+
 /// [`fold_surface`] reading `batch` bytes at a time.
 fn fold_in_batches<S: SurfaceSink>(
     record: &SessionRecord,
-    mut sink: S,
+    sink: S,
     batch: usize,
 ) -> Result<(S, u64), ReadError> {
     let path = &record.path;
     let io = |e: std::io::Error| ReadError::io(path, &e);
     let file = std::fs::File::open(path).map_err(io)?;
-    let mut batches = LineBatches::new(file, batch);
+    let batches = if file.metadata().map_err(io)?.is_file() {
+        Batches::Mapped(MappedBatches::new(file, batch).map_err(io)?)
+    } else {
+        Batches::Read(LineBatches::new(file, batch))
+    };
+    fold_batches(record, sink, batches)
+}
+
+/// Fold the log of `record` from `batches`.
+fn fold_batches<S: SurfaceSink>(
+    record: &SessionRecord,
+    mut sink: S,
+    mut batches: Batches,
+) -> Result<(S, u64), ReadError> {
+    let path = &record.path;
+    let io = |e: std::io::Error| ReadError::io(path, &e);
     // Lines read so far (the header is line 1).
     let mut read = 0u64;
     let mut last_seq = 0u64;
@@ -462,7 +528,7 @@ fn fold_in_batches<S: SurfaceSink>(
             bytes = &bytes[end..];
             read = 1;
         }
-        let parsed = lines::map_lines(bytes, read_event);
+        let parsed = lines::map_pieces(bytes, read_piece);
         let count = parsed.iter().map(Vec::len).sum::<usize>() as u64;
         for (number, outcome) in (read + 1..).zip(parsed.into_iter().flatten()) {
             let terminated = !(batch.torn && number == read + count);
@@ -789,6 +855,19 @@ mod tests {
         }
 
         #[test]
+        fn pieces_read_every_line_as_the_general_parse(
+            lines in prop::collection::vec(arb_event_line(), 0..12),
+            end in prop::sample::select(vec!["\n", ""]),
+        ) {
+            let mut piece = lines.join(&b'\n').to_vec();
+            if !lines.is_empty() {
+                piece.extend_from_slice(end.as_bytes());
+            }
+            let expected: Vec<_> = lines.iter().map(|line| parse_event(line)).collect();
+            prop_assert_eq!(read_piece(&piece), expected, "{}", String::from_utf8_lossy(&piece));
+        }
+
+        #[test]
         fn batched_folds_equal_the_line_by_line_fold(
             lines in prop::collection::vec(arb_event_line(), 0..12),
             ends in prop::sample::select(vec!["\n", ""]),
@@ -810,6 +889,9 @@ mod tests {
             for size in [batch, FOLD_BATCH] {
                 let got = fold_in_batches(&record, Surface::default(), size);
                 prop_assert_eq!(&got, &expected, "{}", String::from_utf8_lossy(&log));
+                let file = std::fs::File::open(file.path()).unwrap();
+                let read = fold_batches(&record, Surface::default(), Batches::Read(LineBatches::new(file, size)));
+                prop_assert_eq!(&read, &expected, "{}", String::from_utf8_lossy(&log));
             }
         }
     }
