@@ -703,7 +703,11 @@ mod tests {
         assert_eq!(stops.next(), Some(0));
         for to in [100, 120, 250] {
             stops.skip_to(to);
-            assert_eq!(stops.next(), all.iter().copied().find(|&at| at >= to), "{to}");
+            assert_eq!(
+                stops.next(),
+                all.iter().copied().find(|&at| at >= to),
+                "{to}"
+            );
         }
     }
 

@@ -20,10 +20,10 @@ use serde_json::Value;
 use crate::store::envelope;
 use crate::store::lines::{self, LineBatch, LineBatches, MappedBatches};
 use crate::store::loose::{self, Loose, LooseBlock};
-use crate::store::string_blocks::Classifier;
 use crate::store::model::{
     EventKind, MessageSource, SessionRecord, StoreKind, Surface, SurfaceEvent, SurfaceSink,
 };
+use crate::store::string_blocks::Classifier;
 use crate::store::{env_or_home, has_suffix, Caches, Env, ReadError, ScanEvent, Store};
 
 /// The native store.

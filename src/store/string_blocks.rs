@@ -236,12 +236,10 @@ mod x86 {
         let nibble = _mm256_set1_epi8(0x0F);
         let high = _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble);
         let low = _mm256_and_si256(v, nibble);
-        let high_table = _mm256_broadcastsi128_si256(_mm_loadu_si128(
-            HIGH_NIBBLE_GROUPS.as_ptr().cast(),
-        ));
-        let low_table = _mm256_broadcastsi128_si256(_mm_loadu_si128(
-            LOW_NIBBLE_GROUPS.as_ptr().cast(),
-        ));
+        let high_table =
+            _mm256_broadcastsi128_si256(_mm_loadu_si128(HIGH_NIBBLE_GROUPS.as_ptr().cast()));
+        let low_table =
+            _mm256_broadcastsi128_si256(_mm_loadu_si128(LOW_NIBBLE_GROUPS.as_ptr().cast()));
         let groups = _mm256_and_si256(
             _mm256_shuffle_epi8(high_table, high),
             _mm256_shuffle_epi8(low_table, low),
