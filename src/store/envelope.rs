@@ -322,8 +322,7 @@ impl<'a, C: Classify> Scanner<'a, C> {
         let start = self.at;
         let end = self.next_stop()?;
         let contents = &self.bytes[start..end];
-        // Keys and types are short: a plain loop beats a call to memchr.
-        if self.bytes[end] != b'"' || contents.iter().any(|&b| b == b'\\') {
+        if self.bytes[end] != b'"' || contents.contains(&b'\\') {
             return None;
         }
         self.at = end + 1;
