@@ -6,7 +6,10 @@
 //! line. A longer line (a pasted image, a hostile 1 GiB line) is read past,
 //! never assembled: the backward scan and a bounded [`LineReader`] skip it
 //! without showing it to their visitor. Reading a whole session (preview,
-//! prepare) uses an unbounded reader: every line counts there.
+//! prepare) uses an unbounded reader: every line counts there. A whole
+//! native log is read in batches of whole lines, through a memory map of
+//! one window at a time ([`MappedBatches`], no copy) or by reads
+//! ([`LineBatches`]).
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};

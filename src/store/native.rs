@@ -7,8 +7,11 @@
 //! `serde_json` parse, [`parse_event`], takes every other line), so that
 //! the tool results and streaming deltas that make most of a log are only
 //! validated, never parsed into values; and lines are parsed in parallel,
-//! batch by batch, then folded in order. Property tests below hold both to
-//! the line-by-line general parse, on hostile lines too.
+//! batch by batch, then folded in order. A batch is a mapped window of the
+//! log ([`lines::MappedBatches`]), cut into pieces whose UTF-8 is validated
+//! once ([`read_piece`]); the scanner then finds each line's end itself.
+//! Property tests below hold all of it to the line-by-line general parse,
+//! on hostile lines too.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
