@@ -9,6 +9,10 @@ use session_ref::output::Delivered;
 use session_ref::tui::state::Exit;
 use session_ref::{commands, display, output, signals, tui};
 
+/// The process's allocator (why: see its entry in Cargo.toml).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Exit code of a failed run.
 const EXIT_FAILED: u8 = 1;
 /// Exit code of a command line clap rejects.

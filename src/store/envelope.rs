@@ -12,10 +12,12 @@
 //! walks every string byte by byte twice (once for the grammar, once for
 //! UTF-8) and is most of the time a large `prepare` takes. This scanner
 //! validates a whole line with SIMD UTF-8 validation ([`simdutf8`]) and a
-//! grammar walk that crosses string contents 64 bytes at a time, with a bit
-//! mask of the quotes, backslashes and control bytes of each block
-//! ([`SpecialBytes`]): a string dense with escapes costs a few bit
-//! operations per escape.
+//! grammar walk that crosses string contents 64 bytes at a time
+//! ([`crate::store::string_blocks`]): vector compares classify a block,
+//! and a few bit operations find its escaped bytes and where a string
+//! ends, so ordinary escapes (tool output has one every 40 bytes or so)
+//! cost nothing of their own; only a closing quote, a `\u` escape or a
+//! fault stops the walk.
 //!
 //! # Why it is exact
 //!
@@ -51,6 +53,10 @@
 //! mutated lines: whenever it answers, the general envelope parse gives the
 //! same answer.
 
+use crate::store::string_blocks::{self, Classifier, Classify, Portable};
+#[cfg(target_arch = "x86_64")]
+use crate::store::string_blocks::{Avx2, Avx512};
+
 /// The deepest nesting the scanner follows (deeper lines go the general way).
 pub const MAX_DEPTH: u32 = 64;
 
@@ -70,12 +76,72 @@ pub struct Envelope<'a> {
 
 /// The envelope of `line` when the scanner can vouch for it; `None` when
 /// the line must be parsed the general way (it may still be a valid event).
+/// Uses the fastest block classification of this CPU
+/// ([`Classifier::detect`]); every classification gives the same answer.
+#[inline]
 pub fn scan(line: &[u8]) -> Option<Envelope<'_>> {
+    scan_with(Classifier::detect(), line)
+}
+
+/// [`scan`] with a given block classification.
+pub fn scan_with(classifier: Classifier, line: &[u8]) -> Option<Envelope<'_>> {
     let text = simdutf8::basic::from_utf8(line).ok()?;
+    // A line holds no `\n`, so the first line must be all of it.
+    match scan_first_line(classifier, text)? {
+        (envelope, length) if length == line.len() => Some(envelope),
+        _ => None,
+    }
+}
+
+/// [`scan`] of the first line of `text` (up to its first `\n`, which the
+/// scanner stops at wherever it is): the envelope and the line's length
+/// without its `\n`. `None` when the first line must be parsed the general
+/// way. How lines are read from a stretch of a log whose UTF-8 was
+/// validated as a whole, without looking for each line's end first.
+pub fn scan_first_line(classifier: Classifier, text: &str) -> Option<(Envelope<'_>, usize)> {
+    match classifier {
+        Classifier::Portable => scan_classified(Portable, text),
+        #[cfg(target_arch = "x86_64")]
+        Classifier::Avx2(avx2) => avx2_scan(avx2, text),
+        #[cfg(target_arch = "x86_64")]
+        Classifier::Avx512(avx512) => avx512_scan(avx512, text),
+    }
+}
+
+/// [`scan_classified`] compiled for AVX2, so that the classification of a
+/// block is inlined into the string walk.
+#[cfg(target_arch = "x86_64")]
+fn avx2_scan(avx2: Avx2, text: &str) -> Option<(Envelope<'_>, usize)> {
+    #[target_feature(enable = "avx2")]
+    fn compiled(avx2: Avx2, text: &str) -> Option<(Envelope<'_>, usize)> {
+        scan_classified(avx2, text)
+    }
+    // SAFETY: an `Avx2` exists only when the CPU has AVX2.
+    unsafe { compiled(avx2, text) }
+}
+
+/// [`scan_classified`] compiled for AVX-512BW.
+#[cfg(target_arch = "x86_64")]
+fn avx512_scan(avx512: Avx512, text: &str) -> Option<(Envelope<'_>, usize)> {
+    #[target_feature(enable = "avx512bw")]
+    fn compiled(avx512: Avx512, text: &str) -> Option<(Envelope<'_>, usize)> {
+        scan_classified(avx512, text)
+    }
+    // SAFETY: an `Avx512` exists only when the CPU has AVX-512BW.
+    unsafe { compiled(avx512, text) }
+}
+
+/// The scan itself, of the first line of `text`, with blocks classified
+/// by `classifier`. The `\n` that ends the line is a control byte: inside
+/// a string it stops the string walk (a fault), and between tokens no
+/// grammar rule accepts it, so nothing after it is ever taken.
+#[inline(always)]
+fn scan_classified<C: Classify>(classifier: C, text: &str) -> Option<(Envelope<'_>, usize)> {
+    let line = text.as_bytes();
     let mut scanner = Scanner {
         bytes: line,
         at: 0,
-        specials: SpecialBytes::new(line, 0),
+        stops: StringStops::new(classifier, line, 0),
     };
     scanner.skip_spaces();
     scanner.eat(b'{')?;
@@ -117,61 +183,73 @@ pub fn scan(line: &[u8]) -> Option<Envelope<'_>> {
         }
     }
     scanner.skip_spaces();
-    if scanner.at != line.len() {
+    let length = scanner.at;
+    if length != line.len() && line[length] != b'\n' {
         return None;
     }
-    Some(Envelope {
+    let envelope = Envelope {
         seq: seq?,
         kind: kind?,
         data,
-    })
+    };
+    Some((envelope, length))
 }
 
-/// The length of an escape by the byte after its backslash: 2 for
-/// `\" \\ \/ \b \f \n \r \t`, 6 for `\u` (four hex digits follow), 0 for
-/// anything else (not JSON).
-const ESCAPE_LENGTH: [u8; 256] = {
-    let mut table = [0u8; 256];
-    let simple = *b"\"\\/bfnrt";
-    let mut i = 0;
-    while i < simple.len() {
-        table[simple[i] as usize] = 2;
-        i += 1;
-    }
-    table[b'u' as usize] = 6;
-    table
-};
-
-/// The special bytes of a line ([`is_special`]) from some position on, found 64
-/// bytes at a time: each block's compares compile to vector instructions,
-/// and its hits are kept as a bit mask, so that a string dense with escapes
-/// costs a bit operation per escape rather than a new search.
-struct SpecialBytes<'a> {
+/// The bytes of a line a string scan stops at ([`string_blocks::stops`])
+/// from some position on, found one block of 64 bytes at a time.
+struct StringStops<'a, C> {
+    classifier: C,
     bytes: &'a [u8],
     /// Where the current block starts.
     base: usize,
-    /// Bit i set: `bytes[base + i]` is special ([`is_special`]) and not
-    /// passed yet.
+    /// Bit i set: the scan stops at `bytes[base + i]`, not passed yet.
     mask: u64,
+    /// Whether an odd run of backslashes ends the current block.
+    carry: u64,
 }
 
-impl<'a> SpecialBytes<'a> {
-    fn new(bytes: &'a [u8], from: usize) -> Self {
-        SpecialBytes {
+impl<'a, C: Classify> StringStops<'a, C> {
+    /// The stops from `from` on, where no escape is pending (the byte
+    /// before `from`, if any, is not an escaping backslash).
+    #[inline(always)]
+    fn new(classifier: C, bytes: &'a [u8], from: usize) -> Self {
+        let mut stops = StringStops {
+            classifier,
             bytes,
             base: from,
-            mask: special_mask(bytes, from),
-        }
+            mask: 0,
+            carry: 0,
+        };
+        stops.mask = stops.block_stops();
+        stops
     }
 
-    /// The position of the next special byte.
+    /// The stops of the block at `base`, given the carry into it.
+    #[inline(always)]
+    fn block_stops(&mut self) -> u64 {
+        let rest = self.bytes.get(self.base..).unwrap_or_default();
+        // The last bytes of a line are padded with spaces (no stop), so
+        // that they take the same vector path.
+        let mut padded = [b' '; 64];
+        let block = match rest.first_chunk::<64>() {
+            Some(block) => block,
+            None => {
+                padded[..rest.len()].copy_from_slice(rest);
+                &padded
+            }
+        };
+        string_blocks::stops(self.classifier.classify(block), &mut self.carry)
+    }
+
+    /// The position of the next stop.
+    #[inline(always)]
     fn next(&mut self) -> Option<usize> {
         while self.mask == 0 {
             self.base += 64;
             if self.base >= self.bytes.len() {
                 return None;
             }
-            self.mask = special_mask(self.bytes, self.base);
+            self.mask = self.block_stops();
         }
         let at = self.base + self.mask.trailing_zeros() as usize;
         self.mask &= self.mask - 1;
@@ -179,85 +257,58 @@ impl<'a> SpecialBytes<'a> {
     }
 
     /// Pass over everything before `position` (at or after the current
-    /// block's start).
+    /// block's start), where no escape is pending.
+    #[inline(always)]
     fn skip_to(&mut self, position: usize) {
         let offset = position.saturating_sub(self.base);
         if offset < 64 {
             self.mask &= u64::MAX << offset;
         } else {
             self.base = position;
-            self.mask = special_mask(self.bytes, position);
+            self.carry = 0;
+            self.mask = self.block_stops();
         }
     }
-}
-
-/// Whether the scanner must stop at `b` inside a string: the closing
-/// quote, an escape, or a control byte (not JSON there).
-#[inline(always)]
-fn is_special(b: u8) -> u8 {
-    u8::from(b == b'"') | u8::from(b == b'\\') | u8::from(b < 0x20)
-}
-
-/// Bit i set: `bytes[from + i]` is special ([`is_special`]), for i < 64.
-#[inline]
-fn special_mask(bytes: &[u8], from: usize) -> u64 {
-    let rest = bytes.get(from..).unwrap_or_default();
-    // The last bytes of a line are padded with spaces (not special), so
-    // that they take the same vector path.
-    let mut padded = [b' '; 64];
-    let block = match rest.first_chunk::<64>() {
-        Some(block) => block,
-        None => {
-            padded[..rest.len()].copy_from_slice(rest);
-            &padded
-        }
-    };
-    let mut hits = [0u8; 64];
-    for (hit, &b) in hits.iter_mut().zip(block) {
-        *hit = is_special(b);
-    }
-    // Each group of eight 0/1 bytes gathered into eight bits: the product
-    // puts byte i's bit at bit 56 + i, with no carries between them.
-    hits.chunks_exact(8)
-        .enumerate()
-        .fold(0, |mask, (k, group)| {
-            let group = u64::from_le_bytes(group.try_into().unwrap_or_default());
-            mask | (group.wrapping_mul(0x0102_0408_1020_4080) >> 56) << (8 * k)
-        })
 }
 
 /// A cursor over one line.
-struct Scanner<'a> {
+struct Scanner<'a, C> {
     bytes: &'a [u8],
     at: usize,
-    /// The line's special bytes, one block of 64 bytes found at a
-    /// time as the cursor moves forward (so short strings share a block).
-    specials: SpecialBytes<'a>,
+    /// Where strings end (or the scan gives up), one block of 64 bytes
+    /// found at a time as the cursor moves forward (so short strings share
+    /// a block).
+    stops: StringStops<'a, C>,
 }
 
-impl<'a> Scanner<'a> {
+impl<'a, C: Classify> Scanner<'a, C> {
+    #[inline(always)]
     fn peek(&self) -> Option<u8> {
         self.bytes.get(self.at).copied()
     }
 
+    #[inline(always)]
     fn next(&mut self) -> Option<u8> {
         let b = self.peek()?;
         self.at += 1;
         Some(b)
     }
 
+    #[inline(always)]
     fn eat(&mut self, expected: u8) -> Option<()> {
         (self.next()? == expected).then_some(())
     }
 
     /// Spaces: the scanner leaves lines with tabs or carriage returns
     /// between tokens to the general parse.
+    #[inline(always)]
     fn skip_spaces(&mut self) {
         while self.bytes.get(self.at) == Some(&b' ') {
             self.at += 1;
         }
     }
 
+    #[inline(always)]
     fn literal(&mut self, word: &[u8]) -> Option<()> {
         let end = self.at + word.len();
         (self.bytes.get(self.at..end)? == word).then(|| self.at = end)
@@ -266,23 +317,28 @@ impl<'a> Scanner<'a> {
     /// A string whose opening quote is consumed, without backslashes: its
     /// contents. `None` for an unterminated string, one with escapes or
     /// one with control bytes.
+    #[inline(always)]
     fn plain_string(&mut self) -> Option<&'a [u8]> {
-        let rest = &self.bytes[self.at..];
-        let end = self.next_special()? - self.at;
-        if rest[end] != b'"' {
+        let start = self.at;
+        let end = self.next_stop()?;
+        let contents = &self.bytes[start..end];
+        if self.bytes[end] != b'"' || contents.contains(&b'\\') {
             return None;
         }
-        self.at += end + 1;
-        Some(&rest[..end])
+        self.at = end + 1;
+        Some(contents)
     }
 
-    /// The position of the next quote or backslash at or after the cursor.
-    fn next_special(&mut self) -> Option<usize> {
-        self.specials.skip_to(self.at);
-        self.specials.next()
+    /// The next stop of a string scan at or after the cursor, which is
+    /// inside a string where no escape is pending.
+    #[inline(always)]
+    fn next_stop(&mut self) -> Option<usize> {
+        self.stops.skip_to(self.at);
+        self.stops.next()
     }
 
     /// A key of the top-level object, up to and including its colon.
+    #[inline(always)]
     fn key(&mut self) -> Option<&'a [u8]> {
         self.eat(b'"')?;
         let key = self.plain_string()?;
@@ -292,34 +348,31 @@ impl<'a> Scanner<'a> {
     }
 
     /// A string whose opening quote is consumed: its contents checked
-    /// (escapes, no control bytes) and passed over.
+    /// (escapes, no control bytes) and passed over. It stops only at the
+    /// closing quote, at `\u` escapes (whose hex digits are checked here)
+    /// and where the string is not JSON.
+    #[inline(always)]
     fn skip_string(&mut self) -> Option<()> {
         loop {
-            let at = self.next_special()?;
+            let at = self.next_stop()?;
             match self.bytes[at] {
                 b'"' => {
                     self.at = at + 1;
                     return Some(());
                 }
-                b'\\' => {}
+                b'u' => {
+                    let hex = self.bytes.get(at + 1..at + 5)?;
+                    if !hex.iter().all(u8::is_ascii_hexdigit) {
+                        return None;
+                    }
+                    self.at = at + 5;
+                }
                 _ => return None,
             }
-            // A table rather than a `match`: the escapes of a text come in
-            // no predictable order.
-            let length = ESCAPE_LENGTH[usize::from(*self.bytes.get(at + 1)?)];
-            if length == 0 {
-                return None;
-            }
-            if length == 6 {
-                let hex = self.bytes.get(at + 2..at + 6)?;
-                if !hex.iter().all(u8::is_ascii_hexdigit) {
-                    return None;
-                }
-            }
-            self.at = at + usize::from(length);
         }
     }
 
+    #[inline(always)]
     fn digits(&mut self) -> usize {
         let start = self.at;
         while self.peek().is_some_and(|b| b.is_ascii_digit()) {
@@ -330,6 +383,7 @@ impl<'a> Scanner<'a> {
 
     /// A number as `serde_json` reads it: `-`? (`0` | [1-9][0-9]*)
     /// (`.` [0-9]+)? ([eE] [+-]? [0-9]+)?.
+    #[inline(always)]
     fn number(&mut self) -> Option<()> {
         if self.peek()? == b'-' {
             self.at += 1;
@@ -361,6 +415,7 @@ impl<'a> Scanner<'a> {
 
     /// The value of `seq`: 1 to 15 digits, no leading zero, and no fraction
     /// or exponent after them.
+    #[inline(always)]
     fn seq(&mut self) -> Option<u64> {
         let start = self.at;
         if !matches!(self.peek()?, b'1'..=b'9') {
@@ -379,6 +434,7 @@ impl<'a> Scanner<'a> {
     }
 
     /// Any value, passed over; nesting followed without recursion.
+    #[inline(always)]
     fn value(&mut self) -> Option<()> {
         // Bit i of `objects` tells whether the container at depth i + 1 is
         // an object (else an array).
@@ -443,6 +499,7 @@ impl<'a> Scanner<'a> {
     }
 
     /// A key inside a nested object, up to and including its colon.
+    #[inline(always)]
     fn member_key(&mut self) -> Option<()> {
         self.eat(b'"')?;
         self.skip_string()?;
@@ -483,8 +540,21 @@ mod tests {
         ))
     }
 
+    /// Every block classification of this machine gives the portable
+    /// one's answer, and whenever that answer is an envelope, the general
+    /// parse reads the same.
     fn agrees(line: &[u8]) -> Result<(), TestCaseError> {
-        if let Some(envelope) = scan(line) {
+        let portable = scan_with(Classifier::Portable, line);
+        for classifier in Classifier::available() {
+            prop_assert_eq!(
+                scan_with(classifier, line),
+                portable,
+                "{:?} {:?}",
+                classifier,
+                String::from_utf8_lossy(line)
+            );
+        }
+        if let Some(envelope) = portable {
             let expected = general(line);
             prop_assert_eq!(
                 Some((
@@ -580,29 +650,69 @@ mod tests {
         assert!(scan(deep_enough.as_bytes()).is_some());
     }
 
+    /// Where a string scan from `from` stops, read byte by byte.
+    fn stops_reference(line: &[u8], from: usize) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut pending = false;
+        for (at, &b) in line.iter().enumerate().skip(from) {
+            let simple = string_blocks::SIMPLE_ESCAPES.contains(&b);
+            if (!pending && b == b'"') || b < 0x20 || (pending && !simple) {
+                out.push(at);
+            }
+            pending = !pending && b == b'\\';
+        }
+        out
+    }
+
     #[test]
-    fn special_masks_mark_every_quote_and_backslash() {
+    fn string_stops_are_closing_quotes_u_escapes_and_faults() {
         let line: Vec<u8> = (0..300u32)
-            .map(|i| match i % 11 {
+            .map(|i| match i % 13 {
                 0 => b'"',
-                3 if i % 2 == 0 => b'\\',
+                3 | 4 if i % 3 == 0 => b'\\',
+                5 if i % 7 == 0 => b'u',
+                6 if i % 5 == 0 => b'\n',
+                7 if i % 4 == 0 => b'x',
                 _ => b'a' + (i % 26) as u8,
             })
             .collect();
-        for from in [0, 1, 63, 64, 200, 250, 299, 300] {
-            let mut specials = SpecialBytes::new(&line, from);
-            let found: Vec<usize> = std::iter::from_fn(|| specials.next()).collect();
-            let expected: Vec<usize> = (from..line.len())
-                .filter(|&i| line[i] == b'"' || line[i] == b'\\')
-                .collect();
-            assert_eq!(found, expected, "{from}");
+        for classifier in Classifier::available() {
+            for from in [0, 1, 63, 64, 65, 127, 128, 200, 250, 299, 300] {
+                // A scan starts only where no escape is pending.
+                let pending = line[..from]
+                    .iter()
+                    .fold(false, |pending, &b| !pending && b == b'\\');
+                if pending {
+                    continue;
+                }
+                let found: Vec<usize> = match classifier {
+                    Classifier::Portable => collect_stops(Portable, &line, from),
+                    #[cfg(target_arch = "x86_64")]
+                    Classifier::Avx2(avx2) => collect_stops(avx2, &line, from),
+                    #[cfg(target_arch = "x86_64")]
+                    Classifier::Avx512(avx512) => collect_stops(avx512, &line, from),
+                };
+                assert_eq!(found, stops_reference(&line, from), "{classifier:?} {from}");
+            }
         }
-        let mut specials = SpecialBytes::new(&line, 0);
-        assert_eq!(specials.next(), Some(0));
-        specials.skip_to(100);
-        assert_eq!(specials.next(), Some(102));
-        specials.skip_to(112);
-        assert_eq!(specials.next(), Some(121));
+        // Passing over part of a block, or whole blocks, keeps the stops
+        // after the new position.
+        let all = stops_reference(&line, 0);
+        let mut stops = StringStops::new(Portable, &line, 0);
+        assert_eq!(stops.next(), Some(0));
+        for to in [100, 120, 250] {
+            stops.skip_to(to);
+            assert_eq!(
+                stops.next(),
+                all.iter().copied().find(|&at| at >= to),
+                "{to}"
+            );
+        }
+    }
+
+    fn collect_stops<C: Classify>(classifier: C, line: &[u8], from: usize) -> Vec<usize> {
+        let mut stops = StringStops::new(classifier, line, from);
+        std::iter::from_fn(|| stops.next()).collect()
     }
 
     #[test]
@@ -688,11 +798,67 @@ mod tests {
             })
     }
 
+    /// Pieces of long string contents: plain runs that shift what follows
+    /// across 64-byte blocks, escapes, backslash runs of every length
+    /// (an odd run escapes what follows it), `\u` escapes (good and bad),
+    /// control bytes and non-ASCII text.
+    fn arb_text_piece() -> impl Strategy<Value = Vec<u8>> {
+        prop_oneof![
+            8 => (0usize..70).prop_map(|n| vec![b'a'; n]),
+            6 => prop::sample::select(vec![&br"\n"[..], br#"\""#, br"\\", br"\/", br"\t", br"\b", br"\f", br"\r"]).prop_map(<[u8]>::to_vec),
+            3 => (1usize..70).prop_map(|n| vec![b'\\'; 2 * n]),
+            2 => ((0usize..70), prop::sample::select(b"\"\\/bfnrtuxa".to_vec()))
+                .prop_map(|(n, b)| [vec![b'\\'; 2 * n + 1], vec![b]].concat()),
+            2 => prop::sample::select(vec![&br"\u00e9"[..], br"\uD83D\uDE00", br"\uABCD"]).prop_map(<[u8]>::to_vec),
+            1 => prop::sample::select(vec![&br"\u12"[..], br"\u12g4", br"\x", br"\u"]).prop_map(<[u8]>::to_vec),
+            1 => Just(b"\"".to_vec()),
+            1 => (0u8..0x20).prop_map(|b| vec![b]),
+            2 => Just("é東😀".as_bytes().to_vec()),
+        ]
+    }
+
+    /// A tool result line whose text is long and dense with escapes,
+    /// shifted by a key of any length so its blocks start anywhere.
+    fn arb_long_line() -> impl Strategy<Value = Vec<u8>> {
+        (
+            0usize..64,
+            prop::collection::vec(arb_text_piece(), 0..24),
+            prop::collection::vec(arb_text_piece(), 0..3),
+        )
+            .prop_map(|(shift, text, key)| {
+                let mut line = format!(r#"{{"seq":7,"{}":1,"type":"tool/result","data":{{"content":[{{"type":"text","text":""#, "k".repeat(shift)).into_bytes();
+                line.extend(text.concat());
+                line.extend_from_slice(br#""}],"k":""#);
+                line.extend(key.concat());
+                line.extend_from_slice(br#""}}"#);
+                line
+            })
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(4000))]
         #[test]
         fn whenever_the_scanner_answers_serde_json_agrees(line in arb_line()) {
             agrees(&line)?;
+        }
+
+        #[test]
+        fn long_strings_dense_with_escapes_read_as_serde_json_reads_them(line in arb_long_line()) {
+            agrees(&line)?;
+        }
+
+        #[test]
+        fn the_first_line_of_a_stretch_scans_as_that_line_alone(
+            first in prop_oneof![arb_line(), arb_long_line()],
+            next in prop_oneof![arb_line(), arb_long_line()],
+        ) {
+            let first = String::from_utf8_lossy(&first).into_owned();
+            let stretch = format!("{first}\n{}", String::from_utf8_lossy(&next));
+            let line = &first[..first.find('\n').unwrap_or(first.len())];
+            let expected = scan(line.as_bytes()).map(|envelope| (envelope, line.len()));
+            for classifier in Classifier::available() {
+                prop_assert_eq!(scan_first_line(classifier, &stretch), expected, "{:?} {:?}", classifier, stretch);
+            }
         }
 
         #[test]

@@ -6,7 +6,8 @@
 //! line. A longer line (a pasted image, a hostile 1 GiB line) is read past,
 //! never assembled: the backward scan and a bounded [`LineReader`] skip it
 //! without showing it to their visitor. Reading a whole session (preview,
-//! prepare) uses an unbounded reader: every line counts there.
+//! prepare) uses an unbounded reader: every line counts there. A whole
+//! native log is read in batches of whole lines ([`LineBatches`]).
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
@@ -214,6 +215,25 @@ const MAP_PIECE: usize = 256 * 1024;
 /// possibly not), in pieces of about [`MAP_PIECE`] bytes on rayon's pool:
 /// one result per line, in line order (piece by piece).
 pub fn map_lines<T: Send>(bytes: &[u8], f: impl Fn(&[u8]) -> T + Sync) -> Vec<Vec<T>> {
+    map_pieces(bytes, |piece| {
+        let mut out = Vec::with_capacity(piece.len() / 512 + 1);
+        let mut rest = piece;
+        while !rest.is_empty() {
+            let (line, next) = match memchr::memchr(b'\n', rest) {
+                Some(nl) => (&rest[..nl], &rest[nl + 1..]),
+                None => (rest, &rest[rest.len()..]),
+            };
+            out.push(f(line));
+            rest = next;
+        }
+        out
+    })
+}
+
+/// `f` applied to pieces of about [`MAP_PIECE`] bytes of whole lines of
+/// `bytes` on rayon's pool, in order: for a caller that reads the lines of
+/// a piece itself (see [`map_lines`] for the contract on lines).
+pub fn map_pieces<T: Send>(bytes: &[u8], f: impl Fn(&[u8]) -> Vec<T> + Sync) -> Vec<Vec<T>> {
     use rayon::prelude::*;
     let mut pieces = Vec::with_capacity(bytes.len() / MAP_PIECE + 1);
     let mut start = 0;
@@ -226,23 +246,10 @@ pub fn map_lines<T: Send>(bytes: &[u8], f: impl Fn(&[u8]) -> T + Sync) -> Vec<Ve
         pieces.push(&bytes[start..end]);
         start = end;
     }
-    let lines_of = |piece: &[u8]| {
-        let mut out = Vec::with_capacity(piece.len() / 512 + 1);
-        let mut rest = piece;
-        while !rest.is_empty() {
-            let (line, next) = match memchr::memchr(b'\n', rest) {
-                Some(nl) => (&rest[..nl], &rest[nl + 1..]),
-                None => (rest, &rest[rest.len()..]),
-            };
-            out.push(f(line));
-            rest = next;
-        }
-        out
-    };
     match pieces.as_slice() {
         [] => Vec::new(),
-        [only] => vec![lines_of(only)],
-        _ => pieces.par_iter().map(|piece| lines_of(piece)).collect(),
+        [only] => vec![f(only)],
+        _ => pieces.par_iter().map(|piece| f(piece)).collect(),
     }
 }
 

@@ -37,6 +37,7 @@ pub mod lines;
 pub mod loose;
 pub mod model;
 pub mod native;
+pub mod string_blocks;
 pub mod time;
 
 use std::any::{Any, TypeId};

@@ -7,8 +7,14 @@
 //! `serde_json` parse, [`parse_event`], takes every other line), so that
 //! the tool results and streaming deltas that make most of a log are only
 //! validated, never parsed into values; and lines are parsed in parallel,
-//! batch by batch, then folded in order. Property tests below hold both to
-//! the line-by-line general parse, on hostile lines too.
+//! batch by batch, then folded in order. A batch is cut into pieces whose
+//! UTF-8 is validated once ([`read_piece`]); the scanner then finds each
+//! line's end itself. Batches are read, not memory-mapped: a mapped log
+//! truncated while it is read kills the process with `SIGBUS` (no error,
+//! no restored terminal), and mapping saved only about 0.08 s of CPU over
+//! three 300 MB logs.
+//! Property tests below hold all of it to the line-by-line general parse,
+//! on hostile lines too.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -24,6 +30,7 @@ use crate::store::loose::{self, Loose, LooseBlock};
 use crate::store::model::{
     EventKind, MessageSource, SessionRecord, StoreKind, Surface, SurfaceEvent, SurfaceSink,
 };
+use crate::store::string_blocks::Classifier;
 use crate::store::{env_or_home, has_suffix, Caches, Env, ReadError, ScanEvent, Store};
 
 /// The native store.
@@ -341,6 +348,39 @@ fn read_event(bytes: &[u8]) -> Result<(u64, Event), LineFault> {
     parse_event(bytes)
 }
 
+/// [`read_event`] of every line of `piece` (lines ended by `\n`, the last
+/// one possibly not), in order. The piece's UTF-8 is validated once as a
+/// whole; when it is valid, each line is scanned where it starts and the
+/// scanner finds its end ([`envelope::scan_first_line`]), so a line the
+/// fast path takes is passed over once. A line the scanner leaves, or a
+/// piece that is not UTF-8, is cut at its `\n` and read by [`read_event`].
+fn read_piece(piece: &[u8]) -> Vec<Result<(u64, Event), LineFault>> {
+    let mut events = Vec::with_capacity(piece.len() / 512 + 1);
+    let classifier = Classifier::detect();
+    let text = simdutf8::basic::from_utf8(piece).ok();
+    let mut at = 0;
+    while at < piece.len() {
+        let fast = text
+            .and_then(|text| text.get(at..))
+            .and_then(|rest| envelope::scan_first_line(classifier, rest))
+            .and_then(|(env, length)| Some((event_of(env.seq, env.kind, env.data).ok()?, length)));
+        let length = match fast {
+            Some((parsed, length)) => {
+                events.push(Ok(parsed));
+                length
+            }
+            None => {
+                let rest = &piece[at..];
+                let length = memchr::memchr(b'\n', rest).unwrap_or(rest.len());
+                events.push(read_event(&rest[..length]));
+                length
+            }
+        };
+        at += length + 1;
+    }
+    events
+}
+
 /// The event of a line whose envelope reads as a positive `seq`, a string
 /// `type` and the raw text of `data` (`None` when absent or `null`).
 fn event_of(seq: u64, kind: &str, raw_data: Option<&str>) -> Result<(u64, Event), LineFault> {
@@ -550,7 +590,7 @@ fn fold_span<S: SurfaceSink>(
             bytes = &bytes[end..];
             read = 1;
         }
-        let parsed = lines::map_lines(bytes, read_event);
+        let parsed = lines::map_pieces(bytes, read_piece);
         let count = parsed.iter().map(Vec::len).sum::<usize>() as u64;
         for (number, outcome) in (read + 1..).zip(parsed.into_iter().flatten()) {
             let terminated = !(batch.torn && number == read + count);
@@ -882,6 +922,19 @@ mod tests {
         #[test]
         fn the_fast_path_reads_every_line_as_the_general_parse(line in arb_event_line()) {
             prop_assert_eq!(read_event(&line), parse_event(&line), "{}", String::from_utf8_lossy(&line));
+        }
+
+        #[test]
+        fn pieces_read_every_line_as_the_general_parse(
+            lines in prop::collection::vec(arb_event_line(), 0..12),
+            end in prop::sample::select(vec!["\n", ""]),
+        ) {
+            let mut piece = lines.join(&b'\n').to_vec();
+            if !lines.is_empty() {
+                piece.extend_from_slice(end.as_bytes());
+            }
+            let expected: Vec<_> = lines.iter().map(|line| parse_event(line)).collect();
+            prop_assert_eq!(read_piece(&piece), expected, "{}", String::from_utf8_lossy(&piece));
         }
 
         #[test]
