@@ -8,6 +8,7 @@
 //! restored on every exit path). stdout is never touched here: the result
 //! is returned and written by the caller after the terminal is restored.
 
+mod char_set;
 pub mod driver;
 pub mod keymap;
 pub mod layout;

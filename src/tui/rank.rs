@@ -30,6 +30,7 @@ use nucleo_matcher::pattern::{Atom, AtomKind, CaseMatching, Normalization};
 use nucleo_matcher::{Config, Matcher, Utf32Str, Utf32String};
 use rayon::prelude::*;
 
+use super::char_set::CharSet;
 use crate::reference::candidates::{group_rank, Target};
 use crate::store::model::SessionRecord;
 
@@ -61,13 +62,32 @@ pub struct Entry {
 
 /// An entry's label, cwd (whole and last component) and id as
 /// nucleo-matcher reads them, converted when the entry is made or
-/// relabelled rather than on every keystroke.
+/// relabelled rather than on every keystroke, with the characters each
+/// holds. Laid out so that the characters and the label's handle share a
+/// cache line: a full pass reads them for every entry (an entry is
+/// hundreds of bytes, so each line read is a miss).
 #[derive(Debug, Clone)]
+#[repr(C, align(64))]
 struct Haystacks {
+    chars: FieldChars,
     label: Utf32String,
-    cwd: Utf32String,
     cwd_tail: Utf32String,
     id: Utf32String,
+    cwd: Utf32String,
+}
+
+// The claim above, checked when compiling.
+const _: () =
+    assert!(std::mem::offset_of!(Haystacks, label) + std::mem::size_of::<Utf32String>() <= 64);
+
+/// The characters of each field of [`Haystacks`].
+#[derive(Debug, Clone, Copy)]
+#[repr(C)]
+struct FieldChars {
+    label: CharSet,
+    cwd_tail: CharSet,
+    id: CharSet,
+    cwd: CharSet,
 }
 
 /// `text` exactly as `Utf32Str::new` presents it to the matcher (which
@@ -96,11 +116,23 @@ impl Entry {
                 group = 0;
             }
         }
+        let (id, cwd, cwd_tail) = (
+            haystack(&record.id),
+            haystack(cwd),
+            haystack(&cwd[cwd_tail..]),
+        );
+        let chars = |field: &Utf32String| CharSet::of_field(field.slice(..));
         let haystacks = Haystacks {
-            label: haystack(&record.id),
-            cwd: haystack(cwd),
-            cwd_tail: haystack(&cwd[cwd_tail..]),
-            id: haystack(&record.id),
+            chars: FieldChars {
+                label: chars(&id),
+                cwd: chars(&cwd),
+                cwd_tail: chars(&cwd_tail),
+                id: chars(&id),
+            },
+            label: id.clone(),
+            cwd,
+            cwd_tail,
+            id,
         };
         Entry {
             group,
@@ -133,16 +165,19 @@ impl Entry {
     pub fn relabel(&mut self, label: String) {
         if label != self.label {
             self.haystacks.label = haystack(&label);
+            self.haystacks.chars.label = CharSet::of_field(self.haystacks.label.slice(..));
             self.label = label;
         }
     }
 
-    /// The cwd as a term sees it: the last component, or all of it.
-    fn cwd(&self, full: bool) -> Utf32Str<'_> {
+    /// The cwd as a term sees it: the last component, or all of it, and
+    /// its characters.
+    fn cwd(&self, full: bool) -> (Utf32Str<'_>, CharSet) {
+        let hay = &self.haystacks;
         if full {
-            self.haystacks.cwd.slice(..)
+            (hay.cwd.slice(..), hay.chars.cwd)
         } else {
-            self.haystacks.cwd_tail.slice(..)
+            (hay.cwd_tail.slice(..), hay.chars.cwd_tail)
         }
     }
 }
@@ -172,11 +207,13 @@ pub struct Hit {
 }
 
 /// One term and its contiguous twin (the same needle as a substring), used
-/// to tell an exact find from a fuzzy one and to search ids.
+/// to tell an exact find from a fuzzy one and to search ids, and the
+/// characters the needle requires.
 #[derive(Debug, Clone)]
 struct Term {
     atom: Atom,
     contiguous: Atom,
+    chars: CharSet,
 }
 
 impl Term {
@@ -185,7 +222,12 @@ impl Term {
         if contiguous.kind == AtomKind::Fuzzy {
             contiguous.kind = AtomKind::Substring;
         }
-        Term { atom, contiguous }
+        let chars = CharSet::of_needle(atom.needle_text());
+        Term {
+            atom,
+            contiguous,
+            chars,
+        }
     }
 }
 
@@ -278,7 +320,8 @@ struct Found {
     score: u32,
     in_label: bool,
     exact: bool,
-    /// Found as typed and not scored (`score` is 0, not the fuzzy score).
+    /// `score` is not the fuzzy score [`Pass::Plain`] gives: a term was
+    /// found as typed and not scored, or an alternative was not tried.
     unscored: bool,
 }
 
@@ -291,7 +334,37 @@ impl Found {
             unscored: false,
         }
     }
+
+    /// Whether `self` outranks `other` among a group's alternatives.
+    fn beats(&self, other: &Found) -> bool {
+        (self.exact, self.in_label, self.score) > (other.exact, other.in_label, other.score)
+    }
 }
+
+/// How an entry is matched. Every pass gives the same hits, found as
+/// typed or not, in the label or not, and (once [`Ranker::entry`] is done)
+/// the same scores; they differ in the work skipped.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pass {
+    /// Every term against every field, scored: the definition.
+    Plain,
+    /// Fields whose characters cannot hold a term are not searched
+    /// ([`CharSet`]); terms found as typed are not scored; an alternative
+    /// found as typed in the label ends its group. What this leaves
+    /// unscored is scored by a [`Pass::Rescore`] when the hit turns out
+    /// fuzzy (an exact hit's score does not order it).
+    Quick,
+    /// Scored as [`Pass::Plain`], fields turned away by their characters.
+    Rescore,
+}
+
+impl Pass {
+    /// Whether the characters of a field are checked before it is searched.
+    fn sifts(self) -> bool {
+        self != Pass::Plain
+    }
+}
+
 impl Ranker {
     /// Fresh matchers.
     pub fn new() -> Self {
@@ -310,13 +383,13 @@ impl Ranker {
     }
 
     /// How a positive `term` matches one field: its score and whether it
-    /// is found as typed. Unless `scored`, a fuzzy term found as typed is
-    /// not scored: an exact hit's score does not order it, and the
-    /// contiguous search costs far less than the fuzzy one (a needle found
-    /// as typed is also found as a subsequence, so the outcome is the same).
-    fn field(&mut self, term: &Term, hay: Utf32Str<'_>, path: bool, scored: bool) -> Option<Found> {
+    /// is found as typed. In a [`Pass::Quick`], a fuzzy term found as typed
+    /// is not scored: the contiguous search costs far less than the fuzzy
+    /// one, and a needle found as typed is also found as a subsequence, so
+    /// the outcome is the same.
+    fn field(&mut self, term: &Term, hay: Utf32Str<'_>, path: bool, pass: Pass) -> Option<Found> {
         let fuzzy = term.atom.kind == AtomKind::Fuzzy;
-        if fuzzy && !scored {
+        if fuzzy && pass == Pass::Quick {
             if self.score(&term.contiguous, hay, path).is_some() {
                 return Some(Found {
                     unscored: true,
@@ -333,58 +406,121 @@ impl Ranker {
 
     /// How `term` matches `entry`: the first of label, cwd and id it is
     /// found in (the cwd's matcher scores paths).
-    fn term(&mut self, term: &Term, entry: &Entry, full_cwd: bool, scored: bool) -> Option<Found> {
+    fn term(&mut self, term: &Term, entry: &Entry, full_cwd: bool, pass: Pass) -> Option<Found> {
         let atom = &term.atom;
         let label = entry.haystacks.label.slice(..);
         let id = entry.haystacks.id.slice(..);
-        let cwd = entry.cwd(full_cwd);
+        let (cwd, cwd_chars) = entry.cwd(full_cwd);
+        let chars = &entry.haystacks.chars;
+        // Whether each field may hold the needle (all may, in a plain pass).
+        let may = |field: CharSet| !pass.sifts() || field.may_hold(term.chars);
+        let (in_label, in_cwd, in_id) = (may(chars.label), may(cwd_chars), may(chars.id));
         if atom.negative {
-            let hidden = self.score(atom, label, false).is_none()
-                || self.score(atom, cwd, true).is_none()
-                || self.score(atom, id, false).is_none();
+            let hidden = (in_label && self.score(atom, label, false).is_none())
+                || (in_cwd && self.score(atom, cwd, true).is_none())
+                || (in_id && self.score(atom, id, false).is_none());
             return (!hidden).then_some(Found::new(0, true, true));
         }
-        if let Some(found) = self.field(term, label, false, scored) {
-            return Some(found);
+        if in_label {
+            if let Some(found) = self.field(term, label, false, pass) {
+                return Some(found);
+            }
         }
-        if let Some(found) = self.field(term, cwd, true, scored) {
-            return Some(found);
+        if in_cwd {
+            if let Some(found) = self.field(term, cwd, true, pass) {
+                return Some(found);
+            }
+        }
+        if !in_id {
+            return None;
         }
         self.score(&term.contiguous, id, false)
             .map(|score| Found::new(score, false, true))
     }
 
+    /// How a group matches `entry`: its best alternative. Marked unscored
+    /// when a term was left unscored or an alternative untried, so that a
+    /// fuzzy hit scores the group again.
+    fn group(
+        &mut self,
+        group: &[Term],
+        entry: &Entry,
+        full_cwd: bool,
+        pass: Pass,
+    ) -> Option<Found> {
+        let mut best: Option<Found> = None;
+        let mut unscored = false;
+        for (at, term) in group.iter().enumerate() {
+            let Some(found) = self.term(term, entry, full_cwd, pass) else {
+                continue;
+            };
+            unscored |= found.unscored;
+            if best.is_none_or(|b| found.beats(&b)) {
+                best = Some(found);
+            }
+            // Nothing beats a find as typed in the label but a better
+            // score, which only a fuzzy hit reads: that one scores again.
+            if pass == Pass::Quick && found.exact && found.in_label && at + 1 < group.len() {
+                unscored = true;
+                break;
+            }
+        }
+        best.map(|found| Found { unscored, ..found })
+    }
+
+    /// Whether every group of `query` may match `entry` by the characters
+    /// of its fields (a negated term always may).
+    fn may_match(query: &Query, entry: &Entry) -> bool {
+        let chars = &entry.haystacks.chars;
+        let cwd = entry.cwd(query.full_cwd).1;
+        query.groups.iter().all(|group| {
+            group.iter().any(|term| {
+                term.atom.negative
+                    || chars.label.may_hold(term.chars)
+                    || cwd.may_hold(term.chars)
+                    || chars.id.may_hold(term.chars)
+            })
+        })
+    }
+
     /// How `query` matches `entry` (found as typed, in the label, fuzzy
     /// score), `None` when it does not. An exact hit's score is 0: exact
-    /// hits keep list order. Unless `scored`, terms found as typed are not
-    /// scored; when the hit turns out fuzzy after all, it is scored again.
-    fn entry(&mut self, query: &Query, entry: &Entry, scored: bool) -> Option<(bool, bool, u32)> {
-        let (mut exact, mut in_label, mut score, mut unscored) = (true, true, 0, false);
-        for group in &query.groups {
-            let mut best: Option<Found> = None;
-            for term in group {
-                if let Some(found) = self.term(term, entry, query.full_cwd, scored) {
-                    let better = best.is_none_or(|b| {
-                        (found.exact, found.in_label, found.score) > (b.exact, b.in_label, b.score)
-                    });
-                    if better {
-                        best = Some(found);
-                    }
-                }
-            }
-            let found = best?;
+    /// hits keep list order. `pass` is [`Pass::Plain`] or [`Pass::Quick`],
+    /// which scores again the groups it left unscored when the hit turns
+    /// out fuzzy; both give the same answer.
+    fn entry(&mut self, query: &Query, entry: &Entry, pass: Pass) -> Option<(bool, bool, u32)> {
+        if pass.sifts() && !Self::may_match(query, entry) {
+            return None;
+        }
+        let (mut exact, mut in_label, mut score) = (true, true, 0);
+        // The groups a quick pass left unscored, by index (beyond the 64th,
+        // every group is scored again).
+        let mut unscored: u64 = 0;
+        let again = |at: usize, unscored: bool| pass == Pass::Quick && (unscored || at >= 64);
+        for (at, group) in query.groups.iter().enumerate() {
+            let found = self.group(group, entry, query.full_cwd, pass)?;
             exact &= found.exact;
             in_label &= found.in_label;
-            score += found.score;
-            unscored |= found.unscored;
+            if again(at, found.unscored) {
+                unscored |= 1u64.checked_shl(at as u32).unwrap_or(0);
+            } else {
+                score += found.score;
+            }
         }
         if exact {
-            Some((true, in_label, 0))
-        } else if unscored {
-            self.entry(query, entry, true)
-        } else {
-            Some((false, in_label, score))
+            return Some((true, in_label, 0));
         }
+        for (at, group) in query.groups.iter().enumerate() {
+            let marked = 1u64
+                .checked_shl(at as u32)
+                .is_none_or(|bit| unscored & bit != 0);
+            if again(at, marked) {
+                score += self
+                    .group(group, entry, query.full_cwd, Pass::Rescore)?
+                    .score;
+            }
+        }
+        Some((false, in_label, score))
     }
 
     /// Char indices of `text` matched by the query's terms (for
@@ -427,17 +563,17 @@ fn order_key(hit: &Hit, in_label: bool) -> (bool, bool, std::cmp::Reverse<u32>) 
 }
 
 /// Score the entries of `ids` (in list order) into `out`, in that order.
-/// `scored`: score every term (the plain way) or only what orders.
+/// `pass`: [`Pass::Plain`] or [`Pass::Quick`] (the same hits).
 fn score_into(
     ranker: &mut Ranker,
     entries: &[Entry],
     ids: &[EntryId],
     query: &Query,
-    scored: bool,
+    pass: Pass,
     out: &mut Vec<(Hit, bool)>,
 ) {
     out.extend(ids.iter().filter_map(|&id| {
-        let (exact, in_label, score) = ranker.entry(query, &entries[id as usize], scored)?;
+        let (exact, in_label, score) = ranker.entry(query, &entries[id as usize], pass)?;
         Some((Hit { id, exact, score }, in_label))
     }));
 }
@@ -453,10 +589,43 @@ fn everything(pool: &[EntryId]) -> Vec<Hit> {
         .collect()
 }
 
-/// Put scored entries (in list order) in the list's order.
-fn ordered(mut scored: Vec<(Hit, bool)>) -> Vec<Hit> {
-    scored.sort_by_key(|(hit, in_label)| order_key(hit, *in_label));
-    scored.into_iter().map(|(hit, _)| hit).collect()
+/// Put scored entries (`parts` joined, in list order) in the list's order:
+/// a stable sort by [`order_key`], done as a stable partition by the key's
+/// first two parts (found as typed, in the label) and a stable sort of
+/// each part. The same order; but the exact finds, most of the hits of a
+/// short query, are only moved (a sort of equal keys is one pass), and
+/// the parts are not joined first.
+fn ordered(parts: &[Vec<(Hit, bool)>]) -> Vec<Hit> {
+    let part = |hit: &Hit, in_label: bool| {
+        let (fuzzy, elsewhere, _) = order_key(hit, in_label);
+        2 * usize::from(fuzzy) + usize::from(elsewhere)
+    };
+    // Where each part starts in the list, then where its next hit goes.
+    let mut starts = [0; 5];
+    for (hit, in_label) in parts.iter().flatten() {
+        starts[part(hit, *in_label) + 1] += 1;
+    }
+    for at in 1..starts.len() {
+        starts[at] += starts[at - 1];
+    }
+    let blank = Hit {
+        id: 0,
+        exact: false,
+        score: 0,
+    };
+    let mut list = vec![blank; starts[4]];
+    let mut next = starts;
+    for (hit, in_label) in parts.iter().flatten() {
+        let at = &mut next[part(hit, *in_label)];
+        list[*at] = *hit;
+        *at += 1;
+    }
+    for at in 0..4 {
+        // The parts with an even index hold the finds in the label.
+        let in_label = at % 2 == 0;
+        list[starts[at]..starts[at + 1]].sort_by_key(|hit| order_key(hit, in_label));
+    }
+    list
 }
 
 /// Rank the entries of `pool` (given in list order) for `query`: every
@@ -468,8 +637,8 @@ pub fn rank(entries: &[Entry], pool: &[EntryId], query: &Query, ranker: &mut Ran
         return everything(pool);
     }
     let mut scored = Vec::new();
-    score_into(ranker, entries, pool, query, true, &mut scored);
-    ordered(scored)
+    score_into(ranker, entries, pool, query, Pass::Plain, &mut scored);
+    ordered(&[scored])
 }
 
 /// Results kept for earlier queries, at most this many hits in all (about
@@ -497,6 +666,14 @@ struct Ranked {
 ///   match fewer sessions than a kept one ([`narrows`]) scores only that
 ///   one's hits, as fzf does. The caller says when the entries, labels or
 ///   pool change ([`Reranker::forget`]).
+/// - **Less work per entry** ([`Pass::Quick`]): a field whose characters
+///   cannot hold a term is not searched, nor an entry where some group
+///   cannot match ([`CharSet`]: one AND per field; with a letter few
+///   labels hold, most entries end there); a term found as typed is not scored, nor the
+///   alternatives after one found as typed in the label, unless the hit
+///   turns out fuzzy. [`rank`] does all the work, the definition the
+///   property tests compare this with.
+/// - **Ordering without sorting most hits**: see [`ordered`].
 /// - **Parallel scoring.** Large pools are scored in tasks of [`TASK`]
 ///   entries on a pool of its own (one thread per core, each with its own
 ///   matchers, since a `Matcher` keeps scratch memory); the tasks' results
@@ -618,24 +795,25 @@ impl Reranker {
     /// order them.
     fn score_and_order(&mut self, entries: &[Entry], ids: &[EntryId], query: &Query) -> Vec<Hit> {
         if ids.len() > self.serial_up_to && self.rankers.len() > 1 {
-            if let Some(scored) = self.score_parallel(entries, ids, query) {
-                return ordered(scored);
+            if let Some(parts) = self.score_parallel(entries, ids, query) {
+                return ordered(&parts);
             }
         }
         let ranker = self.rankers[0].get_mut().unwrap_or_else(|e| e.into_inner());
         let mut scored = Vec::new();
-        score_into(ranker, entries, ids, query, false, &mut scored);
-        ordered(scored)
+        score_into(ranker, entries, ids, query, Pass::Quick, &mut scored);
+        ordered(&[scored])
     }
 
-    /// Score `ids` in tasks on the workers, joined in list order; `None`
-    /// when the workers cannot be started (the caller scores serially).
+    /// Score `ids` in tasks on the workers: their results, in list order;
+    /// `None` when the workers cannot be started (the caller scores
+    /// serially).
     fn score_parallel(
         &mut self,
         entries: &[Entry],
         ids: &[EntryId],
         query: &Query,
-    ) -> Option<Vec<(Hit, bool)>> {
+    ) -> Option<Vec<Vec<(Hit, bool)>>> {
         if self.workers.is_none() {
             self.workers = rayon::ThreadPoolBuilder::new()
                 .num_threads(self.rankers.len())
@@ -651,12 +829,12 @@ impl Reranker {
                     let worker = rayon::current_thread_index().unwrap_or(0) % rankers.len();
                     let mut ranker = rankers[worker].lock().unwrap_or_else(|e| e.into_inner());
                     let mut scored = Vec::with_capacity(task.len());
-                    score_into(&mut ranker, entries, task, query, false, &mut scored);
+                    score_into(&mut ranker, entries, task, query, Pass::Quick, &mut scored);
                     scored
                 })
                 .collect()
         });
-        Some(parts.concat())
+        Some(parts)
     }
 }
 
@@ -812,6 +990,19 @@ mod tests {
     }
 
     #[test]
+    fn a_group_cut_short_is_scored_again_when_the_hit_is_fuzzy() {
+        // `'b` is found first, as typed in the label; `abc` scores higher;
+        // `xz` makes the hit fuzzy, so the group's best score counts.
+        let (entries, _) = setup(&[("s1", None, "cab abc xqz")]);
+        let query = Query::parse("'b | abc xz");
+        let mut ranker = Ranker::new();
+        let plain = ranker.entry(&query, &entries[0], Pass::Plain);
+        let cut = Query::parse("'b xz");
+        assert!(plain.unwrap().2 > ranker.entry(&cut, &entries[0], Pass::Plain).unwrap().2);
+        assert_eq!(ranker.entry(&query, &entries[0], Pass::Quick), plain);
+    }
+
+    #[test]
     fn highlights_the_terms() {
         let mut r = Ranker::new();
         let q = Query::parse("pars fix");
@@ -930,6 +1121,53 @@ mod tests {
                 let full = rank(&entries, &pool, &Query::parse(&text), &mut Ranker::new());
                 prop_assert_eq!(reranker.rank(&entries, &pool, &text), full, "query {:?}", text);
             }
+        }
+    }
+
+    proptest! {
+        /// A quick pass (characters checked first, finds as typed not
+        /// scored, alternatives cut short, groups scored again) answers
+        /// exactly as the plain one, for every entry: the prefilter never
+        /// turns away an entry the plain pass matches, and scores agree.
+        #[test]
+        fn a_quick_pass_matches_and_scores_as_the_plain_one(
+            labels in proptest::collection::vec("[a-dA-Dxé\u{212A}ß0-9 /._-]{0,12}", 1..20),
+            query in "([!^'\\\\]?[a-dA-Déx\u{212A}k0-9/._-]{1,4}[$]?( \\| )?){1,3} ?",
+        ) {
+            let ids: Vec<String> = (0..labels.len()).map(|i| format!("{i}e-Ab")).collect();
+            let cwds = [Some("/home/dev/here"), None, Some("/w/Ab"), Some("/w/cd/Bé"), Some("/x/ké/")];
+            let specs: Vec<(&str, Option<&str>, &str)> = ids
+                .iter()
+                .zip(&labels)
+                .enumerate()
+                .map(|(i, (id, l))| (id.as_str(), cwds[i % cwds.len()], l.as_str()))
+                .collect();
+            let (entries, _) = setup(&specs);
+            let query = Query::parse(&query);
+            let mut ranker = Ranker::new();
+            for entry in &entries {
+                let plain = ranker.entry(&query, entry, Pass::Plain);
+                prop_assert_eq!(ranker.entry(&query, entry, Pass::Quick), plain, "{:?}", entry.label());
+            }
+        }
+
+        /// The list's order is a stable sort by [`order_key`], however the
+        /// scored entries are split into parts.
+        #[test]
+        fn ordering_is_a_stable_sort_by_the_order_key(
+            scored in proptest::collection::vec((any::<bool>(), any::<bool>(), 0u32..4), 0..60),
+            split in 1usize..8,
+        ) {
+            let scored: Vec<(Hit, bool)> = scored
+                .into_iter()
+                .enumerate()
+                .map(|(i, (exact, in_label, score))| (Hit { id: i as EntryId, exact, score }, in_label))
+                .collect();
+            let mut sorted = scored.clone();
+            sorted.sort_by_key(|(hit, in_label)| order_key(hit, *in_label));
+            let sorted: Vec<Hit> = sorted.into_iter().map(|(hit, _)| hit).collect();
+            let parts: Vec<Vec<(Hit, bool)>> = scored.chunks(split).map(<[_]>::to_vec).collect();
+            prop_assert_eq!(ordered(&parts), sorted);
         }
     }
 
