@@ -7,7 +7,7 @@ One store kind per run, in the current on-disk shapes (FORMATS.md):
   claude  DIR/projects/<cwd slug>/<uuid>.jsonl (point CLAUDE_CONFIG_DIR at DIR)
   codex   DIR/sessions/YYYY/MM/DD/rollout-<ts>-<uuid>.jsonl
                                                (point CODEX_HOME at DIR)
-  gemini  DIR/tmp/<slug>/chats/session-<minute>-<id8>.jsonl, with
+  gemini  DIR/tmp/<slug>/chats/session-<minute>-<id8>.jsonl (.json with --legacy), with
           DIR/tmp/<slug>/.project_root          (point --gemini at DIR)
 
 Knobs: how many sessions, their mean size and its distribution, where the
@@ -396,9 +396,30 @@ def write_gemini(args, rng, texts):
         project_hash = hashlib.sha256(root.encode()).hexdigest()
         sid = str(uuid.UUID(int=rng.getrandbits(128), version=4))
         minute = timestamp(i, 0)[:16].replace(":", "-")
-        with open(os.path.join(chats, f"session-{minute}-{sid[:8]}.jsonl"), "w", encoding="utf-8") as out:
+        path = os.path.join(chats, f"session-{minute}-{sid[:8]}.jsonl")
+        with open(path, "w", encoding="utf-8") as out:
             total += gemini_session(out, i, sid, project_hash, target, title_place(rng, args.title), args.tool_scale, texts, args.turns)
+        if args.legacy:
+            to_legacy(path)
     return total
+
+
+def to_legacy(path):
+    """Rewrite a chat log as the one JSON object Gemini CLI wrote before its
+    `.jsonl` logs (`session-….json`): the metadata, `$set` keys applied,
+    and the messages in order, each as last written."""
+    with open(path, encoding="utf-8") as log:
+        records = [json.loads(line) for line in log]
+    chat, messages = records[0], {}
+    for record in records[1:]:
+        if "$set" in record:
+            chat.update({k: v for k, v in record["$set"].items() if k != "messages"})
+        else:
+            messages[record["id"]] = record
+    chat["messages"] = list(messages.values())
+    with open(path[: -len("l")], "w", encoding="utf-8") as out:
+        json.dump(chat, out, ensure_ascii=False)
+    os.remove(path)
 
 
 def main():
@@ -413,6 +434,7 @@ def main():
     parser.add_argument("--tool-scale", type=float, default=1.0, help="multiply tool output sizes")
     parser.add_argument("--turns", type=int, help="exactly this many turns per session (overrides --size)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--legacy", action="store_true", help="gemini: write legacy one-object .json chats")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     texts = Texts(rng)
