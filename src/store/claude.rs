@@ -1026,17 +1026,21 @@ mod tests {
         assert_eq!(surface.captured_through_seq, 19);
     }
 
+    /// A `user` line typed as `text` with one more field, `key`, whose
+    /// value is the JSON `value`.
+    fn user_with(key: &str, value: &str, text: &str) -> String {
+        user("x", &format!("{text:?}")).replacen(
+            r#""type":"user""#,
+            &format!(r#""type":"user","{key}":{value}"#),
+            1,
+        )
+    }
+
     #[test]
     fn only_lines_the_person_authored_are_prompts() {
         // `rowSource` (2.1.332+): `local` and an absent field (older
         // versions) can be typed; every other author, known or not, cannot.
-        let authored = |source: &str, text: &str| {
-            user("x", &format!("{text:?}")).replacen(
-                r#""type":"user""#,
-                &format!(r#""type":"user","rowSource":{source}"#),
-                1,
-            )
-        };
+        let authored = |source: &str, text: &str| user_with("rowSource", source, text);
         let dir = tempfile::tempdir().unwrap();
         let lines = [
             authored(r#""harness""#, "Task finished in the background"),
@@ -1066,13 +1070,7 @@ mod tests {
         // takes a line with no origin or a `human` one; task notifications,
         // coordinator and peer messages, plugins and so on carry another
         // kind, often with no `rowSource` beside it.
-        let from = |origin: &str, text: &str| {
-            user("x", &format!("{text:?}")).replacen(
-                r#""type":"user""#,
-                &format!(r#""type":"user","origin":{origin}"#),
-                1,
-            )
-        };
+        let from = |origin: &str, text: &str| user_with("origin", origin, text);
         let dir = tempfile::tempdir().unwrap();
         let lines = [
             from(
