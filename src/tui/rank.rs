@@ -214,6 +214,9 @@ struct Term {
     atom: Atom,
     contiguous: Atom,
     chars: CharSet,
+    /// The contiguous twin of a fuzzy ASCII needle, searched in ASCII
+    /// fields without nucleo ([`Typed`]).
+    typed: Option<Typed>,
 }
 
 impl Term {
@@ -223,10 +226,128 @@ impl Term {
             contiguous.kind = AtomKind::Substring;
         }
         let chars = CharSet::of_needle(atom.needle_text());
+        let typed = match (atom.kind, contiguous.needle_text()) {
+            (AtomKind::Fuzzy, Utf32Str::Ascii(needle)) if !needle.is_empty() => {
+                Some(Typed::new(&contiguous, needle))
+            }
+            _ => None,
+        };
         Term {
             atom,
             contiguous,
             chars,
+            typed,
+        }
+    }
+}
+
+/// Whether an ASCII needle is found as typed in an ASCII field: the answer
+/// nucleo-matcher's substring search gives (a term found as typed is not
+/// scored), at the cost of one SIMD scan instead of a candidate per
+/// occurrence of the needle's first letter (a common letter such as the `p`
+/// of `parser` made that search a third of a full re-rank).
+///
+/// Exact by construction: it follows nucleo-matcher 0.3.1's substring
+/// search, which takes three ways by length. A field as long as the needle
+/// is compared whole; a one-character needle is looked for on its own; in
+/// a longer field, a needle whose first lower-case letter is one of its
+/// first two characters is looked for without regard to case, and any
+/// other needle as typed, but, when the atom ignores case, only where it
+/// ends at most that letter's position past the field's length minus the
+/// needle's (a quirk of that version, kept so that both answers agree).
+/// Whether the atom ignores ASCII case (smart case) is asked of nucleo
+/// itself, once per needle, on the needle with every letter in the other
+/// case. `typed_finds_what_nucleo_finds` holds the two to each other.
+#[derive(Debug, Clone)]
+struct Typed {
+    needle: Box<[u8]>,
+    /// The atom compares letters without regard to ASCII case.
+    ignore_case: bool,
+    /// Where the needle's first lower-case letter is.
+    first_letter: Option<usize>,
+    /// The needle byte searched for first: its rarest, in English text.
+    pivot: usize,
+}
+
+impl Typed {
+    fn new(contiguous: &Atom, needle: &[u8]) -> Self {
+        // Every letter in the other case, as long as the needle: found
+        // (compared whole) only when case is ignored.
+        let flipped: Vec<u8> = needle
+            .iter()
+            .map(|&b| {
+                if b.is_ascii_lowercase() {
+                    b.to_ascii_uppercase()
+                } else {
+                    b.to_ascii_lowercase()
+                }
+            })
+            .collect();
+        let ignore_case = needle.iter().any(u8::is_ascii_alphabetic) && {
+            let mut matcher = Matcher::new(Config::DEFAULT);
+            contiguous
+                .score(Utf32Str::Ascii(&flipped), &mut matcher)
+                .is_some()
+        };
+        // Letters from the most to the least frequent in English text; any
+        // other byte counts as rarer than all of them.
+        const COMMON: &[u8] = b"etaoinsrhldcumfpgwybvkxjqz";
+        let rarity = |b: u8| {
+            COMMON
+                .iter()
+                .position(|&c| c == b.to_ascii_lowercase())
+                .unwrap_or(COMMON.len())
+        };
+        let pivot = (0..needle.len())
+            .max_by_key(|&i| (rarity(needle[i]), std::cmp::Reverse(i)))
+            .unwrap_or(0);
+        Typed {
+            needle: needle.into(),
+            ignore_case,
+            first_letter: needle.iter().position(u8::is_ascii_lowercase),
+            pivot,
+        }
+    }
+
+    /// Whether the needle is found as typed in `field`.
+    fn is_in(&self, field: &[u8]) -> bool {
+        let needle = &*self.needle;
+        let n = needle.len();
+        if n > field.len() {
+            return false;
+        }
+        if n == field.len() {
+            return if self.ignore_case {
+                field.eq_ignore_ascii_case(needle)
+            } else {
+                field == needle
+            };
+        }
+        if n == 1 {
+            let c = needle[0];
+            return if self.ignore_case && c.is_ascii_lowercase() {
+                memchr::memchr2(c, c.to_ascii_uppercase(), field).is_some()
+            } else {
+                memchr::memchr(c, field).is_some()
+            };
+        }
+        match self.first_letter.filter(|_| self.ignore_case) {
+            Some(0 | 1) => {}
+            Some(at) => {
+                return memchr::memmem::find(&field[..field.len() - n + at], needle).is_some()
+            }
+            None => return memchr::memmem::find(field, needle).is_some(),
+        }
+        // Occurrences of the pivot, where a whole window fits.
+        let pivot = needle[self.pivot];
+        let last_start = field.len() - needle.len();
+        let span = &field[self.pivot..=last_start + self.pivot];
+        let fits = |at: usize| field[at..at + needle.len()].eq_ignore_ascii_case(needle);
+        if pivot.is_ascii_alphabetic() {
+            let (lower, upper) = (pivot.to_ascii_lowercase(), pivot.to_ascii_uppercase());
+            memchr::memchr2_iter(lower, upper, span).any(fits)
+        } else {
+            memchr::memchr_iter(pivot, span).any(fits)
         }
     }
 }
@@ -390,7 +511,11 @@ impl Ranker {
     fn field(&mut self, term: &Term, hay: Utf32Str<'_>, path: bool, pass: Pass) -> Option<Found> {
         let fuzzy = term.atom.kind == AtomKind::Fuzzy;
         if fuzzy && pass == Pass::Quick {
-            if self.score(&term.contiguous, hay, path).is_some() {
+            let typed = match (&term.typed, hay) {
+                (Some(typed), Utf32Str::Ascii(field)) => typed.is_in(field),
+                _ => self.score(&term.contiguous, hay, path).is_some(),
+            };
+            if typed {
                 return Some(Found {
                     unscored: true,
                     ..Found::new(0, !path, true)
@@ -1120,6 +1245,28 @@ mod tests {
                 }
                 let full = rank(&entries, &pool, &Query::parse(&text), &mut Ranker::new());
                 prop_assert_eq!(reranker.rank(&entries, &pool, &text), full, "query {:?}", text);
+            }
+        }
+    }
+
+    proptest! {
+        /// A needle found as typed without nucleo is found exactly where
+        /// nucleo's substring search finds it, whatever the lengths, the
+        /// case of either side and where the needle's first letter is.
+        #[test]
+        fn typed_finds_what_nucleo_finds(
+            needle in "[aAbBxX0/$_ -]{1,5}",
+            fields in proptest::collection::vec("[aAbBxX0/$_ -]{0,9}", 1..12),
+        ) {
+            let atom = Atom::new(&needle, CaseMatching::Smart, Normalization::Smart, AtomKind::Fuzzy, false);
+            let term = Term::new(atom);
+            let Some(typed) = &term.typed else {
+                return Ok(());
+            };
+            let mut matcher = Matcher::new(Config::DEFAULT);
+            for field in &fields {
+                let nucleo = term.contiguous.score(Utf32Str::Ascii(field.as_bytes()), &mut matcher).is_some();
+                prop_assert_eq!(typed.is_in(field.as_bytes()), nucleo, "{:?} in {:?}", needle, field);
             }
         }
     }
