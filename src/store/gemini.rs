@@ -86,7 +86,7 @@ use sha2::{Digest, Sha256};
 use rayon::prelude::*;
 
 use crate::store::foreign::{title_from_text, FileCache};
-use crate::store::index::{TitleIndex, TitleInputs};
+use crate::store::index::{lock, TitleIndex, TitleInputs};
 use crate::store::lines;
 use crate::store::loose::{elements, is_str, is_true, string};
 use crate::store::model::{
@@ -1173,10 +1173,6 @@ fn remember_folders(caches: &Caches, root: &Path) {
         .collect();
     let listing = Arc::new(ChatListing::of(sessions));
     lock(&caches.get::<GeminiCaches>().scanned).insert(root.to_owned(), listing);
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// The folders directly under `tmp`, in path order.

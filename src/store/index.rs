@@ -787,7 +787,9 @@ fn decode(bytes: &[u8]) -> Option<IndexFile> {
     (index.version == VERSION).then_some(index)
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+/// The guard of `m`, also when a panicking holder poisoned it: the data
+/// are caches, never left half-written in a way a reader could misuse.
+pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 

@@ -1028,6 +1028,19 @@ mod tests {
     }
 
     /// Entries in record order, labelled, and the pool in group-then-record order.
+    /// Entries' (id, cwd, label): the cwds taken in turn.
+    fn specs_of<'a>(
+        ids: &'a [String],
+        cwds: &[Option<&'a str>],
+        labels: &'a [String],
+    ) -> Vec<(&'a str, Option<&'a str>, &'a str)> {
+        ids.iter()
+            .zip(labels)
+            .enumerate()
+            .map(|(i, (id, l))| (id.as_str(), cwds[i % cwds.len()], l.as_str()))
+            .collect()
+    }
+
     fn setup(specs: &[(&str, Option<&str>, &str)]) -> (Vec<Entry>, Vec<EntryId>) {
         let t = target();
         let mut records: Vec<SessionRecord> = specs
@@ -1216,12 +1229,7 @@ mod tests {
         ) {
             let ids: Vec<String> = (0..labels.len()).map(|i| format!("s{i}ab")).collect();
             let cwds = [Some("/home/dev/here"), None, Some("/w/ab"), Some("/w/cd/Bé"), Some("/home/dev/here/x")];
-            let specs: Vec<(&str, Option<&str>, &str)> = ids
-                .iter()
-                .zip(&labels)
-                .enumerate()
-                .map(|(i, (id, l))| (id.as_str(), cwds[i % cwds.len()], l.as_str()))
-                .collect();
+            let specs = specs_of(&ids, &cwds, &labels);
             let (entries, all) = setup(&specs);
             // Sometimes a scope: a subset of the list, in list order.
             let mut pool = all.clone();
@@ -1283,12 +1291,7 @@ mod tests {
         ) {
             let ids: Vec<String> = (0..labels.len()).map(|i| format!("{i}e-Ab")).collect();
             let cwds = [Some("/home/dev/here"), None, Some("/w/Ab"), Some("/w/cd/Bé"), Some("/x/ké/")];
-            let specs: Vec<(&str, Option<&str>, &str)> = ids
-                .iter()
-                .zip(&labels)
-                .enumerate()
-                .map(|(i, (id, l))| (id.as_str(), cwds[i % cwds.len()], l.as_str()))
-                .collect();
+            let specs = specs_of(&ids, &cwds, &labels);
             let (entries, _) = setup(&specs);
             let query = Query::parse(&query);
             let mut ranker = Ranker::new();
@@ -1333,12 +1336,7 @@ mod tests {
         ) {
             let ids: Vec<String> = (0..labels.len()).map(|i| format!("s{i}")).collect();
             let cwds = [Some("/home/dev/here"), None, Some("/w/ab"), Some("/w/cd")];
-            let specs: Vec<(&str, Option<&str>, &str)> = ids
-                .iter()
-                .zip(&labels)
-                .enumerate()
-                .map(|(i, (id, l))| (id.as_str(), cwds[i % 4], l.as_str()))
-                .collect();
+            let specs = specs_of(&ids, &cwds, &labels);
             let (entries, pool) = setup(&specs);
             let mut r = Ranker::new();
             let longer = format!("{query}{extra}");
