@@ -7,7 +7,7 @@
 //! never assembled: the backward scan and a bounded [`LineReader`] skip it
 //! without showing it to their visitor. Reading a whole session (preview,
 //! prepare) uses an unbounded reader: every line counts there. A whole
-//! native log is read in batches of whole lines ([`LineBatches`]).
+//! native log is read in pieces on both cores ([`fold_lines_at`]).
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
@@ -125,132 +125,210 @@ impl<R: Read> LineReader<R> {
     }
 }
 
-/// Reads a file in batches of whole lines, into one buffer reused from
-/// batch to batch: how a whole log is folded with its lines parsed in
-/// parallel ([`map_lines`]). A line longer than the buffer grows it, so the
-/// buffer holds the larger of its size and the longest line.
-pub struct LineBatches<R> {
-    reader: R,
-    buf: Vec<u8>,
-    /// Bytes of `buf` read.
-    filled: usize,
-    /// Bytes at the front of `buf` handed out by the last batch.
-    consumed: usize,
-    eof: bool,
-    /// A read error, reported once the lines read before it are handed out.
-    error: Option<io::Error>,
+/// Reading at an offset, without a shared cursor: how the pieces of one
+/// log are read on several threads at once ([`fold_lines_at`]).
+pub trait ReadAt: Sync {
+    /// Read into `buf` from byte `offset`: the number of bytes read, 0 at
+    /// the end of the file.
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize>;
 }
 
-/// Whole lines of a file, as [`LineBatches`] hands them out.
-#[derive(Debug)]
-pub struct LineBatch<'a> {
-    /// The lines, each ended by `\n` except the last one when `torn`.
-    pub bytes: &'a [u8],
-    /// Whether the last line has no `\n` (the end of the file).
+impl ReadAt for File {
+    #[cfg(unix)]
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+        std::os::unix::fs::FileExt::read_at(self, buf, offset)
+    }
+
+    #[cfg(windows)]
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+        std::os::windows::fs::FileExt::seek_read(self, buf, offset)
+    }
+}
+
+impl ReadAt for [u8] {
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+        let start = usize::try_from(offset)
+            .unwrap_or(usize::MAX)
+            .min(self.len());
+        let n = buf.len().min(self.len() - start);
+        buf[..n].copy_from_slice(&self[start..start + n]);
+        Ok(n)
+    }
+}
+
+/// How [`fold_lines_at`] cuts a log: pieces of `piece` bytes, `round` of
+/// them read and parsed at once.
+#[derive(Debug, Clone, Copy)]
+pub struct Pieces {
+    /// Bytes of one piece: one task of rayon's pool.
+    pub piece: usize,
+    /// Pieces read and parsed before their lines are visited.
+    pub round: usize,
+}
+
+impl Pieces {
+    /// 256 KiB pieces, 16 at a time: a piece stays in its core's L2 cache
+    /// from the read to the parse, and a round (4 MiB) keeps both cores
+    /// busy between the serial visits.
+    pub const LOG: Pieces = Pieces {
+        piece: 256 * 1024,
+        round: 16,
+    };
+}
+
+/// How far [`fold_lines_at`] read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LinesRead {
+    /// Bytes read from the start offset, the torn last line included.
+    pub bytes: u64,
+    /// Whether the last line read has no `\n` (it may still be written).
     pub torn: bool,
 }
 
-impl<R: Read> LineBatches<R> {
-    /// Batches of about `size` bytes from `reader`.
-    pub fn new(reader: R, size: usize) -> Self {
-        LineBatches {
-            reader,
-            buf: vec![0; size.max(1)],
-            filled: 0,
-            consumed: 0,
-            eof: false,
-            error: None,
-        }
-    }
+/// One piece read and parsed on a worker.
+struct Piece<T> {
+    /// The bytes before the piece's first `\n` (the end of a line begun in
+    /// an earlier piece), or the whole piece when it has no `\n`.
+    head: Vec<u8>,
+    /// Whether a `\n` ends `head`.
+    head_ends: bool,
+    /// `parse` of the whole lines between the first and the last `\n`.
+    lines: Vec<T>,
+    /// The bytes after the last `\n`: the start of a line that goes on.
+    tail: Vec<u8>,
+    /// Whether the piece read fewer bytes than asked: the end of the file.
+    short: bool,
+    /// Bytes read.
+    len: usize,
+}
 
-    /// The next batch: as many whole lines as the buffer holds (at the end
-    /// of the file, the rest, torn or not); `None` at the end of the file.
-    /// An empty final segment after the last `\n` is not a line.
-    pub fn next_batch(&mut self) -> io::Result<Option<LineBatch<'_>>> {
-        self.buf.copy_within(self.consumed..self.filled, 0);
-        self.filled -= self.consumed;
-        self.consumed = 0;
-        loop {
-            while !self.eof && self.error.is_none() && self.filled < self.buf.len() {
-                match self.reader.read(&mut self.buf[self.filled..]) {
-                    Ok(0) => self.eof = true,
-                    Ok(n) => self.filled += n,
+/// Read `source` from byte `start` to `start + limit` (or its end) and give
+/// `visit` the results of `parse` for every line, in line order: `parse`
+/// takes whole lines (each ended by `\n`, the last one possibly not) and
+/// returns one result per line; `visit` takes runs of those results, with
+/// whether the run's last line is torn (the end of the data, no `\n`).
+/// An empty segment after the last `\n` is not a line.
+///
+/// Pieces of `pieces.piece` bytes are read and parsed on rayon's pool, each
+/// where it is read (the bytes stay in that core's cache, and reading, the
+/// kernel's copy, is shared by the cores); a line cut by a piece boundary is
+/// put together and parsed on the calling thread. The lines are visited
+/// when their round is read, so memory is one round of buffers and parsed
+/// results, or the longest line when it is longer.
+///
+/// The data ends at the first piece that reads short: a log that grows
+/// while it is read gives the lines written before that read, as one
+/// sequential reading would. A read error is returned after the lines
+/// before it are visited; an error from `visit` stops the reading.
+pub fn fold_lines_at<S: ReadAt + ?Sized, T: Send, E>(
+    source: &S,
+    start: u64,
+    limit: Option<u64>,
+    pieces: Pieces,
+    parse: impl Fn(&[u8]) -> Vec<T> + Sync,
+    mut visit: impl FnMut(Vec<T>, bool) -> Result<(), E>,
+    io_error: impl Fn(io::Error) -> E,
+) -> Result<LinesRead, E> {
+    use rayon::prelude::*;
+    let piece_size = pieces.piece.max(1);
+    let mut buffers: Vec<Vec<u8>> = Vec::new();
+    let mut offset = start;
+    let end = limit.map_or(u64::MAX, |limit| start.saturating_add(limit));
+    // The start of a line that goes on into the next piece.
+    let mut carry: Vec<u8> = Vec::new();
+    loop {
+        let wanted: Vec<usize> = (0..pieces.round.max(1) as u64)
+            .map(|i| offset.saturating_add(i * piece_size as u64))
+            .take_while(|&at| at < end)
+            .map(|at| (end - at).min(piece_size as u64) as usize)
+            .collect();
+        if wanted.is_empty() {
+            break;
+        }
+        buffers.resize_with(buffers.len().max(wanted.len()), || vec![0; piece_size]);
+        let read_piece = |(i, buf): (usize, &mut Vec<u8>)| -> io::Result<Piece<T>> {
+            let want = wanted[i];
+            let at = offset + (i * piece_size) as u64;
+            let mut len = 0;
+            while len < want {
+                match source.read_at(&mut buf[len..want], at + len as u64) {
+                    Ok(0) => break,
+                    Ok(n) => len += n,
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                    Err(e) => self.error = Some(e),
+                    Err(e) => return Err(e),
                 }
             }
-            let data = &self.buf[..self.filled];
-            let end = if self.eof {
-                if data.is_empty() {
-                    return Ok(None);
+            let data = &buf[..len];
+            let short = len < want;
+            Ok(match memchr::memchr(b'\n', data) {
+                None => Piece {
+                    head: data.to_vec(),
+                    head_ends: false,
+                    lines: Vec::new(),
+                    tail: Vec::new(),
+                    short,
+                    len,
+                },
+                Some(first) => {
+                    let last = memchr::memrchr(b'\n', data).unwrap_or(first);
+                    let whole = &data[first + 1..=last];
+                    Piece {
+                        head: data[..first].to_vec(),
+                        head_ends: true,
+                        lines: if whole.is_empty() {
+                            Vec::new()
+                        } else {
+                            parse(whole)
+                        },
+                        tail: data[last + 1..].to_vec(),
+                        short,
+                        len,
+                    }
                 }
-                data.len()
-            } else {
-                match memchr::memrchr(b'\n', data) {
-                    Some(nl) => nl + 1,
-                    None => match self.error.take() {
-                        Some(e) => return Err(e),
-                        // One line fills the buffer: make room for more of it.
-                        None => {
-                            let grown = self.buf.len() * 2;
-                            self.buf.resize(grown, 0);
-                            continue;
-                        }
-                    },
-                }
-            };
-            self.consumed = end;
-            return Ok(Some(LineBatch {
-                bytes: &self.buf[..end],
-                torn: self.buf[end - 1] != b'\n',
-            }));
-        }
-    }
-}
-
-/// Bytes of lines [`map_lines`] gives one task of rayon's pool.
-const MAP_PIECE: usize = 256 * 1024;
-
-/// `f` applied to every line of `bytes` (lines ended by `\n`, the last one
-/// possibly not), in pieces of about [`MAP_PIECE`] bytes on rayon's pool:
-/// one result per line, in line order (piece by piece).
-pub fn map_lines<T: Send>(bytes: &[u8], f: impl Fn(&[u8]) -> T + Sync) -> Vec<Vec<T>> {
-    map_pieces(bytes, |piece| {
-        let mut out = Vec::with_capacity(piece.len() / 512 + 1);
-        let mut rest = piece;
-        while !rest.is_empty() {
-            let (line, next) = match memchr::memchr(b'\n', rest) {
-                Some(nl) => (&rest[..nl], &rest[nl + 1..]),
-                None => (rest, &rest[rest.len()..]),
-            };
-            out.push(f(line));
-            rest = next;
-        }
-        out
-    })
-}
-
-/// `f` applied to pieces of about [`MAP_PIECE`] bytes of whole lines of
-/// `bytes` on rayon's pool, in order: for a caller that reads the lines of
-/// a piece itself (see [`map_lines`] for the contract on lines).
-pub fn map_pieces<T: Send>(bytes: &[u8], f: impl Fn(&[u8]) -> Vec<T> + Sync) -> Vec<Vec<T>> {
-    use rayon::prelude::*;
-    let mut pieces = Vec::with_capacity(bytes.len() / MAP_PIECE + 1);
-    let mut start = 0;
-    while start < bytes.len() {
-        let cut = start + MAP_PIECE;
-        let end = match bytes.get(cut..) {
-            Some(after) => memchr::memchr(b'\n', after).map_or(bytes.len(), |nl| cut + nl + 1),
-            None => bytes.len(),
+            })
         };
-        pieces.push(&bytes[start..end]);
-        start = end;
+        let read: Vec<io::Result<Piece<T>>> = if wanted.len() == 1 {
+            vec![read_piece((0, &mut buffers[0]))]
+        } else {
+            buffers[..wanted.len()]
+                .par_iter_mut()
+                .enumerate()
+                .map(read_piece)
+                .collect()
+        };
+        let mut at_end = false;
+        for piece in read {
+            let piece = piece.map_err(&io_error)?;
+            offset += piece.len as u64;
+            if piece.head_ends {
+                // Ended by its `\n`, so that an empty line is a line.
+                carry.extend_from_slice(&piece.head);
+                carry.push(b'\n');
+                visit(parse(&carry), false)?;
+                if !piece.lines.is_empty() {
+                    visit(piece.lines, false)?;
+                }
+                carry = piece.tail;
+            } else {
+                carry.extend_from_slice(&piece.head);
+            }
+            if piece.short {
+                at_end = true;
+                break;
+            }
+        }
+        if at_end {
+            break;
+        }
     }
-    match pieces.as_slice() {
-        [] => Vec::new(),
-        [only] => vec![f(only)],
-        _ => pieces.par_iter().map(|piece| f(piece)).collect(),
+    let torn = !carry.is_empty();
+    if torn {
+        visit(parse(&carry), true)?;
     }
+    Ok(LinesRead {
+        bytes: offset - start,
+        torn,
+    })
 }
 
 /// Read the first line of a file, at most [`MAX_HEADER_LINE`] bytes.
@@ -528,33 +606,77 @@ mod tests {
         );
     }
 
-    /// Reads `content` through [`LineBatches`] in reads of at most
-    /// `step` bytes: each batch's lines, and whether it was torn.
-    fn batched(content: &[u8], size: usize, step: usize) -> Vec<(Vec<Vec<u8>>, bool)> {
-        struct Trickle<'a>(&'a [u8], usize);
-        impl Read for Trickle<'_> {
-            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-                let n = self.0.len().min(buf.len()).min(self.1);
-                buf[..n].copy_from_slice(&self.0[..n]);
-                self.0 = &self.0[n..];
-                Ok(n)
-            }
+    /// The lines of `bytes` (each ended by `\n`, the last one possibly
+    /// not), as [`fold_lines_at`] asks of its `parse`.
+    fn split_lines(bytes: &[u8]) -> Vec<Vec<u8>> {
+        let mut lines: Vec<Vec<u8>> = bytes.split(|&b| b == b'\n').map(<[u8]>::to_vec).collect();
+        if bytes.ends_with(b"\n") || bytes.is_empty() {
+            lines.pop();
         }
-        let mut batches = LineBatches::new(Trickle(content, step), size);
-        let mut out = Vec::new();
-        while let Some(batch) = batches.next_batch().unwrap() {
-            let lines = map_lines(batch.bytes, <[u8]>::to_vec);
-            out.push((lines.into_iter().flatten().collect(), batch.torn));
-        }
-        out
+        lines
     }
 
+    /// Lines as [`fold_lines_at`] gave them, each with whether it was torn.
+    type Seen = Vec<(Vec<u8>, bool)>;
+
+    /// The lines [`fold_lines_at`] gives of `source` from `start` for
+    /// `limit` bytes, with whether each was torn, and what it returned.
+    fn folded<S: ReadAt + ?Sized>(
+        source: &S,
+        start: u64,
+        limit: Option<u64>,
+        pieces: Pieces,
+    ) -> io::Result<(Seen, LinesRead)> {
+        let mut seen = Vec::new();
+        let read = fold_lines_at(
+            source,
+            start,
+            limit,
+            pieces,
+            split_lines,
+            |lines, torn| {
+                let count = lines.len();
+                for (at, line) in lines.into_iter().enumerate() {
+                    seen.push((line, torn && at + 1 == count));
+                }
+                Ok::<(), io::Error>(())
+            },
+            |e| e,
+        )?;
+        Ok((seen, read))
+    }
+
+    const SHAPES: [Pieces; 6] = [
+        Pieces { piece: 1, round: 1 },
+        Pieces { piece: 2, round: 3 },
+        Pieces { piece: 3, round: 2 },
+        Pieces {
+            piece: 7,
+            round: 16,
+        },
+        Pieces {
+            piece: 64,
+            round: 3,
+        },
+        Pieces::LOG,
+    ];
+
     #[test]
-    fn batches_hold_whole_lines_in_order() {
+    fn pieces_give_every_line_once_in_order() {
         let big: Vec<u8> = (0..200_000u32)
             .flat_map(|i| format!("line{}\n", "x".repeat((i % 7) as usize)).into_bytes())
             .collect();
-        for content in [&b"a\nb\nc\n"[..], b"a\n\nc", b"", b"\n", b"only", &big] {
+        let long = format!("a\n{}\n\nb", "y".repeat(600_000)).into_bytes();
+        for content in [
+            &b"a\nb\nc\n"[..],
+            b"a\n\nc",
+            b"",
+            b"\n",
+            b"\n\n",
+            b"only",
+            &big,
+            &long,
+        ] {
             let expected: Vec<Vec<u8>> = {
                 let mut reader = LineReader::new(content);
                 let mut lines = Vec::new();
@@ -563,35 +685,158 @@ mod tests {
                 }
                 lines
             };
-            for (size, step) in [(1, 1), (3, 2), (7, 100), (64, 5), (1 << 20, 1 << 16)] {
-                let batches = batched(content, size, step);
-                let lines: Vec<Vec<u8>> = batches.iter().flat_map(|(l, _)| l.clone()).collect();
-                assert_eq!(lines, expected, "{size} {step}");
-                // Only the last batch can end torn, and only without a final newline.
-                let torn: Vec<bool> = batches.iter().map(|&(_, t)| t).collect();
-                let ends_torn = !content.is_empty() && !content.ends_with(b"\n");
+            let ends_torn = !content.is_empty() && !content.ends_with(b"\n");
+            for pieces in SHAPES {
+                let (seen, read) = folded(content, 0, None, pieces).unwrap();
+                let lines: Vec<Vec<u8>> = seen.iter().map(|(line, _)| line.clone()).collect();
+                assert_eq!(lines, expected, "{pieces:?}");
+                // Only the last line can be torn, and only without a final newline.
+                let torn: Vec<bool> = seen.iter().map(|&(_, torn)| torn).collect();
                 assert_eq!(torn.last().copied().unwrap_or(false), ends_torn);
                 assert!(torn.iter().rev().skip(1).all(|&t| !t));
+                let whole = LinesRead {
+                    bytes: content.len() as u64,
+                    torn: ends_torn,
+                };
+                assert_eq!(read, whole, "{pieces:?}");
             }
         }
     }
 
     #[test]
-    fn a_read_error_comes_after_the_lines_read_before_it() {
-        struct Failing(bool);
-        impl Read for Failing {
-            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-                if std::mem::replace(&mut self.0, true) {
-                    return Err(io::Error::other("disk"));
+    fn a_span_reads_from_its_start_to_its_limit() {
+        let content = b"one\ntwo\nthree\nfour";
+        for pieces in SHAPES {
+            let (seen, read) = folded(&content[..], 4, Some(10), pieces).unwrap();
+            let expected = [(b"two".to_vec(), false), (b"three".to_vec(), false)];
+            assert_eq!(seen, expected, "{pieces:?}");
+            assert_eq!(
+                read,
+                LinesRead {
+                    bytes: 10,
+                    torn: false
                 }
-                buf[..7].copy_from_slice(b"ab\ncd\ne");
-                Ok(7)
+            );
+            // A limit inside a line ends with that line torn.
+            let (seen, read) = folded(&content[..], 4, Some(7), pieces).unwrap();
+            assert_eq!(seen, [(b"two".to_vec(), false), (b"thr".to_vec(), true)]);
+            assert_eq!(
+                read,
+                LinesRead {
+                    bytes: 7,
+                    torn: true
+                }
+            );
+            // From the end: nothing.
+            let (seen, read) = folded(&content[..], 19, None, pieces).unwrap();
+            assert!(seen.is_empty());
+            assert_eq!(
+                read,
+                LinesRead {
+                    bytes: 0,
+                    torn: false
+                }
+            );
+        }
+    }
+
+    /// A log whose reads fail, or come back short, from some offset on.
+    struct Faulty {
+        content: Vec<u8>,
+        /// Reads at or after this offset fail.
+        fails_from: u64,
+        /// A read that starts at exactly this offset gets nothing, as if
+        /// the log ended there when it was read (and grew later).
+        short_at: Option<u64>,
+    }
+
+    impl ReadAt for Faulty {
+        fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+            if offset >= self.fails_from {
+                return Err(io::Error::other("disk"));
+            }
+            if self.short_at == Some(offset) {
+                return Ok(0);
+            }
+            self.content[..].read_at(buf, offset)
+        }
+    }
+
+    #[test]
+    fn a_read_error_comes_after_the_lines_read_before_it() {
+        let faulty = Faulty {
+            content: b"ab\ncd\nef\ngh\n".to_vec(),
+            fails_from: 6,
+            short_at: None,
+        };
+        let mut seen = Vec::new();
+        let result = fold_lines_at(
+            &faulty,
+            0,
+            None,
+            Pieces { piece: 3, round: 4 },
+            split_lines,
+            |lines, _| {
+                seen.extend(lines);
+                Ok(())
+            },
+            |e| e,
+        );
+        assert_eq!(result.unwrap_err().to_string(), "disk");
+        assert_eq!(seen, [b"ab".to_vec(), b"cd".to_vec()]);
+    }
+
+    #[test]
+    fn the_data_ends_at_the_first_piece_that_reads_short() {
+        // The log "grew" between the reads of pieces 1 and 2: what the
+        // later piece read is not used, as one reading from the start
+        // would have met the end first.
+        for short_at in [4u64, 6] {
+            let faulty = Faulty {
+                content: b"ab\ncd\nef\ngh\n".to_vec(),
+                fails_from: u64::MAX,
+                short_at: Some(short_at),
+            };
+            let (seen, read) = folded(&faulty, 0, None, Pieces { piece: 2, round: 8 }).unwrap();
+            let lines: Vec<&[u8]> = seen.iter().map(|(line, _)| &line[..]).collect();
+            if short_at == 4 {
+                assert_eq!(lines, [&b"ab"[..], b"c"]);
+                assert_eq!(
+                    read,
+                    LinesRead {
+                        bytes: 4,
+                        torn: true
+                    }
+                );
+            } else {
+                assert_eq!(lines, [&b"ab"[..], b"cd"]);
+                assert_eq!(
+                    read,
+                    LinesRead {
+                        bytes: 6,
+                        torn: false
+                    }
+                );
             }
         }
-        let mut batches = LineBatches::new(Failing(false), 64);
-        let batch = batches.next_batch().unwrap().unwrap();
-        assert_eq!((batch.bytes, batch.torn), (&b"ab\ncd\n"[..], false));
-        assert_eq!(batches.next_batch().unwrap_err().to_string(), "disk");
+    }
+
+    #[test]
+    fn an_error_from_the_visitor_stops_the_reading() {
+        let mut visits = 0;
+        let result = fold_lines_at(
+            &b"a\nb\nc\n"[..],
+            0,
+            None,
+            Pieces { piece: 1, round: 1 },
+            split_lines,
+            |_, _| {
+                visits += 1;
+                Err("stop")
+            },
+            |_| "io",
+        );
+        assert_eq!((result, visits), (Err("stop"), 1));
     }
 
     #[test]

@@ -6,13 +6,15 @@
 //! [`crate::store::envelope`] when it can vouch for the line (the general
 //! `serde_json` parse, [`parse_event`], takes every other line), so that
 //! the tool results and streaming deltas that make most of a log are only
-//! validated, never parsed into values; and lines are parsed in parallel,
-//! batch by batch, then folded in order. A batch is cut into pieces whose
-//! UTF-8 is validated once ([`read_piece`]); the scanner then finds each
-//! line's end itself. Batches are read, not memory-mapped: a mapped log
-//! truncated while it is read kills the process with `SIGBUS` (no error,
-//! no restored terminal), and mapping saved only about 0.08 s of CPU over
-//! three 300 MB logs.
+//! validated, never parsed into values; and the log is read and parsed in
+//! pieces on both cores, then folded in order ([`lines::fold_lines_at`]:
+//! each core reads its own pieces, so the kernel's copy is shared and a
+//! piece is still in that core's cache when it is parsed). A piece's UTF-8
+//! is validated once ([`read_piece`]); the scanner then finds each line's
+//! end itself. Pieces are read, not memory-mapped: a mapped log truncated
+//! while it is read kills the process with `SIGBUS` (no error, no restored
+//! terminal), and mapping saved only about 0.08 s of CPU over three 300 MB
+//! logs.
 //! Property tests below hold all of it to the line-by-line general parse,
 //! on hostile lines too.
 
@@ -25,7 +27,7 @@ use serde_json::Value;
 
 use crate::store::envelope;
 use crate::store::journal::{Folded, Journal, ResumePoint};
-use crate::store::lines::{self, LineBatches};
+use crate::store::lines::{self, Pieces};
 use crate::store::loose::{self, Loose, LooseBlock};
 use crate::store::model::{
     EventKind, MessageSource, SessionRecord, StoreKind, Surface, SurfaceEvent, SurfaceSink,
@@ -123,7 +125,7 @@ impl Store for Native {
         let (journal, end) = fold_span(
             record,
             Journal::new(0),
-            FOLD_BATCH,
+            Pieces::LOG,
             start.unwrap_or_default(),
             Some(len),
         )?;
@@ -508,33 +510,29 @@ pub fn read_surface(record: &SessionRecord) -> Result<Surface, ReadError> {
     Ok(surface)
 }
 
-/// Bytes of a log read at a time by [`fold_surface`]: the lines of one
-/// read are parsed in parallel, then folded in order.
-const FOLD_BATCH: usize = 4 << 20;
-
 /// Fold the whole log of `record` into `sink`: the sink and the seq of
 /// the last complete event read (0 when none).
 ///
-/// The log is read in batches of whole lines ([`lines::LineBatches`]);
-/// each batch's lines are parsed on rayon's pool ([`read_event`], which
-/// needs no state), and the results are folded in line order, so errors,
-/// seqs and events come exactly as a line-by-line reading gives them.
-/// Memory: one batch and its parsed events (only message texts are kept),
-/// or the longest line when it is longer.
+/// The log is read and parsed in pieces on rayon's pool
+/// ([`lines::fold_lines_at`], [`read_event`], which needs no state), and
+/// the results are folded in line order, so errors, seqs and events come
+/// exactly as a line-by-line reading gives them. Memory: one round of
+/// pieces and their parsed events (only message texts are kept), or the
+/// longest line when it is longer.
 pub fn fold_surface<S: SurfaceSink>(
     record: &SessionRecord,
     sink: S,
 ) -> Result<(S, u64), ReadError> {
-    fold_in_batches(record, sink, FOLD_BATCH)
+    fold_in_pieces(record, sink, Pieces::LOG)
 }
 
-/// [`fold_surface`] reading `batch` bytes at a time.
-fn fold_in_batches<S: SurfaceSink>(
+/// [`fold_surface`] reading the log in `pieces`.
+fn fold_in_pieces<S: SurfaceSink>(
     record: &SessionRecord,
     sink: S,
-    batch: usize,
+    pieces: Pieces,
 ) -> Result<(S, u64), ReadError> {
-    fold_span(record, sink, batch, Start::default(), None).map(|(sink, end)| (sink, end.last_seq))
+    fold_span(record, sink, pieces, Start::default(), None).map(|(sink, end)| (sink, end.last_seq))
 }
 
 /// Where folding a log starts: a line start, the lines before it (the
@@ -557,43 +555,32 @@ struct End {
 }
 
 /// Fold the lines of `record`'s log from `start` to byte `to` (the end
-/// without it) into `sink`, `batch` bytes at a time: a log folded in two
-/// spans folds as in one.
+/// without it) into `sink`, read and parsed in `pieces`: a log folded in
+/// two spans folds as in one.
 fn fold_span<S: SurfaceSink>(
     record: &SessionRecord,
     mut sink: S,
-    batch: usize,
+    pieces: Pieces,
     start: Start,
     to: Option<u64>,
 ) -> Result<(S, End), ReadError> {
-    use std::io::{Read, Seek, SeekFrom};
     let path = &record.path;
     let io = |e: std::io::Error| ReadError::io(path, &e);
-    let mut file = std::fs::File::open(path).map_err(io)?;
-    if start.byte > 0 {
-        file.seek(SeekFrom::Start(start.byte)).map_err(io)?;
-    }
-    let span = to.map_or(u64::MAX, |to| to.saturating_sub(start.byte));
-    let mut batches = LineBatches::new(file.take(span), batch);
+    let file = std::fs::File::open(path).map_err(io)?;
     // Lines read so far (the header is line 1).
     let mut read = start.read;
     let mut last_seq = start.last_seq;
-    let mut byte = start.byte;
-    let mut clean = true;
-    while let Some(batch) = batches.next_batch().map_err(io)? {
-        byte += batch.bytes.len() as u64;
-        clean = !batch.torn;
-        let mut bytes = batch.bytes;
-        if read == 0 {
-            // The header: listing read it; here it only has to be there.
-            let end = memchr::memchr(b'\n', bytes).map_or(bytes.len(), |nl| nl + 1);
-            bytes = &bytes[end..];
-            read = 1;
-        }
-        let parsed = lines::map_pieces(bytes, read_piece);
-        let count = parsed.iter().map(Vec::len).sum::<usize>() as u64;
-        for (number, outcome) in (read + 1..).zip(parsed.into_iter().flatten()) {
-            let terminated = !(batch.torn && number == read + count);
+    let span = to.map(|to| to.saturating_sub(start.byte));
+    let visit = |outcomes: Vec<Result<(u64, Event), LineFault>>, torn: bool| {
+        let count = outcomes.len();
+        for (at, outcome) in outcomes.into_iter().enumerate() {
+            read += 1;
+            let number = read;
+            if number == 1 {
+                // The header: listing read it; here it only has to be there.
+                continue;
+            }
+            let terminated = !(torn && at + 1 == count);
             let (seq, event) = match outcome {
                 Ok(parsed) => parsed,
                 Err(LineFault::NotJson) if !terminated => break,
@@ -616,18 +603,19 @@ fn fold_span<S: SurfaceSink>(
                 Event::Chunk | Event::Title(_) | Event::Unknown => {}
             }
         }
-        read += count;
-    }
+        Ok(())
+    };
+    let done = lines::fold_lines_at(&file, start.byte, span, pieces, read_piece, visit, io)?;
     if read == 0 {
         return Err(ReadError::at(path, 1, "missing session header"));
     }
     Ok((
         sink,
         End {
-            byte,
+            byte: start.byte + done.bytes,
             read,
             last_seq,
-            clean,
+            clean: !done.torn,
         },
     ))
 }
@@ -938,10 +926,11 @@ mod tests {
         }
 
         #[test]
-        fn batched_folds_equal_the_line_by_line_fold(
+        fn folds_in_pieces_equal_the_line_by_line_fold(
             lines in prop::collection::vec(arb_event_line(), 0..12),
             ends in prop::sample::select(vec!["\n", ""]),
-            batch in 1usize..400,
+            piece in 1usize..400,
+            round in 1usize..5,
         ) {
             let mut log = format!("{HEADER}\n").into_bytes();
             for (i, line) in lines.iter().enumerate() {
@@ -956,8 +945,8 @@ mod tests {
             let (file, record) = write_log(HEADER);
             std::fs::write(file.path(), &log).unwrap();
             let expected = fold_line_by_line(&record);
-            for size in [batch, FOLD_BATCH] {
-                let got = fold_in_batches(&record, Surface::default(), size);
+            for pieces in [Pieces { piece, round }, Pieces::LOG] {
+                let got = fold_in_pieces(&record, Surface::default(), pieces);
                 prop_assert_eq!(&got, &expected, "{}", String::from_utf8_lossy(&log));
             }
         }
