@@ -212,9 +212,10 @@ struct Piece<T> {
 /// Pieces of `pieces.piece` bytes are read and parsed on rayon's pool, each
 /// where it is read (the bytes stay in that core's cache, and reading, the
 /// kernel's copy, is shared by the cores); a line cut by a piece boundary is
-/// put together and parsed on the calling thread. The lines are visited
-/// when their round is read, so memory is one round of buffers and parsed
-/// results, or the longest line when it is longer.
+/// put together and parsed on the calling thread. The lines of a round
+/// are visited while the next round is read, so memory is one round of
+/// buffers and two of parsed results, or the longest line when it is
+/// longer.
 ///
 /// The data ends at the first piece that reads short: a log that grows
 /// while it is read gives the lines written before that read, as one
@@ -231,24 +232,21 @@ pub fn fold_lines_at<S: ReadAt + ?Sized, T: Send, E>(
 ) -> Result<LinesRead, E> {
     use rayon::prelude::*;
     let piece_size = pieces.piece.max(1);
-    let mut buffers: Vec<Vec<u8>> = Vec::new();
-    let mut offset = start;
+    let round_bytes = piece_size as u64 * pieces.round.max(1) as u64;
     let end = limit.map_or(u64::MAX, |limit| start.saturating_add(limit));
-    // The start of a line that goes on into the next piece.
-    let mut carry: Vec<u8> = Vec::new();
-    loop {
+    // Read and parse the pieces of the round that starts at `from`.
+    let read_round = |from: u64, buffers: &mut Vec<Vec<u8>>| -> Vec<io::Result<Piece<T>>> {
         let wanted: Vec<usize> = (0..pieces.round.max(1) as u64)
-            .map(|i| offset.saturating_add(i * piece_size as u64))
+            .map(|i| from.saturating_add(i * piece_size as u64))
             .take_while(|&at| at < end)
             .map(|at| (end - at).min(piece_size as u64) as usize)
             .collect();
-        if wanted.is_empty() {
-            break;
+        if buffers.len() < wanted.len() {
+            buffers.resize_with(wanted.len(), || vec![0; piece_size]);
         }
-        buffers.resize_with(buffers.len().max(wanted.len()), || vec![0; piece_size]);
         let read_piece = |(i, buf): (usize, &mut Vec<u8>)| -> io::Result<Piece<T>> {
             let want = wanted[i];
-            let at = offset + (i * piece_size) as u64;
+            let at = from + (i * piece_size) as u64;
             let mut len = 0;
             while len < want {
                 match source.read_at(&mut buf[len..want], at + len as u64) {
@@ -258,68 +256,62 @@ pub fn fold_lines_at<S: ReadAt + ?Sized, T: Send, E>(
                     Err(e) => return Err(e),
                 }
             }
-            let data = &buf[..len];
-            let short = len < want;
-            Ok(match memchr::memchr(b'\n', data) {
-                None => Piece {
-                    head: data.to_vec(),
-                    head_ends: false,
-                    lines: Vec::new(),
-                    tail: Vec::new(),
-                    short,
-                    len,
-                },
-                Some(first) => {
-                    let last = memchr::memrchr(b'\n', data).unwrap_or(first);
-                    let whole = &data[first + 1..=last];
-                    Piece {
-                        head: data[..first].to_vec(),
-                        head_ends: true,
-                        lines: if whole.is_empty() {
-                            Vec::new()
-                        } else {
-                            parse(whole)
-                        },
-                        tail: data[last + 1..].to_vec(),
-                        short,
-                        len,
-                    }
-                }
-            })
+            Ok(Piece::of(&buf[..len], len < want, &parse))
         };
-        let read: Vec<io::Result<Piece<T>>> = if wanted.len() == 1 {
-            vec![read_piece((0, &mut buffers[0]))]
-        } else {
-            buffers[..wanted.len()]
+        match wanted.len() {
+            0 => Vec::new(),
+            1 => vec![read_piece((0, &mut buffers[0]))],
+            n => buffers[..n]
                 .par_iter_mut()
                 .enumerate()
                 .map(read_piece)
-                .collect()
-        };
-        let mut at_end = false;
-        for piece in read {
-            let piece = piece.map_err(&io_error)?;
-            offset += piece.len as u64;
-            if piece.head_ends {
-                // Ended by its `\n`, so that an empty line is a line.
-                carry.extend_from_slice(&piece.head);
-                carry.push(b'\n');
-                visit(parse(&carry), false)?;
-                if !piece.lines.is_empty() {
-                    visit(piece.lines, false)?;
+                .collect(),
+        }
+    };
+    let mut buffers: Vec<Vec<u8>> = Vec::new();
+    let mut offset = start;
+    // The start of a line that goes on into the next piece.
+    let mut carry: Vec<u8> = Vec::new();
+    let mut round_start = start;
+    let mut round = read_round(start, &mut buffers);
+    while !round.is_empty() {
+        // The next round is read while this one is visited (the pieces'
+        // results own their bytes, so the buffers are free), unless this
+        // one ended the data.
+        let next_start = round_start.saturating_add(round_bytes);
+        let goes_on = next_start < end
+            && round
+                .iter()
+                .all(|piece| piece.as_ref().is_ok_and(|piece| !piece.short));
+        let mut next = Vec::new();
+        let visited = rayon::in_place_scope(|scope| {
+            if goes_on {
+                scope.spawn(|_| next = read_round(next_start, &mut buffers));
+            }
+            for piece in round {
+                let piece = piece.map_err(&io_error)?;
+                offset += piece.len as u64;
+                if piece.head_ends {
+                    // Ended by its `\n`, so that an empty line is a line.
+                    carry.extend_from_slice(&piece.head);
+                    carry.push(b'\n');
+                    visit(parse(&carry), false)?;
+                    if !piece.lines.is_empty() {
+                        visit(piece.lines, false)?;
+                    }
+                    carry = piece.tail;
+                } else {
+                    carry.extend_from_slice(&piece.head);
                 }
-                carry = piece.tail;
-            } else {
-                carry.extend_from_slice(&piece.head);
+                if piece.short {
+                    break;
+                }
             }
-            if piece.short {
-                at_end = true;
-                break;
-            }
-        }
-        if at_end {
-            break;
-        }
+            Ok(())
+        });
+        visited?;
+        round = next;
+        round_start = next_start;
     }
     let torn = !carry.is_empty();
     if torn {
@@ -329,6 +321,40 @@ pub fn fold_lines_at<S: ReadAt + ?Sized, T: Send, E>(
         bytes: offset - start,
         torn,
     })
+}
+
+impl<T> Piece<T> {
+    /// The piece of `data` (`short`: the end of the file), its whole lines
+    /// parsed by `parse`.
+    fn of(data: &[u8], short: bool, parse: impl Fn(&[u8]) -> Vec<T>) -> Self {
+        let len = data.len();
+        match memchr::memchr(b'\n', data) {
+            None => Piece {
+                head: data.to_vec(),
+                head_ends: false,
+                lines: Vec::new(),
+                tail: Vec::new(),
+                short,
+                len,
+            },
+            Some(first) => {
+                let last = memchr::memrchr(b'\n', data).unwrap_or(first);
+                let whole = &data[first + 1..=last];
+                Piece {
+                    head: data[..first].to_vec(),
+                    head_ends: true,
+                    lines: if whole.is_empty() {
+                        Vec::new()
+                    } else {
+                        parse(whole)
+                    },
+                    tail: data[last + 1..].to_vec(),
+                    short,
+                    len,
+                }
+            }
+        }
+    }
 }
 
 /// Read the first line of a file, at most [`MAX_HEADER_LINE`] bytes.
