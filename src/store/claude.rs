@@ -74,7 +74,9 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use crate::store::foreign::{self, read_lines, title_from_text, FileCache, SurfaceBuilder, Visit};
+use crate::store::foreign::{
+    self, read_lines, title_from_text, FileCache, LineSays, SurfaceBuilder, Visit,
+};
 use crate::store::index::TitleInputs;
 use crate::store::journal::{Folded, Journal, ResumePoint};
 use crate::store::lines;
@@ -484,13 +486,17 @@ fn fold_resumable(
     let continued = start.is_some();
     let (offset, lines, state) = start.unwrap_or_default();
     let mut builder = SurfaceBuilder::resuming(Journal::new(0), state.merge_keys);
-    let span = foreign::read_lines_span(&record.path, offset, lines, len, |seq, bytes| {
-        let Some(line) = Line::parse(bytes) else {
-            return Visit::BAD;
-        };
-        fold_line(&mut builder, seq, &line);
-        Visit::NEXT
-    })?;
+    let span = foreign::fold_lines_span(
+        &record.path,
+        offset,
+        lines,
+        Some(len),
+        line_says,
+        |seq, says| {
+            builder.apply(seq, says);
+            Ok(())
+        },
+    )?;
     let resume = span.clean.then(|| {
         let state = FoldState {
             merge_keys: builder.merge_keys(),
@@ -584,41 +590,47 @@ fn fold<S: SurfaceSink>(
     record: &SessionRecord,
     mut builder: SurfaceBuilder<S>,
 ) -> Result<(SurfaceBuilder<S>, u64), ReadError> {
-    let last = foreign::read_all_lines(&record.path, |seq, bytes| {
-        let Some(line) = Line::parse(bytes) else {
-            return Visit::BAD;
-        };
-        fold_line(&mut builder, seq, &line);
-        Visit::NEXT
+    let last = foreign::fold_all_lines(&record.path, line_says, |seq, says| {
+        builder.apply(seq, says)
     })?;
     Ok((builder, last))
 }
 
-fn fold_line<S: SurfaceSink>(builder: &mut SurfaceBuilder<S>, seq: u64, line: &Line<'_>) {
+/// What a transcript line says to the surface; `None` when it does not
+/// parse.
+fn line_says(bytes: &[u8]) -> Option<LineSays> {
+    Line::parse(bytes).map(|line| says(&line))
+}
+
+/// What a parsed transcript line says to the surface.
+fn says(line: &Line<'_>) -> LineSays {
     if is_true(line.is_sidechain) {
-        return;
+        return LineSays::Nothing;
     }
     if is_str(line.kind, "user") {
         if is_true(line.is_compact_summary) {
             let texts = content_texts(line.message().content);
             if !texts.is_empty() {
-                builder.checkpoint(seq, texts);
+                return LineSays::Checkpoint(texts);
             }
         } else if line.is_plain_user() {
             if let Prompt::Typed(typed) = Prompt::of(line.message().content) {
-                builder.user(seq, typed);
+                return LineSays::User(typed);
             }
         }
     } else if is_str(line.kind, "assistant") {
         let message = line.message();
         if is_str(message.model, "<synthetic>") {
-            return;
+            return LineSays::Nothing;
         }
-        let key = string(message.id);
-        builder.assistant(seq, key.as_deref(), content_texts(message.content));
+        return LineSays::Assistant {
+            key: string(message.id),
+            texts: content_texts(message.content),
+        };
     } else if is_str(line.kind, "system") && is_str(line.subtype, "compact_boundary") {
-        builder.shadow();
+        return LineSays::Shadow;
     }
+    LineSays::Nothing
 }
 
 /// The session's title, by the precedence of the module docs.

@@ -48,7 +48,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use crate::store::foreign::{
-    is_zstd, last_line_where, read_lines, starts_with_any, title_from_text, trailing_uuid,
+    self, is_zstd, last_line_where, read_lines, starts_with_any, title_from_text, trailing_uuid,
     FileCache, SurfaceBuilder, Visit,
 };
 use crate::store::index::TitleInputs;
@@ -259,6 +259,7 @@ fn typed(texts: Vec<String>) -> Vec<String> {
 /// A message as a speaker and its texts, when it is a direct user message
 /// or an assistant message. A user prompt made only of images is `User`
 /// with no texts: not a message of the surface, `[Image]` as a title.
+#[derive(Debug, Clone)]
 enum Said {
     User(Vec<String>),
     Assistant(Vec<String>),
@@ -607,25 +608,25 @@ impl<S: SurfaceSink> Fold<S> {
         }
     }
 
-    fn line(&mut self, seq: u64, item: Item<'_>) {
-        match item {
-            Item::Response(p) => {
-                self.item_messages |= is_str(p.kind, "message");
-                if let Some(said) = said_in_item(&p) {
+    fn apply(&mut self, seq: u64, says: RolloutSays) {
+        match says {
+            RolloutSays::Response { message, said } => {
+                self.item_messages |= message;
+                if let Some(said) = said {
                     add(&mut self.items, seq, said);
                 }
             }
-            Item::Event(p) => {
-                if let Some(said) = said_in_event(&p) {
+            RolloutSays::Event(said) => {
+                if let Some(said) = said {
                     add(&mut self.events, seq, said);
                 }
             }
-            Item::Compacted(p) => {
+            RolloutSays::Compacted(compaction) => {
                 for builder in [&mut self.items, &mut self.events] {
-                    compact(builder, seq, &p);
+                    compact(builder, seq, compaction.clone());
                 }
             }
-            Item::Meta(_) | Item::TurnContext(_) | Item::Other => {}
+            RolloutSays::Meta(_) | RolloutSays::Other => {}
         }
     }
 
@@ -743,34 +744,56 @@ fn fold_rollout_from<S: SurfaceSink>(
         Rollout::Whole => None,
         Rollout::Listed(limit) | Rollout::ForkPoint(limit) => Some(limit),
     };
-    let mut reader = open_limited(path, start.byte, limit)?.numbered_after(start.lines);
+    let parse = |bytes: &[u8]| parse_line(bytes).map(|(_, item)| RolloutSays::of(item, path));
     let mut offset = 0;
-    let mut end = RolloutEnd {
-        last: start.lines,
-        byte: start.byte,
-        lines: start.lines,
-        clean: true,
-        meta_seen: start.meta_seen,
-        parent: false,
-    };
-    while let Some(line) = reader.next_line().map_err(|e| ReadError::io(path, &e))? {
-        end.byte += line.bytes.len() as u64 + u64::from(line.terminated);
-        end.lines = line.number;
-        end.clean = line.terminated;
-        let parsed = parse_line(line.bytes);
-        if line.terminated || parsed.is_some() {
-            end.last = line.number;
+    let mut meta_seen = start.meta_seen;
+    let mut parent = false;
+    let mut on_line = |number: u64, says: RolloutSays| -> Result<(), ReadError> {
+        match says {
+            RolloutSays::Meta(base) if !meta_seen => {
+                meta_seen = true;
+                if let Some(base) = base? {
+                    offset = fold_parent(root, path, &base, depth, fold)?;
+                    parent = true;
+                }
+            }
+            says => fold.apply(offset + number, says),
         }
-        let Some((_, item)) = parsed else { continue };
-        if let (false, Item::Meta(meta)) = (end.meta_seen, &item) {
-            end.meta_seen = true;
-            if let Some(base) = history_base(meta, path)? {
-                offset = fold_parent(root, path, &base, depth, fold)?;
-                end.parent = true;
+        Ok(())
+    };
+    let span = if is_zstd(path) {
+        // A compressed rollout can only be read in order.
+        let mut reader = open_limited(path, start.byte, limit)?.numbered_after(start.lines);
+        let mut span = foreign::Span {
+            complete: start.lines,
+            lines: start.lines,
+            end: start.byte,
+            clean: true,
+        };
+        while let Some(line) = reader.next_line().map_err(|e| ReadError::io(path, &e))? {
+            span.end += line.bytes.len() as u64 + u64::from(line.terminated);
+            span.lines = line.number;
+            span.clean = line.terminated;
+            let parsed = parse(line.bytes);
+            if line.terminated || parsed.is_some() {
+                span.complete = line.number;
+            }
+            if let Some(says) = parsed {
+                on_line(line.number, says)?;
             }
         }
-        fold.line(offset + line.number, item);
-    }
+        span
+    } else {
+        foreign::fold_lines_span(path, start.byte, start.lines, limit, parse, on_line)?
+    };
+    let mut end = RolloutEnd {
+        last: span.complete,
+        byte: span.end,
+        lines: span.lines,
+        clean: span.clean,
+        meta_seen,
+        parent,
+    };
     if let Rollout::ForkPoint(limit) = extent {
         if end.byte < limit {
             return Err(ReadError::at(
@@ -871,15 +894,70 @@ fn find_rollout(root: &Path, fork: &Path, id: &str) -> Option<PathBuf> {
 /// Apply a `compacted` line: the surface restarts with the summary as a
 /// compact checkpoint, or, when the summary is empty, with the direct user
 /// and assistant messages of `replacement_history`.
-fn compact<S: SurfaceSink>(builder: &mut SurfaceBuilder<S>, seq: u64, payload: &Payload<'_>) {
+fn compact<S: SurfaceSink>(builder: &mut SurfaceBuilder<S>, seq: u64, compaction: Compaction) {
     builder.shadow();
-    if let Some(summary) = string(payload.message).filter(|m| !m.trim().is_empty()) {
-        builder.checkpoint(seq, vec![summary]);
-        return;
+    match compaction {
+        Compaction::Summary(summary) => builder.checkpoint(seq, vec![summary]),
+        Compaction::History(history) => {
+            for said in history {
+                add(builder, seq, said);
+            }
+        }
     }
-    for raw in elements(payload.replacement_history) {
-        if let Some(said) = Payload::parse(raw.get()).as_ref().and_then(said_in_item) {
-            add(builder, seq, said);
+}
+
+/// What a `compacted` line puts in place of the conversation before it.
+#[derive(Debug, Clone)]
+enum Compaction {
+    /// Its summary (`message`), when not blank.
+    Summary(String),
+    /// Else the messages of its `replacement_history`.
+    History(Vec<Said>),
+}
+
+impl Compaction {
+    fn of(payload: &Payload<'_>) -> Self {
+        if let Some(summary) = string(payload.message).filter(|m| !m.trim().is_empty()) {
+            return Compaction::Summary(summary);
+        }
+        Compaction::History(
+            elements(payload.replacement_history)
+                .into_iter()
+                .filter_map(|raw| Payload::parse(raw.get()).as_ref().and_then(said_in_item))
+                .collect(),
+        )
+    }
+}
+
+/// What one rollout line says, worked out without state, so that a
+/// rollout's lines can be parsed on both cores and folded in order
+/// ([`fold_rollout_from`]).
+enum RolloutSays {
+    /// A `session_meta`: the history base of a paginated fork, if it is
+    /// one (an unusable one is an error, if this is the first meta).
+    Meta(Result<Option<HistoryBase>, ReadError>),
+    /// A response item: whether it is a message, and what it says.
+    Response { message: bool, said: Option<Said> },
+    /// An event, and the message it copies.
+    Event(Option<Said>),
+    /// A compaction.
+    Compacted(Compaction),
+    /// Nothing the surface keeps.
+    Other,
+}
+
+impl RolloutSays {
+    /// What `item`, a line of the rollout at `path`, says.
+    fn of(item: Item<'_>, path: &Path) -> Self {
+        match item {
+            Item::Meta(p) => RolloutSays::Meta(history_base(&p, path)),
+            Item::Response(p) => RolloutSays::Response {
+                message: is_str(p.kind, "message"),
+                said: said_in_item(&p),
+            },
+            Item::Event(p) => RolloutSays::Event(said_in_event(&p)),
+            Item::Compacted(p) => RolloutSays::Compacted(Compaction::of(&p)),
+            Item::TurnContext(_) | Item::Other => RolloutSays::Other,
         }
     }
 }

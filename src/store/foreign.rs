@@ -187,6 +187,93 @@ pub fn read_lines_span(
     Ok(span)
 }
 
+/// [`read_lines_span`] with the lines parsed on both cores, from byte
+/// `from` (a line start after `lines` lines) to byte `to` (the end without
+/// it), of a plain log: `parse` reads a line into what the fold needs
+/// (`None`: the line does not parse) without state, so the log is read and
+/// parsed in pieces on rayon's pool ([`lines::fold_lines_at`]); `fold`
+/// takes the results in line order, numbered as [`read_lines_span`]
+/// numbers them (an error from it stops the reading), and the span is
+/// counted as it counts it. Memory: two rounds of parsed lines, or the
+/// longest line.
+pub fn fold_lines_span<T: Send>(
+    path: &Path,
+    from: u64,
+    lines: u64,
+    to: Option<u64>,
+    parse: impl Fn(&[u8]) -> Option<T> + Sync,
+    fold: impl FnMut(u64, T) -> Result<(), ReadError>,
+) -> Result<Span, ReadError> {
+    fold_lines_span_in(path, from, lines, to, lines::Pieces::LOG, parse, fold)
+}
+
+/// [`fold_lines_span`] reading the log in `pieces`.
+fn fold_lines_span_in<T: Send>(
+    path: &Path,
+    from: u64,
+    lines: u64,
+    to: Option<u64>,
+    pieces: lines::Pieces,
+    parse: impl Fn(&[u8]) -> Option<T> + Sync,
+    mut fold: impl FnMut(u64, T) -> Result<(), ReadError>,
+) -> Result<Span, ReadError> {
+    let io = |e: io::Error| ReadError::io(path, &e);
+    let file = File::open(path).map_err(io)?;
+    let mut number = lines;
+    let mut complete = lines;
+    let read = lines::fold_lines_at(
+        &file,
+        from,
+        to.map(|to| to.saturating_sub(from)),
+        pieces,
+        |piece| lines::map_each_line(piece, &parse),
+        |parsed, torn| {
+            let count = parsed.len();
+            for (at, outcome) in parsed.into_iter().enumerate() {
+                number += 1;
+                let terminated = !(torn && at + 1 == count);
+                if terminated || outcome.is_some() {
+                    complete = number;
+                }
+                if let Some(value) = outcome {
+                    fold(number, value)?;
+                }
+            }
+            Ok(())
+        },
+        io,
+    )?;
+    Ok(Span {
+        complete,
+        lines: number,
+        end: from + read.bytes,
+        clean: !read.torn,
+    })
+}
+
+/// [`read_all_lines`] by [`fold_lines_span`] (a `.zst` log, which can only
+/// be read in order, line by line): the number of the last complete line.
+pub fn fold_all_lines<T: Send>(
+    path: &Path,
+    parse: impl Fn(&[u8]) -> Option<T> + Sync,
+    mut fold: impl FnMut(u64, T),
+) -> Result<u64, ReadError> {
+    if is_zstd(path) {
+        return read_all_lines(path, |number, bytes| match parse(bytes) {
+            Some(value) => {
+                fold(number, value);
+                Visit::NEXT
+            }
+            None => Visit::BAD,
+        });
+    }
+    fold_lines_span(path, 0, 0, None, parse, |number, value| {
+        fold(number, value);
+        Ok(())
+    })
+    .map(|span| span.complete)
+}
+
 /// What `pick` finds in the last line of `path` where it finds anything,
 /// looking only at lines holding `word`. A plain log is scanned from its
 /// end, as far as needed; a zstd stream cannot be read backward and is read
@@ -272,6 +359,28 @@ pub fn trailing_uuid(path: &Path) -> Option<String> {
     shaped.then(|| tail.to_owned())
 }
 
+/// What one line of an agent's transcript says to the surface, worked out
+/// without state (so lines can be parsed on both cores) and applied in line
+/// order by [`SurfaceBuilder::apply`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LineSays {
+    /// Nothing the surface keeps.
+    Nothing,
+    /// A direct user message ([`SurfaceBuilder::user`]).
+    User(Vec<String>),
+    /// A compact checkpoint ([`SurfaceBuilder::checkpoint`]).
+    Checkpoint(Vec<String>),
+    /// Assistant text ([`SurfaceBuilder::assistant`]).
+    Assistant {
+        /// The merge key: lines sharing it form one message.
+        key: Option<String>,
+        /// The texts.
+        texts: Vec<String>,
+    },
+    /// A compaction ([`SurfaceBuilder::shadow`]).
+    Shadow,
+}
+
 /// Builds a surface while a log is read forward, into any [`SurfaceSink`].
 ///
 /// Assistant messages written over several lines (one `message.id`) are
@@ -354,6 +463,17 @@ impl<S: SurfaceSink> SurfaceBuilder<S> {
     pub fn shadow(&mut self) {
         self.sink.clear();
         self.by_message.clear();
+    }
+
+    /// Apply what line `seq` says.
+    pub fn apply(&mut self, seq: u64, says: LineSays) {
+        match says {
+            LineSays::Nothing => {}
+            LineSays::User(texts) => self.user(seq, texts),
+            LineSays::Checkpoint(texts) => self.checkpoint(seq, texts),
+            LineSays::Assistant { key, texts } => self.assistant(seq, key.as_deref(), texts),
+            LineSays::Shadow => self.shadow(),
+        }
     }
 
     /// The sink, fed with everything built.
@@ -463,7 +583,68 @@ pub(crate) mod testing {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
     use std::io::Write;
+
+    /// A line "parses" when it starts with `o`.
+    fn parse_o(bytes: &[u8]) -> Option<Vec<u8>> {
+        bytes.starts_with(b"o").then(|| bytes.to_vec())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(500))]
+        #[test]
+        fn spans_folded_in_pieces_fold_as_read_line_by_line(
+            lines in prop::collection::vec("[ox]{0,9}", 0..14),
+            end in prop::sample::select(vec!["\n", ""]),
+            skip in 0usize..4,
+            cut in 0usize..200,
+            piece in 1usize..40,
+            round in 1usize..4,
+        ) {
+            let mut content = lines.join("\n");
+            if !lines.is_empty() {
+                content.push_str(end);
+            }
+            let mut file = tempfile::NamedTempFile::new().unwrap();
+            file.write_all(content.as_bytes()).unwrap();
+            // Start after `skip` whole lines; end anywhere after that.
+            let skip = skip.min(lines.len());
+            let from: u64 = lines[..skip].iter().map(|l| l.len() as u64 + 1).sum::<u64>()
+                .min(content.len() as u64);
+            let to = from + cut as u64;
+            let mut expected = Vec::new();
+            let expected_span = read_lines_span(file.path(), from, skip as u64, to, |number, bytes| {
+                match parse_o(bytes) {
+                    Some(value) => {
+                        expected.push((number, value));
+                        Visit::NEXT
+                    }
+                    None => Visit::BAD,
+                }
+            }).unwrap();
+            let mut got = Vec::new();
+            let pieces = lines::Pieces { piece, round };
+            let span = fold_lines_span_in(file.path(), from, skip as u64, Some(to), pieces, parse_o, |number, value| {
+                got.push((number, value));
+                Ok(())
+            }).unwrap();
+            prop_assert_eq!(&got, &expected);
+            prop_assert_eq!(span, expected_span);
+            // And the whole log as `read_all_lines` reads it.
+            let mut whole = Vec::new();
+            let complete = read_all_lines(file.path(), |number, bytes| match parse_o(bytes) {
+                Some(value) => {
+                    whole.push((number, value));
+                    Visit::NEXT
+                }
+                None => Visit::BAD,
+            }).unwrap();
+            let mut folded = Vec::new();
+            let folded_complete = fold_all_lines(file.path(), parse_o, |number, value| folded.push((number, value))).unwrap();
+            prop_assert_eq!((folded, folded_complete), (whole, complete));
+        }
+    }
 
     #[test]
     fn titles_are_first_lines_cut_to_80_chars() {

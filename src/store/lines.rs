@@ -176,6 +176,23 @@ impl Pieces {
     };
 }
 
+/// `f` of every line of `piece` (each ended by `\n`, the last one possibly
+/// not), in order: the `parse` of [`fold_lines_at`] for a reader that takes
+/// lines one at a time.
+pub fn map_each_line<T>(piece: &[u8], f: impl Fn(&[u8]) -> T) -> Vec<T> {
+    let mut out = Vec::with_capacity(piece.len() / 512 + 1);
+    let mut rest = piece;
+    while !rest.is_empty() {
+        let (line, next) = match memchr::memchr(b'\n', rest) {
+            Some(nl) => (&rest[..nl], &rest[nl + 1..]),
+            None => (rest, &rest[rest.len()..]),
+        };
+        out.push(f(line));
+        rest = next;
+    }
+    out
+}
+
 /// How far [`fold_lines_at`] read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LinesRead {
