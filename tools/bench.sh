@@ -5,7 +5,7 @@
 #   tools/bench.sh [DATA_DIR]        (default /tmp/session-ref-bench)
 #
 # Generates the synthetic stores with tools/gen-stores.py when DATA_DIR does
-# not hold them yet (about 8.8 GB), builds the release binary, then times
+# not hold them yet (about 9.4 GB), builds the release binary, then times
 # with hyperfine (warm page cache: one warm-up run each) and measures peak
 # RSS with GNU time. Results go to DATA_DIR/results/*.md and stdout.
 # Knobs: RUNS (default 10), SKIP_NODE=1 (skip the reference resolver).
@@ -24,6 +24,8 @@ mkdir -p "$data/results"
 [ -d "$data/claude10k" ] || $gen claude "$data/claude10k" --sessions 10000 --size 250k --dist skewed --title mixed
 [ -d "$data/codex10k" ] || $gen codex "$data/codex10k" --sessions 10000 --size 120k --dist skewed --title mixed
 [ -d "$data/gemini10k" ] || $gen gemini "$data/gemini10k" --sessions 10000 --size 120k --dist skewed --title mixed
+[ -d "$data/claude-big" ] || $gen claude "$data/claude-big" --sessions 1 --size 300M --title late
+[ -d "$data/codex-big" ] || $gen codex "$data/codex-big" --sessions 1 --size 300M --title late
 
 # --- binary ----------------------------------------------------------------
 (cd "$repo" && cargo build --release --quiet)
@@ -68,6 +70,17 @@ run --export-markdown "$data/results/prepare.md" \
   "$bin --store $data/big prepare '$three'"
 echo "peak RSS (KiB) of that prepare:"
 /usr/bin/time -f '    %M KiB, %e s elapsed, %U s user, %S s sys' "$bin" --store "$data/big" prepare "$three" >/dev/null
+
+for kind in claude codex; do
+  root="$data/$kind-big/projects"
+  [ "$kind" = codex ] && root="$data/$kind-big/sessions"
+  log=$(find "$root" -name '*.jsonl' | head -1)
+  id=$("$bin" --"$kind" "$root" candidates --json | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["sessionId"])')
+  mention="see @[s]($(uri "$id"))"
+  echo "## prepare of one 300 MB $kind transcript"
+  run --export-markdown "$data/results/prepare-$kind.md" \
+    "cat $log" "$bin --$kind $root prepare '$mention'"
+done
 
 echo "## prepare of a 4,000-message session, session-ref vs the reference under node"
 run --export-markdown "$data/results/msgs4k.md" "$bin --store $data/msgs4k prepare '$one'"
