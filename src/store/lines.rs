@@ -747,6 +747,30 @@ mod tests {
     }
 
     #[test]
+    fn folds_on_a_one_thread_pool_whose_handle_is_gone() {
+        // How the picker warms the search index: on a pool of one
+        // low-priority thread, whose handle is dropped once the job is
+        // given. Rounds read ahead and pieces parsed "in parallel" then
+        // all run on that thread.
+        let content: Vec<u8> = (0..5_000u32)
+            .flat_map(|i| format!("line {i}\n").into_bytes())
+            .collect();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        pool.spawn(move || {
+            let pieces = Pieces { piece: 7, round: 4 };
+            let seen = folded(&content[..], 0, None, pieces).map(|(seen, _)| seen.len());
+            tx.send(seen.ok()).unwrap();
+        });
+        drop(pool);
+        let lines = rx.recv_timeout(std::time::Duration::from_secs(60)).unwrap();
+        assert_eq!(lines, Some(5_000));
+    }
+
+    #[test]
     fn a_span_reads_from_its_start_to_its_limit() {
         let content = b"one\ntwo\nthree\nfour";
         for pieces in SHAPES {
