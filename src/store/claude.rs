@@ -80,7 +80,7 @@ use crate::store::foreign::{
 use crate::store::index::TitleInputs;
 use crate::store::journal::{Folded, Journal, ResumePoint};
 use crate::store::lines;
-use crate::store::loose::{elements, is_str, is_true, non_empty, string};
+use crate::store::loose::{elements, from_line, is_str, is_true, non_empty, string};
 use crate::store::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
 use crate::store::time::Instant;
 use crate::store::{env_or_home, has_suffix, Caches, Env, ReadError, ScanEvent, Store};
@@ -174,7 +174,7 @@ struct Line<'a> {
 
 impl<'a> Line<'a> {
     fn parse(bytes: &'a [u8]) -> Option<Line<'a>> {
-        serde_json::from_slice(bytes).ok()
+        from_line(bytes).ok()
     }
 
     fn message(&self) -> Message<'a> {

@@ -53,7 +53,7 @@ use crate::store::foreign::{
 };
 use crate::store::index::TitleInputs;
 use crate::store::journal::{Folded, Journal, ResumePoint};
-use crate::store::loose::{elements, is_str, non_empty, string};
+use crate::store::loose::{elements, from_line, is_str, non_empty, string};
 use crate::store::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
 use crate::store::time::Instant;
 use crate::store::{env_or_home, has_suffix, Caches, Env, ReadError, ScanEvent, Store};
@@ -154,7 +154,7 @@ enum Item<'a> {
 /// Parse a line into its timestamp and item; `None` when it is not a JSON
 /// object.
 fn parse_line(bytes: &[u8]) -> Option<(Option<String>, Item<'_>)> {
-    let line: Line<'_> = serde_json::from_slice(bytes).ok()?;
+    let line: Line<'_> = from_line(bytes).ok()?;
     let timestamp = string(line.timestamp);
     let Some(payload) = line.payload else {
         // Early, unwrapped shapes.

@@ -88,7 +88,7 @@ use rayon::prelude::*;
 use crate::store::foreign::{title_from_text, FileCache};
 use crate::store::index::{lock, TitleIndex, TitleInputs};
 use crate::store::lines;
-use crate::store::loose::{elements, is_str, is_true, string};
+use crate::store::loose::{elements, from_line, is_str, is_true, string};
 use crate::store::model::{
     Block, EventKind, MessageSource, SessionRecord, StoreKind, Surface, SurfaceEvent,
 };
@@ -275,7 +275,7 @@ impl<'a> Record<'a> {
         if raw[start] != b'{' {
             return None;
         }
-        serde_json::from_slice(raw).ok()
+        from_line(raw).ok()
     }
 
     /// [`Record::parse`] of a JSON value inside a line.
