@@ -287,16 +287,8 @@ impl<'a, C: Classify> StringStops<'a, C> {
     #[inline(always)]
     fn block_stops(&mut self) -> u64 {
         let rest = self.bytes.get(self.base..).unwrap_or_default();
-        // The last bytes of a line are padded with spaces (no stop), so
-        // that they take the same vector path.
         let mut padded = [b' '; 64];
-        let block = match rest.first_chunk::<64>() {
-            Some(block) => block,
-            None => {
-                padded[..rest.len()].copy_from_slice(rest);
-                &padded
-            }
-        };
+        let block = block_of(rest, &mut padded);
         string_blocks::stops(
             self.classifier.classify(block, &mut self.utf8),
             &mut self.carry,
@@ -331,13 +323,7 @@ impl<'a, C: Classify> StringStops<'a, C> {
                 break None;
             };
             let mut padded = [b' '; 64];
-            let block = match rest.first_chunk::<64>() {
-                Some(block) => block,
-                None => {
-                    padded[..rest.len()].copy_from_slice(rest);
-                    &padded
-                }
-            };
+            let block = block_of(rest, &mut padded);
             let mask = string_blocks::stops(self.classifier.classify(block, &mut utf8), &mut carry);
             if mask != 0 {
                 break Some(mask);
@@ -362,6 +348,20 @@ impl<'a, C: Classify> StringStops<'a, C> {
             self.carry = 0;
             self.utf8.restart();
             self.mask = self.block_stops();
+        }
+    }
+}
+
+/// The block that starts `rest`: its first 64 bytes, or, at the end of a
+/// line, what is left padded with spaces (no stop) in `padded`, so that
+/// the last bytes take the same vector path.
+#[inline(always)]
+fn block_of<'b>(rest: &'b [u8], padded: &'b mut [u8; 64]) -> &'b [u8; 64] {
+    match rest.first_chunk::<64>() {
+        Some(block) => block,
+        None => {
+            padded[..rest.len()].copy_from_slice(rest);
+            padded
         }
     }
 }

@@ -591,6 +591,17 @@ mod tests {
         bytes.starts_with(b"o").then(|| bytes.to_vec())
     }
 
+    /// A line visitor keeping, numbered, the lines [`parse_o`] reads.
+    fn keep_o(kept: &mut Vec<(u64, Vec<u8>)>) -> impl FnMut(u64, &[u8]) -> Visit + '_ {
+        |number, bytes| match parse_o(bytes) {
+            Some(value) => {
+                kept.push((number, value));
+                Visit::NEXT
+            }
+            None => Visit::BAD,
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(500))]
         #[test]
@@ -614,15 +625,7 @@ mod tests {
                 .min(content.len() as u64);
             let to = from + cut as u64;
             let mut expected = Vec::new();
-            let expected_span = read_lines_span(file.path(), from, skip as u64, to, |number, bytes| {
-                match parse_o(bytes) {
-                    Some(value) => {
-                        expected.push((number, value));
-                        Visit::NEXT
-                    }
-                    None => Visit::BAD,
-                }
-            }).unwrap();
+            let expected_span = read_lines_span(file.path(), from, skip as u64, to, keep_o(&mut expected)).unwrap();
             let mut got = Vec::new();
             let pieces = lines::Pieces { piece, round };
             let span = fold_lines_span_in(file.path(), from, skip as u64, Some(to), pieces, parse_o, |number, value| {
@@ -633,13 +636,7 @@ mod tests {
             prop_assert_eq!(span, expected_span);
             // And the whole log as `read_all_lines` reads it.
             let mut whole = Vec::new();
-            let complete = read_all_lines(file.path(), |number, bytes| match parse_o(bytes) {
-                Some(value) => {
-                    whole.push((number, value));
-                    Visit::NEXT
-                }
-                None => Visit::BAD,
-            }).unwrap();
+            let complete = read_all_lines(file.path(), keep_o(&mut whole)).unwrap();
             let mut folded = Vec::new();
             let folded_complete = fold_all_lines(file.path(), parse_o, |number, value| folded.push((number, value))).unwrap();
             prop_assert_eq!((folded, folded_complete), (whole, complete));
