@@ -74,13 +74,14 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
+use crate::store::envelope;
 use crate::store::foreign::{
     self, read_lines, title_from_text, FileCache, LineSays, SurfaceBuilder, Visit,
 };
 use crate::store::index::TitleInputs;
 use crate::store::journal::{Folded, Journal, ResumePoint};
 use crate::store::lines;
-use crate::store::loose::{elements, from_line, is_str, is_true, non_empty, string};
+use crate::store::loose::{elements, from_line, is_str, is_true, non_empty, string, RawText};
 use crate::store::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
 use crate::store::time::Instant;
 use crate::store::{env_or_home, has_suffix, Caches, Env, ReadError, ScanEvent, Store};
@@ -140,46 +141,89 @@ const HEAD_EXTRA_LINES: u64 = 64;
 
 /// The fields of a transcript line the mapping uses; all optional and
 /// interpreted leniently, so a line of an unknown shape is simply inert.
-#[derive(Deserialize)]
+#[derive(Deserialize, Default, Debug, PartialEq)]
 struct Line<'a> {
     #[serde(rename = "type", borrow)]
-    kind: Option<&'a RawValue>,
+    kind: Option<RawText<'a>>,
     #[serde(borrow)]
-    subtype: Option<&'a RawValue>,
+    subtype: Option<RawText<'a>>,
     #[serde(borrow)]
-    cwd: Option<&'a RawValue>,
+    cwd: Option<RawText<'a>>,
     #[serde(borrow)]
-    timestamp: Option<&'a RawValue>,
+    timestamp: Option<RawText<'a>>,
     #[serde(rename = "isSidechain", borrow)]
-    is_sidechain: Option<&'a RawValue>,
+    is_sidechain: Option<RawText<'a>>,
     #[serde(rename = "isMeta", borrow)]
-    is_meta: Option<&'a RawValue>,
+    is_meta: Option<RawText<'a>>,
     #[serde(rename = "isCompactSummary", borrow)]
-    is_compact_summary: Option<&'a RawValue>,
+    is_compact_summary: Option<RawText<'a>>,
     #[serde(rename = "rowSource", borrow)]
-    row_source: Option<&'a RawValue>,
+    row_source: Option<RawText<'a>>,
     #[serde(borrow)]
-    origin: Option<&'a RawValue>,
+    origin: Option<RawText<'a>>,
     #[serde(borrow)]
-    message: Option<&'a RawValue>,
+    message: Option<RawText<'a>>,
     #[serde(rename = "customTitle", borrow)]
-    custom_title: Option<&'a RawValue>,
+    custom_title: Option<RawText<'a>>,
     #[serde(rename = "aiTitle", borrow)]
-    ai_title: Option<&'a RawValue>,
+    ai_title: Option<RawText<'a>>,
     #[serde(borrow)]
-    summary: Option<&'a RawValue>,
+    summary: Option<RawText<'a>>,
     #[serde(rename = "leafUuid", borrow)]
-    leaf_uuid: Option<&'a RawValue>,
+    leaf_uuid: Option<RawText<'a>>,
 }
 
 impl<'a> Line<'a> {
+    /// The fields of a line; `None` when it is not a JSON object of them.
+    /// A line the envelope scanner vouches for is read by it (each value's
+    /// text taken as it stands, as `serde_json` takes a `RawValue`), else
+    /// by `serde_json`: the same fields either way (a property test below).
     fn parse(bytes: &'a [u8]) -> Option<Line<'a>> {
+        if let Ok(text) = simdutf8::basic::from_utf8(bytes) {
+            if let Some(line) = Line::scan(text) {
+                return Some(line);
+            }
+        }
         from_line(bytes).ok()
+    }
+
+    /// [`Line::parse`] by the envelope scanner; `None` when in doubt,
+    /// including a field given twice (which `serde_json` refuses).
+    fn scan(text: &'a str) -> Option<Line<'a>> {
+        let mut line = Line::default();
+        let mut seen = 0u16;
+        envelope::object_members(text, |key, raw| {
+            let (bit, slot) = match key {
+                "type" => (0, &mut line.kind),
+                "subtype" => (1, &mut line.subtype),
+                "cwd" => (2, &mut line.cwd),
+                "timestamp" => (3, &mut line.timestamp),
+                "isSidechain" => (4, &mut line.is_sidechain),
+                "isMeta" => (5, &mut line.is_meta),
+                "isCompactSummary" => (6, &mut line.is_compact_summary),
+                "rowSource" => (7, &mut line.row_source),
+                "origin" => (8, &mut line.origin),
+                "message" => (9, &mut line.message),
+                "customTitle" => (10, &mut line.custom_title),
+                "aiTitle" => (11, &mut line.ai_title),
+                "summary" => (12, &mut line.summary),
+                "leafUuid" => (13, &mut line.leaf_uuid),
+                _ => return Some(()),
+            };
+            if seen & 1 << bit != 0 {
+                return None;
+            }
+            seen |= 1 << bit;
+            // `null` reads as absent, as `Option<&RawValue>` reads it.
+            *slot = (raw != "null").then_some(RawText(raw));
+            Some(())
+        })?;
+        Some(line)
     }
 
     fn message(&self) -> Message<'a> {
         self.message
-            .and_then(|m| serde_json::from_str(m.get()).ok())
+            .and_then(|m| serde_json::from_str(m.0).ok())
             .unwrap_or_default()
     }
 
@@ -206,8 +250,8 @@ impl<'a> Line<'a> {
         }
         match self.origin {
             None => true,
-            Some(raw) if raw.get() == "null" => true,
-            Some(raw) => serde_json::from_str::<Origin>(raw.get())
+            Some(raw) if raw.0 == "null" => true,
+            Some(raw) => serde_json::from_str::<Origin>(raw.0)
                 .is_ok_and(|origin| is_str(origin.kind, HUMAN_ORIGIN)),
         }
     }
@@ -930,6 +974,96 @@ fn head_title(path: &Path) -> Result<Option<String>, ReadError> {
 mod tests {
     use super::*;
     use crate::store::foreign::testing::texts;
+    use proptest::prelude::*;
+
+    /// Transcript lines of every shape the fields take, and hostile ones:
+    /// repeated fields, escaped keys, `null`s, nesting, other spacing.
+    fn arb_line() -> impl Strategy<Value = String> {
+        let key = prop::sample::select(vec![
+            "type",
+            "subtype",
+            "cwd",
+            "timestamp",
+            "isSidechain",
+            "isMeta",
+            "isCompactSummary",
+            "rowSource",
+            "origin",
+            "message",
+            "customTitle",
+            "aiTitle",
+            "summary",
+            "leafUuid",
+            "uuid",
+            "parentUuid",
+            "toolUseResult",
+            "t\\u0079pe",
+        ]);
+        let value = prop::sample::select(vec![
+            "\"user\"",
+            "\"assistant\"",
+            "null",
+            "true",
+            "false",
+            "12",
+            "-1.5e3",
+            "\"a \\\"q\\\" \\n \\u00e9 é 😀\"",
+            r#"{"role":"user","content":[{"type":"text","text":"hi"},{"type":"tool_result","content":"x\ny"}]}"#,
+            r#"{"id":"m1","model":"<synthetic>","content":"plain"}"#,
+            r#"{"kind":"human"}"#,
+            "[1,[2,{}],\"x\"]",
+            "{}",
+            "[]",
+        ]);
+        let member = (key, value).prop_map(|(k, v)| format!("\"{k}\":{v}"));
+        let spacing = prop::sample::select(vec!["", " ", "\t"]);
+        (prop::collection::vec(member, 0..8), spacing).prop_map(|(members, space)| {
+            format!("{space}{{{}}}{space}", members.join(&format!(",{space}")))
+        })
+    }
+
+    /// A line's fields as text, to compare two readings.
+    fn fields<'a>(line: &Line<'a>) -> Vec<Option<&'a str>> {
+        [
+            line.kind,
+            line.subtype,
+            line.cwd,
+            line.timestamp,
+            line.is_sidechain,
+            line.is_meta,
+            line.is_compact_summary,
+            line.row_source,
+            line.origin,
+            line.message,
+            line.custom_title,
+            line.ai_title,
+            line.summary,
+            line.leaf_uuid,
+        ]
+        .iter()
+        .map(|field| field.map(|raw| raw.0))
+        .collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+        #[test]
+        fn the_scanner_reads_a_line_as_serde_json_does(text in arb_line()) {
+            let general: Option<Line<'_>> = serde_json::from_str(&text).ok();
+            if let Some(scanned) = Line::scan(&text) {
+                prop_assert_eq!(Some(fields(&scanned)), general.as_ref().map(fields), "{}", text);
+            }
+        }
+    }
+
+    #[test]
+    fn ordinary_lines_are_read_by_the_scanner() {
+        let line = r#"{"parentUuid":null,"isSidechain":false,"userType":"external","cwd":"/w","sessionId":"s","version":"2.1.332","type":"user","message":{"role":"user","content":[{"tool_use_id":"t","type":"tool_result","content":"a\nb \"q\" é"}]},"uuid":"u","timestamp":"2026-01-01T00:00:00.000Z","toolUseResult":{"stdout":"x"}}"#;
+        let scanned = Line::scan(line).unwrap();
+        assert_eq!(scanned, serde_json::from_str::<Line<'_>>(line).unwrap());
+        assert!(scanned.message.is_some() && scanned.is_sidechain.is_some());
+        assert_eq!(scanned.row_source, None);
+    }
 
     thread_local! {
         /// One test's caches, kept across its calls as a catalog keeps them.

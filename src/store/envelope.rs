@@ -157,6 +157,89 @@ fn avx512_scan(avx512: Avx512, stretch: Stretch<'_>) -> Option<(Envelope<'_>, us
     unsafe { compiled(avx512, stretch) }
 }
 
+/// The members of the JSON object that is all of `line` (spaces around it
+/// aside), in order, each as its key and the raw text of its value (as a
+/// `RawValue` holds it: without the spaces around it), given to `member`.
+/// `None` when the scanner cannot vouch for the object, or when `member`
+/// says `None`: the caller then parses the line the general way. Keys are
+/// taken only without a backslash, so a key's text is the key; values are
+/// checked with the grammar [`scan`] checks (see the module docs for what
+/// it leaves to the general parse).
+pub fn object_members<'a>(
+    line: &'a str,
+    member: impl FnMut(&'a str, &'a str) -> Option<()>,
+) -> Option<()> {
+    match Classifier::detect() {
+        Classifier::Portable => members_classified(Portable, line, member),
+        #[cfg(target_arch = "x86_64")]
+        Classifier::Avx2(avx2) => {
+            #[target_feature(enable = "avx2")]
+            fn compiled<'a>(
+                avx2: Avx2,
+                line: &'a str,
+                member: impl FnMut(&'a str, &'a str) -> Option<()>,
+            ) -> Option<()> {
+                members_classified(avx2, line, member)
+            }
+            // SAFETY: an `Avx2` exists only when the CPU has AVX2.
+            unsafe { compiled(avx2, line, member) }
+        }
+        #[cfg(target_arch = "x86_64")]
+        Classifier::Avx512(avx512) => {
+            #[target_feature(enable = "avx512bw")]
+            fn compiled<'a>(
+                avx512: Avx512,
+                line: &'a str,
+                member: impl FnMut(&'a str, &'a str) -> Option<()>,
+            ) -> Option<()> {
+                members_classified(avx512, line, member)
+            }
+            // SAFETY: an `Avx512` exists only when the CPU has AVX-512BW.
+            unsafe { compiled(avx512, line, member) }
+        }
+    }
+}
+
+/// [`object_members`] with blocks classified by `classifier`.
+#[inline(always)]
+fn members_classified<'a, C: Classify>(
+    classifier: C,
+    line: &'a str,
+    mut member: impl FnMut(&'a str, &'a str) -> Option<()>,
+) -> Option<()> {
+    let bytes = line.as_bytes();
+    let mut scanner = Scanner {
+        bytes,
+        at: 0,
+        stops: StringStops::new(classifier, bytes, 0),
+    };
+    scanner.skip_spaces();
+    scanner.eat(b'{')?;
+    scanner.skip_spaces();
+    if scanner.peek()? == b'}' {
+        scanner.at += 1;
+    } else {
+        loop {
+            scanner.skip_spaces();
+            let key_start = scanner.at + 1;
+            let key = scanner.key()?;
+            let key = line.get(key_start..key_start + key.len())?;
+            scanner.skip_spaces();
+            let start = scanner.at;
+            scanner.value()?;
+            member(key, line.get(start..scanner.at)?)?;
+            scanner.skip_spaces();
+            match scanner.next()? {
+                b',' => continue,
+                b'}' => break,
+                _ => return None,
+            }
+        }
+    }
+    scanner.skip_spaces();
+    (scanner.at == bytes.len()).then_some(())
+}
+
 /// The scan itself, of the first line of `stretch`, with blocks classified
 /// by `classifier`. The `\n` that ends the line is a control byte: inside
 /// a string it stops the string walk (a fault), and between tokens no

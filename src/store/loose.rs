@@ -209,30 +209,64 @@ pub fn is_json(bytes: &[u8]) -> bool {
     std::str::from_utf8(bytes).is_ok() && serde_json::from_slice::<IgnoredAny>(bytes).is_ok()
 }
 
+/// The text of a JSON value as a field of a line holds it, without the
+/// spaces around it: what the field helpers below read. A borrowed
+/// [`RawValue`] is one; so is a [`RawText`].
+pub trait JsonText: Copy {
+    /// The value's JSON text.
+    fn json(&self) -> &str;
+}
+
+impl JsonText for &RawValue {
+    fn json(&self) -> &str {
+        self.get()
+    }
+}
+
+/// A value's JSON text, borrowed from its line: what a `&RawValue` field
+/// holds, but which a scanner that has already checked the text can make
+/// without `serde_json` checking it again (`serde_json` cannot borrow a
+/// `RawValue` from a string otherwise). Read from JSON, it is the text of
+/// a `&RawValue`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RawText<'a>(pub &'a str);
+
+impl JsonText for RawText<'_> {
+    fn json(&self) -> &str {
+        self.0
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for RawText<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        <&'de RawValue>::deserialize(deserializer).map(|raw| RawText(raw.get()))
+    }
+}
+
 /// A JSON string value, or `None` for anything else (absent, null, number, …).
-pub fn string(raw: Option<&RawValue>) -> Option<String> {
+pub fn string(raw: Option<impl JsonText>) -> Option<String> {
     let raw = raw?;
-    if !raw.get().starts_with('"') {
+    if !raw.json().starts_with('"') {
         return None;
     }
-    serde_json::from_str(raw.get()).ok()
+    serde_json::from_str(raw.json()).ok()
 }
 
 /// A JSON string value that is not empty.
-pub fn non_empty(raw: Option<&RawValue>) -> Option<String> {
+pub fn non_empty(raw: Option<impl JsonText>) -> Option<String> {
     string(raw).filter(|s| !s.is_empty())
 }
 
 /// Whether a JSON value is literally `true`.
-pub fn is_true(raw: Option<&RawValue>) -> bool {
-    raw.is_some_and(|r| r.get() == "true")
+pub fn is_true(raw: Option<impl JsonText>) -> bool {
+    raw.is_some_and(|r| r.json() == "true")
 }
 
 /// Whether a JSON value is the string `expected` (compared without
 /// allocating when the value holds no escapes).
-pub fn is_str(raw: Option<&RawValue>, expected: &str) -> bool {
+pub fn is_str(raw: Option<impl JsonText>, expected: &str) -> bool {
     let Some(raw) = raw else { return false };
-    let text = raw.get();
+    let text = raw.json();
     if let Some(inner) = text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
         if !inner.contains('\\') {
             return inner == expected;
@@ -307,18 +341,18 @@ mod tests {
 
     #[test]
     fn lenient_fields() {
-        assert_eq!(string(Some(&raw(r#""a\nb""#))).as_deref(), Some("a\nb"));
-        assert_eq!(string(Some(&raw("5"))), None);
-        assert_eq!(string(None), None);
-        assert_eq!(non_empty(Some(&raw(r#""""#))), None);
-        assert!(is_true(Some(&raw("true"))));
-        assert!(!is_true(Some(&raw(r#""true""#))));
-        assert!(is_str(Some(&raw(r#""user""#)), "user"));
-        assert!(is_str(Some(&raw(r#""\u0075ser""#)), "user"));
-        assert!(!is_str(Some(&raw(r#""users""#)), "user"));
-        assert!(!is_str(Some(&raw("null")), "user"));
-        assert_eq!(elements(Some(&raw("[1, {\"a\":2}]"))).len(), 2);
-        assert!(elements(Some(&raw("{}"))).is_empty());
+        assert_eq!(string(Some(&*raw(r#""a\nb""#))).as_deref(), Some("a\nb"));
+        assert_eq!(string(Some(&*raw("5"))), None);
+        assert_eq!(string(None::<&RawValue>), None);
+        assert_eq!(non_empty(Some(&*raw(r#""""#))), None);
+        assert!(is_true(Some(&*raw("true"))));
+        assert!(!is_true(Some(&*raw(r#""true""#))));
+        assert!(is_str(Some(&*raw(r#""user""#)), "user"));
+        assert!(is_str(Some(&*raw(r#""\u0075ser""#)), "user"));
+        assert!(!is_str(Some(&*raw(r#""users""#)), "user"));
+        assert!(!is_str(Some(&*raw("null")), "user"));
+        assert_eq!(elements(Some(&*raw("[1, {\"a\":2}]"))).len(), 2);
+        assert!(elements(Some(&*raw("{}"))).is_empty());
     }
 
     #[test]
