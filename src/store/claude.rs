@@ -74,14 +74,15 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use crate::store::envelope;
 use crate::store::foreign::{
     self, read_lines, title_from_text, FileCache, LineSays, SurfaceBuilder, Visit,
 };
 use crate::store::index::TitleInputs;
 use crate::store::journal::{Folded, Journal, ResumePoint};
 use crate::store::lines;
-use crate::store::loose::{elements, from_line, is_str, is_true, non_empty, string, RawText};
+use crate::store::loose::{
+    from_line, is_str, is_true, non_empty, raw_elements, scan_fields, string, RawText,
+};
 use crate::store::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
 use crate::store::time::Instant;
 use crate::store::{env_or_home, has_suffix, Caches, Env, ReadError, ScanEvent, Store};
@@ -139,6 +140,24 @@ const IMAGE_TITLE: &str = "[Image]";
 /// looking for a missing cwd or timestamp before giving up on them.
 const HEAD_EXTRA_LINES: u64 = 64;
 
+/// The keys of [`Line`]'s fields, in their order.
+const LINE_KEYS: [&str; 14] = [
+    "type",
+    "subtype",
+    "cwd",
+    "timestamp",
+    "isSidechain",
+    "isMeta",
+    "isCompactSummary",
+    "rowSource",
+    "origin",
+    "message",
+    "customTitle",
+    "aiTitle",
+    "summary",
+    "leafUuid",
+];
+
 /// The fields of a transcript line the mapping uses; all optional and
 /// interpreted leniently, so a line of an unknown shape is simply inert.
 #[derive(Deserialize, Default, Debug, PartialEq)]
@@ -187,43 +206,32 @@ impl<'a> Line<'a> {
         from_line(bytes).ok()
     }
 
-    /// [`Line::parse`] by the envelope scanner; `None` when in doubt,
-    /// including a field given twice (which `serde_json` refuses).
+    /// [`Line::parse`] by the envelope scanner ([`scan_fields`]); `None`
+    /// when in doubt.
     fn scan(text: &'a str) -> Option<Line<'a>> {
-        let mut line = Line::default();
-        let mut seen = 0u16;
-        envelope::object_members(text, |key, raw| {
-            let (bit, slot) = match key {
-                "type" => (0, &mut line.kind),
-                "subtype" => (1, &mut line.subtype),
-                "cwd" => (2, &mut line.cwd),
-                "timestamp" => (3, &mut line.timestamp),
-                "isSidechain" => (4, &mut line.is_sidechain),
-                "isMeta" => (5, &mut line.is_meta),
-                "isCompactSummary" => (6, &mut line.is_compact_summary),
-                "rowSource" => (7, &mut line.row_source),
-                "origin" => (8, &mut line.origin),
-                "message" => (9, &mut line.message),
-                "customTitle" => (10, &mut line.custom_title),
-                "aiTitle" => (11, &mut line.ai_title),
-                "summary" => (12, &mut line.summary),
-                "leafUuid" => (13, &mut line.leaf_uuid),
-                _ => return Some(()),
-            };
-            if seen & 1 << bit != 0 {
-                return None;
-            }
-            seen |= 1 << bit;
-            // `null` reads as absent, as `Option<&RawValue>` reads it.
-            *slot = (raw != "null").then_some(RawText(raw));
-            Some(())
-        })?;
-        Some(line)
+        let [kind, subtype, cwd, timestamp, is_sidechain, is_meta, is_compact_summary, row_source, origin, message, custom_title, ai_title, summary, leaf_uuid] =
+            scan_fields(text, LINE_KEYS)?;
+        Some(Line {
+            kind,
+            subtype,
+            cwd,
+            timestamp,
+            is_sidechain,
+            is_meta,
+            is_compact_summary,
+            row_source,
+            origin,
+            message,
+            custom_title,
+            ai_title,
+            summary,
+            leaf_uuid,
+        })
     }
 
     fn message(&self) -> Message<'a> {
         self.message
-            .and_then(|m| serde_json::from_str(m.0).ok())
+            .and_then(|m| Message::parse(m.0))
             .unwrap_or_default()
     }
 
@@ -258,28 +266,49 @@ impl<'a> Line<'a> {
 }
 
 /// The fields of `message` the mapping uses.
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, Debug, PartialEq)]
 struct Message<'a> {
     #[serde(borrow)]
-    id: Option<&'a RawValue>,
+    id: Option<RawText<'a>>,
     #[serde(borrow)]
-    model: Option<&'a RawValue>,
+    model: Option<RawText<'a>>,
     #[serde(borrow)]
-    content: Option<&'a RawValue>,
+    content: Option<RawText<'a>>,
+}
+
+impl<'a> Message<'a> {
+    /// The fields of a `message` value: by the envelope scanner, else by
+    /// `serde_json` (see [`Line::parse`]).
+    fn parse(text: &'a str) -> Option<Message<'a>> {
+        if let Some([id, model, content]) = scan_fields(text, ["id", "model", "content"]) {
+            return Some(Message { id, model, content });
+        }
+        serde_json::from_str(text).ok()
+    }
 }
 
 /// One content block: only `type` and `text` matter.
-#[derive(Deserialize)]
+#[derive(Deserialize, Debug, PartialEq)]
 struct ContentBlock<'a> {
     #[serde(rename = "type", borrow)]
-    kind: Option<&'a RawValue>,
+    kind: Option<RawText<'a>>,
     #[serde(borrow)]
-    text: Option<&'a RawValue>,
+    text: Option<RawText<'a>>,
+}
+
+impl<'a> ContentBlock<'a> {
+    /// A block: by the envelope scanner, else by `serde_json`.
+    fn parse(text: &'a str) -> Option<ContentBlock<'a>> {
+        if let Some([kind, text]) = scan_fields(text, ["type", "text"]) {
+            return Some(ContentBlock { kind, text });
+        }
+        serde_json::from_str(text).ok()
+    }
 }
 
 /// The texts of `message.content`: the string itself, or the `text` of each
 /// `text` block (tool results, thinking, images and the rest are left out).
-fn content_texts(content: Option<&RawValue>) -> Vec<String> {
+fn content_texts(content: Option<RawText<'_>>) -> Vec<String> {
     content_parts(content).texts
 }
 
@@ -294,18 +323,18 @@ struct ContentParts {
     tool_result: bool,
 }
 
-fn content_parts(content: Option<&RawValue>) -> ContentParts {
+fn content_parts(content: Option<RawText<'_>>) -> ContentParts {
     let mut parts = ContentParts::default();
     let Some(raw) = content else {
         return parts;
     };
-    if raw.get().starts_with('"') {
+    if raw.0.starts_with('"') {
         parts.texts.extend(string(Some(raw)));
         return parts;
     }
-    let blocks = elements(Some(raw))
+    let blocks = raw_elements(Some(raw))
         .into_iter()
-        .filter_map(|block| serde_json::from_str::<ContentBlock<'_>>(block.get()).ok());
+        .filter_map(|block| ContentBlock::parse(block.0));
     for block in blocks {
         if is_str(block.kind, "text") {
             parts.texts.extend(string(block.text));
@@ -366,7 +395,7 @@ enum Prompt {
 }
 
 impl Prompt {
-    fn of(content: Option<&RawValue>) -> Prompt {
+    fn of(content: Option<RawText<'_>>) -> Prompt {
         let parts = content_parts(content);
         let mut typed = Vec::new();
         let mut command = None;
@@ -979,26 +1008,9 @@ mod tests {
     /// Transcript lines of every shape the fields take, and hostile ones:
     /// repeated fields, escaped keys, `null`s, nesting, other spacing.
     fn arb_line() -> impl Strategy<Value = String> {
-        let key = prop::sample::select(vec![
-            "type",
-            "subtype",
-            "cwd",
-            "timestamp",
-            "isSidechain",
-            "isMeta",
-            "isCompactSummary",
-            "rowSource",
-            "origin",
-            "message",
-            "customTitle",
-            "aiTitle",
-            "summary",
-            "leafUuid",
-            "uuid",
-            "parentUuid",
-            "toolUseResult",
-            "t\\u0079pe",
-        ]);
+        let others = ["uuid", "parentUuid", "toolUseResult", "t\\u0079pe"];
+        let key =
+            prop::sample::select(LINE_KEYS.iter().chain(&others).copied().collect::<Vec<_>>());
         let value = prop::sample::select(vec![
             "\"user\"",
             "\"assistant\"",
@@ -1022,36 +1034,13 @@ mod tests {
         })
     }
 
-    /// A line's fields as text, to compare two readings.
-    fn fields<'a>(line: &Line<'a>) -> Vec<Option<&'a str>> {
-        [
-            line.kind,
-            line.subtype,
-            line.cwd,
-            line.timestamp,
-            line.is_sidechain,
-            line.is_meta,
-            line.is_compact_summary,
-            line.row_source,
-            line.origin,
-            line.message,
-            line.custom_title,
-            line.ai_title,
-            line.summary,
-            line.leaf_uuid,
-        ]
-        .iter()
-        .map(|field| field.map(|raw| raw.0))
-        .collect()
-    }
-
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(3000))]
         #[test]
         fn the_scanner_reads_a_line_as_serde_json_does(text in arb_line()) {
             let general: Option<Line<'_>> = serde_json::from_str(&text).ok();
             if let Some(scanned) = Line::scan(&text) {
-                prop_assert_eq!(Some(fields(&scanned)), general.as_ref().map(fields), "{}", text);
+                prop_assert_eq!(Some(scanned), general, "{}", text);
             }
         }
     }
@@ -1526,7 +1515,7 @@ mod tests {
 
     #[test]
     fn what_the_person_typed() {
-        let of = |json: &str| Prompt::of(Some(&*RawValue::from_string(json.to_owned()).unwrap()));
+        let of = |json: &str| Prompt::of(Some(RawText(json)));
         let typed = |t: &str| Prompt::Typed(vec![t.to_owned()]);
         assert_eq!(
             of(

@@ -169,69 +169,108 @@ pub fn object_members<'a>(
     line: &'a str,
     member: impl FnMut(&'a str, &'a str) -> Option<()>,
 ) -> Option<()> {
+    container_items(line, Container::Object, member)
+}
+
+/// The elements of the JSON array that is all of `text` (spaces around it
+/// aside), in order, as the raw text of each (without the spaces around
+/// it), given to `element`; `None` as for [`object_members`].
+pub fn array_elements<'a>(
+    text: &'a str,
+    mut element: impl FnMut(&'a str) -> Option<()>,
+) -> Option<()> {
+    container_items(text, Container::Array, |_, raw| element(raw))
+}
+
+/// Which container [`container_items`] reads.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Container {
+    Object,
+    Array,
+}
+
+/// The items of the container that is all of `text`: each member's key and
+/// value, or each element (with an empty key), given to `item`.
+fn container_items<'a>(
+    text: &'a str,
+    container: Container,
+    item: impl FnMut(&'a str, &'a str) -> Option<()>,
+) -> Option<()> {
     match Classifier::detect() {
-        Classifier::Portable => members_classified(Portable, line, member),
+        Classifier::Portable => items_classified(Portable, text, container, item),
         #[cfg(target_arch = "x86_64")]
         Classifier::Avx2(avx2) => {
             #[target_feature(enable = "avx2")]
             fn compiled<'a>(
                 avx2: Avx2,
-                line: &'a str,
-                member: impl FnMut(&'a str, &'a str) -> Option<()>,
+                text: &'a str,
+                container: Container,
+                item: impl FnMut(&'a str, &'a str) -> Option<()>,
             ) -> Option<()> {
-                members_classified(avx2, line, member)
+                items_classified(avx2, text, container, item)
             }
             // SAFETY: an `Avx2` exists only when the CPU has AVX2.
-            unsafe { compiled(avx2, line, member) }
+            unsafe { compiled(avx2, text, container, item) }
         }
         #[cfg(target_arch = "x86_64")]
         Classifier::Avx512(avx512) => {
             #[target_feature(enable = "avx512bw")]
             fn compiled<'a>(
                 avx512: Avx512,
-                line: &'a str,
-                member: impl FnMut(&'a str, &'a str) -> Option<()>,
+                text: &'a str,
+                container: Container,
+                item: impl FnMut(&'a str, &'a str) -> Option<()>,
             ) -> Option<()> {
-                members_classified(avx512, line, member)
+                items_classified(avx512, text, container, item)
             }
             // SAFETY: an `Avx512` exists only when the CPU has AVX-512BW.
-            unsafe { compiled(avx512, line, member) }
+            unsafe { compiled(avx512, text, container, item) }
         }
     }
 }
 
-/// [`object_members`] with blocks classified by `classifier`.
+/// [`container_items`] with blocks classified by `classifier`.
 #[inline(always)]
-fn members_classified<'a, C: Classify>(
+fn items_classified<'a, C: Classify>(
     classifier: C,
-    line: &'a str,
-    mut member: impl FnMut(&'a str, &'a str) -> Option<()>,
+    text: &'a str,
+    container: Container,
+    mut item: impl FnMut(&'a str, &'a str) -> Option<()>,
 ) -> Option<()> {
-    let bytes = line.as_bytes();
+    let (open, close) = match container {
+        Container::Object => (b'{', b'}'),
+        Container::Array => (b'[', b']'),
+    };
+    let bytes = text.as_bytes();
     let mut scanner = Scanner {
         bytes,
         at: 0,
         stops: StringStops::new(classifier, bytes, 0),
     };
     scanner.skip_spaces();
-    scanner.eat(b'{')?;
+    scanner.eat(open)?;
     scanner.skip_spaces();
-    if scanner.peek()? == b'}' {
+    if scanner.peek()? == close {
         scanner.at += 1;
     } else {
         loop {
             scanner.skip_spaces();
-            let key_start = scanner.at + 1;
-            let key = scanner.key()?;
-            let key = line.get(key_start..key_start + key.len())?;
-            scanner.skip_spaces();
+            let key = match container {
+                Container::Object => {
+                    let key_start = scanner.at + 1;
+                    let key = scanner.key()?;
+                    scanner.skip_spaces();
+                    text.get(key_start..key_start + key.len())?
+                }
+                Container::Array => "",
+            };
             let start = scanner.at;
             scanner.value()?;
-            member(key, line.get(start..scanner.at)?)?;
+            item(key, text.get(start..scanner.at)?)?;
             scanner.skip_spaces();
             match scanner.next()? {
                 b',' => continue,
-                b'}' => break,
+                byte if byte == close => break,
                 _ => return None,
             }
         }

@@ -15,6 +15,7 @@ use std::fmt;
 use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
+use crate::store::envelope;
 use crate::store::model::Block;
 
 /// Any JSON value, keeping only what the readers look at.
@@ -243,6 +244,49 @@ impl<'de: 'a, 'a> Deserialize<'de> for RawText<'a> {
     }
 }
 
+/// The fields `keys` of the JSON object `text`, each as its raw text
+/// (`null` as absent, as `Option<&RawValue>` reads it), read by the
+/// envelope scanner; `None` when it is in doubt, a field given twice
+/// included (which a derived `Deserialize` refuses): the object is then
+/// read by `serde_json`. Where it answers, a struct of these fields as
+/// `Option<&RawValue>` reads the same texts.
+pub fn scan_fields<'a, const N: usize>(
+    text: &'a str,
+    keys: [&str; N],
+) -> Option<[Option<RawText<'a>>; N]> {
+    let mut found = [None; N];
+    let mut seen = [false; N];
+    envelope::object_members(text, |key, raw| {
+        if let Some(at) = keys.iter().position(|&k| k == key) {
+            if std::mem::replace(&mut seen[at], true) {
+                return None;
+            }
+            found[at] = (raw != "null").then_some(RawText(raw));
+        }
+        Some(())
+    })?;
+    Some(found)
+}
+
+/// The elements of a JSON array value, as raw text (non-arrays give
+/// nothing): read by the envelope scanner, or by `serde_json` when it is in
+/// doubt.
+pub fn raw_elements(raw: Option<RawText<'_>>) -> Vec<RawText<'_>> {
+    let Some(RawText(text)) = raw else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    if envelope::array_elements(text, |element| {
+        found.push(RawText(element));
+        Some(())
+    })
+    .is_some()
+    {
+        return found;
+    }
+    serde_json::from_str::<Vec<RawText<'_>>>(text).unwrap_or_default()
+}
+
 /// A JSON string value, or `None` for anything else (absent, null, number, …).
 pub fn string(raw: Option<impl JsonText>) -> Option<String> {
     let raw = raw?;
@@ -310,6 +354,93 @@ mod tests {
                 format!("{:?}", p.c),
             )
         })
+    }
+
+    /// JSON values of many shapes, some not JSON at all.
+    fn arb_value() -> impl Strategy<Value = String> {
+        prop::sample::select(vec![
+            "null",
+            "true",
+            "12",
+            "-0.5e2",
+            "\"s\"",
+            "\"e \\\" \\n \\u00e9 é\"",
+            "{}",
+            "[]",
+            "[1, {\"a\":[null]}]",
+            "{\"a\":1,\"a\":2}",
+            "\"\\x\"",
+            "01",
+            "[1,]",
+            "{\"type\":\"text\",\"text\":\"hi\"}",
+        ])
+        .prop_map(str::to_owned)
+    }
+
+    /// Objects of fields `a`, `b`, `c` and others, repeated, escaped or spaced.
+    fn arb_object() -> impl Strategy<Value = String> {
+        let key = prop::sample::select(vec!["a", "b", "c", "x", "\\u0061"]);
+        let member = (key, arb_value()).prop_map(|(k, v)| format!("\"{k}\":{v}"));
+        let spacing = prop::sample::select(vec!["", " ", "\t"]);
+        (prop::collection::vec(member, 0..6), spacing).prop_map(|(members, space)| {
+            format!("{space}{{{}}}{space}", members.join(&format!("{space},")))
+        })
+    }
+
+    /// The three fields as a derived struct of `&RawValue` reads them.
+    #[derive(serde::Deserialize)]
+    struct Three<'a> {
+        #[serde(borrow)]
+        a: Option<&'a RawValue>,
+        #[serde(borrow)]
+        b: Option<&'a RawValue>,
+        #[serde(borrow)]
+        c: Option<&'a RawValue>,
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+        #[test]
+        fn fields_scanned_read_as_a_derived_struct_reads_them(text in arb_object()) {
+            let general = serde_json::from_str::<Three<'_>>(&text)
+                .ok()
+                .map(|t| [t.a, t.b, t.c].map(|f| f.map(RawValue::get)));
+            if let Some(scanned) = scan_fields(&text, ["a", "b", "c"]) {
+                prop_assert_eq!(Some(scanned.map(|f| f.map(|r| r.0))), general, "{}", text);
+            }
+        }
+
+        #[test]
+        fn elements_read_as_serde_json_reads_them(
+            elements in prop::collection::vec(arb_value(), 0..5),
+            space in prop::sample::select(vec!["", " ", "\t"]),
+            wrapped in any::<bool>(),
+        ) {
+            let inner = elements.join(&format!(",{space}"));
+            let text = if wrapped { format!("{space}[{space}{inner}]{space}") } else { inner };
+            let general: Vec<String> = serde_json::from_str::<Vec<&RawValue>>(&text)
+                .map(|list| list.iter().map(|r| r.get().to_owned()).collect())
+                .unwrap_or_default();
+            let got: Vec<String> = raw_elements(Some(RawText(&text))).iter().map(|r| r.0.to_owned()).collect();
+            prop_assert_eq!(got, general, "{}", text);
+        }
+    }
+
+    #[test]
+    fn ordinary_fields_and_elements_are_scanned() {
+        let text = r#"{"a":{"x":[1,"y"]},"b":null,"z":"q\"r","c":"é"}"#;
+        let [a, b, c] = scan_fields(text, ["a", "b", "c"]).unwrap();
+        assert_eq!(
+            (a.map(|r| r.0), b, c.map(|r| r.0)),
+            (Some(r#"{"x":[1,"y"]}"#), None, Some("\"é\""))
+        );
+        let mut seen = Vec::new();
+        assert!(envelope::array_elements(r#"[1, {"a":2} ,"s"]"#, |e| {
+            seen.push(e);
+            Some(())
+        })
+        .is_some());
+        assert_eq!(seen, ["1", r#"{"a":2}"#, "\"s\""]);
     }
 
     proptest! {
