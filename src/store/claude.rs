@@ -1045,6 +1045,18 @@ mod tests {
         }
     }
 
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+        #[test]
+        fn messages_and_blocks_read_as_serde_json_reads_them(
+            message in crate::store::loose::testing::arb_object(&["id", "model", "content"]),
+            block in crate::store::loose::testing::arb_object(&["type", "text"]),
+        ) {
+            prop_assert_eq!(Message::parse(&message), serde_json::from_str::<Message<'_>>(&message).ok(), "{}", message);
+            prop_assert_eq!(ContentBlock::parse(&block), serde_json::from_str::<ContentBlock<'_>>(&block).ok(), "{}", block);
+        }
+    }
+
     #[test]
     fn ordinary_lines_are_read_by_the_scanner() {
         let line = r#"{"parentUuid":null,"isSidechain":false,"userType":"external","cwd":"/w","sessionId":"s","version":"2.1.332","type":"user","message":{"role":"user","content":[{"tool_use_id":"t","type":"tool_result","content":"a\nb \"q\" é"}]},"uuid":"u","timestamp":"2026-01-01T00:00:00.000Z","toolUseResult":{"stdout":"x"}}"#;

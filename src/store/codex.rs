@@ -53,7 +53,9 @@ use crate::store::foreign::{
 };
 use crate::store::index::TitleInputs;
 use crate::store::journal::{Folded, Journal, ResumePoint};
-use crate::store::loose::{elements, from_line, is_str, non_empty, string};
+use crate::store::loose::{
+    from_line, is_str, non_empty, raw_elements, scan_fields, string, RawText,
+};
 use crate::store::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
 use crate::store::time::Instant;
 use crate::store::{env_or_home, has_suffix, Caches, Env, ReadError, ScanEvent, Store};
@@ -88,56 +90,118 @@ pub const SESSION_INDEX: &str = "session_index.jsonl";
 /// The envelope of a rollout line. Early rollouts wrote response items bare
 /// (`{"type":"message",…}`) after a bare `{"id","timestamp",…}` meta line;
 /// `role` and `id` catch those shapes.
-#[derive(Deserialize)]
+#[derive(Deserialize, Debug, PartialEq)]
 struct Line<'a> {
     #[serde(borrow)]
-    timestamp: Option<&'a RawValue>,
+    timestamp: Option<RawText<'a>>,
     #[serde(rename = "type", borrow)]
-    kind: Option<&'a RawValue>,
+    kind: Option<RawText<'a>>,
     #[serde(borrow)]
-    payload: Option<&'a RawValue>,
+    payload: Option<RawText<'a>>,
     #[serde(borrow)]
-    id: Option<&'a RawValue>,
+    id: Option<RawText<'a>>,
     #[serde(borrow)]
-    role: Option<&'a RawValue>,
+    role: Option<RawText<'a>>,
 }
 
 /// The payload fields the mapping uses.
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, Debug, PartialEq)]
 struct Payload<'a> {
     #[serde(rename = "type", borrow)]
-    kind: Option<&'a RawValue>,
+    kind: Option<RawText<'a>>,
     #[serde(borrow)]
-    id: Option<&'a RawValue>,
+    id: Option<RawText<'a>>,
     #[serde(borrow)]
-    timestamp: Option<&'a RawValue>,
+    timestamp: Option<RawText<'a>>,
     #[serde(borrow)]
-    cwd: Option<&'a RawValue>,
+    cwd: Option<RawText<'a>>,
     #[serde(borrow)]
-    role: Option<&'a RawValue>,
+    role: Option<RawText<'a>>,
     #[serde(borrow)]
-    content: Option<&'a RawValue>,
+    content: Option<RawText<'a>>,
     #[serde(borrow)]
-    message: Option<&'a RawValue>,
+    message: Option<RawText<'a>>,
     #[serde(borrow)]
-    thread_name: Option<&'a RawValue>,
+    thread_name: Option<RawText<'a>>,
     #[serde(borrow)]
-    replacement_history: Option<&'a RawValue>,
+    replacement_history: Option<RawText<'a>>,
     #[serde(borrow)]
-    item: Option<&'a RawValue>,
+    item: Option<RawText<'a>>,
     #[serde(borrow)]
-    images: Option<&'a RawValue>,
+    images: Option<RawText<'a>>,
     #[serde(borrow)]
-    local_images: Option<&'a RawValue>,
+    local_images: Option<RawText<'a>>,
     #[serde(borrow)]
-    history_mode: Option<&'a RawValue>,
+    history_mode: Option<RawText<'a>>,
     #[serde(borrow)]
-    history_base: Option<&'a RawValue>,
+    history_base: Option<RawText<'a>>,
 }
 
 impl<'a> Payload<'a> {
+    /// A payload's fields: by the envelope scanner, else by `serde_json`
+    /// (see [`scan_fields`]).
     fn parse(raw: &'a str) -> Option<Payload<'a>> {
-        serde_json::from_str(raw).ok()
+        let Some(
+            [kind, id, timestamp, cwd, role, content, message, thread_name, replacement_history, item, images, local_images, history_mode, history_base],
+        ) = scan_fields(
+            raw,
+            [
+                "type",
+                "id",
+                "timestamp",
+                "cwd",
+                "role",
+                "content",
+                "message",
+                "thread_name",
+                "replacement_history",
+                "item",
+                "images",
+                "local_images",
+                "history_mode",
+                "history_base",
+            ],
+        )
+        else {
+            return serde_json::from_str(raw).ok();
+        };
+        Some(Payload {
+            kind,
+            id,
+            timestamp,
+            cwd,
+            role,
+            content,
+            message,
+            thread_name,
+            replacement_history,
+            item,
+            images,
+            local_images,
+            history_mode,
+            history_base,
+        })
+    }
+}
+
+impl<'a> Line<'a> {
+    /// A rollout line's envelope: by the envelope scanner, else by
+    /// `serde_json` (see [`scan_fields`]).
+    fn parse(bytes: &'a [u8]) -> Option<Line<'a>> {
+        if let Ok(text) = simdutf8::basic::from_utf8(bytes) {
+            if let Some([timestamp, kind, payload, id, role]) =
+                scan_fields(text, ["timestamp", "type", "payload", "id", "role"])
+            {
+                return Some(Line {
+                    timestamp,
+                    kind,
+                    payload,
+                    id,
+                    role,
+                });
+            }
+        }
+        from_line(bytes).ok()
     }
 }
 
@@ -154,7 +218,7 @@ enum Item<'a> {
 /// Parse a line into its timestamp and item; `None` when it is not a JSON
 /// object.
 fn parse_line(bytes: &[u8]) -> Option<(Option<String>, Item<'_>)> {
-    let line: Line<'_> = from_line(bytes).ok()?;
+    let line = Line::parse(bytes)?;
     let timestamp = string(line.timestamp);
     let Some(payload) = line.payload else {
         // Early, unwrapped shapes.
@@ -179,7 +243,7 @@ fn parse_line(bytes: &[u8]) -> Option<(Option<String>, Item<'_>)> {
     let Some(tag) = known.into_iter().find(|k| is_str(kind, k)) else {
         return Some((timestamp, Item::Other));
     };
-    let payload = Payload::parse(payload.get()).unwrap_or_default();
+    let payload = Payload::parse(payload.0).unwrap_or_default();
     let item = match tag {
         "session_meta" => Item::Meta(payload),
         "turn_context" => Item::TurnContext(payload),
@@ -192,20 +256,23 @@ fn parse_line(bytes: &[u8]) -> Option<(Option<String>, Item<'_>)> {
 
 /// A message's content blocks: their texts (of the types in `text_kinds`)
 /// and whether any block is an image.
-fn blocks(content: Option<&RawValue>, text_kinds: &[&str]) -> (Vec<String>, bool) {
+fn blocks(content: Option<RawText<'_>>, text_kinds: &[&str]) -> (Vec<String>, bool) {
     #[derive(Deserialize)]
     struct Block<'a> {
         #[serde(rename = "type", borrow)]
-        kind: Option<&'a RawValue>,
+        kind: Option<RawText<'a>>,
         #[serde(borrow)]
-        text: Option<&'a RawValue>,
+        text: Option<RawText<'a>>,
+    }
+    fn block(raw: RawText<'_>) -> Option<Block<'_>> {
+        match scan_fields(raw.0, ["type", "text"]) {
+            Some([kind, text]) => Some(Block { kind, text }),
+            None => serde_json::from_str(raw.0).ok(),
+        }
     }
     let mut texts = Vec::new();
     let mut image = false;
-    for block in elements(content)
-        .into_iter()
-        .filter_map(|raw| serde_json::from_str::<Block<'_>>(raw.get()).ok())
-    {
+    for block in raw_elements(content).into_iter().filter_map(block) {
         if text_kinds.iter().any(|k| is_str(block.kind, k)) {
             texts.extend(string(block.text));
         } else if IMAGE_BLOCKS.iter().any(|k| is_str(block.kind, k)) {
@@ -217,7 +284,7 @@ fn blocks(content: Option<&RawValue>, text_kinds: &[&str]) -> (Vec<String>, bool
 
 /// The texts of a message's blocks of type `block` (`input_text` for the
 /// user, `output_text` for the assistant).
-fn block_texts(content: Option<&RawValue>, block: &str) -> Vec<String> {
+fn block_texts(content: Option<RawText<'_>>, block: &str) -> Vec<String> {
     blocks(content, &[block]).0
 }
 
@@ -291,7 +358,7 @@ fn said_in_item(payload: &Payload<'_>) -> Option<Said> {
 /// (0.16x) `item_completed` with a `UserMessage`/`AgentMessage` item.
 fn said_in_event(payload: &Payload<'_>) -> Option<Said> {
     if is_str(payload.kind, "item_completed") {
-        let item = Payload::parse(payload.item?.get())?;
+        let item = Payload::parse(payload.item?.0)?;
         return if is_str(item.kind, "UserMessage") {
             let (texts, image) = blocks(item.content, &["text", "input_text"]);
             user_said(texts, image)
@@ -304,8 +371,8 @@ fn said_in_event(payload: &Payload<'_>) -> Option<Said> {
     }
     let message = string(payload.message)?;
     if is_str(payload.kind, "user_message") {
-        let image =
-            !elements(payload.images).is_empty() || !elements(payload.local_images).is_empty();
+        let image = !raw_elements(payload.images).is_empty()
+            || !raw_elements(payload.local_images).is_empty();
         user_said(vec![message], image)
     } else if is_str(payload.kind, "agent_message") {
         Some(Said::Assistant(vec![message]))
@@ -657,13 +724,13 @@ fn history_base(meta: &Payload<'_>, path: &Path) -> Result<Option<HistoryBase>, 
         thread_id: Option<&'a RawValue>,
         end_byte_offset: Option<u64>,
     }
-    let Some(raw) = meta.history_base.filter(|r| r.get() != "null") else {
+    let Some(raw) = meta.history_base.filter(|r| r.0 != "null") else {
         return Ok(None);
     };
     if !is_str(meta.history_mode, "paginated") {
         return Ok(None);
     }
-    let base = serde_json::from_str::<Base<'_>>(raw.get()).ok();
+    let base = serde_json::from_str::<Base<'_>>(raw.0).ok();
     match base.and_then(|b| Some((non_empty(b.thread_id)?, b.end_byte_offset?))) {
         Some((thread_id, end_byte_offset)) => Ok(Some(HistoryBase {
             thread_id,
@@ -921,9 +988,9 @@ impl Compaction {
             return Compaction::Summary(summary);
         }
         Compaction::History(
-            elements(payload.replacement_history)
+            raw_elements(payload.replacement_history)
                 .into_iter()
-                .filter_map(|raw| Payload::parse(raw.get()).as_ref().and_then(said_in_item))
+                .filter_map(|raw| Payload::parse(raw.0).as_ref().and_then(said_in_item))
                 .collect(),
         )
     }
@@ -1110,6 +1177,24 @@ fn head_title(path: &Path) -> Result<Option<String>, ReadError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::loose::testing::arb_object;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+        #[test]
+        fn payloads_and_lines_read_as_serde_json_reads_them(
+            payload in arb_object(&[
+                "type", "id", "timestamp", "cwd", "role", "content", "message", "thread_name",
+                "replacement_history", "item", "images", "local_images", "history_mode",
+                "history_base",
+            ]),
+            line in arb_object(&["timestamp", "type", "payload", "id", "role"]),
+        ) {
+            prop_assert_eq!(Payload::parse(&payload), serde_json::from_str::<Payload<'_>>(&payload).ok(), "{}", payload);
+            prop_assert_eq!(Line::parse(line.as_bytes()), serde_json::from_str::<Line<'_>>(&line).ok(), "{}", line);
+        }
+    }
 
     thread_local! {
         /// One test's caches, kept across its calls as a catalog keeps them.
