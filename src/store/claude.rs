@@ -81,7 +81,8 @@ use crate::store::index::TitleInputs;
 use crate::store::journal::{Folded, Journal, ResumePoint};
 use crate::store::lines;
 use crate::store::loose::{
-    from_line, is_str, is_true, non_empty, raw_elements, scan_fields, string, RawText,
+    is_str, is_true, non_empty, raw_elements, scan_fields, scan_or_parse, scan_or_parse_line,
+    string, RawText,
 };
 use crate::store::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
 use crate::store::time::Instant;
@@ -198,12 +199,7 @@ impl<'a> Line<'a> {
     /// text taken as it stands, as `serde_json` takes a `RawValue`), else
     /// by `serde_json`: the same fields either way (a property test below).
     fn parse(bytes: &'a [u8]) -> Option<Line<'a>> {
-        if let Ok(text) = simdutf8::basic::from_utf8(bytes) {
-            if let Some(line) = Line::scan(text) {
-                return Some(line);
-            }
-        }
-        from_line(bytes).ok()
+        scan_or_parse_line(bytes, Line::scan)
     }
 
     /// [`Line::parse`] by the envelope scanner ([`scan_fields`]); `None`
@@ -280,10 +276,10 @@ impl<'a> Message<'a> {
     /// The fields of a `message` value: by the envelope scanner, else by
     /// `serde_json` (see [`Line::parse`]).
     fn parse(text: &'a str) -> Option<Message<'a>> {
-        if let Some([id, model, content]) = scan_fields(text, ["id", "model", "content"]) {
-            return Some(Message { id, model, content });
-        }
-        serde_json::from_str(text).ok()
+        scan_or_parse(text, |text| {
+            let [id, model, content] = scan_fields(text, ["id", "model", "content"])?;
+            Some(Message { id, model, content })
+        })
     }
 }
 
@@ -299,10 +295,10 @@ struct ContentBlock<'a> {
 impl<'a> ContentBlock<'a> {
     /// A block: by the envelope scanner, else by `serde_json`.
     fn parse(text: &'a str) -> Option<ContentBlock<'a>> {
-        if let Some([kind, text]) = scan_fields(text, ["type", "text"]) {
-            return Some(ContentBlock { kind, text });
-        }
-        serde_json::from_str(text).ok()
+        scan_or_parse(text, |text| {
+            let [kind, text] = scan_fields(text, ["type", "text"])?;
+            Some(ContentBlock { kind, text })
+        })
     }
 }
 

@@ -54,7 +54,8 @@ use crate::store::foreign::{
 use crate::store::index::TitleInputs;
 use crate::store::journal::{Folded, Journal, ResumePoint};
 use crate::store::loose::{
-    from_line, is_str, non_empty, raw_elements, scan_fields, string, RawText,
+    is_str, non_empty, raw_elements, scan_fields, scan_or_parse, scan_or_parse_line, string,
+    RawText,
 };
 use crate::store::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
 use crate::store::time::Instant;
@@ -139,69 +140,64 @@ struct Payload<'a> {
 
 impl<'a> Payload<'a> {
     /// A payload's fields: by the envelope scanner, else by `serde_json`
-    /// (see [`scan_fields`]).
+    /// (see [`scan_or_parse`]).
     fn parse(raw: &'a str) -> Option<Payload<'a>> {
-        let Some(
-            [kind, id, timestamp, cwd, role, content, message, thread_name, replacement_history, item, images, local_images, history_mode, history_base],
-        ) = scan_fields(
-            raw,
-            [
-                "type",
-                "id",
-                "timestamp",
-                "cwd",
-                "role",
-                "content",
-                "message",
-                "thread_name",
-                "replacement_history",
-                "item",
-                "images",
-                "local_images",
-                "history_mode",
-                "history_base",
-            ],
-        )
-        else {
-            return serde_json::from_str(raw).ok();
-        };
-        Some(Payload {
-            kind,
-            id,
-            timestamp,
-            cwd,
-            role,
-            content,
-            message,
-            thread_name,
-            replacement_history,
-            item,
-            images,
-            local_images,
-            history_mode,
-            history_base,
+        scan_or_parse(raw, |raw| {
+            let [kind, id, timestamp, cwd, role, content, message, thread_name, replacement_history, item, images, local_images, history_mode, history_base] =
+                scan_fields(raw, PAYLOAD_KEYS)?;
+            Some(Payload {
+                kind,
+                id,
+                timestamp,
+                cwd,
+                role,
+                content,
+                message,
+                thread_name,
+                replacement_history,
+                item,
+                images,
+                local_images,
+                history_mode,
+                history_base,
+            })
         })
     }
 }
 
+/// The keys of [`Payload`]'s fields, in their order.
+const PAYLOAD_KEYS: [&str; 14] = [
+    "type",
+    "id",
+    "timestamp",
+    "cwd",
+    "role",
+    "content",
+    "message",
+    "thread_name",
+    "replacement_history",
+    "item",
+    "images",
+    "local_images",
+    "history_mode",
+    "history_base",
+];
+
 impl<'a> Line<'a> {
     /// A rollout line's envelope: by the envelope scanner, else by
-    /// `serde_json` (see [`scan_fields`]).
+    /// `serde_json` (see [`scan_or_parse_line`]).
     fn parse(bytes: &'a [u8]) -> Option<Line<'a>> {
-        if let Ok(text) = simdutf8::basic::from_utf8(bytes) {
-            if let Some([timestamp, kind, payload, id, role]) =
-                scan_fields(text, ["timestamp", "type", "payload", "id", "role"])
-            {
-                return Some(Line {
-                    timestamp,
-                    kind,
-                    payload,
-                    id,
-                    role,
-                });
-            }
-        }
-        from_line(bytes).ok()
+        scan_or_parse_line(bytes, |text| {
+            let [timestamp, kind, payload, id, role] =
+                scan_fields(text, ["timestamp", "type", "payload", "id", "role"])?;
+            Some(Line {
+                timestamp,
+                kind,
+                payload,
+                id,
+                role,
+            })
+        })
     }
 }
 
@@ -265,10 +261,10 @@ fn blocks(content: Option<RawText<'_>>, text_kinds: &[&str]) -> (Vec<String>, bo
         text: Option<RawText<'a>>,
     }
     fn block(raw: RawText<'_>) -> Option<Block<'_>> {
-        match scan_fields(raw.0, ["type", "text"]) {
-            Some([kind, text]) => Some(Block { kind, text }),
-            None => serde_json::from_str(raw.0).ok(),
-        }
+        scan_or_parse(raw.0, |text| {
+            let [kind, text] = scan_fields(text, ["type", "text"])?;
+            Some(Block { kind, text })
+        })
     }
     let mut texts = Vec::new();
     let mut image = false;
@@ -1184,11 +1180,7 @@ mod tests {
         #![proptest_config(ProptestConfig::with_cases(3000))]
         #[test]
         fn payloads_and_lines_read_as_serde_json_reads_them(
-            payload in arb_object(&[
-                "type", "id", "timestamp", "cwd", "role", "content", "message", "thread_name",
-                "replacement_history", "item", "images", "local_images", "history_mode",
-                "history_base",
-            ]),
+            payload in arb_object(&PAYLOAD_KEYS),
             line in arb_object(&["timestamp", "type", "payload", "id", "role"]),
         ) {
             prop_assert_eq!(Payload::parse(&payload), serde_json::from_str::<Payload<'_>>(&payload).ok(), "{}", payload);

@@ -203,6 +203,27 @@ pub fn from_line<'a, T: serde::Deserialize<'a>>(bytes: &'a [u8]) -> serde_json::
     }
 }
 
+/// A value's fields read by `scan` (the envelope scanner, through
+/// [`scan_fields`]), or by `serde_json` where `scan` is in doubt.
+pub fn scan_or_parse<'a, T: serde::Deserialize<'a>>(
+    text: &'a str,
+    scan: impl FnOnce(&'a str) -> Option<T>,
+) -> Option<T> {
+    scan(text).or_else(|| serde_json::from_str(text).ok())
+}
+
+/// [`scan_or_parse`] of a log line: its UTF-8 checked once, as for
+/// [`from_line`] (a line that is not UTF-8 is read as bytes).
+pub fn scan_or_parse_line<'a, T: serde::Deserialize<'a>>(
+    bytes: &'a [u8],
+    scan: impl FnOnce(&'a str) -> Option<T>,
+) -> Option<T> {
+    match simdutf8::basic::from_utf8(bytes) {
+        Ok(text) => scan_or_parse(text, scan),
+        Err(_) => serde_json::from_slice(bytes).ok(),
+    }
+}
+
 /// Whether `bytes` is well-formed JSON at all (tells a torn tail from a bad
 /// shape). Text that is not UTF-8 is not JSON, even where the JSON scanner
 /// would pass over the bad bytes inside a string it ignores.
