@@ -80,6 +80,7 @@ use crate::store::foreign::{
 use crate::store::index::TitleInputs;
 use crate::store::journal::{Folded, Journal, ResumePoint};
 use crate::store::lines;
+use crate::store::lock;
 use crate::store::loose::{
     is_str, is_true, non_empty, raw_elements, scan_fields, scan_or_parse, scan_or_parse_line,
     string, RawText,
@@ -857,7 +858,7 @@ fn folder_summaries(
 ) -> (u64, Arc<HashMap<String, String>>) {
     let modified = std::fs::metadata(folder).and_then(|m| m.modified()).ok();
     let slot = {
-        let mut folders = caches.folders.lock().unwrap_or_else(|e| e.into_inner());
+        let mut folders = lock(&caches.folders);
         match folders.get(folder) {
             Some((known, slot)) if *known == modified && modified.is_some() => slot.clone(),
             _ => {
@@ -872,24 +873,37 @@ fn folder_summaries(
             }
         }
     };
-    let mut state = slot.lock().unwrap_or_else(|e| e.into_inner());
+    // The folder's lock is never held across the parallel read below (see
+    // "Locks" in the store module): a thread waiting in rayon's join may run
+    // another title of this folder, which takes this lock on that thread.
     let cutoff = since.map(|t| t.0 - SUMMARY_MARGIN_NANOS);
-    let needed = match cutoff {
-        Some(cutoff) => state
-            .files
-            .iter()
-            .position(|(_, m)| m.is_some_and(|m| m < cutoff))
-            .unwrap_or(state.files.len()),
-        None => state.files.len(),
-    };
-    if needed > state.loaded {
+    let (start, needed, batch) = {
+        let state = lock(&slot);
+        let needed = match cutoff {
+            Some(cutoff) => state
+                .files
+                .iter()
+                .position(|(_, m)| m.is_some_and(|m| m < cutoff))
+                .unwrap_or(state.files.len()),
+            None => state.files.len(),
+        };
+        if needed <= state.loaded {
+            return (state.generation, state.by_leaf.clone());
+        }
         let batch: Vec<PathBuf> = state.files[state.loaded..needed]
             .iter()
             .map(|(path, _)| path.clone())
             .collect();
-        let found = summaries_of_files(caches, &batch);
+        (state.loaded, needed, batch)
+    };
+    let found = summaries_of_files(caches, &batch);
+    let mut state = lock(&slot);
+    // Another thread may have loaded part or all of the batch meanwhile;
+    // files are merged once each, in order (newest first wins).
+    if needed > state.loaded {
+        let skip = state.loaded - start;
         let by_leaf = Arc::make_mut(&mut state.by_leaf);
-        for summaries in found {
+        for summaries in found.into_iter().skip(skip) {
             for (leaf, summary) in summaries.into_iter().rev() {
                 by_leaf.entry(leaf).or_insert(summary);
             }
@@ -1599,5 +1613,105 @@ mod tests {
         let err = read_surface(&record).unwrap_err();
         assert_eq!(err.path, path);
         assert!(read_title(&record).is_err());
+    }
+
+    /// Regression: titles of many sessions of one folder, read on a pool
+    /// while the folder's summaries load in steps (each session needs the
+    /// files since its own start), once deadlocked: a thread holding the
+    /// folder's lock waited in rayon's join and ran another title of the
+    /// same folder (a batch queued on the pool). Cold caches each round,
+    /// one- and two-thread pools.
+    #[test]
+    fn titles_of_one_folder_read_in_parallel_never_deadlock() {
+        const SESSIONS: usize = 240;
+        const BATCH: usize = 6;
+        const DAY: u64 = 24 * 3600;
+        let dir = tempfile::tempdir().unwrap();
+        let epoch = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_767_225_600);
+        let mut records = Vec::new();
+        for i in 0..SESSIONS {
+            // Sessions start in groups of eight, two days apart: read
+            // newest first, each group's titles need the folder's
+            // summaries loaded eight files further.
+            let day = (SESSIONS - i) as u64 / 8 * 2;
+            let created = format_day(day);
+            let mut lines = vec![format!(
+                r#"{{"type":"user","message":{{"role":"user","content":"prompt {i}"}},"uuid":"u{i}","sessionId":"s{i}","cwd":"{CWD}","timestamp":"{created}"}}"#
+            )];
+            // Every third session holds a summary of the next older one
+            // (written later, as Claude Code writes them); every fifth has
+            // a custom title (no folder read).
+            if i % 3 == 0 {
+                lines.push(format!(
+                    r#"{{"type":"summary","summary":"Summary of {}","leafUuid":"u{}"}}"#,
+                    i + 1,
+                    i + 1
+                ));
+            }
+            if i % 5 == 0 {
+                lines.push(format!(
+                    r#"{{"type":"custom-title","customTitle":"Custom {i}","sessionId":"s{i}"}}"#
+                ));
+            }
+            let path = write(dir.path(), &format!("p/s{i}.jsonl"), &lines);
+            let file = std::fs::File::options().write(true).open(&path).unwrap();
+            file.set_modified(epoch + std::time::Duration::from_secs(day * DAY))
+                .unwrap();
+            records.push(record_of(dir.path(), &path));
+        }
+        let records = Arc::new(records);
+        for threads in [1, 2] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            for round in 0..25 {
+                // Titles are asked for as the picker asks: batches queued on
+                // the pool, each read in parallel, on cold caches.
+                let caches = Arc::new(Caches::default());
+                let (done, finished) = std::sync::mpsc::channel();
+                for start in (0..SESSIONS).step_by(BATCH) {
+                    let (records, caches, done) = (records.clone(), caches.clone(), done.clone());
+                    pool.spawn(move || {
+                        let batch = &records[start..(start + BATCH).min(SESSIONS)];
+                        let titles: Vec<Option<String>> = batch
+                            .par_iter()
+                            .map(|r| super::read_title(&caches, r).unwrap())
+                            .collect();
+                        let _ = done.send((start, titles));
+                    });
+                }
+                let mut titles = vec![None; SESSIONS];
+                for _ in (0..SESSIONS).step_by(BATCH) {
+                    let (start, found) = finished
+                        .recv_timeout(std::time::Duration::from_secs(60))
+                        .unwrap_or_else(|_| {
+                            // The pool's threads are stuck for good: only
+                            // ending the process ends the test.
+                            eprintln!("deadlock: {threads} threads, round {round}");
+                            std::process::abort()
+                        });
+                    titles[start..][..found.len()].clone_from_slice(&found);
+                }
+                assert_eq!(titles[0].as_deref(), Some("Custom 0"));
+                assert_eq!(titles[1].as_deref(), Some("Summary of 1"));
+                assert_eq!(titles[2].as_deref(), Some("prompt 2"));
+            }
+        }
+    }
+
+    /// `2026-01-01` plus `days`, as an RFC 3339 timestamp (midnight UTC).
+    fn format_day(days: u64) -> String {
+        // Days since 1970-01-01 to a civil date (Hinnant's algorithm).
+        let z = 20_454 + days as i64 + 719_468;
+        let era = z.div_euclid(146_097);
+        let doe = z - era * 146_097;
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+        let mp = (5 * doy + 2) / 153;
+        let day = doy - (153 * mp + 2) / 5 + 1;
+        let month = if mp < 10 { mp + 3 } else { mp - 9 };
+        let year = yoe + era * 400 + i64::from(month <= 2);
+        format!("{year:04}-{month:02}-{day:02}T00:00:00.000Z")
     }
 }

@@ -86,8 +86,9 @@ use sha2::{Digest, Sha256};
 use rayon::prelude::*;
 
 use crate::store::foreign::{title_from_text, FileCache};
-use crate::store::index::{lock, TitleIndex, TitleInputs};
+use crate::store::index::{TitleIndex, TitleInputs};
 use crate::store::lines;
+use crate::store::lock;
 use crate::store::loose::{elements, from_line, is_str, is_true, string};
 use crate::store::model::{
     Block, EventKind, MessageSource, SessionRecord, StoreKind, Surface, SurfaceEvent,

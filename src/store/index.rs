@@ -56,6 +56,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
+use crate::store::lock;
+
 use serde::{Deserialize, Serialize};
 
 use crate::sealed;
@@ -785,12 +787,6 @@ fn encode(index: &IndexFile) -> Option<Vec<u8>> {
 fn decode(bytes: &[u8]) -> Option<IndexFile> {
     let index: IndexFile = sealed::open(MAGIC, VERSION, bytes)?;
     (index.version == VERSION).then_some(index)
-}
-
-/// The guard of `m`, also when a panicking holder poisoned it: the data
-/// are caches, never left half-written in a way a reader could misuse.
-pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 fn change_of(old: Option<&Entry>, stamp: Stamp, path: &Path) -> Change {

@@ -25,6 +25,28 @@
 //! live in a [`Caches`] owned by the catalog, not in statics: two catalogs
 //! (two tests, two stores) never see each other's cached facts, and a
 //! catalog's caches go away with it.
+//!
+//! # Locks
+//!
+//! Stores are read on rayon's pool, and a thread that waits in rayon's
+//! `join` (under `par_iter`, `scope`, `install`) runs other queued tasks on
+//! its own stack meanwhile. So the rules for every lock in the readers and
+//! their caches, which this section is the one statement of:
+//!
+//! 1. No lock guard, and no `OnceLock` being initialised, is held across a
+//!    call that may run rayon work. Such a task could take the same lock
+//!    on the same thread (std's `Mutex` is not reentrant), or wait for it
+//!    while its holder waits for the task buried beneath it: a deadlock.
+//! 2. A lock is held only to look up, insert or merge values in a map
+//!    ([`Caches`]' slots, `FileCache` entries, Claude Code's folder
+//!    summaries, the title index's shards, changes and fingerprints,
+//!    Gemini CLI's scanned roots); reading files happens outside it, or in
+//!    a `OnceLock` initialiser that does no parallel work.
+//! 3. Work that needs the result of a parallel read (Claude Code's
+//!    folder summaries) reads without the lock, then re-takes it to merge,
+//!    accepting that two threads may read the same files once each.
+//!
+//! Guards are taken with [`lock`], which also recovers from poisoning.
 
 pub mod claude;
 pub mod codex;
@@ -54,6 +76,13 @@ use model::{History, SessionRecord, Surface, SurfaceSink};
 
 /// Every store kind, in the order roots are read and flags are listed.
 pub static REGISTRY: &[StoreKind] = &[native::KIND, claude::KIND, codex::KIND, gemini::KIND];
+
+/// The guard of `m`, also when a panicking holder poisoned it: the data
+/// are caches, never left half-written in a way a reader could misuse. See
+/// "Locks" in the module docs for when a guard may be held.
+pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// An environment lookup (`std::env::var`, or a test's table).
 pub type Env<'a> = &'a dyn Fn(&str) -> Option<String>;
