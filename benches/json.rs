@@ -6,7 +6,7 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use session_ref::reference::json::stringify_value;
+use session_ref_core::json::stringify_value;
 
 fn bench_numbers(c: &mut Criterion) {
     // Non-integers of every magnitude, as token counts, costs and timings

@@ -13,10 +13,10 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
 use fuzzy_matcher::skim::SkimMatcherV2;
 use fuzzy_matcher::FuzzyMatcher as _;
-use session_ref::matching::{FuzzyMatcher, Pattern};
-use session_ref::reference::candidates::Target;
 use session_ref::store::model::{record_order, SessionRecord};
 use session_ref::tui::rank::{self, Entry, EntryId};
+use session_ref_core::candidates::Target;
+use session_ref_core::matching::{FuzzyMatcher, Pattern};
 
 const QUERIES: [&str; 4] = ["parser", "fxprsbg", "session ref", "zqxjv"];
 

@@ -33,14 +33,14 @@ use ratatui::Terminal;
 use session_ref::cli::PickFormat;
 use session_ref::config::Limits;
 use session_ref::engine::Engine;
-use session_ref::reference::candidates::Target;
-use session_ref::reference::uri;
 use session_ref::store::model::SessionRecord;
 use session_ref::store::{self, Caches, Catalog, StoreRoots};
 use session_ref::tui::driver::{self, Driver, Host, Msg};
 use session_ref::tui::rank::EntryId;
 use session_ref::tui::state::{Setup, State};
 use session_ref::tui::theme::Theme;
+use session_ref_core::candidates::Target;
+use session_ref_core::uri;
 
 /// One drawn frame: when its flush ended, and the list's `shown/total`.
 #[derive(Debug, Clone, Copy)]

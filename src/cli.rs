@@ -10,9 +10,9 @@ use crate::error::{Error, Result};
 use crate::hook::install::Scope;
 use crate::hook::protocol::Agent;
 use crate::hook::{self, InstallRequest};
-use crate::reference::candidates::Target;
 use crate::store::{StoreRoots, REGISTRY};
 use crate::tui::popup::PopupSpec;
+use session_ref_core::candidates::Target;
 
 /// The command line as clap parses it. Its help opens with `SUMMARY`
 /// and `long_about`, which lists the store kinds from the registry.

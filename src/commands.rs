@@ -6,9 +6,9 @@ use std::sync::Arc;
 use crate::cli::{Command, Config, InputFormat, OutputFormat, SortBy};
 use crate::engine::{render_jsonl, render_text, Candidate, Engine};
 use crate::error::{Error, Result};
-use crate::reference::candidates;
-use crate::reference::{json, mention, render, uri};
 use crate::store::{Caches, Catalog, StoreRoots, REGISTRY};
+use session_ref_core::candidates;
+use session_ref_core::{json, mention, render, uri};
 
 /// Load the catalog for a config, reporting what could not be listed.
 pub fn load_catalog(config: &Config) -> Catalog {

@@ -3,26 +3,13 @@
 //! characters that must not reach a terminal as they are ([`is_unsafe`]).
 //! Pure.
 
-use std::borrow::Cow;
-use std::fmt::Write as _;
-
 use unicode_width::UnicodeWidthChar;
 
-use crate::store::time::Instant;
+use session_ref_core::time::Instant;
 
-/// Whether `c` would act on a terminal rather than show: a control
-/// character (C0, DEL, C1: escape sequences, bells, line moves) or a
-/// bidirectional formatting control (U+061C, U+200E/U+200F,
-/// U+202A–U+202E, U+2066–U+2069: they reorder the text around them, so
-/// "invoice \u{202e}gnp.exe" shows as "invoice exe.png").
-/// The one rule for every output meant for a person.
-pub fn is_unsafe(c: char) -> bool {
-    c.is_control()
-        || matches!(
-            c,
-            '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}'
-        )
-}
+pub use session_ref_core::escape::{
+    escape_unsafe, escape_unsafe_lines, is_unsafe, path_for_person,
+};
 
 /// `c` as tables and the picker draw it: a space when [`is_unsafe`].
 pub fn safe_char(c: char) -> char {
@@ -31,40 +18,6 @@ pub fn safe_char(c: char) -> char {
     } else {
         c
     }
-}
-
-/// `text` for a person reading stderr: every [`is_unsafe`] character but a
-/// line break written as a JSON-style escape (`\u001b`), as ids and log text
-/// are quoted. Borrowed when nothing needed escaping.
-pub fn escape_unsafe(text: &str) -> Cow<'_, str> {
-    escape_unsafe_keeping(text, &[])
-}
-
-/// [`escape_unsafe`] for a message of several lines: line breaks stay.
-pub fn escape_unsafe_lines(text: &str) -> Cow<'_, str> {
-    escape_unsafe_keeping(text, &['\n'])
-}
-
-fn escape_unsafe_keeping<'a>(text: &'a str, keep: &[char]) -> Cow<'a, str> {
-    let needs = |c: char| is_unsafe(c) && !keep.contains(&c);
-    if !text.chars().any(needs) {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        if needs(c) {
-            let _ = write!(out, "\\u{:04x}", u32::from(c));
-        } else {
-            out.push(c);
-        }
-    }
-    Cow::Owned(out)
-}
-
-/// A path for stderr: lossily decoded (a name that is not UTF-8 shows
-/// U+FFFD) and [`escape_unsafe`]d.
-pub fn path_for_person(path: &std::path::Path) -> String {
-    escape_unsafe(&path.to_string_lossy()).into_owned()
 }
 
 /// `text` on one line (runs of whitespace become one space, [`is_unsafe`]
@@ -212,12 +165,6 @@ mod tests {
         assert_eq!(printable("a\u{2066}b\u{200f}c\u{1b}d"), "a b c d");
         let rows = [["\u{202e}x".to_owned(), "/w\u{2069}".to_owned()]];
         assert_eq!(table(&["A", "B"], &rows), "A   B\n x  /w\n");
-        assert_eq!(
-            escape_unsafe("/tmp/\u{1b}]0;pwned\u{7}\u{202e}x\ny"),
-            "/tmp/\\u001b]0;pwned\\u0007\\u202ex\\u000ay"
-        );
-        assert_eq!(escape_unsafe_lines("a\u{9b}\nb"), "a\\u009b\nb");
-        assert!(matches!(escape_unsafe("plain é 日本"), Cow::Borrowed(_)));
     }
 
     #[test]

@@ -16,14 +16,14 @@ use serde_json::Value;
 
 use crate::config::Limits;
 use crate::error::{Error, Result};
-use crate::matching::FuzzyMatcher;
-use crate::reference::candidates::{self, Ranked, Target};
-use crate::reference::mention::{self, Reference};
-use crate::reference::prepare::{self, Context, ReadSource, SourceRef};
-use crate::reference::streaming::RetainingSink;
-use crate::reference::{json, uri};
 use crate::store::model::SessionRecord;
 use crate::store::{Catalog, RecordId};
+use session_ref_core::candidates::{self, Ranked, Target};
+use session_ref_core::matching::FuzzyMatcher;
+use session_ref_core::mention::{self, Reference};
+use session_ref_core::prepare::{self, Context, ReadSource, SourceRef};
+use session_ref_core::streaming::RetainingSink;
+use session_ref_core::{json, uri};
 
 /// Everything needed to list and prepare: the catalog, limits and target.
 #[derive(Debug, Clone)]
@@ -253,7 +253,7 @@ impl Engine {
     /// Snapshot `sources` and render their context.
     pub fn context_for(&self, sources: &[SourceRef]) -> Result<Context> {
         let read = self.read_sources(sources, self.limits.max_reference_bytes)?;
-        prepare::build_context(sources, read)
+        Ok(prepare::build_context(sources, read)?)
     }
 
     /// Prepare one typed text (`prepare TEXT`).
@@ -312,11 +312,11 @@ impl Engine {
 }
 
 fn normalize(engine: &Engine, references: &[Reference]) -> Result<Vec<SourceRef>> {
-    prepare::normalize_references(
+    Ok(prepare::normalize_references(
         engine.target.session_id.as_deref(),
         references,
         engine.limits.max_references,
-    )
+    )?)
 }
 
 /// Rewrite the text blocks of a direct user message. Returns the message with

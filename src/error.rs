@@ -159,6 +159,28 @@ impl Error {
 /// Result with [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+impl From<session_ref_core::ErrorCode> for ErrorCode {
+    fn from(code: session_ref_core::ErrorCode) -> Self {
+        use session_ref_core::ErrorCode as Core;
+        match code {
+            Core::InvalidConfig => ErrorCode::InvalidConfig,
+            Core::InvalidReference => ErrorCode::InvalidReference,
+            Core::SelfReference => ErrorCode::SelfReference,
+            Core::TooMany => ErrorCode::TooMany,
+            Core::ReadFailed => ErrorCode::ReadFailed,
+            Core::BudgetExceeded => ErrorCode::BudgetExceeded,
+            Core::Cancelled => ErrorCode::Cancelled,
+        }
+    }
+}
+
+/// A failure of the core keeps its code and message.
+impl From<session_ref_core::Error> for Error {
+    fn from(e: session_ref_core::Error) -> Self {
+        Error::new(e.code.into(), e.message)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -195,6 +217,11 @@ mod tests {
             ]
         );
         assert!(ours.iter().all(|c| !names.contains(c)));
+        let core: Vec<&str> = session_ref_core::ErrorCode::ALL
+            .iter()
+            .map(|&c| ErrorCode::from(c).as_str())
+            .collect();
+        assert_eq!(core, names);
         let panic = std::panic::catch_unwind(|| panic!("boom")).unwrap_err();
         assert_eq!(Error::from_panic(&*panic).code, ErrorCode::Internal);
     }

@@ -1,8 +1,8 @@
 //! session-ref: pick coding-agent sessions, mention them in a prompt and
 //! inject exact, byte-budgeted, read-only snapshots of them.
 //!
-//! Layout: [`reference`](mod@reference) is the pure core (the Hydra resolver's semantics);
-//! [`store`] reads native, Claude Code, Codex and Gemini CLI sessions into one model;
+//! Layout: the pure core (the Hydra resolver's semantics) is the
+//! `session_ref_core` crate; [`store`] reads native, Claude Code, Codex and Gemini CLI sessions into one model;
 //! [`engine`] applies the core to the stores; [`cli`], [`commands`] and
 //! [`output`] make the command line; `tui` is the interactive picker;
 //! [`hook`] answers Claude Code's and Codex's prompt-submit hooks.
@@ -17,9 +17,7 @@ pub mod draft;
 pub mod engine;
 pub mod error;
 pub mod hook;
-pub mod matching;
 pub mod output;
-pub mod reference;
 pub mod sealed;
 pub mod search;
 pub mod signals;

@@ -103,7 +103,7 @@ impl Case {
         assert!(out.status.success(), "{}", stderr(&out));
         let text = stdout(&out);
         let context: Value = serde_json::from_str(text.lines().nth(1).unwrap()).unwrap();
-        let stats = session_ref::reference::json::stringify_value(&context["source"]);
+        let stats = session_ref_core::json::stringify_value(&context["source"]);
         format!(
             "{}\n\n<referenced-sessions-stats>\n{}\n</referenced-sessions-stats>",
             context["content"][0]["text"].as_str().unwrap(),
@@ -176,7 +176,7 @@ fn three_mentions_share_one_context() {
             "compare {} with {} and hydra-session:{}",
             mention("alpha", "A"),
             mention("beta", "B"),
-            session_ref::reference::uri::encode("gamma").trim_start_matches("hydra-session:"),
+            session_ref_core::uri::encode("gamma").trim_start_matches("hydra-session:"),
         );
         let got = additional_context(&case.hook(agent, &prompt, &[]));
         assert_eq!(got, case.expected_context(agent, &prompt), "{agent}");

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use session_ref::reference::mention::format_mention;
+use session_ref_core::mention::format_mention;
 
 const BIN: &str = env!("CARGO_BIN_EXE_session-ref");
 const HERE: &str = "/home/dev/src/session-ref";

@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use session_ref::reference::mention;
+use session_ref_core::mention;
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);

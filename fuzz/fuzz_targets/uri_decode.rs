@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use session_ref::reference::uri;
+use session_ref_core::uri;
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);

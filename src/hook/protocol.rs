@@ -14,7 +14,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::error::{Error, Result};
-use crate::reference::json as js;
+use session_ref_core::json as js;
 
 /// The host agent a hook runs for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

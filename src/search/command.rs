@@ -170,7 +170,7 @@ fn text_entry(
     text.push('\n');
     text.push_str("  ");
     text.push_str(&display::printable(
-        &crate::reference::mention::format_mention(&record.id, Some(label)),
+        &session_ref_core::mention::format_mention(&record.id, Some(label)),
     ));
     text.push('\n');
     for hit in found.hits.iter().take(TEXT_HITS) {

@@ -7,8 +7,8 @@
 //! reasoning, tool calls and injected context can never be searched while
 //! a snapshot leaves them out. Pure: takes a [`History`], returns values.
 
-use crate::reference::projection::{self, Role};
 use crate::store::model::{History, Surface};
+use session_ref_core::projection::{self, Role};
 
 /// One searchable message.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -4,9 +4,9 @@
 
 use std::ops::Range;
 
-use crate::reference::projection::Role;
 use crate::search::extract::Message;
 use crate::search::query::{Match, Query};
+use session_ref_core::projection::Role;
 
 /// Bytes of context kept before the first match of a snippet.
 const SNIPPET_LEAD: usize = 60;

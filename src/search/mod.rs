@@ -22,9 +22,9 @@ pub mod warm;
 
 use serde::Serialize;
 
-use crate::reference::mention;
 use crate::store::model::SessionRecord;
 use hits::{Hit, SessionMatch};
+use session_ref_core::mention;
 
 /// What a hit outside the snapshot is marked with.
 pub const BEFORE_COMPACTION: &str = "before compaction: not in the snapshot";

@@ -99,8 +99,8 @@ pub fn stream(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reference::projection::Role;
     use crate::search::query::Syntax;
+    use session_ref_core::projection::Role;
     use std::path::Path;
     use std::sync::Arc;
 

@@ -86,8 +86,8 @@ use crate::store::loose::{
     string, RawText,
 };
 use crate::store::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
-use crate::store::time::Instant;
 use crate::store::{env_or_home, has_suffix, Caches, Env, ReadError, ScanEvent, Store};
+use session_ref_core::time::Instant;
 
 /// Text-block openings that mark generated wrappers, not typed prompts:
 /// those of `FORMATS.md` (`<task-notification>` is the notice of a finished

@@ -58,8 +58,8 @@ use crate::store::loose::{
     RawText,
 };
 use crate::store::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
-use crate::store::time::Instant;
 use crate::store::{env_or_home, has_suffix, Caches, Env, ReadError, ScanEvent, Store};
+use session_ref_core::time::Instant;
 
 /// Openings of user-role messages Codex injects (instructions, environment,
 /// aborted-turn notes, shell commands), which the person did not type.

@@ -556,8 +556,8 @@ impl<T> FileCache<T> {
 /// What the Claude Code and Codex reader tests share.
 #[cfg(test)]
 pub(crate) mod testing {
-    use crate::reference::projection::join_text;
     use crate::store::model::{EventKind, MessageSource, Surface};
+    use session_ref_core::projection::join_text;
 
     /// A surface as `(seq, speaker, text)`, the speaker being `user`,
     /// `checkpoint`, `assistant` or `tool`.

@@ -93,10 +93,10 @@ use crate::store::loose::{elements, from_line, is_str, is_true, string};
 use crate::store::model::{
     Block, EventKind, MessageSource, SessionRecord, StoreKind, Surface, SurfaceEvent,
 };
-use crate::store::time::Instant;
 use crate::store::{
     env_or_home, normalize_dir, Caches, Env, ReadError, ScanEvent, Store, TargetCwd,
 };
+use session_ref_core::time::Instant;
 
 /// Openings of user messages Gemini CLI injects, which no one typed.
 const INJECTED: &[&str] = &["<session_context>", "<hook_context>"];

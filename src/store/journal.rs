@@ -113,7 +113,7 @@ fn texts(blocks: &[Block]) -> Option<String> {
     blocks
         .iter()
         .any(|b| matches!(b, Block::Text(_)))
-        .then(|| crate::reference::projection::join_text(blocks))
+        .then(|| session_ref_core::projection::join_text(blocks))
 }
 
 impl SurfaceSink for Journal {

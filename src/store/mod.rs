@@ -60,7 +60,6 @@ pub mod loose;
 pub mod model;
 pub mod native;
 pub mod string_blocks;
-pub mod time;
 
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
@@ -595,9 +594,7 @@ impl fmt::Display for RootTally {
     }
 }
 
-/// Index of a record in a [`Catalog`]: its position in arrival order,
-/// stable while the catalog grows.
-pub type RecordId = usize;
+pub use session_ref_core::candidates::RecordId;
 
 /// Every listed session, plus what could not be listed: the one list of
 /// sessions that discovery appends to and that the engine, the commands
@@ -617,6 +614,21 @@ pub struct Catalog {
     /// Files that look like sessions but could not be listed, sorted.
     pub unreadable: Vec<(PathBuf, String)>,
     caches: Arc<Caches>,
+}
+
+/// Candidates are ranked over the catalog's listing order.
+impl session_ref_core::candidates::Listing for Catalog {
+    fn order(&self) -> &[RecordId] {
+        Catalog::order(self)
+    }
+
+    fn session_id(&self, record: RecordId) -> &str {
+        &self.get(record).id
+    }
+
+    fn cwd(&self, record: RecordId) -> Option<&str> {
+        self.get(record).cwd.as_deref()
+    }
 }
 
 impl Catalog {

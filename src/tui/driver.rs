@@ -24,8 +24,6 @@ use crate::cli::PickFormat;
 use crate::config::Limits;
 use crate::engine::{render_jsonl, render_text, Engine};
 use crate::error::{Error, ErrorCode, Result};
-use crate::reference::candidates::Target;
-use crate::reference::uri;
 use crate::search::hits::SessionMatch;
 use crate::search::index::Index;
 use crate::search::query::Query;
@@ -37,6 +35,8 @@ use crate::tui::preview::{PreviewKey, Snapshot};
 use crate::tui::rank::EntryId;
 use crate::tui::state::{update, Action, Effect, Exit, State};
 use crate::tui::view;
+use session_ref_core::candidates::Target;
+use session_ref_core::uri;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Everything that reaches the loop.

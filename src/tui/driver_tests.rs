@@ -8,9 +8,9 @@ use ratatui::backend::TestBackend;
 use super::*;
 use crate::cli::{Command, Config};
 use crate::commands;
-use crate::reference::mention::format_mention;
 use crate::store::{Caches, StoreRoots};
 use crate::tui::testkit;
+use session_ref_core::mention::format_mention;
 
 /// Titles now, the editor as a function.
 struct SyncHost {

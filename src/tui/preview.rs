@@ -9,12 +9,12 @@ use ratatui::text::{Line, Span};
 
 use crate::display;
 use crate::error::Error;
-use crate::reference::prepare::{Context, ReferenceStats};
-use crate::reference::render;
 use crate::store::model::StoreKind;
 use crate::store::native;
 use crate::tui::text;
 use crate::tui::theme::Theme;
+use session_ref_core::prepare::{Context, ReferenceStats};
+use session_ref_core::render;
 
 /// What a preview is cached by: the session and the label its mention
 /// carries (the label is part of the snapshot).
@@ -179,8 +179,8 @@ fn readable(snapshot: &Snapshot, width: usize, theme: Theme, meta: About) -> Vec
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reference::prepare::{build_context, ReadSource, SourceRef};
     use crate::store::model::{Block, EventKind, MessageSource, Surface, SurfaceEvent};
+    use session_ref_core::prepare::{build_context, ReadSource, SourceRef};
 
     fn snapshot(budget: usize) -> Snapshot {
         let message = |seq, text: &str, user| SurfaceEvent {

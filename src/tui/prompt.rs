@@ -10,10 +10,10 @@ use std::ops::Range;
 
 use crate::display;
 use crate::error::Result;
-use crate::reference::mention::{self, MentionSpan, ParsedText};
-use crate::reference::uri;
 use crate::tui::line::Edit;
 use crate::tui::text;
+use session_ref_core::mention::{self, MentionSpan, ParsedText};
+use session_ref_core::uri;
 
 /// The multi-line prompt with its cursor (a byte offset).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -144,7 +144,7 @@ impl Prompt {
 
     /// The buffer parsed as `prepare` parses it: readable text and references.
     pub fn parse(&self) -> Result<ParsedText> {
-        mention::parse_text(&self.text)
+        Ok(mention::parse_text(&self.text)?)
     }
 
     /// Distinct ids of the decodable mentions, in first-mention order.
@@ -417,7 +417,7 @@ fn normalize_breaks(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reference::mention::format_mention;
+    use session_ref_core::mention::format_mention;
 
     fn chips(layout: &Layout) -> Vec<String> {
         layout

@@ -31,8 +31,8 @@ use nucleo_matcher::{Config, Matcher, Utf32Str, Utf32String};
 use rayon::prelude::*;
 
 use super::char_set::CharSet;
-use crate::reference::candidates::{group_rank, Target};
 use crate::store::model::SessionRecord;
+use session_ref_core::candidates::{group_rank, Target};
 
 /// Index of an [`Entry`] in the picker's arrival-ordered entry list.
 pub type EntryId = u32;

@@ -3,9 +3,9 @@
 //! stale answers ignored, and enter inserting the found session's mention.
 
 use super::*;
-use crate::reference::mention::format_mention;
 use crate::tui::line::Edit;
 use crate::tui::testkit::{self, step};
+use session_ref_core::mention::format_mention;
 
 fn loaded() -> State {
     let (state, _) = testkit::loaded(testkit::setup(), 100, 30);

@@ -17,9 +17,6 @@ use ratatui::layout::{Position, Rect};
 use crate::cli::PickFormat;
 use crate::config::Limits;
 use crate::error::Error;
-use crate::reference::candidates::{self, Target};
-use crate::reference::mention;
-use crate::reference::prepare::normalize_references;
 use crate::search::hits::{Hit as SearchHit, SessionMatch};
 use crate::store::model::{record_order, SessionRecord};
 use crate::store::{Catalog, ScanEvent};
@@ -30,6 +27,9 @@ use crate::tui::preview::{self, PreviewKey, PreviewMode, PreviewSlot, Snapshot};
 use crate::tui::prompt::Prompt;
 use crate::tui::rank::{Entry, EntryId, Hit, Reranker};
 use crate::tui::theme::Theme;
+use session_ref_core::candidates::{self, Target};
+use session_ref_core::mention;
+use session_ref_core::prepare::normalize_references;
 
 /// Which input receives typing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -816,7 +816,7 @@ impl State {
                 .push(entry_id);
             to_read.push((entry_id, record));
         }
-        let pool = candidates::eligible(&self.catalog, target);
+        let pool = candidates::eligible(&*self.catalog, target);
         self.order = pool
             .into_iter()
             .map(|(id, _)| EntryId::try_from(id).expect("fewer than 2^32 sessions"))
@@ -1175,11 +1175,11 @@ impl State {
             return;
         }
         let checked = self.prompt.parse().and_then(|parsed| {
-            normalize_references(
+            Ok(normalize_references(
                 self.setup.target.session_id.as_deref(),
                 &parsed.references,
                 self.setup.limits.max_references,
-            )
+            )?)
         });
         if let Err(e) = checked {
             self.error(format!("{}: {}", e.code, e.message));

@@ -2,8 +2,8 @@
 
 use super::*;
 use crate::error::ErrorCode;
-use crate::reference::mention::format_mention;
 use crate::tui::testkit::{self, record, step};
+use session_ref_core::mention::format_mention;
 
 fn events(records: &[SessionRecord]) -> Vec<ScanEvent> {
     records.iter().cloned().map(ScanEvent::Record).collect()

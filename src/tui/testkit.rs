@@ -7,14 +7,14 @@ use std::sync::Arc;
 use crate::cli::PickFormat;
 use crate::config::Limits;
 use crate::engine::Engine;
-use crate::reference::candidates::Target;
-use crate::reference::uri;
 use crate::store::model::SessionRecord;
 use crate::store::{self, Caches, Catalog, ScanEvent, StoreRoots};
 use crate::tui::driver;
 use crate::tui::preview::{PreviewSlot, Snapshot};
 use crate::tui::state::{update, Action, Effect, Setup, State};
 use crate::tui::theme::Theme;
+use session_ref_core::candidates::Target;
+use session_ref_core::uri;
 
 /// 2025-06-01T12:00:00Z.
 pub const NOW: i64 = 1_748_779_200;

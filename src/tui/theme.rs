@@ -3,7 +3,7 @@
 
 use ratatui::style::{Color, Modifier, Style};
 
-use crate::reference::projection::Role;
+use session_ref_core::projection::Role;
 
 /// The picker's styles.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -10,11 +10,11 @@ use ratatui::Terminal;
 use super::draw;
 use crate::config::Limits;
 use crate::error::Error;
-use crate::reference::mention::format_mention;
 use crate::tui::line::Edit;
 use crate::tui::preview::PreviewKey;
 use crate::tui::state::{Action, Setup, State};
 use crate::tui::testkit::{self, step};
+use session_ref_core::mention::format_mention;
 
 fn render(state: &State) -> Terminal<TestBackend> {
     let (w, h) = state.size;

@@ -5,12 +5,12 @@
 use serde::Serialize;
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::reference::json;
-use crate::reference::mention::Reference;
-use crate::reference::render::{self, ReferenceData};
-use crate::reference::retention::{RetentionStats, SourceFields};
-use crate::reference::streaming::RetainingSink;
-use crate::store::model::Surface;
+use crate::json;
+use crate::mention::Reference;
+use crate::model::Surface;
+use crate::render::{self, ReferenceData};
+use crate::retention::{RetentionStats, SourceFields};
+use crate::streaming::RetainingSink;
 
 /// One distinct source to snapshot, in first-mention order.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -12,8 +12,8 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::reference::projection::{ProjectedItem, Role};
-use crate::reference::render::{self, ConversationItem, ReferenceData};
+use crate::projection::{ProjectedItem, Role};
+use crate::render::{self, ConversationItem, ReferenceData};
 
 /// Omission statistics of one retained source (SPEC §7).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -84,7 +84,7 @@ pub fn retain(
 
 /// Items already dropped before retention saw them: the oldest items of the
 /// projection, which retention was certain to drop (see
-/// [`streaming`](crate::reference::streaming)).
+/// [`streaming`](crate::streaming)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Dropped {
     /// How many.

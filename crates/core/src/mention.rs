@@ -18,7 +18,7 @@
 use std::ops::Range;
 
 use crate::error::Result;
-use crate::reference::uri::{self, SCHEME};
+use crate::uri::{self, SCHEME};
 
 /// A session cited by a message: its id and the label the text showed.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -6,7 +6,23 @@
 use memchr::memmem::Finder;
 
 use crate::matching::{FuzzyMatcher, Pattern};
-use crate::store::{Catalog, RecordId};
+
+/// A listed session's place in a listing: an index into its records (in
+/// the stores' catalog, its position in arrival order, stable while the
+/// catalog grows).
+pub type RecordId = usize;
+
+/// The listing candidates are ranked from: records in listing order (SPEC
+/// §3), each with the id and working directory the rules match on. The
+/// session stores' catalog is one; a test can use a vector.
+pub trait Listing {
+    /// Every record, in listing order.
+    fn order(&self) -> &[RecordId];
+    /// The session id of `record`.
+    fn session_id(&self, record: RecordId) -> &str;
+    /// The working directory of `record`, when known.
+    fn cwd(&self, record: RecordId) -> Option<&str>;
+}
 
 /// The session a message is being prepared for.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -159,10 +175,10 @@ pub fn rank<'a, I: Copy>(
 /// The reference's `listCandidates`.
 ///
 /// `labels` is asked, once, for the labels of the records that need one
-/// (by id; see [`Catalog::label`]). With an empty query only the first
+/// (by id). With an empty query only the first
 /// `limit` ranked records are asked for; otherwise every eligible record is.
 pub fn exact(
-    catalog: &Catalog,
+    catalog: &(impl Listing + ?Sized),
     target: &Target,
     query: &str,
     limit: usize,
@@ -180,9 +196,8 @@ pub fn exact(
         .into_iter()
         .zip(found)
         .filter(|&((index, _), ref label)| {
-            let record = catalog.get(index);
             needle.is_empty()
-                || Fields::new(label, record.cwd.as_deref(), &record.id).exact(&finder)
+                || Fields::new(label, catalog.cwd(index), catalog.session_id(index)).exact(&finder)
         })
         .map(|((index, rank), label)| Ranked {
             index,
@@ -198,14 +213,13 @@ pub fn exact(
 
 /// Records other than the target with their group rank, in group-then-
 /// record order (SPEC §6): the pool every ranking starts from.
-pub fn eligible(catalog: &Catalog, target: &Target) -> Vec<(RecordId, u8)> {
+pub fn eligible(catalog: &(impl Listing + ?Sized), target: &Target) -> Vec<(RecordId, u8)> {
     let mut groups: [Vec<(RecordId, u8)>; 3] = Default::default();
     for &id in catalog.order() {
-        let record = catalog.get(id);
-        if target.session_id.as_deref() == Some(record.id.as_str()) {
+        if target.session_id.as_deref() == Some(catalog.session_id(id)) {
             continue;
         }
-        let rank = group_rank(record.cwd.as_deref(), target.cwd.as_deref());
+        let rank = group_rank(catalog.cwd(id), target.cwd.as_deref());
         groups[usize::from(rank)].push((id, rank));
     }
     let [mut pool, none, other] = groups;
@@ -219,7 +233,7 @@ pub fn eligible(catalog: &Catalog, target: &Target) -> Vec<(RecordId, u8)> {
 ///
 /// `labels[id]` is the label of record `id` of the catalog.
 pub fn fuzzy(
-    catalog: &Catalog,
+    catalog: &(impl Listing + ?Sized),
     labels: &[String],
     target: &Target,
     query: &str,
@@ -229,10 +243,7 @@ pub fn fuzzy(
     let pool = eligible(catalog, target);
     let fields: Vec<Fields> = pool
         .iter()
-        .map(|&(id, _)| {
-            let record = catalog.get(id);
-            Fields::new(&labels[id], record.cwd.as_deref(), &record.id)
-        })
+        .map(|&(id, _)| Fields::new(&labels[id], catalog.cwd(id), catalog.session_id(id)))
         .collect();
     let positions: Vec<usize> = (0..pool.len()).collect();
     let mut hits = rank(&positions, |at| &fields[at], query, matcher);
@@ -254,39 +265,49 @@ pub fn fuzzy(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::model::SessionRecord;
-    use crate::store::{native, ScanEvent};
-    use std::path::Path;
-    use std::sync::Arc;
 
-    fn record(id: &str, cwd: Option<&str>, created: &str) -> SessionRecord {
-        SessionRecord::new(
-            native::KIND,
-            Arc::from(Path::new("/s")),
-            format!("/s/{id}.jsonl").into(),
-            id.into(),
-            cwd.map(Into::into),
-            created.into(),
-        )
+    /// Records as (id, cwd), and the listing order over them.
+    struct Sessions {
+        records: Vec<(&'static str, Option<&'static str>)>,
+        order: Vec<RecordId>,
     }
 
-    fn fixture() -> Catalog {
-        Catalog::from_events(
-            [
-                record("a", Some("/other"), "2025-01-05T00:00:00Z"),
-                record("b", None, "2025-01-04T00:00:00Z"),
-                record("c", Some("/here"), "2025-01-03T00:00:00Z"),
-                record("d", Some("/here"), "2025-01-02T00:00:00Z"),
-                record("self", Some("/here"), "2025-01-06T00:00:00Z"),
-            ]
-            .map(ScanEvent::Record),
-        )
+    impl Listing for Sessions {
+        fn order(&self) -> &[RecordId] {
+            &self.order
+        }
+        fn session_id(&self, record: RecordId) -> &str {
+            self.records[record].0
+        }
+        fn cwd(&self, record: RecordId) -> Option<&str> {
+            self.records[record].1
+        }
     }
 
-    fn ids(catalog: &Catalog, ranked: &[Ranked]) -> Vec<String> {
+    impl Sessions {
+        fn len(&self) -> usize {
+            self.records.len()
+        }
+    }
+
+    /// Five sessions listed newest first: `self` (the target), then a to d.
+    fn fixture() -> Sessions {
+        Sessions {
+            records: vec![
+                ("a", Some("/other")),
+                ("b", None),
+                ("c", Some("/here")),
+                ("d", Some("/here")),
+                ("self", Some("/here")),
+            ],
+            order: vec![4, 0, 1, 2, 3],
+        }
+    }
+
+    fn ids(catalog: &Sessions, ranked: &[Ranked]) -> Vec<String> {
         ranked
             .iter()
-            .map(|r| catalog.get(r.index).id.clone())
+            .map(|r| catalog.session_id(r.index).to_owned())
             .collect()
     }
 
@@ -299,17 +320,16 @@ mod tests {
 
     /// Labels as the engine gives them: a title for `titled`, else the id.
     fn labels_of<'a>(
-        catalog: &'a Catalog,
+        catalog: &'a Sessions,
         titled: &'a str,
         title: &'a str,
     ) -> impl FnMut(&[RecordId]) -> Vec<String> + 'a {
         move |wanted| {
             wanted
                 .iter()
-                .map(|&i| {
-                    catalog.label(i, |s| {
-                        (catalog.get(s).id == titled).then(|| title.to_owned())
-                    })
+                .map(|&i| match catalog.session_id(i) {
+                    id if id == titled => title.to_owned(),
+                    id => id.to_owned(),
                 })
                 .collect()
         }
@@ -347,7 +367,7 @@ mod tests {
     fn fuzzy_matches_follow_exact_ones() {
         let catalog = fixture();
         let labels: Vec<String> = (0..catalog.len())
-            .map(|i| match catalog.get(i).id.as_str() {
+            .map(|i| match catalog.session_id(i) {
                 "a" => "refactor parser".to_owned(),
                 "d" => "rpa".to_owned(),
                 id => id.to_owned(),

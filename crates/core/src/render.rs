@@ -1,7 +1,7 @@
 //! Rendering of reference objects and the context text (SPEC §7, §8).
 
-use crate::reference::json;
-use crate::reference::projection::Role;
+use crate::json;
+use crate::projection::Role;
 
 /// The fixed text before the JSON array of reference objects.
 pub const PROMPT_PREFIX: &str = "## Referenced sessions\n\n\

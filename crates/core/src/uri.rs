@@ -7,7 +7,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 
 use crate::error::{Error, Result};
-use crate::reference::json;
+use crate::json;
 
 /// The URI scheme, colon included.
 pub const SCHEME: &str = "hydra-session:";

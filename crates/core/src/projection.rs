@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use crate::store::model::{Block, EventKind, MessageSource, Surface};
+use crate::model::{Block, EventKind, MessageSource, Surface};
 
 /// Who spoke a projected item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -95,7 +95,7 @@ pub fn join_text(content: &[Block]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::model::SurfaceEvent;
+    use crate::model::SurfaceEvent;
 
     fn user(seq: u64, source: MessageSource, texts: &[&str]) -> SurfaceEvent {
         SurfaceEvent {
