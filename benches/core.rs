@@ -8,11 +8,11 @@ use std::io::Write;
 use std::path::Path;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
-use session_ref::store::model::SessionRecord;
-use session_ref::store::{native, Catalog, StoreRoots};
 use session_ref_core::mention;
 use session_ref_core::projection::{ProjectedItem, Role};
 use session_ref_core::retention::{retain, SourceFields};
+use session_ref_stores::model::SessionRecord;
+use session_ref_stores::{kinds::native, Catalog, StoreRoots};
 
 fn items(count: usize, text_len: usize) -> Vec<ProjectedItem<'static>> {
     (0..count)

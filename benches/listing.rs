@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use session_ref::store::{native, Catalog, StoreRoots};
+use session_ref_stores::{kinds::native, Catalog, StoreRoots};
 
 /// The replaced walk: a stack of directories read with `read_dir`.
 fn hand_walk(root: &Path) -> Vec<PathBuf> {

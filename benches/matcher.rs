@@ -13,10 +13,10 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
 use fuzzy_matcher::skim::SkimMatcherV2;
 use fuzzy_matcher::FuzzyMatcher as _;
-use session_ref::store::model::{record_order, SessionRecord};
 use session_ref::tui::rank::{self, Entry, EntryId};
 use session_ref_core::candidates::Target;
 use session_ref_core::matching::{FuzzyMatcher, Pattern};
+use session_ref_stores::model::{record_order, SessionRecord};
 
 const QUERIES: [&str; 4] = ["parser", "fxprsbg", "session ref", "zqxjv"];
 
@@ -138,7 +138,7 @@ fn entries(n: usize) -> (Vec<Entry>, Vec<EntryId>) {
             let path = format!("/s/{id}.jsonl").into();
             (
                 SessionRecord::new(
-                    session_ref::store::native::KIND,
+                    session_ref_stores::kinds::native::KIND,
                     Arc::clone(&root),
                     path,
                     id,

@@ -33,14 +33,14 @@ use ratatui::Terminal;
 use session_ref::cli::PickFormat;
 use session_ref::config::Limits;
 use session_ref::engine::Engine;
-use session_ref::store::model::SessionRecord;
-use session_ref::store::{self, Caches, Catalog, StoreRoots};
 use session_ref::tui::driver::{self, Driver, Host, Msg};
 use session_ref::tui::rank::EntryId;
 use session_ref::tui::state::{Setup, State};
 use session_ref::tui::theme::Theme;
 use session_ref_core::candidates::Target;
 use session_ref_core::uri;
+use session_ref_stores::model::SessionRecord;
+use session_ref_stores::{Caches, Catalog, StoreRoots};
 
 /// One drawn frame: when its flush ended, and the list's `shown/total`.
 #[derive(Debug, Clone, Copy)]
@@ -193,10 +193,10 @@ fn start(dir: PathBuf, query: &str) -> Run {
     let unread = Arc::new(AtomicUsize::new(0));
     let listed_at = Arc::new(Mutex::new(None));
     let started = Instant::now();
-    let roots = StoreRoots::new().with(store::native::KIND, dir);
+    let roots = StoreRoots::new().with(session_ref_stores::kinds::native::KIND, dir);
     let (scan_caches, scan_listed) = (Arc::clone(&caches), Arc::clone(&listed_at));
     driver::spawn_job(tx.clone(), move |tx| {
-        store::scan(&scan_caches, &roots, &|event| {
+        session_ref_stores::scan(&scan_caches, &roots, &|event| {
             let _ = tx.send(Msg::Found(event));
         });
         *scan_listed.lock().unwrap() = Some(Instant::now());
@@ -347,7 +347,7 @@ fn type_for(run: &Run, span: Duration) -> Vec<Duration> {
 
 fn keys_during_preview(dir: PathBuf) {
     // How long one preview of the first session takes (the same call).
-    let roots = StoreRoots::new().with(store::native::KIND, dir.clone());
+    let roots = StoreRoots::new().with(session_ref_stores::kinds::native::KIND, dir.clone());
     let catalog = Catalog::load(&roots);
     let first = catalog.ordered().map(|r| r.id.clone()).min();
     let Some(first) = first else {

@@ -10,9 +10,9 @@ use crate::error::{Error, Result};
 use crate::hook::install::Scope;
 use crate::hook::protocol::Agent;
 use crate::hook::{self, InstallRequest};
-use crate::store::{StoreRoots, REGISTRY};
 use crate::tui::popup::PopupSpec;
 use session_ref_core::candidates::Target;
+use session_ref_stores::{StoreRoots, REGISTRY};
 
 /// The command line as clap parses it. Its help opens with `SUMMARY`
 /// and `long_about`, which lists the store kinds from the registry.
@@ -98,7 +98,7 @@ impl Args for StoreArgs {
                     .help(format!(
                         "{} (repeatable) [default: {}, when it exists].",
                         store.root_help(),
-                        crate::store::default_roots_help(*kind)
+                        session_ref_stores::default_roots_help(*kind)
                     )),
             )
         })
@@ -680,7 +680,7 @@ impl Cli {
                 index: if no_index {
                     None
                 } else {
-                    crate::search::index::default_dir(&env, home)
+                    session_ref_stores::search::index::default_dir(&env, home)
                 },
             },
             CommandArgs::Prepare {
@@ -730,9 +730,9 @@ impl Cli {
                     // The commands compare `--cwd` exactly as the reference
                     // does (byte-identical output); the picker, typed at by
                     // people and shell completion, normalises it.
-                    Some(cwd) if matches!(command, Command::Pick(_)) => {
-                        Some(crate::store::normalize_dir(&cwd, current_dir.as_deref()))
-                    }
+                    Some(cwd) if matches!(command, Command::Pick(_)) => Some(
+                        session_ref_stores::normalize_dir(&cwd, current_dir.as_deref()),
+                    ),
                     Some(cwd) => Some(cwd),
                     None => current_dir,
                 },
@@ -741,7 +741,7 @@ impl Cli {
             cache_dir: if g.no_cache {
                 None
             } else {
-                crate::store::index::cache_dir(&env, home)
+                session_ref_stores::index::title::cache_dir(&env, home)
             },
             command,
         })

@@ -6,9 +6,9 @@ use std::sync::Arc;
 use crate::cli::{Command, Config, InputFormat, OutputFormat, SortBy};
 use crate::engine::{render_jsonl, render_text, Candidate, Engine};
 use crate::error::{Error, Result};
-use crate::store::{Caches, Catalog, StoreRoots, REGISTRY};
 use session_ref_core::candidates;
 use session_ref_core::{json, mention, render, uri};
+use session_ref_stores::{Caches, Catalog, StoreRoots, REGISTRY};
 
 /// Load the catalog for a config, reporting what could not be listed.
 pub fn load_catalog(config: &Config) -> Catalog {
@@ -112,8 +112,11 @@ pub fn search_streaming(config: &Config, cancel: &std::sync::atomic::AtomicBool)
             // Labels of the rows printed come through the title index.
             let caches = Caches::for_run(config.cache_dir.as_deref(), config.target.cwd.as_deref());
             let mut catalog = Catalog::with_caches(Arc::new(caches));
-            let (index, events) =
-                crate::search::index::Index::open_and_list(dir, catalog.caches(), &config.roots);
+            let (index, events) = session_ref_stores::search::index::Index::open_and_list(
+                dir,
+                catalog.caches(),
+                &config.roots,
+            );
             catalog.append(events);
             report_listing(&catalog, config);
             (Some(index), catalog)

@@ -16,14 +16,14 @@ use serde_json::Value;
 
 use crate::config::Limits;
 use crate::error::{Error, Result};
-use crate::store::model::SessionRecord;
-use crate::store::{Catalog, RecordId};
 use session_ref_core::candidates::{self, Ranked, Target};
 use session_ref_core::matching::FuzzyMatcher;
 use session_ref_core::mention::{self, Reference};
 use session_ref_core::prepare::{self, Context, ReadSource, SourceRef};
 use session_ref_core::streaming::RetainingSink;
 use session_ref_core::{json, uri};
+use session_ref_stores::model::SessionRecord;
+use session_ref_stores::{Catalog, RecordId};
 
 /// Everything needed to list and prepare: the catalog, limits and target.
 #[derive(Debug, Clone)]
@@ -387,7 +387,8 @@ mod tests {
     }
 
     fn engine(dir: &std::path::Path) -> Engine {
-        let roots = crate::store::StoreRoots::new().with(crate::store::native::KIND, dir);
+        let roots = session_ref_stores::StoreRoots::new()
+            .with(session_ref_stores::kinds::native::KIND, dir);
         Engine::new(
             Arc::new(Catalog::load(&roots)),
             Limits::default(),

@@ -174,6 +174,13 @@ impl From<session_ref_core::ErrorCode> for ErrorCode {
     }
 }
 
+/// A session that could not be read is `SESSION_REFERENCE_READ_FAILED`.
+impl From<session_ref_stores::ReadError> for Error {
+    fn from(e: session_ref_stores::ReadError) -> Self {
+        Error::read_failed(format!("failed to read referenced session: {e}"))
+    }
+}
+
 /// A failure of the core keeps its code and message.
 impl From<session_ref_core::Error> for Error {
     fn from(e: session_ref_core::Error) -> Self {

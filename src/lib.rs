@@ -2,8 +2,8 @@
 //! inject exact, byte-budgeted, read-only snapshots of them.
 //!
 //! Layout: the pure core (the Hydra resolver's semantics) is the
-//! `session_ref_core` crate; [`store`] reads native, Claude Code, Codex and Gemini CLI sessions into one model;
-//! [`engine`] applies the core to the stores; [`cli`], [`commands`] and
+//! `session_ref_core` crate; `session_ref_stores` reads native, Claude
+//! Code, Codex and Gemini CLI sessions into one model; [`engine`] applies the core to the stores; [`cli`], [`commands`] and
 //! [`output`] make the command line; `tui` is the interactive picker;
 //! [`hook`] answers Claude Code's and Codex's prompt-submit hooks.
 
@@ -18,10 +18,8 @@ pub mod engine;
 pub mod error;
 pub mod hook;
 pub mod output;
-pub mod sealed;
 pub mod search;
 pub mod signals;
-pub mod store;
 pub mod tui;
 
 pub use error::{Error, ErrorCode, Result};

@@ -529,14 +529,14 @@ fn help_lists_every_registered_store_kind_with_its_default_location() {
     let help = stdout(&out);
     // clap wraps long lines: compare with runs of white space folded.
     let folded = help.split_whitespace().collect::<Vec<_>>().join(" ");
-    for kind in session_ref::store::REGISTRY {
+    for kind in session_ref_stores::REGISTRY {
         let store = kind.store();
         assert!(folded.contains(store.origin()), "{}: {help}", kind.as_str());
         let flag = format!(
             "--{} <DIR> {} (repeatable) [default: {}, when it exists].",
             store.flag(),
             store.root_help(),
-            session_ref::store::default_roots_help(*kind)
+            session_ref_stores::default_roots_help(*kind)
         );
         assert!(folded.contains(&flag), "no `{flag}` in: {help}");
     }

@@ -274,8 +274,9 @@ fn a_session_that_vanished_after_listing_fails_alone() {
     let home = tempfile::tempdir().unwrap();
     let projects = home.path().join("projects");
     copy_tree(Path::new(CLAUDE), &projects);
-    let catalog = session_ref::store::Catalog::load(
-        &session_ref::store::StoreRoots::new().with(session_ref::store::claude::KIND, &projects),
+    let catalog = session_ref_stores::Catalog::load(
+        &session_ref_stores::StoreRoots::new()
+            .with(session_ref_stores::kinds::claude::KIND, &projects),
     );
     let checkout = catalog.find(CHECKOUT).unwrap().clone();
     std::fs::remove_file(&checkout.path).unwrap();

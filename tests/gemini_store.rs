@@ -345,8 +345,8 @@ fn a_file_that_vanished_after_listing_fails_that_session_alone() {
     let home = tempfile::tempdir().unwrap();
     let root = home.path().join(".gemini");
     copy_tree(Path::new(GEMINI), &root);
-    let catalog = session_ref::store::Catalog::load(
-        &session_ref::store::StoreRoots::new().with(session_ref::store::gemini::KIND, &root),
+    let catalog = session_ref_stores::Catalog::load(
+        &session_ref_stores::StoreRoots::new().with(session_ref_stores::kinds::gemini::KIND, &root),
     );
     let review = catalog.find(REVIEW).unwrap().clone();
     let flaky = catalog.find(FLAKY).unwrap().clone();

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use proptest::prelude::*;
-use session_ref::store::{kind_by_name, Catalog, StoreRoots};
+use session_ref_stores::{kind_by_name, Catalog, StoreRoots};
 
 const ID: &str = "0c0ffee0-0000-4000-8000-000000000001";
 

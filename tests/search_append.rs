@@ -14,11 +14,13 @@ use std::path::Path;
 use proptest::prelude::*;
 use serde_json::json;
 
-use session_ref::search::extract;
 use session_ref::search::hits;
-use session_ref::search::index::{self, Index, Lookup};
 use session_ref::search::query::{Query, Syntax};
-use session_ref::store::{claude, codex, gemini, native, Catalog, StoreKind, StoreRoots};
+use session_ref_stores::search::extract;
+use session_ref_stores::search::index::{self, Index, Lookup};
+use session_ref_stores::{
+    kinds::claude, kinds::codex, kinds::gemini, kinds::native, Catalog, StoreKind, StoreRoots,
+};
 
 /// Texts from a small pool, so that prompts repeat (before and after a
 /// compaction) and some are empty or span lines.

@@ -1,7 +1,7 @@
 //! One suite over every store kind: the same expectations, run against a
 //! fixture of each kind written in the real shapes of its agent.
 //!
-//! Every kind in `session_ref::store::REGISTRY` must have a row in
+//! Every kind in `session_ref_stores::REGISTRY` must have a row in
 //! [`KINDS`]: a fixture builder that writes a small store (two sessions at
 //! least, with tool calls, tool output and reasoning that must never reach
 //! a snapshot or a title) and says what is expected of each session. The
@@ -27,7 +27,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use session_ref::store::{kind_by_name, Catalog, StoreRoots, REGISTRY};
+use session_ref_stores::{kind_by_name, Catalog, StoreRoots, REGISTRY};
 
 /// One store kind's row: its name, its flag, and its fixture.
 struct Kind {

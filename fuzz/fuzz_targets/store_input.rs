@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use session_ref::store::{kind_by_name, Catalog, StoreRoots};
+use session_ref_stores::{kind_by_name, Catalog, StoreRoots};
 
 /// A directory of this process's own, in memory when `/dev/shm` exists.
 fn scratch() -> PathBuf {

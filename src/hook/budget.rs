@@ -10,12 +10,12 @@
 //! their share to the others. Pure: the sessions are read by the caller.
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::store::model::Surface;
 use session_ref_core::json;
 use session_ref_core::prepare::{context_source_json, Context, ReferenceStats, SourceRef};
 use session_ref_core::projection::{project, ProjectedItem};
 use session_ref_core::render;
 use session_ref_core::retention::{retain, SourceFields};
+use session_ref_stores::model::Surface;
 
 /// How a host counts the size of a hook's added context.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -169,8 +169,8 @@ fn build(projected: &[Projected<'_>], budget: usize) -> Result<Context> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::model::{Block, EventKind, MessageSource, SurfaceEvent};
     use session_ref_core::prepare::{build_context, ReadSource};
+    use session_ref_stores::model::{Block, EventKind, MessageSource, SurfaceEvent};
 
     fn surface(texts: &[&str]) -> Surface {
         let mut surface = Surface::default();

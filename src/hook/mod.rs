@@ -26,13 +26,13 @@ use crate::cli::{Command, Config};
 
 use crate::config::Limits;
 use crate::error::{Error, Result};
-use crate::store::{Caches, Catalog, StoreRoots};
 use budget::Measure;
 use install::{Scope, Targets};
 use protocol::{Agent, Answer, HookInput, PROMPT_SUBMIT};
 use session_ref_core::json;
 use session_ref_core::mention;
 use session_ref_core::prepare::normalize_references;
+use session_ref_stores::{Caches, Catalog, StoreRoots};
 
 /// What the host keeps whole by default: 10,000 characters (Claude Code) or
 /// 10,000 bytes (Codex, `additionalContextLimit` 2,500 tokens of 4 bytes).

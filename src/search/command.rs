@@ -10,11 +10,11 @@ use crate::cli::Config;
 use crate::display;
 use crate::error::{Error, Result};
 use crate::search::hits::{self, SessionMatch};
-use crate::search::index::{self, Index, Lookup};
 use crate::search::query::{Query, Syntax};
 use crate::search::{scan, Found, BEFORE_COMPACTION};
-use crate::store::model::SessionRecord;
-use crate::store::{Catalog, ReadError, RecordId};
+use session_ref_stores::model::SessionRecord;
+use session_ref_stores::search::index::{self, Index, Lookup};
+use session_ref_stores::{Catalog, ReadError, RecordId};
 
 /// Hits shown per session in the text output (JSON has them all).
 const TEXT_HITS: usize = 3;

@@ -4,9 +4,9 @@
 
 use std::ops::Range;
 
-use crate::search::extract::Message;
 use crate::search::query::{Match, Query};
 use session_ref_core::projection::Role;
+use session_ref_stores::search::extract::Message;
 
 /// Bytes of context kept before the first match of a snippet.
 const SNIPPET_LEAD: usize = 60;
@@ -17,7 +17,7 @@ const SNIPPET_BYTES: usize = 200;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Hit {
     /// Index of the message in the session's searchable history
-    /// ([`crate::search::extract::conversation`] order).
+    /// ([`session_ref_stores::search::extract::conversation`] order).
     pub message: usize,
     /// Who spoke.
     pub role: Role,

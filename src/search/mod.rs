@@ -1,30 +1,28 @@
 //! Conversation search: find sessions by what was said in them.
 //!
-//! [`query`] is the query language, [`extract`] the searchable text of a
-//! session (the snapshot's projection over the whole history, compacted
-//! turns included), [`hits`] the matching, snippets and ranking; all three
-//! are pure. [`scan`] streams matching sessions, newest first, from the
-//! logs themselves. [`index`] keeps the extracted text in the user's cache
-//! directory, and [`warm`] brings it up to date in the background once the
-//! picker has listed its sessions.
+//! [`query`] is the query language, [`hits`] the matching, snippets and
+//! ranking; both are pure. The searchable text of a session and the index
+//! that keeps it in the user's cache directory are the stores' own
+//! (`session_ref_stores::search::{extract, index}`). [`scan`] streams
+//! matching sessions, newest first, from the logs themselves, and [`warm`]
+//! brings the index up to date in the background once the picker has
+//! listed its sessions.
 //!
 //! Search goes beyond the reference (whose candidate filter leaves message
 //! bodies out) without touching `candidates`: it is a command and a picker
 //! mode of its own.
 
 pub mod command;
-pub mod extract;
 pub mod hits;
-pub mod index;
 pub mod query;
 pub mod scan;
 pub mod warm;
 
 use serde::Serialize;
 
-use crate::store::model::SessionRecord;
 use hits::{Hit, SessionMatch};
 use session_ref_core::mention;
+use session_ref_stores::model::SessionRecord;
 
 /// What a hit outside the snapshot is marked with.
 pub const BEFORE_COMPACTION: &str = "before compaction: not in the snapshot";

@@ -9,11 +9,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
 
-use crate::search::extract::{self, Message};
 use crate::search::hits::{self, SessionMatch};
 use crate::search::query::Query;
-use crate::store::model::SessionRecord;
-use crate::store::{Catalog, ReadError};
+use session_ref_stores::model::SessionRecord;
+use session_ref_stores::search::extract::{self, Message};
+use session_ref_stores::{Catalog, ReadError};
 
 /// How one session is decided: its match, or `None` when it does not match.
 pub type Decide<'a> = dyn Fn(&SessionRecord) -> Result<Option<SessionMatch>, ReadError> + Sync + 'a;
@@ -106,7 +106,7 @@ mod tests {
 
     fn record(id: &str) -> SessionRecord {
         SessionRecord::new(
-            crate::store::native::KIND,
+            session_ref_stores::kinds::native::KIND,
             Arc::from(Path::new("/s")),
             format!("/s/{id}.jsonl").into(),
             id.into(),

@@ -47,8 +47,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::search::index::{self, Index, Lookup};
-use crate::store::Catalog;
+use session_ref_stores::search::index::{self, Index, Lookup};
+use session_ref_stores::Catalog;
 
 /// How often the warm-up commits what it read.
 pub const COMMIT_EVERY: Duration = Duration::from_secs(2);
@@ -143,13 +143,22 @@ fn lower_priority() {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::{Catalog, StoreRoots};
+    use session_ref_stores::{Catalog, StoreRoots};
 
     fn fixture_catalog() -> Catalog {
         let roots = StoreRoots::new()
-            .with(crate::store::native::KIND, "tests/fixtures/search/hydra")
-            .with(crate::store::claude::KIND, "tests/fixtures/search/claude")
-            .with(crate::store::codex::KIND, "tests/fixtures/search/codex");
+            .with(
+                session_ref_stores::kinds::native::KIND,
+                "tests/fixtures/search/hydra",
+            )
+            .with(
+                session_ref_stores::kinds::claude::KIND,
+                "tests/fixtures/search/claude",
+            )
+            .with(
+                session_ref_stores::kinds::codex::KIND,
+                "tests/fixtures/search/codex",
+            );
         Catalog::load(&roots)
     }
 

@@ -25,11 +25,8 @@ use crate::config::Limits;
 use crate::engine::{render_jsonl, render_text, Engine};
 use crate::error::{Error, ErrorCode, Result};
 use crate::search::hits::SessionMatch;
-use crate::search::index::Index;
 use crate::search::query::Query;
-use crate::search::{command, extract, scan};
-use crate::store::model::SessionRecord;
-use crate::store::{Caches, Catalog, ScanEvent};
+use crate::search::{command, scan};
 use crate::tui::keymap;
 use crate::tui::preview::{PreviewKey, Snapshot};
 use crate::tui::rank::EntryId;
@@ -37,6 +34,10 @@ use crate::tui::state::{update, Action, Effect, Exit, State};
 use crate::tui::view;
 use session_ref_core::candidates::Target;
 use session_ref_core::uri;
+use session_ref_stores::model::SessionRecord;
+use session_ref_stores::search::extract;
+use session_ref_stores::search::index::Index;
+use session_ref_stores::{Caches, Catalog, ScanEvent};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Everything that reaches the loop.
@@ -129,7 +130,7 @@ pub fn read_latest_prompts(
     catalog: &Catalog,
     batch: &[(EntryId, SessionRecord)],
 ) -> Vec<(EntryId, Option<String>)> {
-    use crate::store::model::{Block, EventKind, MessageSource};
+    use session_ref_stores::model::{Block, EventKind, MessageSource};
     let latest = |record: &SessionRecord| -> Option<String> {
         let surface = catalog.read_surface(record).ok()?;
         surface

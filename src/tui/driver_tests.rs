@@ -8,9 +8,9 @@ use ratatui::backend::TestBackend;
 use super::*;
 use crate::cli::{Command, Config};
 use crate::commands;
-use crate::store::{Caches, StoreRoots};
 use crate::tui::testkit;
 use session_ref_core::mention::format_mention;
+use session_ref_stores::{Caches, StoreRoots};
 
 /// Titles now, the editor as a function.
 struct SyncHost {
@@ -136,7 +136,10 @@ fn previews_are_what_the_preview_command_reports() {
     }
     let records: Vec<SessionRecord> = picker.state.catalog().ordered().cloned().collect();
     let config = Config {
-        roots: StoreRoots::new().with(crate::store::native::KIND, testkit::fixture_dir()),
+        roots: StoreRoots::new().with(
+            session_ref_stores::kinds::native::KIND,
+            testkit::fixture_dir(),
+        ),
         roots_explicit: true,
         looked_at: StoreRoots::default(),
         limits: testkit::setup().limits,
@@ -253,7 +256,8 @@ fn the_latest_prompt_is_the_last_typed_one() {
         .to_string(),
     ];
     std::fs::write(&log, lines.join("\n") + "\n").unwrap();
-    let roots = crate::store::StoreRoots::new().with(crate::store::native::KIND, dir.path());
+    let roots = session_ref_stores::StoreRoots::new()
+        .with(session_ref_stores::kinds::native::KIND, dir.path());
     let catalog = Catalog::load(&roots);
     let record = catalog.find("fork").unwrap().clone();
     let mut missing = record.clone();
@@ -310,7 +314,7 @@ fn listing_done_warms_the_search_index_in_the_background() {
     for record in readable {
         assert!(matches!(
             index.lookup(record).unwrap(),
-            crate::search::index::Lookup::Current(_)
+            session_ref_stores::search::index::Lookup::Current(_)
         ));
     }
 }

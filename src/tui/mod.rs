@@ -36,11 +36,10 @@ use crate::cli::{Config, PickOptions};
 use crate::commands;
 use crate::error::{Error, Result};
 use crate::signals;
-use crate::store;
-use crate::store::model::SessionRecord;
-use crate::store::Caches;
 use driver::{Driver, Host, Msg, Report};
 use rank::EntryId;
+use session_ref_stores::model::SessionRecord;
+use session_ref_stores::Caches;
 use state::{Exit, Setup, State};
 use terminal::{EditorIo, InputReader, TerminalGuard};
 
@@ -147,7 +146,7 @@ pub fn run(
     let roots = config.roots.clone();
     let scan_caches = Arc::clone(&caches);
     driver::spawn_job(tx.clone(), move |tx| {
-        store::scan(&scan_caches, &roots, &|event| {
+        session_ref_stores::scan(&scan_caches, &roots, &|event| {
             let _ = tx.send(Msg::Found(event));
         });
         let _ = tx.send(Msg::ScanDone);
@@ -213,7 +212,10 @@ pub fn setup(config: &Config, options: &PickOptions) -> Setup {
         // The index `session-ref search` keeps, unless `--no-cache`.
         search_index: config.cache_dir.as_ref().and_then(|_| {
             let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
-            crate::search::index::default_dir(|k| std::env::var(k).ok(), home.as_deref())
+            session_ref_stores::search::index::default_dir(
+                |k| std::env::var(k).ok(),
+                home.as_deref(),
+            )
         }),
         empty_hint: if config.roots_explicit {
             "no sessions in the given stores".to_owned()

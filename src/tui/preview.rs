@@ -9,12 +9,12 @@ use ratatui::text::{Line, Span};
 
 use crate::display;
 use crate::error::Error;
-use crate::store::model::StoreKind;
-use crate::store::native;
 use crate::tui::text;
 use crate::tui::theme::Theme;
 use session_ref_core::prepare::{Context, ReferenceStats};
 use session_ref_core::render;
+use session_ref_stores::kinds::native;
+use session_ref_stores::model::StoreKind;
 
 /// What a preview is cached by: the session and the label its mention
 /// carries (the label is part of the snapshot).
@@ -179,8 +179,8 @@ fn readable(snapshot: &Snapshot, width: usize, theme: Theme, meta: About) -> Vec
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::model::{Block, EventKind, MessageSource, Surface, SurfaceEvent};
     use session_ref_core::prepare::{build_context, ReadSource, SourceRef};
+    use session_ref_stores::model::{Block, EventKind, MessageSource, Surface, SurfaceEvent};
 
     fn snapshot(budget: usize) -> Snapshot {
         let message = |seq, text: &str, user| SurfaceEvent {
@@ -268,7 +268,7 @@ mod tests {
         let raw = plain(&lines(&snap, PreviewMode::Raw, 1000, theme, about));
         // A transcript's preview says when it was last active, not its seq.
         let claude = About {
-            kind: crate::store::claude::KIND,
+            kind: session_ref_stores::kinds::claude::KIND,
             activity: Some(100),
             now: 100 + 2 * 86_400,
         };

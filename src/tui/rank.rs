@@ -31,8 +31,8 @@ use nucleo_matcher::{Config, Matcher, Utf32Str, Utf32String};
 use rayon::prelude::*;
 
 use super::char_set::CharSet;
-use crate::store::model::SessionRecord;
 use session_ref_core::candidates::{group_rank, Target};
+use session_ref_stores::model::SessionRecord;
 
 /// Index of an [`Entry`] in the picker's arrival-ordered entry list.
 pub type EntryId = u32;
@@ -1003,9 +1003,9 @@ pub fn narrows(previous: &str, next: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::model::record_order;
-    use crate::store::native;
     use proptest::prelude::*;
+    use session_ref_stores::kinds::native;
+    use session_ref_stores::model::record_order;
     use std::path::Path;
     use std::sync::Arc;
 

@@ -18,8 +18,6 @@ use crate::cli::PickFormat;
 use crate::config::Limits;
 use crate::error::Error;
 use crate::search::hits::{Hit as SearchHit, SessionMatch};
-use crate::store::model::{record_order, SessionRecord};
-use crate::store::{Catalog, ScanEvent};
 use crate::tui::keymap::{self, Context};
 use crate::tui::layout::{self, Areas};
 use crate::tui::line::{Edit, LineInput};
@@ -30,6 +28,8 @@ use crate::tui::theme::Theme;
 use session_ref_core::candidates::{self, Target};
 use session_ref_core::mention;
 use session_ref_core::prepare::normalize_references;
+use session_ref_stores::model::{record_order, SessionRecord};
+use session_ref_stores::{Catalog, ScanEvent};
 
 /// Which input receives typing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -117,7 +117,7 @@ pub struct Setup {
     /// A draft saved by an earlier run, offered for restoring.
     pub draft: Option<crate::draft::Draft>,
     /// What the catalog reads with (the title index, when in use).
-    pub caches: Arc<crate::store::Caches>,
+    pub caches: Arc<session_ref_stores::Caches>,
     /// The conversation-search index's directory (`None`: `--no-cache`).
     pub search_index: Option<std::path::PathBuf>,
 }
@@ -300,7 +300,7 @@ pub struct State {
     /// and shared with the engine once discovery has ended.
     catalog: Arc<Catalog>,
     /// One entry per catalog record, in arrival order (an [`EntryId`] is
-    /// the record's [`RecordId`](crate::store::RecordId)).
+    /// the record's [`RecordId`](session_ref_stores::RecordId)).
     pub(crate) entries: Vec<Entry>,
     /// Entry ids in group-then-record order, the target's records left out
     /// (SPEC §6's pool, [`candidates::eligible`]).
@@ -516,7 +516,7 @@ impl State {
     pub fn about(&self) -> preview::About {
         let entry = self.current();
         preview::About {
-            kind: entry.map_or(crate::store::native::KIND, |e| e.record.kind),
+            kind: entry.map_or(session_ref_stores::kinds::native::KIND, |e| e.record.kind),
             activity: entry.and_then(|e| e.activity),
             now: self.setup.now,
         }

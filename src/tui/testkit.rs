@@ -7,14 +7,14 @@ use std::sync::Arc;
 use crate::cli::PickFormat;
 use crate::config::Limits;
 use crate::engine::Engine;
-use crate::store::model::SessionRecord;
-use crate::store::{self, Caches, Catalog, ScanEvent, StoreRoots};
 use crate::tui::driver;
 use crate::tui::preview::{PreviewSlot, Snapshot};
 use crate::tui::state::{update, Action, Effect, Setup, State};
 use crate::tui::theme::Theme;
 use session_ref_core::candidates::Target;
 use session_ref_core::uri;
+use session_ref_stores::model::SessionRecord;
+use session_ref_stores::{Caches, Catalog, ScanEvent, StoreRoots};
 
 /// 2025-06-01T12:00:00Z.
 pub const NOW: i64 = 1_748_779_200;
@@ -51,7 +51,7 @@ pub fn setup() -> Setup {
 /// A record that exists only in memory.
 pub fn record(id: &str, cwd: Option<&str>, created: &str) -> SessionRecord {
     SessionRecord::new(
-        crate::store::native::KIND,
+        session_ref_stores::kinds::native::KIND,
         Arc::from(std::path::Path::new("/s")),
         format!("/s/{id}.jsonl").into(),
         id.into(),
@@ -62,9 +62,9 @@ pub fn record(id: &str, cwd: Option<&str>, created: &str) -> SessionRecord {
 
 /// The fixture store's discovery events, in path order.
 pub fn scan_fixtures() -> Vec<ScanEvent> {
-    let roots = StoreRoots::new().with(crate::store::native::KIND, fixture_dir());
+    let roots = StoreRoots::new().with(session_ref_stores::kinds::native::KIND, fixture_dir());
     let found = std::sync::Mutex::new(Vec::new());
-    store::scan(&Caches::default(), &roots, &|e| {
+    session_ref_stores::scan(&Caches::default(), &roots, &|e| {
         found.lock().unwrap().push(e)
     });
     let mut events = found.into_inner().unwrap();

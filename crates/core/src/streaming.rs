@@ -13,7 +13,7 @@
 //! what is held, with the evicted counts added: the result is the one
 //! retaining the whole projected surface gives (property-tested below
 //! against [`project`](crate::projection::project) and
-//! [`retain`]).
+//! [`retain`](crate::retention::retain)).
 
 use std::any::Any;
 use std::borrow::Cow;

@@ -95,7 +95,7 @@ fn loading_at_80x24() {
     step(&mut state, Action::Resize(80, 24));
     let mut events = testkit::scan_fixtures();
     events.truncate(3);
-    events.push(crate::store::ScanEvent::Unreadable {
+    events.push(session_ref_stores::ScanEvent::Unreadable {
         path: "locked.jsonl".into(),
         reason: "permission denied".into(),
     });

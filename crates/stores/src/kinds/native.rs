@@ -3,15 +3,15 @@
 //! Reading a whole log ([`fold_surface`], what `prepare` and previews do)
 //! is bound by parsing. Two things make it fast without changing a result:
 //! each line's envelope is read by the allocation-free scanner of
-//! [`crate::store::envelope`] when it can vouch for the line (the general
-//! `serde_json` parse, [`parse_event`], takes every other line), so that
+//! [`crate::jsonl::envelope`] when it can vouch for the line (the general
+//! `serde_json` parse, `parse_event`, takes every other line), so that
 //! the tool results and streaming deltas that make most of a log are only
 //! validated, never parsed into values; and the log is read and parsed in
 //! pieces on both cores, then folded in order ([`lines::fold_lines_at`]:
 //! each core reads its own pieces, so the kernel's copy is shared and a
 //! piece is still in that core's cache when it is parsed). The scanner
 //! finds each line's end itself and, with AVX-512, checks UTF-8 in the same
-//! pass ([`read_piece`]). Pieces are read, not memory-mapped: a mapped log truncated
+//! pass (`read_piece`). Pieces are read, not memory-mapped: a mapped log truncated
 //! while it is read kills the process with `SIGBUS` (no error, no restored
 //! terminal), and mapping saved only about 0.08 s of CPU over three 300 MB
 //! logs.
@@ -25,15 +25,15 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use crate::store::envelope;
-use crate::store::journal::{Folded, Journal, ResumePoint};
-use crate::store::lines::{self, Pieces};
-use crate::store::loose::{self, Loose, LooseBlock};
-use crate::store::model::{
+use crate::index::journal::{Folded, Journal, ResumePoint};
+use crate::jsonl::envelope;
+use crate::jsonl::lines::{self, Pieces};
+use crate::jsonl::loose::{self, Loose, LooseBlock};
+use crate::jsonl::string_blocks::Classifier;
+use crate::model::{
     EventKind, MessageSource, SessionRecord, StoreKind, Surface, SurfaceEvent, SurfaceSink,
 };
-use crate::store::string_blocks::Classifier;
-use crate::store::{env_or_home, has_suffix, Caches, Env, ReadError, ScanEvent, Store};
+use crate::{env_or_home, has_suffix, Caches, Env, ReadError, ScanEvent, Store};
 
 /// The native store.
 pub struct Native;
@@ -525,7 +525,7 @@ pub fn read_surface(record: &SessionRecord) -> Result<Surface, ReadError> {
 /// the last complete event read (0 when none).
 ///
 /// The log is read and parsed in pieces on rayon's pool
-/// ([`lines::fold_lines_at`], [`read_event`], which needs no state), and
+/// ([`lines::fold_lines_at`], `read_event`, which needs no state), and
 /// the results are folded in line order, so errors, seqs and events come
 /// exactly as a line-by-line reading gives them. Memory: one round of
 /// pieces and their parsed events (only message texts are kept), or the
@@ -777,7 +777,7 @@ mod tests {
         assert!(matches!(
             &surface.events[1].kind,
             EventKind::UserMessage { source: MessageSource::User, content }
-                if content == &[crate::store::model::Block::Text("b".into())]
+                if content == &[crate::model::Block::Text("b".into())]
         ));
         assert_eq!(read_title(file.path()).unwrap().as_deref(), Some("second"));
     }

@@ -16,9 +16,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::SystemTime;
 
-use crate::store::lines::{self, LineReader};
-use crate::store::model::{Block, EventKind, MessageSource, Surface, SurfaceEvent, SurfaceSink};
-use crate::store::{has_suffix, ReadError};
+use crate::jsonl::lines::{self, LineReader};
+use crate::model::{Block, EventKind, MessageSource, Surface, SurfaceEvent, SurfaceSink};
+use crate::{has_suffix, ReadError};
 
 /// The longest title cut from a first prompt, in characters (Unicode scalar values).
 pub const TITLE_CHARS: usize = 80;
@@ -504,7 +504,7 @@ struct Stamp {
 type Slot<T> = (Stamp, Arc<OnceLock<Result<Arc<T>, ReadError>>>);
 
 /// A cache of facts computed from one file (a field of a store kind's
-/// caches, which the catalog's [`Caches`](crate::store::Caches) owns).
+/// caches, which the catalog's [`Caches`](crate::Caches) owns).
 ///
 /// An entry is valid while the file keeps its length and modification time
 /// (logs are append-only, so any write changes one of them). Each lookup
@@ -556,7 +556,7 @@ impl<T> FileCache<T> {
 /// What the Claude Code and Codex reader tests share.
 #[cfg(test)]
 pub(crate) mod testing {
-    use crate::store::model::{EventKind, MessageSource, Surface};
+    use crate::model::{EventKind, MessageSource, Surface};
     use session_ref_core::projection::join_text;
 
     /// A surface as `(seq, speaker, text)`, the speaker being `user`,

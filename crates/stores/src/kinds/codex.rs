@@ -47,18 +47,18 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use crate::store::foreign::{
-    self, is_zstd, last_line_where, read_lines, starts_with_any, title_from_text, trailing_uuid,
-    FileCache, SurfaceBuilder, Visit,
-};
-use crate::store::index::TitleInputs;
-use crate::store::journal::{Folded, Journal, ResumePoint};
-use crate::store::loose::{
+use crate::index::journal::{Folded, Journal, ResumePoint};
+use crate::index::title::TitleInputs;
+use crate::jsonl::loose::{
     is_str, non_empty, raw_elements, scan_fields, scan_or_parse, scan_or_parse_line, string,
     RawText,
 };
-use crate::store::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
-use crate::store::{env_or_home, has_suffix, Caches, Env, ReadError, ScanEvent, Store};
+use crate::kinds::foreign::{
+    self, is_zstd, last_line_where, read_lines, starts_with_any, title_from_text, trailing_uuid,
+    FileCache, SurfaceBuilder, Visit,
+};
+use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
+use crate::{env_or_home, has_suffix, Caches, Env, ReadError, ScanEvent, Store};
 use session_ref_core::time::Instant;
 
 /// Openings of user-role messages Codex injects (instructions, environment,
@@ -901,7 +901,7 @@ fn open_limited(
     path: &Path,
     from: u64,
     limit: Option<u64>,
-) -> Result<crate::store::lines::LineReader<Box<dyn Read + Send>>, ReadError> {
+) -> Result<crate::jsonl::lines::LineReader<Box<dyn Read + Send>>, ReadError> {
     use std::io::{Seek, SeekFrom};
     let mut file = File::open(path).map_err(|e| ReadError::io(path, &e))?;
     let stream: Box<dyn Read + Send> = if is_zstd(path) {
@@ -917,7 +917,7 @@ fn open_limited(
         Some(limit) => Box::new(stream.take(limit.saturating_sub(from))),
         None => stream,
     };
-    Ok(crate::store::lines::LineReader::new(stream))
+    Ok(crate::jsonl::lines::LineReader::new(stream))
 }
 
 /// The rollout of thread `id`: a `*<id>.jsonl` (or `.jsonl.zst`) file in the
@@ -1173,7 +1173,7 @@ fn head_title(path: &Path) -> Result<Option<String>, ReadError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::loose::testing::arb_object;
+    use crate::jsonl::loose::testing::arb_object;
     use proptest::prelude::*;
 
     proptest! {
@@ -1196,7 +1196,7 @@ mod tests {
     fn read_title(record: &SessionRecord) -> Result<Option<String>, ReadError> {
         CACHES.with(|caches| super::read_title(caches, record))
     }
-    use crate::store::foreign::testing::texts;
+    use crate::kinds::foreign::testing::texts;
 
     const ID: &str = "019b7f94-51b4-7593-922e-ba12b5b73b52";
 
@@ -1620,8 +1620,7 @@ mod tests {
         let bad =
             dir.join("rollout-2026-01-03T00-00-01-44444444-2222-4333-8444-555555555555.jsonl.zst");
         std::fs::write(&bad, b"\x28\xb5\x2f\xfd garbage that is not a frame").unwrap();
-        let catalog =
-            crate::store::Catalog::load(&crate::store::StoreRoots::new().with(KIND, &*store.root));
+        let catalog = crate::Catalog::load(&crate::StoreRoots::new().with(KIND, &*store.root));
         assert_eq!(catalog.len(), 1);
         let record = catalog.get(0);
         assert_eq!(record.cwd.as_deref(), Some("/zipped"));

@@ -31,7 +31,7 @@
 //!
 //! Hook for other indexes (a body-search index): [`TitleIndex::changes`]
 //! names every file this run found new, grown (with the offset its earlier
-//! scan reached) or rewritten, and a [`SurfaceSink`](crate::store::model::SurfaceSink)
+//! scan reached) or rewritten, and a [`SurfaceSink`](crate::model::SurfaceSink)
 //! folded over just those files is the per-file visitor over their
 //! conversation text.
 //!
@@ -56,13 +56,13 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use crate::store::lock;
+use crate::lock;
 
 use serde::{Deserialize, Serialize};
 
-use crate::sealed;
-use crate::store::model::{SessionRecord, StoreKind};
-use crate::store::{Caches, ReadError, ScanEvent, Store};
+use crate::index::sealed;
+use crate::model::{SessionRecord, StoreKind};
+use crate::{Caches, ReadError, ScanEvent, Store};
 
 /// Version of the index file; another version is ignored and rebuilt.
 const VERSION: u32 = 3;

@@ -26,13 +26,13 @@
 //! logs are listed, through the title index (which refreshes its own
 //! entry for them in the same pass), and read. Labels are not kept
 //! here: a row's label comes from the one labelling rule,
-//! [`crate::store::Catalog::label`], through the title index, and only for
+//! [`crate::Catalog::label`], through the title index, and only for
 //! the rows printed.
 //!
 //! # Layout and safety
 //!
 //! `DIR/data-N.bin` holds, appended, the journals of the sessions' folds
-//! ([`crate::store::journal`]: the operations the fold applied to its
+//! ([`crate::index::journal`]: the operations the fold applied to its
 //! sink, with the text a projection can see) and the stores' fold states
 //! at their resume points. `DIR/manifest.bin` names the data file (its
 //! generation `N`), how many bytes of it are committed, and the entries.
@@ -62,8 +62,8 @@
 //! its event copies), so the entry keeps no folded result but the journal,
 //! to which the appended lines' operations are added as one more piece,
 //! and the store's fold state at the last line end it read
-//! ([`crate::store::Store::fold_resumable`]). A query replays the pieces
-//! through the one [`crate::store::model::History`] sink and projects them
+//! ([`crate::Store::fold_resumable`]). A query replays the pieces
+//! through the one [`crate::model::History`] sink and projects them
 //! ([`messages`]), so which messages are "before compaction" is decided at
 //! query time, exactly as a whole read decides it (`tests/search_append.rs`
 //! holds every store kind to that, append after append).
@@ -87,12 +87,12 @@ use std::sync::{Arc, Mutex};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::sealed;
+use crate::index::journal::{self, Folded, ResumePoint};
+use crate::index::sealed;
+use crate::index::title::TitleIndex;
+use crate::model::SessionRecord;
 use crate::search::extract::{self, Message};
-use crate::store::index::TitleIndex;
-use crate::store::journal::{self, Folded, ResumePoint};
-use crate::store::model::SessionRecord;
-use crate::store::{walk_files, Caches, Catalog, ReadError, ScanEvent, StoreRoots};
+use crate::{walk_files, Caches, Catalog, ReadError, ScanEvent, StoreRoots};
 
 /// The manifest format; another value is rebuilt.
 const FORMAT: u32 = 3;
@@ -630,14 +630,14 @@ impl Index {
         })
     }
 
-    /// List the sessions under `roots` as [`crate::store::scan`] does, but
+    /// List the sessions under `roots` as [`crate::scan`] does, but
     /// taking the record of every log whose version the index holds from
     /// the index: only new and changed logs are opened. (Each root is
-    /// walked with its kind's [`crate::store::Store::wants`] and files are
-    /// classified with [`crate::store::Store::list_file`], the parts of the
-    /// default [`crate::store::Store::scan`]; a kind whose sessions span
+    /// walked with its kind's [`crate::Store::wants`] and files are
+    /// classified with [`crate::Store::list_file`], the parts of the
+    /// default [`crate::Store::scan`]; a kind whose sessions span
     /// several files is listed by its own scan, see
-    /// [`crate::store::Store::lists_each_file`].) The stamps taken are kept
+    /// [`crate::Store::lists_each_file`].) The stamps taken are kept
     /// for [`Index::lookup`].
     pub fn list(&mut self, caches: &Caches, roots: &StoreRoots) -> Vec<ScanEvent> {
         let walked = walk(roots);
@@ -863,7 +863,7 @@ impl Index {
 /// The files of one root a kind wants, and the directories that could
 /// not be read.
 struct Walked {
-    kind: crate::store::StoreKind,
+    kind: crate::StoreKind,
     root: Arc<Path>,
     files: Vec<PathBuf>,
     unreadable: Vec<ScanEvent>,
@@ -957,7 +957,7 @@ mod tests {
 
     fn record(path: &Path) -> SessionRecord {
         SessionRecord::new(
-            crate::store::native::KIND,
+            crate::kinds::native::KIND,
             Arc::from(path.parent().unwrap()),
             path.to_owned(),
             "id".into(),
@@ -1061,7 +1061,7 @@ mod tests {
         };
         let log = root.join("a.jsonl");
         fs::write(&log, header("a")).unwrap();
-        let roots = StoreRoots::new().with(crate::store::native::KIND, &root);
+        let roots = StoreRoots::new().with(crate::kinds::native::KIND, &root);
         let cache = dir.path().join("cache");
         let caches = Caches::default();
         let mut index = Index::open(&cache);

@@ -35,7 +35,7 @@
 //! holding the list. [`parse_jsonl`] and [`parse_legacy`] are pure (bytes in,
 //! [`Chat`] out); the rest of the module only finds and reads files. Records
 //! are read as borrowed `RawValue` fields with the helpers of
-//! [`loose`](crate::store::loose): only message texts are built, and tool
+//! [`loose`](crate::jsonl::loose): only message texts are built, and tool
 //! calls, tool output and thoughts, most of a chat's bytes, are skipped.
 //!
 //! # Mapping
@@ -70,7 +70,7 @@
 //! of the session), so a warm listing replays nothing: on 10,000 chats
 //! (1.3 GB) listing went from 22 s to a stat and a first line per file.
 //! The other files of a session are found by id fragment in one look at
-//! the root's folders per scan ([`Freshness`]). A surface replays the
+//! the root's folders per scan (`Freshness`). A surface replays the
 //! current file again rather than keeping every conversation in memory.
 
 use std::collections::HashMap;
@@ -85,17 +85,15 @@ use sha2::{Digest, Sha256};
 
 use rayon::prelude::*;
 
-use crate::store::foreign::{title_from_text, FileCache};
-use crate::store::index::{TitleIndex, TitleInputs};
-use crate::store::lines;
-use crate::store::lock;
-use crate::store::loose::{elements, from_line, is_str, is_true, string};
-use crate::store::model::{
+use crate::index::title::{TitleIndex, TitleInputs};
+use crate::jsonl::lines;
+use crate::jsonl::loose::{elements, from_line, is_str, is_true, string};
+use crate::kinds::foreign::{title_from_text, FileCache};
+use crate::lock;
+use crate::model::{
     Block, EventKind, MessageSource, SessionRecord, StoreKind, Surface, SurfaceEvent,
 };
-use crate::store::{
-    env_or_home, normalize_dir, Caches, Env, ReadError, ScanEvent, Store, TargetCwd,
-};
+use crate::{env_or_home, normalize_dir, Caches, Env, ReadError, ScanEvent, Store, TargetCwd};
 use session_ref_core::time::Instant;
 
 /// Openings of user messages Gemini CLI injects, which no one typed.
@@ -1335,7 +1333,7 @@ fn current(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::foreign::testing::texts;
+    use crate::kinds::foreign::testing::texts;
     use proptest::prelude::*;
 
     proptest! {
@@ -1664,7 +1662,7 @@ mod tests {
 
     #[test]
     fn one_file_listed_alone_has_its_project_root() {
-        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gemini");
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/gemini");
         let root: Arc<Path> = Arc::from(fixture.as_path());
         let caches = Caches::default();
         let chat = fixture.join("tmp/shop/chats/session-2026-01-11T10-00-c0ffee02.jsonl");

@@ -9,7 +9,7 @@ pub use session_ref_core::model::{
 };
 use session_ref_core::time::Instant;
 
-use crate::store::Store;
+use crate::Store;
 
 /// Which kind of store a session came from: a handle to one registered
 /// [`Store`], compared, hashed and shown by its name.
@@ -137,7 +137,7 @@ mod tests {
 
     fn record(path: &str, created_at: &str) -> SessionRecord {
         SessionRecord::new(
-            crate::store::native::KIND,
+            crate::kinds::native::KIND,
             Arc::from(Path::new("/s")),
             path.into(),
             path.into(),
@@ -176,7 +176,7 @@ mod tests {
 
     #[test]
     fn store_kinds_are_named_and_padded() {
-        let names: Vec<_> = crate::store::REGISTRY
+        let names: Vec<_> = crate::REGISTRY
             .iter()
             .map(|k| format!("[{k:<6}]"))
             .collect();

@@ -15,8 +15,8 @@ use std::fmt;
 use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
-use crate::store::envelope;
-use crate::store::model::Block;
+use crate::jsonl::envelope;
+use crate::model::Block;
 
 /// Any JSON value, keeping only what the readers look at.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,5 +1,38 @@
-//! Session stores: one interface, one registry of store kinds, one shared
-//! scan, and the [`Catalog`] every reader of sessions goes through.
+//! session-ref-stores: read coding agents' session logs (native Hydra,
+//! Claude Code, Codex, Gemini CLI) into one model, read-only.
+//!
+//! One interface ([`Store`]), one registry of store kinds ([`REGISTRY`]),
+//! one shared scan, and the [`Catalog`] every reader of sessions goes
+//! through: list the sessions under some roots, then read any one's title,
+//! folded conversation ([`model::Surface`]) or whole history. The
+//! conversation model and its semantics come from `session-ref-core`.
+//!
+//! ```no_run
+//! use session_ref_stores::{Catalog, StoreRoots};
+//!
+//! // Every agent's default location (from HOME and each agent's variables).
+//! let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+//! let roots = StoreRoots::default_locations(|name| std::env::var(name).ok(), home.as_deref());
+//! let catalog = Catalog::load(&roots.existing());
+//! for record in catalog.ordered().take(5) {
+//!     let title = catalog.read_title(record).ok().flatten();
+//!     println!("{} {} {}", record.kind, record.id, title.unwrap_or_default());
+//! }
+//! ```
+//!
+//! The crate is laid out as:
+//!
+//! - [`kinds`]: one module per agent, each a unit type implementing
+//!   [`Store`];
+//! - [`jsonl`]: the JSONL line reader and the SIMD scanner that reads
+//!   log lines without building a JSON tree;
+//! - [`index`]: the title index (listing without reading logs again) and the
+//!   journals that let a fold resume where it stopped;
+//! - [`search`]: the searchable text of a session and the search index kept
+//!   in the user's cache directory.
+//!
+//! Stores are only ever opened for reading; the indexes are written to a
+//! cache directory of their own, atomically.
 //!
 //! # The interface: a trait over unit types, and a registry
 //!
@@ -46,20 +79,15 @@
 //!    folder summaries) reads without the lock, then re-takes it to merge,
 //!    accepting that two threads may read the same files once each.
 //!
-//! Guards are taken with [`lock`], which also recovers from poisoning.
+//! Guards are taken with `lock`, which also recovers from poisoning.
 
-pub mod claude;
-pub mod codex;
-pub mod envelope;
-pub mod foreign;
-pub mod gemini;
+#![warn(missing_docs)]
+
 pub mod index;
-pub mod journal;
-pub mod lines;
-pub mod loose;
+pub mod jsonl;
+pub mod kinds;
 pub mod model;
-pub mod native;
-pub mod string_blocks;
+pub mod search;
 
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
@@ -69,7 +97,8 @@ use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 
-use crate::error::Error;
+use index::{journal, title};
+use kinds::{claude, codex, gemini, native};
 pub use model::StoreKind;
 use model::{History, SessionRecord, Surface, SurfaceSink};
 
@@ -130,7 +159,7 @@ pub trait Store: Send + Sync + 'static {
         let files = walk_files(root, &|p| self.wants(p), &mut |path, reason| {
             sink(ScanEvent::Unreadable { path, reason })
         });
-        let index = caches.get::<index::TitleIndex>();
+        let index = caches.get::<title::TitleIndex>();
         let kind = kind_by_name(self.name());
         files.par_iter().for_each(|path| {
             sink(match kind {
@@ -188,7 +217,7 @@ pub trait Store: Send + Sync + 'static {
     /// that the title index can keep it: `None` (the default) when the
     /// title cannot be indexed; a kind whose title is the last title line
     /// of its file implements [`Store::title_after`] instead.
-    fn title_inputs(&self, caches: &Caches, record: &SessionRecord) -> Option<index::TitleInputs> {
+    fn title_inputs(&self, caches: &Caches, record: &SessionRecord) -> Option<title::TitleInputs> {
         let _ = (caches, record);
         None
     }
@@ -241,7 +270,7 @@ pub fn kind_by_name(name: &str) -> Option<StoreKind> {
 /// Caches of per-kind facts, one value per type, created on first use.
 ///
 /// Each store kind keeps its caches in a type of its own (e.g. a struct of
-/// [`foreign::FileCache`]s) and asks for it with [`Caches::get`]; the
+/// [`kinds::foreign::FileCache`]s) and asks for it with [`Caches::get`]; the
 /// catalog owns one `Caches` and shares it with its readers.
 #[derive(Default)]
 pub struct Caches {
@@ -257,7 +286,7 @@ impl fmt::Debug for Caches {
 
 impl Caches {
     /// Caches holding `value` as the cache value of its type (e.g. a
-    /// [`index::TitleIndex`] opened on the user's cache directory).
+    /// [`title::TitleIndex`] opened on the user's cache directory).
     pub fn with<T: Send + Sync + 'static>(self, value: T) -> Caches {
         let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
         slots.insert(TypeId::of::<T>(), Arc::new(value));
@@ -271,7 +300,7 @@ impl Caches {
     pub fn for_run(cache_dir: Option<&Path>, cwd: Option<&str>) -> Caches {
         let caches = Caches::default().with(TargetCwd(cwd.map(str::to_owned)));
         match cache_dir {
-            Some(dir) => caches.with(index::TitleIndex::open(dir)),
+            Some(dir) => caches.with(title::TitleIndex::open(dir)),
             None => caches,
         }
     }
@@ -329,17 +358,11 @@ impl ReadError {
 
 impl fmt::Display for ReadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&crate::display::path_for_person(&self.path))?;
+        f.write_str(&session_ref_core::escape::path_for_person(&self.path))?;
         if let Some(line) = self.line {
             write!(f, ":{line}")?;
         }
         write!(f, ": {}", self.message)
-    }
-}
-
-impl From<ReadError> for Error {
-    fn from(e: ReadError) -> Self {
-        Error::read_failed(format!("failed to read referenced session: {e}"))
     }
 }
 
@@ -801,13 +824,13 @@ impl Catalog {
     /// The latest title of a session of this catalog (through the title
     /// index when it is in use).
     pub fn read_title(&self, record: &SessionRecord) -> Result<Option<String>, ReadError> {
-        let index = self.caches.get::<index::TitleIndex>();
+        let index = self.caches.get::<title::TitleIndex>();
         index.title(record.kind.store(), &self.caches, record)
     }
 
     /// Save the title index, when in use and changed (never an error).
     pub fn save_index(&self) {
-        self.caches.get::<index::TitleIndex>().save();
+        self.caches.get::<title::TitleIndex>().save();
     }
 
     /// The folded surface of a session of this catalog.

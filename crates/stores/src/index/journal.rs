@@ -33,13 +33,13 @@
 //! no resume point (Gemini CLI: a session is one JSON document rewritten
 //! whole), and is read whole each time.
 //!
-//! [`Store::fold_resumable`]: crate::store::Store::fold_resumable
+//! [`Store::fold_resumable`]: crate::Store::fold_resumable
 
 use std::any::Any;
 
 use serde::{Deserialize, Serialize};
 
-use crate::store::model::{Block, EventKind, History, MessageSource, SurfaceEvent, SurfaceSink};
+use crate::model::{Block, EventKind, History, MessageSource, SurfaceEvent, SurfaceSink};
 
 /// What a recorded event is, as far as a projection can tell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,14 +4,16 @@
 
 use std::path::Path;
 
-use session_ref::store::{claude, codex, native, Catalog, StoreRoots};
 use session_ref_core::projection::project;
 use session_ref_core::retention::{retain, SourceFields};
 use session_ref_core::streaming::RetainingSink;
+use session_ref_stores::kinds::{claude, codex, native};
+use session_ref_stores::{Catalog, StoreRoots};
 
 #[test]
 fn every_store_kind_streams_what_its_whole_surface_retains() {
-    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    // The repository's fixtures and demo store.
+    let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let fixtures = here.join("tests/fixtures");
     let roots = StoreRoots::new()
         .with(native::KIND, here.join("assets/demo"))

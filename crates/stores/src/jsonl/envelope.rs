@@ -7,13 +7,13 @@
 //! Four fifths of a native log's bytes are `tool/result` lines (and
 //! `assistant/chunk` lines add more) that a snapshot only needs to know are
 //! valid events with an increasing seq. The general reader
-//! ([`crate::store::native`]) parses every line with `serde_json` into a
+//! ([`crate::kinds::native`]) parses every line with `serde_json` into a
 //! borrowed envelope whose `data` is a `&RawValue`; that is exact, but it
 //! walks every string byte by byte twice (once for the grammar, once for
 //! UTF-8) and is most of the time a large `prepare` takes. This scanner
 //! validates a whole line with SIMD UTF-8 validation ([`simdutf8`]) and a
 //! grammar walk that crosses string contents 64 bytes at a time
-//! ([`crate::store::string_blocks`]): vector compares classify a block,
+//! ([`crate::jsonl::string_blocks`]): vector compares classify a block,
 //! and a few bit operations find its escaped bytes and where a string
 //! ends, so ordinary escapes (tool output has one every 40 bytes or so)
 //! cost nothing of their own; only a closing quote, a `\u` escape or a
@@ -53,9 +53,9 @@
 //! mutated lines: whenever it answers, the general envelope parse gives the
 //! same answer.
 
-use crate::store::string_blocks::{self, Classifier, Classify, Portable, Utf8Check};
+use crate::jsonl::string_blocks::{self, Classifier, Classify, Portable, Utf8Check};
 #[cfg(target_arch = "x86_64")]
-use crate::store::string_blocks::{Avx2, Avx512};
+use crate::jsonl::string_blocks::{Avx2, Avx512};
 
 /// The deepest nesting the scanner follows (deeper lines go the general way).
 pub const MAX_DEPTH: u32 = 64;
@@ -736,9 +736,9 @@ mod tests {
     #[derive(Deserialize)]
     struct General<'a> {
         #[serde(borrow)]
-        seq: Option<crate::store::loose::Loose<'a>>,
+        seq: Option<crate::jsonl::loose::Loose<'a>>,
         #[serde(rename = "type", borrow)]
-        kind: Option<crate::store::loose::Loose<'a>>,
+        kind: Option<crate::jsonl::loose::Loose<'a>>,
         #[serde(borrow)]
         data: Option<&'a RawValue>,
     }

@@ -7,7 +7,7 @@
 //! reasoning, tool calls and injected context can never be searched while
 //! a snapshot leaves them out. Pure: takes a [`History`], returns values.
 
-use crate::store::model::{History, Surface};
+use crate::model::{History, Surface};
 use session_ref_core::projection::{self, Role};
 
 /// One searchable message.
@@ -60,7 +60,7 @@ pub fn conversation(history: &History) -> Vec<Message> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::model::{Block, EventKind, MessageSource, SurfaceEvent};
+    use crate::model::{Block, EventKind, MessageSource, SurfaceEvent};
 
     fn user(seq: u64, source: MessageSource, text: &str) -> SurfaceEvent {
         SurfaceEvent {

@@ -74,19 +74,19 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use crate::store::foreign::{
-    self, read_lines, title_from_text, FileCache, LineSays, SurfaceBuilder, Visit,
-};
-use crate::store::index::TitleInputs;
-use crate::store::journal::{Folded, Journal, ResumePoint};
-use crate::store::lines;
-use crate::store::lock;
-use crate::store::loose::{
+use crate::index::journal::{Folded, Journal, ResumePoint};
+use crate::index::title::TitleInputs;
+use crate::jsonl::lines;
+use crate::jsonl::loose::{
     is_str, is_true, non_empty, raw_elements, scan_fields, scan_or_parse, scan_or_parse_line,
     string, RawText,
 };
-use crate::store::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
-use crate::store::{env_or_home, has_suffix, Caches, Env, ReadError, ScanEvent, Store};
+use crate::kinds::foreign::{
+    self, read_lines, title_from_text, FileCache, LineSays, SurfaceBuilder, Visit,
+};
+use crate::lock;
+use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
+use crate::{env_or_home, has_suffix, Caches, Env, ReadError, ScanEvent, Store};
 use session_ref_core::time::Instant;
 
 /// Text-block openings that mark generated wrappers, not typed prompts:
@@ -1012,7 +1012,7 @@ fn head_title(path: &Path) -> Result<Option<String>, ReadError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::foreign::testing::texts;
+    use crate::kinds::foreign::testing::texts;
     use proptest::prelude::*;
 
     /// Transcript lines of every shape the fields take, and hostile ones:
@@ -1059,8 +1059,8 @@ mod tests {
         #![proptest_config(ProptestConfig::with_cases(3000))]
         #[test]
         fn messages_and_blocks_read_as_serde_json_reads_them(
-            message in crate::store::loose::testing::arb_object(&["id", "model", "content"]),
-            block in crate::store::loose::testing::arb_object(&["type", "text"]),
+            message in crate::jsonl::loose::testing::arb_object(&["id", "model", "content"]),
+            block in crate::jsonl::loose::testing::arb_object(&["type", "text"]),
         ) {
             prop_assert_eq!(Message::parse(&message), serde_json::from_str::<Message<'_>>(&message).ok(), "{}", message);
             prop_assert_eq!(ContentBlock::parse(&block), serde_json::from_str::<ContentBlock<'_>>(&block).ok(), "{}", block);
@@ -1514,8 +1514,7 @@ mod tests {
             &[r#"{"type":"summary","summary":"S","leafUuid":"u"}"#.into()],
         );
         std::fs::write(root.join("p/notes.txt"), "x").unwrap();
-        let catalog =
-            crate::store::Catalog::load(&crate::store::StoreRoots::new().with(KIND, root));
+        let catalog = crate::Catalog::load(&crate::StoreRoots::new().with(KIND, root));
         let ids: Vec<&str> = catalog.ordered().map(|r| r.id.as_str()).collect();
         assert_eq!(ids, ["s1"]);
         let skipped: Vec<String> = catalog

@@ -1,0 +1,13 @@
+//! The indexes kept in the user's cache directory, so that a second run
+//! lists and searches without reading every log again: [`title`] (the
+//! title index: each session's record and latest title, by file stamp),
+//! [`journal`] (resume points, so a fold continues where the previous one
+//! stopped when a log only grew), and [`sealed`] (the checked container
+//! every cache file is written in).
+//!
+//! A cache file is never trusted: one of another format, damaged or cut
+//! short is rebuilt, never misread.
+
+pub mod journal;
+pub mod sealed;
+pub mod title;
