@@ -30,8 +30,8 @@ use ratatui::buffer::Cell;
 use ratatui::layout::{Position, Size};
 use ratatui::Terminal;
 
-use session_ref::cli::PickFormat;
 use session_ref::config::Limits;
+use session_ref::config::PickFormat;
 use session_ref::engine::Engine;
 use session_ref::tui::driver::{self, Driver, Host, Msg};
 use session_ref::tui::rank::EntryId;

@@ -1,16 +1,16 @@
 //! Command-line syntax (clap derive) and its conversion into a validated
-//! [`Config`]. No clap type goes past this module.
+//! [`Config`] (the types of [`crate::config`]). No clap type goes past
+//! this module, and nothing but `main` imports it.
 
 use std::path::PathBuf;
 
 use clap::{Arg, ArgAction, ArgMatches, Args, FromArgMatches, Parser, Subcommand, ValueEnum};
 
-use crate::config::{self, Limits};
+use crate::config::{
+    self, Agent, Command, Config, Destination, InputFormat, InstallRequest, Limits, OutputFormat,
+    PickFormat, PickOptions, PopupSpec, Scope, SortBy, DEFAULT_HOST_CAP,
+};
 use crate::error::{Error, Result};
-use crate::hook::install::Scope;
-use crate::hook::protocol::Agent;
-use crate::hook::{self, InstallRequest};
-use crate::tui::popup::PopupSpec;
 use session_ref_core::candidates::Target;
 use session_ref_stores::{StoreRoots, REGISTRY};
 
@@ -176,8 +176,8 @@ enum CommandArgs {
         /// Order within each directory group: `created` (newest first, the
         /// reference's order) or `updated` (last activity: the log's
         /// modification time).
-        #[arg(long, value_enum, default_value_t = SortBy::Created)]
-        sort: SortBy,
+        #[arg(long, value_enum, default_value_t = SortArg::Created)]
+        sort: SortArg,
     },
     /// Find sessions by what was said in them (typed prompts, assistant
     /// text and compaction summaries, over the whole history), newest first.
@@ -207,11 +207,11 @@ enum CommandArgs {
         /// The message; read from stdin when absent.
         text: Option<String>,
         /// What stdin holds.
-        #[arg(long, value_enum, default_value_t = InputFormat::Text)]
-        input: InputFormat,
+        #[arg(long, value_enum, default_value_t = InputArg::Text)]
+        input: InputArg,
         /// What to write.
-        #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
-        format: OutputFormat,
+        #[arg(long, value_enum, default_value_t = OutputArg::Text)]
+        format: OutputArg,
     },
     /// Show the snapshot a mention of one session injects, and its stats.
     Preview {
@@ -343,8 +343,8 @@ enum UriAction {
 #[command(next_help_heading = "Picker options")]
 struct PickArgs {
     /// What to write on submit.
-    #[arg(long, value_enum, default_value_t = PickFormat::Text)]
-    format: PickFormat,
+    #[arg(long, value_enum, default_value_t = PickFormatArg::Text)]
+    format: PickFormatArg,
     /// Write the result to FILE instead of stdout.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["exec", "tmux_paste"])]
     output: Option<PathBuf>,
@@ -383,39 +383,63 @@ struct PickArgs {
     no_mouse: bool,
 }
 
-/// How `candidates` orders sessions within a directory group.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
-pub enum SortBy {
+/// `candidates --sort` (validated as [`SortBy`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum SortArg {
     /// Newest created first (the reference's record order).
-    #[default]
     Created,
     /// Most recently active first.
     Updated,
 }
 
-/// What `prepare` reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
-pub enum InputFormat {
+impl From<SortArg> for SortBy {
+    fn from(arg: SortArg) -> SortBy {
+        match arg {
+            SortArg::Created => SortBy::Created,
+            SortArg::Updated => SortBy::Updated,
+        }
+    }
+}
+
+/// `prepare --input` (validated as [`InputFormat`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum InputArg {
     /// The message text.
-    #[default]
     Text,
     /// Message objects, one JSON object per line.
     Jsonl,
 }
 
-/// What `prepare` writes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
-pub enum OutputFormat {
+impl From<InputArg> for InputFormat {
+    fn from(arg: InputArg) -> InputFormat {
+        match arg {
+            InputArg::Text => InputFormat::Text,
+            InputArg::Jsonl => InputFormat::Jsonl,
+        }
+    }
+}
+
+/// `prepare --format` (validated as [`OutputFormat`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum OutputArg {
     /// Readable text, a blank line, then the context.
-    #[default]
     Text,
     /// One message object per line.
     Jsonl,
 }
 
-/// What the picker writes on submit.
+impl From<OutputArg> for OutputFormat {
+    fn from(arg: OutputArg) -> OutputFormat {
+        match arg {
+            OutputArg::Text => OutputFormat::Text,
+            OutputArg::Jsonl => OutputFormat::Jsonl,
+        }
+    }
+}
+
+/// The picker's `--format` (validated as [`PickFormat`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
-pub enum PickFormat {
+enum PickFormatArg {
     /// Prepared text, as `prepare --format text`.
     #[default]
     Text,
@@ -425,134 +449,14 @@ pub enum PickFormat {
     Mention,
 }
 
-/// Where the picker's result goes.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub enum Destination {
-    /// Standard output, once, after the terminal is restored.
-    #[default]
-    Stdout,
-    /// A file, written whole.
-    File(PathBuf),
-    /// A command's stdin.
-    Exec(String),
-    /// A tmux pane.
-    TmuxPaste(String),
-}
-
-/// Validated picker options.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct PickOptions {
-    /// Output format.
-    pub format: PickFormat,
-    /// Destination.
-    pub destination: Destination,
-    /// Initial filter.
-    pub query: String,
-    /// Initial prompt.
-    pub prompt: String,
-    /// Whether the picker reads the mouse.
-    pub mouse: bool,
-    /// `--tmux`: the popup, and the option's value as given.
-    pub popup: Option<(PopupSpec, String)>,
-}
-
-/// A validated command.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Command {
-    /// The picker.
-    Pick(PickOptions),
-    /// `candidates`.
-    Candidates {
-        /// Filter text.
-        query: String,
-        /// Validated limit.
-        limit: usize,
-        /// Include fuzzy matches.
-        fuzzy: bool,
-        /// JSON lines output.
-        json: bool,
-        /// Order within a directory group.
-        sort: SortBy,
-    },
-    /// `search`.
-    Search {
-        /// The query text.
-        query: String,
-        /// Read it as a regular expression.
-        regex: bool,
-        /// Most matching sessions printed.
-        limit: usize,
-        /// JSON lines output.
-        json: bool,
-        /// The search index directory; `None` reads the logs only.
-        index: Option<PathBuf>,
-    },
-    /// `prepare`.
-    Prepare {
-        /// Text argument; stdin when `None`.
-        text: Option<String>,
-        /// Input format.
-        input: InputFormat,
-        /// Output format.
-        format: OutputFormat,
-    },
-    /// `preview`.
-    Preview {
-        /// Id or URI.
-        id: String,
-        /// Label override.
-        label: Option<String>,
-        /// JSON output.
-        json: bool,
-    },
-    /// `mention`.
-    Mention {
-        /// Session id.
-        id: String,
-        /// Label override.
-        label: Option<String>,
-    },
-    /// `uri encode`.
-    UriEncode(String),
-    /// `uri decode`.
-    UriDecode(String),
-    /// `hook claude|codex`: answer a prompt-submit hook.
-    Hook {
-        /// The host agent.
-        agent: Agent,
-        /// Cap of the whole added context, in the host's unit.
-        budget: usize,
-    },
-    /// `hook install`.
-    HookInstall(InstallRequest),
-    /// `hook uninstall`.
-    HookUninstall(InstallRequest),
-    /// `completions SHELL`: the script.
-    Completions(String),
-    /// `man`: the page.
-    Man(String),
-}
-
-/// Everything a run needs, validated.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Config {
-    /// Stores to read.
-    pub roots: StoreRoots,
-    /// Whether stores were named on the command line (else defaults were used).
-    pub roots_explicit: bool,
-    /// Default locations that were looked at, for the "nothing found" hint.
-    pub looked_at: StoreRoots,
-    /// Limits.
-    pub limits: Limits,
-    /// The target session.
-    pub target: Target,
-    /// Verbose diagnostics.
-    pub verbose: bool,
-    /// Where the title index lives; `None` with `--no-cache` (or without
-    /// a cache directory).
-    pub cache_dir: Option<std::path::PathBuf>,
-    /// What to do.
-    pub command: Command,
+impl From<PickFormatArg> for PickFormat {
+    fn from(arg: PickFormatArg) -> PickFormat {
+        match arg {
+            PickFormatArg::Text => PickFormat::Text,
+            PickFormatArg::Jsonl => PickFormat::Jsonl,
+            PickFormatArg::Mention => PickFormat::Mention,
+        }
+    }
 }
 
 /// The prompt in `file`, without the final line break editors add.
@@ -627,7 +531,7 @@ impl Cli {
         };
         let command = match self.command.unwrap_or(CommandArgs::Pick(self.pick)) {
             CommandArgs::Pick(p) => Command::Pick(PickOptions {
-                format: p.format,
+                format: p.format.into(),
                 destination: match (p.output, p.exec, p.tmux_paste) {
                     (Some(file), _, _) => Destination::File(file),
                     (_, Some(cmd), _) => Destination::Exec(cmd),
@@ -654,7 +558,7 @@ impl Cli {
                 json,
                 sort,
             } => Command::Candidates {
-                sort,
+                sort: sort.into(),
                 query: query.unwrap_or_default(),
                 limit: match limit {
                     Some(raw) => parse_limit(&raw)?,
@@ -689,8 +593,8 @@ impl Cli {
                 format,
             } => Command::Prepare {
                 text,
-                input,
-                format,
+                input: input.into(),
+                format: format.into(),
             },
             CommandArgs::Preview { id, label, json } => Command::Preview { id, label, json },
             CommandArgs::Mention { id, label } => Command::Mention { id, label },
@@ -758,7 +662,7 @@ fn hook_command(action: HookAction) -> Result<Command> {
         .transpose()
     };
     let run = |agent: Agent, args: HookRunArgs| -> Result<Command> {
-        let budget = parse_budget(args.budget)?.unwrap_or(hook::DEFAULT_HOST_CAP);
+        let budget = parse_budget(args.budget)?.unwrap_or(DEFAULT_HOST_CAP);
         Ok(Command::Hook { agent, budget })
     };
     Ok(match action {

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use crate::cli::{Command, Config, InputFormat, OutputFormat, SortBy};
+use crate::config::{Command, Config, InputFormat, OutputFormat, SortBy};
 use crate::engine::{render_jsonl, render_text, Candidate, Engine};
 use crate::error::{Error, Result};
 use session_ref_core::candidates;

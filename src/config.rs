@@ -1,6 +1,13 @@
-//! Validated resolver configuration (SPEC §9).
+//! The validated configuration: what the command line converts into, and
+//! what commands, output, the hook, search and the picker take (SPEC §9
+//! for the resolver's limits). No clap type appears here; the clap syntax
+//! is `crate::cli`'s alone.
+
+use std::path::PathBuf;
 
 use crate::error::{Error, Result};
+use session_ref_core::candidates::Target;
+use session_ref_stores::StoreRoots;
 
 /// Hard maximum of distinct sessions one message may cite.
 pub const MAX_REFERENCES: u64 = 3;
@@ -88,6 +95,301 @@ pub fn parse_positive(name: &str, raw: &str) -> Result<u64> {
     }
 }
 
+/// How `candidates` orders sessions within a directory group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SortBy {
+    /// Newest created first (the reference's record order).
+    #[default]
+    Created,
+    /// Most recently active first.
+    Updated,
+}
+
+/// What `prepare` reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum InputFormat {
+    /// The message text.
+    #[default]
+    Text,
+    /// Message objects, one JSON object per line.
+    Jsonl,
+}
+
+/// What `prepare` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OutputFormat {
+    /// Readable text, a blank line, then the context.
+    #[default]
+    Text,
+    /// One message object per line.
+    Jsonl,
+}
+
+/// What the picker writes on submit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PickFormat {
+    /// Prepared text, as `prepare --format text`.
+    #[default]
+    Text,
+    /// Prepared messages, as `prepare --format jsonl`.
+    Jsonl,
+    /// The prompt with canonical mentions, unprepared.
+    Mention,
+}
+
+/// Where the picker's result goes.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Destination {
+    /// Standard output, once, after the terminal is restored.
+    #[default]
+    Stdout,
+    /// A file, written whole.
+    File(PathBuf),
+    /// A command's stdin.
+    Exec(String),
+    /// A tmux pane.
+    TmuxPaste(String),
+}
+
+/// Validated picker options.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PickOptions {
+    /// Output format.
+    pub format: PickFormat,
+    /// Destination.
+    pub destination: Destination,
+    /// Initial filter.
+    pub query: String,
+    /// Initial prompt.
+    pub prompt: String,
+    /// Whether the picker reads the mouse.
+    pub mouse: bool,
+    /// `--tmux`: the popup, and the option's value as given.
+    pub popup: Option<(PopupSpec, String)>,
+}
+
+/// A validated command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    /// The picker.
+    Pick(PickOptions),
+    /// `candidates`.
+    Candidates {
+        /// Filter text.
+        query: String,
+        /// Validated limit.
+        limit: usize,
+        /// Include fuzzy matches.
+        fuzzy: bool,
+        /// JSON lines output.
+        json: bool,
+        /// Order within a directory group.
+        sort: SortBy,
+    },
+    /// `search`.
+    Search {
+        /// The query text.
+        query: String,
+        /// Read it as a regular expression.
+        regex: bool,
+        /// Most matching sessions printed.
+        limit: usize,
+        /// JSON lines output.
+        json: bool,
+        /// The search index directory; `None` reads the logs only.
+        index: Option<PathBuf>,
+    },
+    /// `prepare`.
+    Prepare {
+        /// Text argument; stdin when `None`.
+        text: Option<String>,
+        /// Input format.
+        input: InputFormat,
+        /// Output format.
+        format: OutputFormat,
+    },
+    /// `preview`.
+    Preview {
+        /// Id or URI.
+        id: String,
+        /// Label override.
+        label: Option<String>,
+        /// JSON output.
+        json: bool,
+    },
+    /// `mention`.
+    Mention {
+        /// Session id.
+        id: String,
+        /// Label override.
+        label: Option<String>,
+    },
+    /// `uri encode`.
+    UriEncode(String),
+    /// `uri decode`.
+    UriDecode(String),
+    /// `hook claude|codex`: answer a prompt-submit hook.
+    Hook {
+        /// The host agent.
+        agent: Agent,
+        /// Cap of the whole added context, in the host's unit.
+        budget: usize,
+    },
+    /// `hook install`.
+    HookInstall(InstallRequest),
+    /// `hook uninstall`.
+    HookUninstall(InstallRequest),
+    /// `completions SHELL`: the script.
+    Completions(String),
+    /// `man`: the page.
+    Man(String),
+}
+
+/// Everything a run needs, validated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Config {
+    /// Stores to read.
+    pub roots: StoreRoots,
+    /// Whether stores were named on the command line (else defaults were used).
+    pub roots_explicit: bool,
+    /// Default locations that were looked at, for the "nothing found" hint.
+    pub looked_at: StoreRoots,
+    /// Limits.
+    pub limits: Limits,
+    /// The target session.
+    pub target: Target,
+    /// Verbose diagnostics.
+    pub verbose: bool,
+    /// Where the title index lives; `None` with `--no-cache` (or without
+    /// a cache directory).
+    pub cache_dir: Option<std::path::PathBuf>,
+    /// What to do.
+    pub command: Command,
+}
+
+/// The host agent a hook runs for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Agent {
+    /// Claude Code.
+    Claude,
+    /// Codex CLI.
+    Codex,
+}
+
+impl Agent {
+    /// The agent's name on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Agent::Claude => "claude",
+            Agent::Codex => "codex",
+        }
+    }
+}
+
+/// Where the hook is registered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Scope {
+    /// The user's settings (every project).
+    #[default]
+    User,
+    /// The current project's settings.
+    Project,
+}
+
+/// What `hook install` or `hook uninstall` should do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InstallRequest {
+    /// For which agent.
+    pub agent: Agent,
+    /// User or project settings.
+    pub scope: Scope,
+    /// Print the configuration instead of writing it (install only).
+    pub print: bool,
+    /// The installed hook's `--budget` (install only).
+    pub budget: Option<usize>,
+}
+
+/// What the host keeps whole by default: 10,000 characters (Claude Code) or
+/// 10,000 bytes (Codex, `additionalContextLimit` 2,500 tokens of 4 bytes).
+pub const DEFAULT_HOST_CAP: usize = 10_000;
+
+/// Where the popup goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Position {
+    /// Centred in the window.
+    Center,
+    /// Along the top edge.
+    Top,
+    /// Along the bottom edge.
+    Bottom,
+    /// Along the left edge.
+    Left,
+    /// Along the right edge.
+    Right,
+}
+
+/// A parsed `--tmux` value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PopupSpec {
+    /// Where.
+    pub position: Position,
+    /// Width, percent of the window.
+    pub width: u8,
+    /// Height, percent of the window.
+    pub height: u8,
+}
+
+impl PopupSpec {
+    /// Parse `[center|top|bottom|left|right][,SIZE%][,SIZE%]` as fzf does:
+    /// for `center` the sizes are width then height (one size is both);
+    /// for `top`/`bottom` the first is the height (full width unless a
+    /// second is given), for `left`/`right` the first is the width.
+    pub fn parse(text: &str) -> std::result::Result<PopupSpec, String> {
+        let mut parts = text.split(',').map(str::trim).peekable();
+        let position = match parts.peek().copied() {
+            Some("center") | Some("") => Some(Position::Center),
+            Some("top") => Some(Position::Top),
+            Some("bottom") => Some(Position::Bottom),
+            Some("left") => Some(Position::Left),
+            Some("right") => Some(Position::Right),
+            _ => None,
+        };
+        if position.is_some() {
+            parts.next();
+        }
+        let position = position.unwrap_or(Position::Center);
+        let sizes: Vec<u8> = parts
+            .map(|p| {
+                let digits = p.strip_suffix('%').unwrap_or(p);
+                digits
+                    .parse::<u8>()
+                    .ok()
+                    .filter(|n| (1..=100).contains(n))
+                    .ok_or_else(|| {
+                        format!("--tmux: {p:?} is not a size from 1% to 100% (in {text:?})")
+                    })
+            })
+            .collect::<std::result::Result<_, _>>()?;
+        if sizes.len() > 2 {
+            return Err(format!("--tmux: at most two sizes (in {text:?})"));
+        }
+        let (first, second) = (sizes.first().copied(), sizes.get(1).copied());
+        let (width, height) = match position {
+            Position::Center => {
+                let w = first.unwrap_or(90);
+                (w, second.or(first).unwrap_or(85))
+            }
+            Position::Top | Position::Bottom => (second.unwrap_or(100), first.unwrap_or(50)),
+            Position::Left | Position::Right => (first.unwrap_or(50), second.unwrap_or(100)),
+        };
+        Ok(PopupSpec {
+            position,
+            width,
+            height,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -126,5 +428,30 @@ mod tests {
         assert_eq!(limits.max_references, 1);
         assert_eq!(limits.candidate_limit, 7);
         assert_eq!(limits.max_reference_bytes, 100);
+    }
+
+    #[test]
+    fn specs_as_fzf_reads_them() {
+        let p = |t| PopupSpec::parse(t).unwrap();
+        assert_eq!(
+            p("center"),
+            PopupSpec {
+                position: Position::Center,
+                width: 90,
+                height: 85
+            }
+        );
+        assert_eq!((p("center,70%").width, p("center,70%").height), (70, 70));
+        assert_eq!((p("80%,60%").width, p("80%,60%").height), (80, 60));
+        let bottom = p("bottom,40%");
+        assert_eq!(
+            (bottom.position, bottom.width, bottom.height),
+            (Position::Bottom, 100, 40)
+        );
+        let right = p("right,30%");
+        assert_eq!((right.width, right.height), (30, 100));
+        assert!(PopupSpec::parse("middle").is_err());
+        assert!(PopupSpec::parse("center,0%").is_err());
+        assert!(PopupSpec::parse("center,1,2,3").is_err());
     }
 }

@@ -2,7 +2,8 @@
 
 use std::process::ExitCode;
 
-use session_ref::cli::{Cli, Command, Config, Destination, PickOptions};
+use session_ref::cli::Cli;
+use session_ref::config::{Command, Config, Destination, PickOptions};
 use session_ref::draft::Drafts;
 use session_ref::error::{Error, ErrorCode};
 use session_ref::output::Delivered;
@@ -129,7 +130,7 @@ fn pick(config: &Config, options: &PickOptions) -> ExitCode {
         if tui::popup::wanted() {
             // In the popup the result goes where the options say, else
             // into the pane the picker was started from.
-            let paste = options.destination == session_ref::cli::Destination::Stdout;
+            let paste = options.destination == session_ref::config::Destination::Stdout;
             return match tui::popup::run(*spec, Some(raw), paste) {
                 Ok(code) => ExitCode::from(u8::try_from(code).unwrap_or(EXIT_FAILED)),
                 Err(e) => fail(&e),

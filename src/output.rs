@@ -5,7 +5,7 @@ use std::io::{self, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use crate::cli::Destination;
+use crate::config::Destination;
 
 /// How delivery went.
 #[derive(Debug, PartialEq, Eq)]

@@ -16,18 +16,9 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 
+pub use crate::config::Scope;
 use crate::error::{Error, Result};
 use crate::hook::protocol::{Agent, PROMPT_SUBMIT};
-
-/// Where the hook is registered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Scope {
-    /// The user's settings (every project).
-    #[default]
-    User,
-    /// The current project's settings.
-    Project,
-}
 
 /// The files one installation touches.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -22,7 +22,8 @@ pub mod protocol;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use crate::cli::{Command, Config};
+use crate::config::{Command, Config};
+pub use crate::config::{InstallRequest, DEFAULT_HOST_CAP};
 
 use crate::config::Limits;
 use crate::error::{Error, Result};
@@ -33,10 +34,6 @@ use session_ref_core::json;
 use session_ref_core::mention;
 use session_ref_core::prepare::normalize_references;
 use session_ref_stores::{Caches, Catalog, StoreRoots};
-
-/// What the host keeps whole by default: 10,000 characters (Claude Code) or
-/// 10,000 bytes (Codex, `additionalContextLimit` 2,500 tokens of 4 bytes).
-pub const DEFAULT_HOST_CAP: usize = 10_000;
 
 /// How each host measures added context.
 pub fn measure(agent: Agent) -> Measure {
@@ -172,19 +169,6 @@ fn keep_draft(context: &HookContext, input: &HookInput, reason: &str) -> String 
             dir.display()
         ),
     }
-}
-
-/// What `hook install` or `hook uninstall` should do.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct InstallRequest {
-    /// For which agent.
-    pub agent: Agent,
-    /// User or project settings.
-    pub scope: Scope,
-    /// Print the configuration instead of writing it (install only).
-    pub print: bool,
-    /// The installed hook's `--budget` (install only).
-    pub budget: Option<usize>,
 }
 
 /// The surroundings install needs: the environment, home, current

@@ -13,27 +13,9 @@
 use serde::Deserialize;
 use serde_json::{json, Value};
 
+pub use crate::config::Agent;
 use crate::error::{Error, Result};
 use session_ref_core::json as js;
-
-/// The host agent a hook runs for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Agent {
-    /// Claude Code.
-    Claude,
-    /// Codex CLI.
-    Codex,
-}
-
-impl Agent {
-    /// The agent's name on the command line.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Agent::Claude => "claude",
-            Agent::Codex => "codex",
-        }
-    }
-}
 
 /// The event a prompt-submit hook is registered for, in both agents.
 pub const PROMPT_SUBMIT: &str = "UserPromptSubmit";

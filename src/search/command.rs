@@ -6,7 +6,7 @@
 use std::io::{self, Write};
 use std::sync::atomic::AtomicBool;
 
-use crate::cli::Config;
+use crate::config::Config;
 use crate::display;
 use crate::error::{Error, Result};
 use crate::search::hits::{self, SessionMatch};

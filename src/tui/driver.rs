@@ -20,8 +20,8 @@ use ratatui::backend::Backend;
 use ratatui::Terminal;
 use rayon::prelude::*;
 
-use crate::cli::PickFormat;
 use crate::config::Limits;
+use crate::config::PickFormat;
 use crate::engine::{render_jsonl, render_text, Engine};
 use crate::error::{Error, ErrorCode, Result};
 use crate::search::hits::SessionMatch;

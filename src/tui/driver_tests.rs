@@ -6,8 +6,8 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::backend::TestBackend;
 
 use super::*;
-use crate::cli::{Command, Config};
 use crate::commands;
+use crate::config::{Command, Config};
 use crate::tui::testkit;
 use session_ref_core::mention::format_mention;
 use session_ref_stores::{Caches, StoreRoots};

@@ -32,8 +32,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use crossbeam_channel::Sender;
 
-use crate::cli::{Config, PickOptions};
 use crate::commands;
+use crate::config::{Config, PickOptions};
 use crate::error::{Error, Result};
 use crate::signals;
 use driver::{Driver, Host, Msg, Report};

@@ -9,6 +9,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+pub use crate::config::{PopupSpec, Position};
 use crate::error::{Error, Result};
 
 /// Set inside the popup, so the picker there does not open another one.
@@ -31,82 +32,7 @@ const PASSED_ENV: &[&str] = &[
     "HOME",
 ];
 
-/// Where the popup goes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Position {
-    /// Centred in the window.
-    Center,
-    /// Along the top edge.
-    Top,
-    /// Along the bottom edge.
-    Bottom,
-    /// Along the left edge.
-    Left,
-    /// Along the right edge.
-    Right,
-}
-
-/// A parsed `--tmux` value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PopupSpec {
-    /// Where.
-    pub position: Position,
-    /// Width, percent of the window.
-    pub width: u8,
-    /// Height, percent of the window.
-    pub height: u8,
-}
-
 impl PopupSpec {
-    /// Parse `[center|top|bottom|left|right][,SIZE%][,SIZE%]` as fzf does:
-    /// for `center` the sizes are width then height (one size is both);
-    /// for `top`/`bottom` the first is the height (full width unless a
-    /// second is given), for `left`/`right` the first is the width.
-    pub fn parse(text: &str) -> std::result::Result<PopupSpec, String> {
-        let mut parts = text.split(',').map(str::trim).peekable();
-        let position = match parts.peek().copied() {
-            Some("center") | Some("") => Some(Position::Center),
-            Some("top") => Some(Position::Top),
-            Some("bottom") => Some(Position::Bottom),
-            Some("left") => Some(Position::Left),
-            Some("right") => Some(Position::Right),
-            _ => None,
-        };
-        if position.is_some() {
-            parts.next();
-        }
-        let position = position.unwrap_or(Position::Center);
-        let sizes: Vec<u8> = parts
-            .map(|p| {
-                let digits = p.strip_suffix('%').unwrap_or(p);
-                digits
-                    .parse::<u8>()
-                    .ok()
-                    .filter(|n| (1..=100).contains(n))
-                    .ok_or_else(|| {
-                        format!("--tmux: {p:?} is not a size from 1% to 100% (in {text:?})")
-                    })
-            })
-            .collect::<std::result::Result<_, _>>()?;
-        if sizes.len() > 2 {
-            return Err(format!("--tmux: at most two sizes (in {text:?})"));
-        }
-        let (first, second) = (sizes.first().copied(), sizes.get(1).copied());
-        let (width, height) = match position {
-            Position::Center => {
-                let w = first.unwrap_or(90);
-                (w, second.or(first).unwrap_or(85))
-            }
-            Position::Top | Position::Bottom => (second.unwrap_or(100), first.unwrap_or(50)),
-            Position::Left | Position::Right => (first.unwrap_or(50), second.unwrap_or(100)),
-        };
-        Ok(PopupSpec {
-            position,
-            width,
-            height,
-        })
-    }
-
     /// `display-popup`'s placement and size options.
     fn placement(self) -> Vec<String> {
         let (x, y) = match self.position {
@@ -258,31 +184,6 @@ pub fn wanted() -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn specs_as_fzf_reads_them() {
-        let p = |t| PopupSpec::parse(t).unwrap();
-        assert_eq!(
-            p("center"),
-            PopupSpec {
-                position: Position::Center,
-                width: 90,
-                height: 85
-            }
-        );
-        assert_eq!((p("center,70%").width, p("center,70%").height), (70, 70));
-        assert_eq!((p("80%,60%").width, p("80%,60%").height), (80, 60));
-        let bottom = p("bottom,40%");
-        assert_eq!(
-            (bottom.position, bottom.width, bottom.height),
-            (Position::Bottom, 100, 40)
-        );
-        let right = p("right,30%");
-        assert_eq!((right.width, right.height), (30, 100));
-        assert!(PopupSpec::parse("middle").is_err());
-        assert!(PopupSpec::parse("center,0%").is_err());
-        assert!(PopupSpec::parse("center,1,2,3").is_err());
-    }
 
     #[test]
     fn the_popup_reruns_the_picker_without_tmux_and_pastes() {

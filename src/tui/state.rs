@@ -14,8 +14,8 @@ use std::sync::Arc;
 use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
 use ratatui::layout::{Position, Rect};
 
-use crate::cli::PickFormat;
 use crate::config::Limits;
+use crate::config::PickFormat;
 use crate::error::Error;
 use crate::search::hits::{Hit as SearchHit, SessionMatch};
 use crate::tui::keymap::{self, Context};

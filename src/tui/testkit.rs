@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::cli::PickFormat;
 use crate::config::Limits;
+use crate::config::PickFormat;
 use crate::engine::Engine;
 use crate::tui::driver;
 use crate::tui::preview::{PreviewSlot, Snapshot};
