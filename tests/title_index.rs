@@ -180,15 +180,20 @@ fn listing_is_identical_with_and_without_the_index() {
     let file = shard_of(cache.path(), "a.jsonl");
     let expected = same_with_and_without(store.path(), cache.path());
     let good = std::fs::read(&file).unwrap();
-    // A shard of the earlier (JSON) version of this root is removed when
-    // the current one is written.
+    // Shards of earlier versions of this root (JSON in version 1, bincode
+    // in version 3) are removed when the current one is written.
     let name = file.file_name().unwrap().to_str().unwrap();
     let earlier = file.with_file_name(
-        name.replace("titles-v3-", "titles-v1-")
+        name.replace("titles-v4-", "titles-v1-")
             .replace(".bin", ".json"),
     );
+    let bincode_era = file.with_file_name(name.replace("titles-v4-", "titles-v3-"));
     std::fs::write(&earlier, "{\"version\":1,\"entries\":[]}").unwrap();
-    assert!(good.starts_with(b"SRTI\x03\0\0\0"), "{good:?}");
+    assert!(good.starts_with(b"SRTI\x04\0\0\0"), "{good:?}");
+    // Version 3's container around this very payload, checksum right: the
+    // version alone tells it from the current one, so it is never decoded.
+    let mut version_3 = good.clone();
+    version_3[4] = 3;
     let mut flipped = good.clone();
     *flipped.last_mut().unwrap() ^= 0x20;
     let mut other_version = good.clone();
@@ -196,7 +201,7 @@ fn listing_is_identical_with_and_without_the_index() {
     // Checksum right, but the payload claims a length far beyond itself:
     // rejected by the decoder's limit, without allocating that length.
     let huge = [0xffu8; 16];
-    let mut huge_length = b"SRTI\x03\0\0\0".to_vec();
+    let mut huge_length = b"SRTI\x04\0\0\0".to_vec();
     huge_length.extend_from_slice(&crc32(&huge).to_le_bytes());
     huge_length.extend_from_slice(&huge);
     for damaged in [
@@ -206,15 +211,17 @@ fn listing_is_identical_with_and_without_the_index() {
         b"{\"version\":1,\"entries\":[]}".to_vec(),
         flipped,
         other_version,
+        version_3,
         huge_length,
     ] {
+        std::fs::write(&bincode_era, &damaged).unwrap();
         std::fs::write(&file, &damaged).unwrap();
         let (out, err) = list(store.path(), cache.path(), &[]);
         assert_eq!((out.as_str(), err.as_str()), (expected.as_str(), ""));
         let rebuilt = std::fs::read(&file).unwrap();
-        assert!(rebuilt.starts_with(b"SRTI\x03\0\0\0"));
+        assert!(rebuilt.starts_with(b"SRTI\x04\0\0\0"));
         assert!(read_lossy(&file).contains("a.jsonl"));
-        assert!(!earlier.exists());
+        assert!(!earlier.exists() && !bincode_era.exists());
     }
 }
 

@@ -366,6 +366,8 @@ impl fmt::Display for ReadError {
     }
 }
 
+impl std::error::Error for ReadError {}
+
 /// The store directories to read, each with its kind, in registry order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct StoreRoots {

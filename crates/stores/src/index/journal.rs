@@ -198,7 +198,8 @@ pub struct ResumePoint {
     pub offset: u64,
     /// Lines read before it (the next line's number is one more).
     pub lines: u64,
-    /// The kind's fold state, in its own encoding ([`bincode`]).
+    /// The kind's fold state, encoded by
+    /// [`sealed::encode`](crate::index::sealed::encode).
     pub state: Vec<u8>,
 }
 

@@ -1,32 +1,51 @@
 //! The container of session-ref's cache files (title-index shards, the
 //! search index's manifest): four bytes naming the file kind, a format
-//! number, a CRC-32 of the payload, then the payload in bincode. A file of
+//! number, a CRC-32 of the payload, then the payload in postcard. A file of
 //! another kind or format, damaged or cut short is recognised as such and
 //! rebuilt by its owner, never misread or reported as an error.
+//!
+//! [`encode`] and [`decode`] are also the one encoding of the values kept
+//! inside such files (per-file facts, a fold's resume state). postcard
+//! (varint integers, lengths checked against the bytes left, so damage
+//! cannot make a decoder allocate more than the input holds) replaced
+//! bincode 1, which is unmaintained (RUSTSEC-2025-0141); the formats were
+//! bumped with it, so files written with bincode are rebuilt. It was
+//! chosen over bitcode by measuring warm listing (BENCHMARKS.md).
 
-use bincode::Options;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 /// Bytes before the payload: kind, format, CRC-32.
 pub const HEADER_LEN: usize = 12;
 
-/// The bincode options of payloads: varint integers, and no length read
-/// from the payload may exceed `limit` bytes (so damage cannot make a
-/// decoder allocate more than the file holds).
-pub fn codec(limit: u64) -> impl Options {
-    bincode::DefaultOptions::new().with_limit(limit)
+/// `value` in the cache files' encoding; `None` when it cannot be encoded
+/// (a path that is not UTF-8).
+pub fn encode<T: Serialize + ?Sized>(value: &T) -> Option<Vec<u8>> {
+    postcard::to_allocvec(value).ok()
+}
+
+/// The value encoded in `bytes` by [`encode`]; `None` when they hold none.
+pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Option<T> {
+    postcard::from_bytes(bytes).ok()
+}
+
+/// The value encoded at the start of `bytes`, whatever follows it (a
+/// prefix of a file read to learn its head).
+pub fn decode_prefix<T: DeserializeOwned>(bytes: &[u8]) -> Option<T> {
+    postcard::take_from_bytes(bytes)
+        .ok()
+        .map(|(value, _)| value)
 }
 
 /// `value` sealed in a file of `kind` and `format`.
-pub fn seal<T: Serialize>(kind: &[u8; 4], format: u32, value: &T) -> bincode::Result<Vec<u8>> {
-    let payload = codec(u64::MAX).serialize(value)?;
+pub fn seal<T: Serialize>(kind: &[u8; 4], format: u32, value: &T) -> Option<Vec<u8>> {
+    let payload = encode(value)?;
     let mut bytes = Vec::with_capacity(HEADER_LEN + payload.len());
     bytes.extend_from_slice(kind);
     bytes.extend_from_slice(&format.to_le_bytes());
     bytes.extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
     bytes.extend_from_slice(&payload);
-    Ok(bytes)
+    Some(bytes)
 }
 
 /// The value sealed in `bytes`; `None` when they are of another kind or
@@ -41,7 +60,7 @@ pub fn open<T: DeserializeOwned>(kind: &[u8; 4], format: u32, bytes: &[u8]) -> O
     {
         return None;
     }
-    codec(payload.len() as u64).deserialize(payload).ok()
+    decode(payload)
 }
 
 #[cfg(test)]

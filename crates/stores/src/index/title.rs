@@ -39,10 +39,11 @@
 //! listing and JSON made that the largest cost of a warm listing (a
 //! 10,000-entry shard was 5.6 MB of JSON to parse). It is an 8-byte header
 //! (`SRTI` and the version, little-endian), the CRC-32 of the payload
-//! (`crc32fast`), then the payload encoded by `bincode` 1 (serde, varint
-//! integers) from the same serde types. bincode over a hand-rolled layout:
-//! the entries are nested optional structs whose serde derive already
-//! exists, bincode decodes them at memory speed, and a hand-rolled reader
+//! (`crc32fast`), then the payload encoded by postcard (serde, varint
+//! integers; see [`sealed`]) from the same serde types. A serde format
+//! over a hand-rolled layout: the entries are nested optional structs
+//! whose serde derive already exists, postcard decodes them at memory
+//! speed, and a hand-rolled reader
 //! would need its own bounds checks for the same result. Damage is caught
 //! three ways, each meaning "ignore and rebuild": the magic or version
 //! differs, the checksum does not match (a torn or flipped byte), or the
@@ -64,8 +65,9 @@ use crate::index::sealed;
 use crate::model::{SessionRecord, StoreKind};
 use crate::{Caches, ReadError, ScanEvent, Store};
 
-/// Version of the index file; another version is ignored and rebuilt.
-const VERSION: u32 = 3;
+/// Version of the index file; another version is ignored and rebuilt
+/// (4: postcard replaced bincode).
+const VERSION: u32 = 4;
 /// First bytes of an index file.
 const MAGIC: &[u8; 4] = b"SRTI";
 /// Bytes before the end of the last scan compared to tell growth by
@@ -178,7 +180,7 @@ struct Entry {
     listed: Option<(Stamp, Listed)>,
     title: Option<(Stamp, Title)>,
     /// A store's own fact about the file ([`TitleIndex::file_fact`]),
-    /// encoded by `bincode`.
+    /// encoded by [`sealed::encode`].
     fact: Option<(Stamp, Vec<u8>)>,
 }
 
@@ -432,13 +434,13 @@ impl TitleIndex {
         let old = shard.old.get(&*key);
         if let Some((entry, seen)) = old {
             let known = entry.fact.as_ref().filter(|(was, _)| *was == stamp);
-            if let Some(fact) = known.and_then(|(_, bytes)| bincode::deserialize(bytes).ok()) {
+            if let Some(fact) = known.and_then(|(_, bytes)| sealed::decode(bytes)) {
                 seen.store(true, Ordering::Relaxed);
                 return Some((stamp, Some(fact)));
             }
         }
         let fact = compute();
-        if let Some(bytes) = fact.as_ref().and_then(|f| bincode::serialize(f).ok()) {
+        if let Some(bytes) = fact.as_ref().and_then(sealed::encode) {
             shard.dirty.store(true, Ordering::Relaxed);
             let mut fresh = lock(&shard.fresh);
             shard.fresh_entry(&mut fresh, key.into_owned()).fact = Some((stamp, bytes));
@@ -724,11 +726,7 @@ fn prune_gone_roots(dir: &Path) {
         let Some(payload) = bytes.get(sealed::HEADER_LEN..).filter(|_| read.is_ok()) else {
             continue;
         };
-        use bincode::Options;
-        let head: Option<Head> = sealed::codec(payload.len() as u64)
-            .allow_trailing_bytes()
-            .deserialize(payload)
-            .ok();
+        let head: Option<Head> = sealed::decode_prefix(payload);
         let Some(head) = head.filter(|h| h.entries > 0) else {
             continue;
         };
@@ -779,7 +777,7 @@ fn fingerprint_of(inputs: &TitleInputs) -> Option<u64> {
 /// The bytes of an index file holding `index` (see the module docs);
 /// `None` when it cannot be encoded (a path that is not UTF-8).
 fn encode(index: &IndexFile) -> Option<Vec<u8>> {
-    sealed::seal(MAGIC, VERSION, index).ok()
+    sealed::seal(MAGIC, VERSION, index)
 }
 
 /// The index held in `bytes`; `None` when it is another version, damaged

@@ -550,7 +550,7 @@ fn fold_resumable(
     from: Option<&ResumePoint>,
 ) -> Result<Folded, ReadError> {
     let start = from.and_then(|point| {
-        let state: FoldState = bincode::deserialize(&point.state).ok()?;
+        let state: FoldState = crate::index::sealed::decode(&point.state)?;
         Some((point.offset, point.lines, state))
     });
     let continued = start.is_some();
@@ -574,7 +574,7 @@ fn fold_resumable(
         ResumePoint {
             offset: span.end,
             lines: span.lines,
-            state: bincode::serialize(&state).unwrap_or_default(),
+            state: crate::index::sealed::encode(&state).unwrap_or_default(),
         }
     });
     Ok(Folded {

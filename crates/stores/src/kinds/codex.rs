@@ -502,7 +502,7 @@ impl Store for Codex {
     ) -> Result<Folded, ReadError> {
         let plain = !is_zstd(&record.path);
         let start = from.filter(|_| plain).and_then(|point| {
-            let state: FoldState = bincode::deserialize(&point.state).ok()?;
+            let state: FoldState = crate::index::sealed::decode(&point.state)?;
             Some((point, state))
         });
         let continued = start.is_some();
@@ -544,7 +544,7 @@ impl Store for Codex {
         let resume = (plain && end.clean && !end.parent).then(|| ResumePoint {
             offset: end.byte,
             lines: end.lines,
-            state: bincode::serialize(&state).unwrap_or_default(),
+            state: crate::index::sealed::encode(&state).unwrap_or_default(),
         });
         let mut ops = fold.items.into_sink().into_ops();
         let chosen = if fold.item_messages {

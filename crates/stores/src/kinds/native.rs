@@ -114,7 +114,7 @@ impl Store for Native {
         from: Option<&ResumePoint>,
     ) -> Result<Folded, ReadError> {
         let start = from.and_then(|point| {
-            let state: FoldState = bincode::deserialize(&point.state).ok()?;
+            let state: FoldState = crate::index::sealed::decode(&point.state)?;
             (point.lines >= 1).then_some(Start {
                 byte: point.offset,
                 read: point.lines,
@@ -132,7 +132,7 @@ impl Store for Native {
         let resume = end.clean.then(|| ResumePoint {
             offset: end.byte,
             lines: end.read,
-            state: bincode::serialize(&FoldState {
+            state: crate::index::sealed::encode(&FoldState {
                 last_seq: end.last_seq,
             })
             .unwrap_or_default(),

@@ -39,7 +39,7 @@
 //! It is binary for the same reason as the title index's shards (a
 //! 10,000-entry JSON manifest was 2.9 MB to parse before every search):
 //! `SRSX`, the format version and the CRC-32 of the payload, then the
-//! payload in `bincode` 1. Data is only ever appended after the committed
+//! payload in postcard ([`sealed`]). Data is only ever appended after the committed
 //! length, and the manifest is replaced atomically (written beside, then
 //! renamed), so a reader always sees a consistent pair; bytes a crashed
 //! writer left after the committed length are cut off by the next writer.
@@ -94,8 +94,9 @@ use crate::model::SessionRecord;
 use crate::search::extract::{self, Message};
 use crate::{walk_files, Caches, Catalog, ReadError, ScanEvent, StoreRoots};
 
-/// The manifest format; another value is rebuilt.
-const FORMAT: u32 = 3;
+/// The manifest format; another value is rebuilt (4: postcard replaced
+/// bincode, in the manifest and in the resume points it holds).
+const FORMAT: u32 = 4;
 /// First bytes of a manifest.
 const MAGIC: &[u8; 4] = b"SRSX";
 
@@ -292,7 +293,8 @@ impl Manifest {
 
 /// The bytes of `manifest` in a file (see the module docs).
 fn encode_manifest(manifest: &Manifest) -> io::Result<Vec<u8>> {
-    sealed::seal(MAGIC, FORMAT, manifest).map_err(io::Error::other)
+    sealed::seal(MAGIC, FORMAT, manifest)
+        .ok_or_else(|| io::Error::other("the search manifest cannot be encoded"))
 }
 
 /// The manifest in `bytes`; `None` when it is another format, damaged or
