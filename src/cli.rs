@@ -351,12 +351,20 @@ struct PickArgs {
     /// Run CMD (through sh -c) with the result on its stdin; its exit code is returned.
     #[arg(long, value_name = "CMD", conflicts_with = "tmux_paste")]
     exec: Option<String>,
-    /// Paste the result into this tmux pane (bracketed paste).
+    /// Paste the result into tmux pane PANE (`%3`, `{last}`, `work:1.0`) as
+    /// a bracketed paste without a trailing newline. Refused when a shell
+    /// runs in the pane (it would run the text); checked before the picker
+    /// opens.
     #[arg(long, value_name = "PANE")]
     tmux_paste: Option<String>,
-    /// Open in a tmux popup over this pane and paste the result into it, as
-    /// fzf's --tmux: [center|top|bottom|left|right][,W%][,H%] [default:
-    /// center,90%,85%]. Ignored outside tmux.
+    /// Paste with --tmux-paste even when the pane runs a shell or is the
+    /// terminal session-ref runs in.
+    #[arg(long, requires = "tmux_paste")]
+    tmux_paste_force: bool,
+    /// Draw the picker in a tmux popup over this pane, as fzf's --tmux:
+    /// [center|top|bottom|left|right][,W%][,H%] [default: center,90%,85%].
+    /// The result still goes to stdout (or --output, --exec, --tmux-paste).
+    /// Ignored outside tmux.
     #[arg(
         long,
         value_name = "SPEC",
@@ -381,6 +389,10 @@ struct PickArgs {
     /// Do not use the mouse (clicks and the wheel then go to the terminal).
     #[arg(long)]
     no_mouse: bool,
+    /// Set by `--tmux` for the picker it runs in the popup: hand the result
+    /// back through files in this private directory instead of delivering.
+    #[arg(long, value_name = "DIR", hide = true)]
+    popup_channel: Option<PathBuf>,
 }
 
 /// How `candidates` orders sessions within a directory group.
@@ -435,8 +447,13 @@ pub enum Destination {
     File(PathBuf),
     /// A command's stdin.
     Exec(String),
-    /// A tmux pane.
-    TmuxPaste(String),
+    /// A tmux pane, pasted into as a bracketed paste.
+    TmuxPaste {
+        /// The target as given, or the pane id it was resolved to.
+        pane: String,
+        /// `--tmux-paste-force`: paste even into a shell.
+        force: bool,
+    },
 }
 
 /// Validated picker options.
@@ -454,6 +471,9 @@ pub struct PickOptions {
     pub mouse: bool,
     /// `--tmux`: the popup, and the option's value as given.
     pub popup: Option<(PopupSpec, String)>,
+    /// Set in the picker `--tmux` runs in its popup: the private directory
+    /// the result goes back through (see [`crate::tui::popup`]).
+    pub popup_channel: Option<PathBuf>,
 }
 
 /// A validated command.
@@ -592,8 +612,8 @@ impl Cli {
             let mut cmd = <Cli as clap::CommandFactory>::command();
             return Err(cmd.error(
                 clap::error::ErrorKind::ArgumentConflict,
-                "picker options (--format, --output, --exec, --tmux, --tmux-paste, --query, \
-                 --prompt, --prompt-file, --no-mouse) go with `session-ref` or `session-ref pick`, before \
+                "picker options (--format, --output, --exec, --tmux, --tmux-paste, \
+                 --tmux-paste-force, --query, --prompt, --prompt-file, --no-mouse) go with `session-ref` or `session-ref pick`, before \
                  no other command",
             ));
         }
@@ -631,7 +651,10 @@ impl Cli {
                 destination: match (p.output, p.exec, p.tmux_paste) {
                     (Some(file), _, _) => Destination::File(file),
                     (_, Some(cmd), _) => Destination::Exec(cmd),
-                    (_, _, Some(pane)) => Destination::TmuxPaste(pane),
+                    (_, _, Some(pane)) => Destination::TmuxPaste {
+                        pane,
+                        force: p.tmux_paste_force,
+                    },
                     _ => Destination::Stdout,
                 },
                 query: p.query,
@@ -646,6 +669,7 @@ impl Cli {
                     }
                     None => None,
                 },
+                popup_channel: p.popup_channel,
             }),
             CommandArgs::Candidates {
                 query,
@@ -935,7 +959,14 @@ mod tests {
         let Command::Pick(p) = c.command else {
             panic!("not pick")
         };
-        assert_eq!(p.destination, Destination::TmuxPaste("%3".into()));
+        assert_eq!(
+            p.destination,
+            Destination::TmuxPaste {
+                pane: "%3".into(),
+                force: false
+            }
+        );
+
         assert_eq!(p.query, "fix");
         assert_eq!(
             c.roots
@@ -944,6 +975,19 @@ mod tests {
                 .collect::<Vec<_>>(),
             [("hydra", std::path::Path::new("/s"))]
         );
+        let forced = config(&["--tmux-paste", "{last}", "--tmux-paste-force"]).unwrap();
+        let Command::Pick(forced) = forced.command else {
+            panic!("not pick")
+        };
+        assert_eq!(
+            forced.destination,
+            Destination::TmuxPaste {
+                pane: "{last}".into(),
+                force: true
+            }
+        );
+        let alone = Cli::try_parse_from(["session-ref", "--tmux-paste-force"]);
+        assert!(alone.is_err(), "--tmux-paste-force needs --tmux-paste");
         let misplaced = Cli::try_parse_from(["session-ref", "--query", "x", "candidates"]);
         let usage = Cli::check(misplaced.unwrap()).unwrap_err();
         assert_eq!(usage.exit_code(), 2);
