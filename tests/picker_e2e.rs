@@ -683,7 +683,9 @@ fn a_pane_that_runs_a_shell_by_submit_is_refused_and_the_prompt_kept() {
     // The program in the pane quits and a shell takes it over.
     let respawned = tmux
         .command()
-        .args(["respawn-pane", "-k", "-t", &sink, "exec sh -i"])
+        .args(["respawn-pane", "-k", "-t", &sink, "-c"])
+        .arg(dir.path())
+        .arg("exec sh -i")
         .status()
         .unwrap();
     assert!(respawned.success());
@@ -699,6 +701,7 @@ fn a_pane_that_runs_a_shell_by_submit_is_refused_and_the_prompt_kept() {
     );
     assert_eq!(drafts(dir.path()), ["echo never-run > ran"]);
     assert!(!tmux.pane_text(&sink).contains("never-run"));
+    assert!(!dir.path().join("ran").exists(), "the shell ran the prompt");
 }
 
 #[test]
@@ -782,23 +785,14 @@ fn tmux_popup_at_a_shell_prompt_writes_stdout_and_the_shell_runs_nothing() {
     let stderr = std::fs::read_to_string(dir.path().join("err")).unwrap();
     assert_eq!(rc.trim(), "0", "stderr: {stderr}");
 
-    let mention = format_mention("9a1c-injection", Some("Shell injection probe"));
-    let prepared = Command::new(BIN)
-        .arg("--store")
-        .arg(&store)
-        .args(["--no-cache", "--cwd", HERE, "prepare", &mention])
-        .output()
-        .unwrap();
-    assert!(prepared.status.success());
-    let prepared = String::from_utf8(prepared.stdout).unwrap();
-    assert!(prepared.contains("$(touch pwned-substitution)") && prepared.contains('`'));
-    assert_eq!(
-        std::fs::read_to_string(dir.path().join("out")).unwrap(),
-        prepared
-    );
     // Wait for the next prompt, then look: nothing ran, nothing was typed.
-    inner.wait_for("the next prompt", |s| {
+    inner.wait_for("the shell to be idle at its next prompt", |s| {
         s.lines().filter(|l| l.starts_with("READY$")).count() >= 2
+            && s.lines()
+                .rev()
+                .find(|l| !l.trim().is_empty())
+                .map(str::trim_end)
+                == Some("READY$")
     });
     let pwned: Vec<String> = std::fs::read_dir(dir.path())
         .unwrap()
@@ -817,6 +811,20 @@ fn tmux_popup_at_a_shell_prompt_writes_stdout_and_the_shell_runs_nothing() {
     }
     let last = text.lines().rev().find(|l| !l.trim().is_empty()).unwrap();
     assert_eq!(last.trim_end(), "READY$");
+    let mention = format_mention("9a1c-injection", Some("Shell injection probe"));
+    let prepared = Command::new(BIN)
+        .arg("--store")
+        .arg(&store)
+        .args(["--no-cache", "--cwd", HERE, "prepare", &mention])
+        .output()
+        .unwrap();
+    assert!(prepared.status.success());
+    let prepared = String::from_utf8(prepared.stdout).unwrap();
+    assert!(prepared.contains("$(touch pwned-substitution)") && prepared.contains('`'));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("out")).unwrap(),
+        prepared
+    );
 }
 
 /// `--tmux` from a key binding (`run-shell -b`, as in the README) with
