@@ -616,6 +616,29 @@ fn tmux_paste_to_no_such_pane_fails_before_the_picker_opens() {
     assert_eq!(std::fs::read_to_string(dir.path().join("out")).unwrap(), "");
 }
 
+/// The pane session-ref itself runs on: when it exits, whatever started
+/// it (a shell) would read the paste. Refused, before the picker opens.
+#[test]
+fn tmux_paste_into_its_own_pane_is_refused() {
+    if !tmux_or_skip("tmux_paste_into_its_own_pane") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // Job control: session-ref is the pane's foreground process, not sh.
+    // stdin, stdout and stderr are not the pane: its controlling terminal is.
+    let command = picker_command(dir.path(), &["--tmux-paste", "OWN-PANE"])
+        .replace("'OWN-PANE'", "\"$TMUX_PANE\" < /dev/null");
+    let tmux = Tmux::start("own", 80, 24, &format!("set -m; {command}; sleep 60"));
+    let rc = wait_for_file(&dir.path().join("rc"), &tmux);
+    let stderr = std::fs::read_to_string(dir.path().join("err")).unwrap();
+    assert_eq!(rc.trim(), "1", "stderr: {stderr}");
+    assert!(
+        stderr.starts_with("session-ref: SESSION_REFERENCE_PASTE_REFUSED: ")
+            && stderr.contains("it is the terminal session-ref runs on"),
+        "stderr: {stderr}"
+    );
+}
+
 #[test]
 fn a_pane_gone_by_submit_keeps_the_prompt() {
     if !tmux_or_skip("pane_gone_keeps_the_prompt") {
