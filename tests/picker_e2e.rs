@@ -848,6 +848,21 @@ fn tmux_popup_at_a_shell_prompt_writes_stdout_and_the_shell_runs_nothing() {
         std::fs::read_to_string(dir.path().join("out")).unwrap(),
         prepared
     );
+
+    // An abort: exit 130, nothing on stdout.
+    inner.type_text(&format!(
+        "\"$SR\" --store \"$FIX\" --cwd {HERE} --tmux > out2 2> err2; echo $? > rc2"
+    ));
+    inner.keys(&["Enter"]);
+    client.wait_for("the popup", highlighted_anywhere("Shell injection probe"));
+    client.keys(&["Escape"]);
+    let rc = wait_for_file(&dir.path().join("rc2"), &client);
+    let stderr = std::fs::read_to_string(dir.path().join("err2")).unwrap();
+    assert_eq!(rc.trim(), "130", "stderr: {stderr}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("out2")).unwrap(),
+        ""
+    );
 }
 
 /// `--tmux` from a key binding (`run-shell -b`, as in the README) with
