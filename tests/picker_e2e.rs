@@ -863,6 +863,24 @@ fn tmux_popup_at_a_shell_prompt_writes_stdout_and_the_shell_runs_nothing() {
         std::fs::read_to_string(dir.path().join("out2")).unwrap(),
         ""
     );
+
+    // --exec runs here, after the popup: its stdout is ours, its code too.
+    inner.type_text(&format!(
+        "\"$SR\" --store \"$FIX\" --cwd {HERE} --format mention --query probe --tmux \
+         --exec 'tr a-z A-Z; exit 3' > out3 2> err3; echo $? > rc3"
+    ));
+    inner.keys(&["Enter"]);
+    client.wait_for("the popup", highlighted_anywhere("Shell injection probe"));
+    client.keys(&["Enter"]);
+    client.wait_for("the chip", |s| s.contains("@Shell injection probe"));
+    client.keys(&["C-s"]);
+    let rc = wait_for_file(&dir.path().join("rc3"), &client);
+    let stderr = std::fs::read_to_string(dir.path().join("err3")).unwrap();
+    assert_eq!(rc.trim(), "3", "stderr: {stderr}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("out3")).unwrap(),
+        format!("{}\n", mention.to_uppercase())
+    );
 }
 
 /// `--tmux` from a key binding (`run-shell -b`, as in the README) with
