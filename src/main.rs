@@ -46,6 +46,12 @@ fn main() -> ExitCode {
     if let Command::Search { .. } = &config.command {
         return search(config);
     }
+    if let Command::RemoteServe = &config.command {
+        return match session_ref::remote::serve(|| commands::load_catalog(&config)) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => fail(&e),
+        };
+    }
     run(config)
 }
 

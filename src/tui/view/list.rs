@@ -258,6 +258,16 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
                 || "-".to_owned(),
                 |c| display::short_path(c, state.setup.home.as_deref()),
             );
+            // A session of another machine names it before its cwd (the
+            // local home is not its home: the path is shown whole).
+            let cwd = match &entry.record.host {
+                Some(host) => format!(
+                    "{}:{}",
+                    display::escape_unsafe(host),
+                    entry.record.cwd.as_deref().unwrap_or("-")
+                ),
+                None => cwd,
+            };
             let cwd = text::truncate_left(&cwd, cwd_width);
             let marks = if marks.is_empty() {
                 ranker.highlight(&query, &cwd, true)
