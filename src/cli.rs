@@ -554,7 +554,10 @@ pub enum Command {
     /// `remote check HOST`.
     RemoteCheck(String),
     /// `remote serve`.
-    RemoteServe,
+    RemoteServe {
+        /// The search index directory; `None` (`--no-cache`) reads the logs.
+        search_index: Option<PathBuf>,
+    },
     /// `completions SHELL`: the script.
     Completions(String),
     /// `man`: the page.
@@ -736,7 +739,13 @@ impl Cli {
             } => Command::RemoteCheck(host),
             CommandArgs::Remote {
                 action: RemoteAction::Serve,
-            } => Command::RemoteServe,
+            } => Command::RemoteServe {
+                search_index: if g.no_cache {
+                    None
+                } else {
+                    crate::search::index::default_dir(&env, home)
+                },
+            },
             CommandArgs::Completions { shell } => {
                 let mut script = Vec::new();
                 clap_complete::generate(
@@ -757,7 +766,7 @@ impl Cli {
         };
         // A server answers for its own machine only: remotes of remotes
         // are never asked (no loops, one hop).
-        let remotes = if matches!(command, Command::RemoteServe) {
+        let remotes = if matches!(command, Command::RemoteServe { .. }) {
             crate::remote::RemoteSettings::default()
         } else {
             crate::remote::RemoteSettings::load(&g.remote, &env, home)?

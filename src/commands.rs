@@ -156,7 +156,7 @@ pub fn run(config: &Config, stdin: Option<String>) -> Result<String> {
         } => Ok(format!("{}\n", mention::format_mention(id, Some(label)))),
         Command::Completions(text) | Command::Man(text) => Ok(text.clone()),
         Command::RemoteCheck(host) => crate::remote::check(&config.remotes, host),
-        Command::RemoteServe => Err(Error::internal(
+        Command::RemoteServe { .. } => Err(Error::internal(
             "remote serve streams its answers: run it with remote::serve",
         )),
         Command::Pick(_) => Err(Error::internal("the picker is run by the terminal driver")),
@@ -264,7 +264,7 @@ fn run_with_engine(config: &Config, engine: &Engine, stdin: Option<String>) -> R
         | Command::Search { .. }
         | Command::Completions(_)
         | Command::RemoteCheck(_)
-        | Command::RemoteServe
+        | Command::RemoteServe { .. }
         | Command::Man(_) => {
             unreachable!("handled without an engine")
         }

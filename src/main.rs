@@ -46,8 +46,8 @@ fn main() -> ExitCode {
     if let Command::Search { .. } = &config.command {
         return search(config);
     }
-    if let Command::RemoteServe = &config.command {
-        return match session_ref::remote::serve(|| commands::load_catalog(&config)) {
+    if let Command::RemoteServe { .. } = &config.command {
+        return match session_ref::remote::serve(&config) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => fail(&e),
         };

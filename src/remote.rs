@@ -18,15 +18,25 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use base64::Engine as _;
 use rayon::prelude::*;
 use serde_json::{json, Value};
 
+use serde::{Deserialize, Serialize};
+
+use crate::cli::{Command, Config};
 use crate::error::{Error, Result};
 use crate::reference::json as js;
+use crate::reference::projection::Role;
+use crate::search::command::decide_indexed;
+use crate::search::hits::{Hit, SessionMatch};
+use crate::search::index::Index;
+use crate::search::query::{Query, Syntax};
 use crate::store::journal::{self, Journal};
+use crate::store::model::SessionRecord;
 use crate::store::remote::{
     read_bounded_line, Hello, RemoteHost, Remotes, WireFold, WireListing, WireSession,
 };
@@ -194,7 +204,7 @@ fn parse_config(path: &Path) -> Result<RemoteSettings> {
 /// lines on stdout until stdin ends. The catalog is listed on the first
 /// request that needs it (the hello goes out at once, so the client's
 /// connect timeout measures ssh, not listing).
-pub fn serve(load: impl FnOnce() -> Catalog) -> Result<()> {
+pub fn serve(config: &Config) -> Result<()> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let hello =
@@ -207,8 +217,8 @@ pub fn serve(load: impl FnOnce() -> Catalog) -> Result<()> {
     write(&mut out, &hello)?;
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
-    let mut load = Some(load);
     let mut catalog: Option<Catalog> = None;
+    let mut index: Option<Option<Index>> = None;
     let mut line = Vec::new();
     loop {
         line.clear();
@@ -239,7 +249,7 @@ pub fn serve(load: impl FnOnce() -> Catalog) -> Result<()> {
         let id = request.get("id").and_then(Value::as_u64);
         let catalog = match &catalog {
             Some(catalog) => catalog,
-            None => catalog.insert(load.take().map_or_else(Catalog::default, |load| load())),
+            None => catalog.insert(crate::commands::load_catalog(config)),
         };
         let answer = match request.get("op").and_then(Value::as_str) {
             Some("list") => list(catalog).map(|listing| json!(listing)),
@@ -247,6 +257,23 @@ pub fn serve(load: impl FnOnce() -> Catalog) -> Result<()> {
                 Some(session) => fold(catalog, session).map(|folded| json!(folded)),
                 None => Err(Error::invalid_reference("fold needs a session")),
             },
+            Some("search") => {
+                let index = index.get_or_insert_with(|| {
+                    let dir = match &config.command {
+                        Command::RemoteServe { search_index } => search_index.as_deref(),
+                        _ => None,
+                    };
+                    dir.map(|dir| {
+                        crate::search::index::Index::open_and_list(
+                            dir,
+                            catalog.caches(),
+                            &config.roots,
+                        )
+                        .0
+                    })
+                });
+                search(catalog, index.as_ref(), &request).map(|found| json!(found))
+            }
             other => Err(Error::invalid_config(format!(
                 "unknown request {}",
                 js::quote(other.unwrap_or(""), false)
@@ -260,12 +287,217 @@ pub fn serve(load: impl FnOnce() -> Catalog) -> Result<()> {
     }
     if let Some(catalog) = &catalog {
         catalog.save_index();
+        if let Some(Some(index)) = index {
+            let listed: Vec<&Path> = catalog.ordered().map(|r| r.path.as_path()).collect();
+            // The index is a cache: a failure to write it loses nothing.
+            let _ = index.commit(Some(&listed));
+        }
     }
     Ok(())
 }
 
+/// The sessions matching a `search` request, newest first, each with its
+/// listing entry and its hits.
+fn search(catalog: &Catalog, index: Option<&Index>, request: &Value) -> Result<Vec<WireMatch>> {
+    let text = request.get("query").and_then(Value::as_str).unwrap_or("");
+    let syntax = if request.get("regex").and_then(Value::as_bool) == Some(true) {
+        Syntax::Regex
+    } else {
+        Syntax::Words
+    };
+    let limit = request
+        .get("limit")
+        .and_then(Value::as_u64)
+        .map_or(usize::MAX, |l| usize::try_from(l).unwrap_or(usize::MAX));
+    let query =
+        Query::parse(text, syntax).map_err(|e| Error::invalid_config(format!("search: {e}")))?;
+    let records: Vec<_> = catalog.ordered().collect();
+    let mut found = Vec::new();
+    for chunk in records.chunks(256) {
+        let decided: Vec<Option<SessionMatch>> = chunk
+            .par_iter()
+            .map(|record| match index {
+                Some(index) => decide_indexed(index, catalog, &query, record)
+                    .ok()
+                    .flatten(),
+                None => crate::search::scan::read_messages(catalog, record)
+                    .ok()
+                    .and_then(|m| crate::search::hits::match_session(&query, &m)),
+            })
+            .collect();
+        for (record, decided) in chunk.iter().zip(decided) {
+            if let Some(matched) = decided {
+                found.push(WireMatch {
+                    session: wire_session(catalog, record),
+                    matches: matched.matches,
+                    text_bytes: matched.text_bytes,
+                    hits: matched.hits.iter().map(WireHit::from).collect(),
+                });
+                if found.len() >= limit {
+                    return Ok(found);
+                }
+            }
+        }
+    }
+    Ok(found)
+}
+
+/// A matching session, as `search` sends it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WireMatch {
+    /// The session, as `list` sends it.
+    pub session: WireSession,
+    /// Matches over all its messages.
+    pub matches: usize,
+    /// Bytes of searchable text.
+    pub text_bytes: usize,
+    /// Matching messages in history order.
+    pub hits: Vec<WireHit>,
+}
+
+/// One matching message, as sent.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WireHit {
+    /// Index of the message in the searchable history.
+    pub message: usize,
+    /// `user` or `assistant`.
+    pub role: String,
+    /// A compaction summary.
+    pub checkpoint: bool,
+    /// Replaced by a compaction.
+    pub before_compaction: bool,
+    /// Line of the first match.
+    pub line: usize,
+    /// The matching line, cut.
+    pub snippet: String,
+    /// Byte ranges of matches in `snippet`.
+    pub highlights: Vec<[usize; 2]>,
+    /// Matches in the message.
+    pub matches: usize,
+    /// Distinct terms in the message.
+    pub terms: usize,
+}
+
+impl From<&Hit> for WireHit {
+    fn from(hit: &Hit) -> Self {
+        WireHit {
+            message: hit.message,
+            role: hit.role.as_str().to_owned(),
+            checkpoint: hit.checkpoint,
+            before_compaction: hit.before_compaction,
+            line: hit.line,
+            snippet: hit.snippet.clone(),
+            highlights: hit.highlights.iter().map(|r| [r.start, r.end]).collect(),
+            matches: hit.matches,
+            terms: hit.terms,
+        }
+    }
+}
+
+impl WireMatch {
+    /// The match as the search command prints it. Ranges outside the
+    /// snippet (a broken remote) are dropped, never trusted.
+    pub fn session_match(&self) -> SessionMatch {
+        SessionMatch {
+            hits: self
+                .hits
+                .iter()
+                .map(|hit| Hit {
+                    message: hit.message,
+                    role: if hit.role == "assistant" {
+                        Role::Assistant
+                    } else {
+                        Role::User
+                    },
+                    checkpoint: hit.checkpoint,
+                    before_compaction: hit.before_compaction,
+                    line: hit.line,
+                    snippet: hit.snippet.clone(),
+                    highlights: hit
+                        .highlights
+                        .iter()
+                        .filter(|[a, b]| {
+                            a <= b
+                                && *b <= hit.snippet.len()
+                                && hit.snippet.is_char_boundary(*a)
+                                && hit.snippet.is_char_boundary(*b)
+                        })
+                        .map(|[a, b]| *a..*b)
+                        .collect(),
+                    matches: hit.matches,
+                    terms: hit.terms,
+                })
+                .collect(),
+            matches: self.matches,
+            text_bytes: self.text_bytes,
+        }
+    }
+}
+
+/// What one host's search gives: its matching sessions, or `(host, why)`.
+pub type RemoteSearch = std::result::Result<Vec<(SessionRecord, SessionMatch)>, (String, String)>;
+
+/// Search every configured remote with its own index, each on a thread of
+/// its own: `(record, match)` pairs of each host as it answers, or
+/// `(host, why)` when it cannot; the receiver ends when all have answered.
+pub fn search_remotes(
+    remotes: Arc<Remotes>,
+    query: &str,
+    regex: bool,
+    limit: usize,
+) -> crossbeam_channel::Receiver<RemoteSearch> {
+    let (tx, rx) = crossbeam_channel::unbounded();
+    for host in remotes.hosts().to_vec() {
+        let (tx, remotes) = (tx.clone(), Arc::clone(&remotes));
+        let args = json!({"query": query, "regex": regex, "limit": limit});
+        std::thread::spawn(move || {
+            let answer = remotes
+                .ask(&host, "search", args)
+                .and_then(|v| {
+                    serde_json::from_value::<Vec<WireMatch>>(v)
+                        .map_err(|e| format!("{}: an answer that does not parse: {e}", host.host))
+                })
+                .map(|found| {
+                    found
+                        .into_iter()
+                        .filter_map(|m| {
+                            let matched = m.session_match();
+                            remotes
+                                .record_of(&host, m.session)
+                                .ok()
+                                .map(|r| (r, matched))
+                        })
+                        .collect()
+                })
+                .map_err(|why| (host.host.clone(), why));
+            let _ = tx.send(answer);
+        });
+    }
+    rx
+}
+
 fn error_line(id: Option<u64>, code: &str, message: &str) -> String {
     json!({"id": id, "error": {"code": code, "message": message}}).to_string()
+}
+
+/// A local session as `list` and `search` send it.
+fn wire_session(catalog: &Catalog, record: &SessionRecord) -> WireSession {
+    WireSession {
+        id: record.id.clone(),
+        kind: record.kind.as_str().to_owned(),
+        cwd: record.cwd.clone(),
+        created_at: record.created_at.clone(),
+        path: record.path.to_string_lossy().into_owned(),
+        root: record.root.to_string_lossy().into_owned(),
+        title: catalog.read_title(record).ok().flatten(),
+        updated_at: std::fs::metadata(&record.path)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .and_then(|d| i64::try_from(d.as_secs()).ok()),
+    }
 }
 
 /// Every local session with its title and last activity.
@@ -273,20 +505,7 @@ fn list(catalog: &Catalog) -> Result<WireListing> {
     let records: Vec<_> = catalog.ordered().collect();
     let sessions = records
         .par_iter()
-        .map(|record| WireSession {
-            id: record.id.clone(),
-            kind: record.kind.as_str().to_owned(),
-            cwd: record.cwd.clone(),
-            created_at: record.created_at.clone(),
-            path: record.path.to_string_lossy().into_owned(),
-            root: record.root.to_string_lossy().into_owned(),
-            title: catalog.read_title(record).ok().flatten(),
-            updated_at: std::fs::metadata(&record.path)
-                .and_then(|m| m.modified())
-                .ok()
-                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                .and_then(|d| i64::try_from(d.as_secs()).ok()),
-        })
+        .map(|record| wire_session(catalog, record))
         .collect();
     let mut roots: Vec<(String, String, usize)> = Vec::new();
     for record in &records {

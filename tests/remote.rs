@@ -255,6 +255,25 @@ fn remote_sessions_are_listed_previewed_and_prepared_as_the_remote_would() {
     assert_eq!(through_ssh, stdout(&there));
     assert!(through_ssh.contains("remote answer"));
 
+    // search asks the remote's own index; its matches carry the host.
+    let searched = run(
+        config.path(),
+        &["--store", store, "search", "answer", "--json"],
+    );
+    assert!(searched.status.success(), "{}", stderr(&searched));
+    let found = json_lines(&stdout(&searched));
+    let ids: Vec<&str> = found
+        .iter()
+        .map(|r| r["sessionId"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        ids,
+        ["shared-id", remote_id.as_str()],
+        "local matches, then the remote's"
+    );
+    assert_eq!(found[1]["host"], host.as_str());
+    assert!(found[0].get("host").is_none());
+
     // A message citing both twins gets both, each from its own machine.
     let both = format!(
         "compare {} with {}",

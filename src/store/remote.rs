@@ -169,39 +169,57 @@ impl Remotes {
         Ok(opened)
     }
 
+    /// Send `op` with the members of `args` to `host` and wait for the
+    /// answer's `ok` value (an op of the program's own, such as `search`).
+    pub fn ask(&self, host: &RemoteHost, op: &str, args: Value) -> Result<Value, String> {
+        self.connection(host)?
+            .request(op, args, self.answer_timeout)
+    }
+
+    /// The record of a session `host` listed: named `ID@HOST`, of its
+    /// kind here (else the skip that says this version does not read that
+    /// kind), its title remembered for [`Remotes::title`].
+    pub fn record_of(
+        &self,
+        host: &RemoteHost,
+        session: WireSession,
+    ) -> Result<SessionRecord, Box<ScanEvent>> {
+        let Some(kind) = kind_by_name(&session.kind) else {
+            return Err(Box::new(ScanEvent::Skipped {
+                path: remote_path(&host.host, &session.path),
+                reason: format!(
+                    "a kind of session this version does not read ({})",
+                    session.kind
+                ),
+            }));
+        };
+        let id = format!("{}@{}", session.id, host.host);
+        let mut record = SessionRecord::new(
+            kind,
+            Arc::from(Path::new(&session.root)),
+            remote_path(&host.host, &session.path),
+            id.clone(),
+            session.cwd,
+            session.created_at,
+        );
+        record.host = Some(Arc::from(host.host.as_str()));
+        record.updated = session.updated_at;
+        lock(&self.titles).insert(id, session.title);
+        Ok(record)
+    }
+
     /// Ask `host` to list its sessions: the listing as discovery events
     /// (records named `ID@HOST`), or why the host could not be listed.
     pub fn list(&self, host: &RemoteHost) -> Result<Listing, String> {
-        let connection = self.connection(host)?;
-        let answer = connection.request("list", json!({}), self.answer_timeout)?;
+        let answer = self.ask(host, "list", json!({}))?;
         let listing: WireListing = serde_json::from_value(answer)
             .map_err(|e| format!("{}: a listing that does not parse: {e}", host.host))?;
-        let mut titles = Vec::with_capacity(listing.sessions.len());
         let mut events = Vec::with_capacity(listing.sessions.len());
         for session in listing.sessions {
-            let Some(kind) = kind_by_name(&session.kind) else {
-                events.push(ScanEvent::Skipped {
-                    path: remote_path(&host.host, &session.path),
-                    reason: format!(
-                        "a kind of session this version does not read ({})",
-                        session.kind
-                    ),
-                });
-                continue;
-            };
-            let id = format!("{}@{}", session.id, host.host);
-            let mut record = SessionRecord::new(
-                kind,
-                Arc::from(Path::new(&session.root)),
-                remote_path(&host.host, &session.path),
-                id.clone(),
-                session.cwd,
-                session.created_at,
-            );
-            record.host = Some(Arc::from(host.host.as_str()));
-            record.updated = session.updated_at;
-            titles.push((id, session.title));
-            events.push(ScanEvent::Record(record));
+            events.push(match self.record_of(host, session) {
+                Ok(record) => ScanEvent::Record(record),
+                Err(skipped) => *skipped,
+            });
         }
         for (path, reason) in listing.unreadable {
             events.push(ScanEvent::Unreadable {
@@ -209,7 +227,6 @@ impl Remotes {
                 reason,
             });
         }
-        lock(&self.titles).extend(titles);
         Ok(Listing {
             events,
             roots: listing.roots,
