@@ -154,6 +154,11 @@ struct GlobalArgs {
     /// $XDG_CACHE_HOME/session-ref (else ~/.cache/session-ref).
     #[arg(long, global = true)]
     no_cache: bool,
+    /// Also list the sessions another machine's session-ref sees, over ssh
+    /// (repeatable; an ssh alias or user@host; `[[remote]]` entries of
+    /// $XDG_CONFIG_HOME/session-ref/config.toml are added).
+    #[arg(long, value_name = "HOST", global = true, action = ArgAction::Append)]
+    remote: Vec<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -242,6 +247,12 @@ enum CommandArgs {
         #[command(subcommand)]
         action: HookAction,
     },
+    /// Sessions on other machines: check a host, or serve this machine's
+    /// sessions to another one (what `--remote` runs over ssh).
+    Remote {
+        #[command(subcommand)]
+        action: RemoteAction,
+    },
     /// Print a shell completion script (e.g. `session-ref completions bash
     /// > ~/.local/share/bash-completion/completions/session-ref`).
     Completions {
@@ -323,6 +334,19 @@ fn scope(project: bool) -> Scope {
     } else {
         Scope::User
     }
+}
+
+#[derive(Debug, Subcommand)]
+enum RemoteAction {
+    /// Say whether ssh reaches HOST, which session-ref runs there and what
+    /// it sees.
+    Check {
+        /// An ssh alias or user@host.
+        host: String,
+    },
+    /// Answer a remote client on stdin/stdout (JSON lines, remote
+    /// protocol 1): what `--remote` runs on the other machine.
+    Serve,
 }
 
 #[derive(Debug, Subcommand)]
@@ -547,6 +571,13 @@ pub enum Command {
     HookInstall(InstallRequest),
     /// `hook uninstall`.
     HookUninstall(InstallRequest),
+    /// `remote check HOST`.
+    RemoteCheck(String),
+    /// `remote serve`.
+    RemoteServe {
+        /// The search index directory; `None` (`--no-cache`) reads the logs.
+        search_index: Option<PathBuf>,
+    },
     /// `completions SHELL`: the script.
     Completions(String),
     /// `man`: the page.
@@ -571,6 +602,8 @@ pub struct Config {
     /// Where the title index lives; `None` with `--no-cache` (or without
     /// a cache directory).
     pub cache_dir: Option<std::path::PathBuf>,
+    /// Other machines whose sessions are listed too.
+    pub remotes: crate::remote::RemoteSettings,
     /// What to do.
     pub command: Command,
 }
@@ -725,6 +758,18 @@ impl Cli {
                 action: UriAction::Decode { uri },
             } => Command::UriDecode(uri),
             CommandArgs::Hook { action } => hook_command(action)?,
+            CommandArgs::Remote {
+                action: RemoteAction::Check { host },
+            } => Command::RemoteCheck(host),
+            CommandArgs::Remote {
+                action: RemoteAction::Serve,
+            } => Command::RemoteServe {
+                search_index: if g.no_cache {
+                    None
+                } else {
+                    crate::search::index::default_dir(&env, home)
+                },
+            },
             CommandArgs::Completions { shell } => {
                 let mut script = Vec::new();
                 clap_complete::generate(
@@ -743,7 +788,15 @@ impl Cli {
                 Command::Man(String::from_utf8_lossy(&page).into_owned())
             }
         };
+        // A server answers for its own machine only: remotes of remotes
+        // are never asked (no loops, one hop).
+        let remotes = if matches!(command, Command::RemoteServe { .. }) {
+            crate::remote::RemoteSettings::default()
+        } else {
+            crate::remote::RemoteSettings::load(&g.remote, &env, home)?
+        };
         Ok(Config {
+            remotes,
             roots,
             roots_explicit,
             looked_at,

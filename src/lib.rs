@@ -20,6 +20,7 @@ pub mod hook;
 pub mod matching;
 pub mod output;
 pub mod reference;
+pub mod remote;
 pub mod sealed;
 pub mod search;
 pub mod signals;

@@ -47,6 +47,12 @@ fn main() -> ExitCode {
     if let Command::Search { .. } = &config.command {
         return search(config);
     }
+    if let Command::RemoteServe { .. } = &config.command {
+        return match session_ref::remote::serve(&config) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => fail(&e),
+        };
+    }
     run(config)
 }
 
