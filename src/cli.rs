@@ -154,6 +154,11 @@ struct GlobalArgs {
     /// $XDG_CACHE_HOME/session-ref (else ~/.cache/session-ref).
     #[arg(long, global = true)]
     no_cache: bool,
+    /// Also list the sessions another machine's session-ref sees, over ssh
+    /// (repeatable; an ssh alias or user@host; `[[remote]]` entries of
+    /// $XDG_CONFIG_HOME/session-ref/config.toml are added).
+    #[arg(long, value_name = "HOST", global = true, action = ArgAction::Append)]
+    remote: Vec<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -242,6 +247,12 @@ enum CommandArgs {
         #[command(subcommand)]
         action: HookAction,
     },
+    /// Sessions on other machines: check a host, or serve this machine's
+    /// sessions to another one (what `--remote` runs over ssh).
+    Remote {
+        #[command(subcommand)]
+        action: RemoteAction,
+    },
     /// Print a shell completion script (e.g. `session-ref completions bash
     /// > ~/.local/share/bash-completion/completions/session-ref`).
     Completions {
@@ -326,6 +337,19 @@ fn scope(project: bool) -> Scope {
 }
 
 #[derive(Debug, Subcommand)]
+enum RemoteAction {
+    /// Say whether ssh reaches HOST, which session-ref runs there and what
+    /// it sees.
+    Check {
+        /// An ssh alias or user@host.
+        host: String,
+    },
+    /// Answer a remote client on stdin/stdout (JSON lines, remote
+    /// protocol 1): what `--remote` runs on the other machine.
+    Serve,
+}
+
+#[derive(Debug, Subcommand)]
 enum UriAction {
     /// Print the canonical URI of a session id.
     Encode {
@@ -351,12 +375,20 @@ struct PickArgs {
     /// Run CMD (through sh -c) with the result on its stdin; its exit code is returned.
     #[arg(long, value_name = "CMD", conflicts_with = "tmux_paste")]
     exec: Option<String>,
-    /// Paste the result into this tmux pane (bracketed paste).
+    /// Paste the result into tmux pane PANE (`%3`, `{last}`, `work:1.0`) as
+    /// a bracketed paste without a trailing newline. Refused when a shell
+    /// runs in the pane (it would run the text); checked before the picker
+    /// opens.
     #[arg(long, value_name = "PANE")]
     tmux_paste: Option<String>,
-    /// Open in a tmux popup over this pane and paste the result into it, as
-    /// fzf's --tmux: [center|top|bottom|left|right][,W%][,H%] [default:
-    /// center,90%,85%]. Ignored outside tmux.
+    /// Paste with --tmux-paste even when the pane runs a shell or is the
+    /// terminal session-ref runs in.
+    #[arg(long, requires = "tmux_paste")]
+    tmux_paste_force: bool,
+    /// Draw the picker in a tmux popup over this pane, as fzf's --tmux:
+    /// [center|top|bottom|left|right][,W%][,H%] [default: center,90%,85%].
+    /// The result still goes to stdout (or --output, --exec, --tmux-paste).
+    /// Ignored outside tmux.
     #[arg(
         long,
         value_name = "SPEC",
@@ -381,6 +413,10 @@ struct PickArgs {
     /// Do not use the mouse (clicks and the wheel then go to the terminal).
     #[arg(long)]
     no_mouse: bool,
+    /// Set by `--tmux` for the picker it runs in the popup: hand the result
+    /// back through files in this private directory instead of delivering.
+    #[arg(long, value_name = "DIR", hide = true)]
+    popup_channel: Option<PathBuf>,
 }
 
 /// `candidates --sort` (validated as [`SortBy`]).
@@ -496,8 +532,8 @@ impl Cli {
             let mut cmd = <Cli as clap::CommandFactory>::command();
             return Err(cmd.error(
                 clap::error::ErrorKind::ArgumentConflict,
-                "picker options (--format, --output, --exec, --tmux, --tmux-paste, --query, \
-                 --prompt, --prompt-file, --no-mouse) go with `session-ref` or `session-ref pick`, before \
+                "picker options (--format, --output, --exec, --tmux, --tmux-paste, \
+                 --tmux-paste-force, --query, --prompt, --prompt-file, --no-mouse) go with `session-ref` or `session-ref pick`, before \
                  no other command",
             ));
         }
@@ -535,7 +571,10 @@ impl Cli {
                 destination: match (p.output, p.exec, p.tmux_paste) {
                     (Some(file), _, _) => Destination::File(file),
                     (_, Some(cmd), _) => Destination::Exec(cmd),
-                    (_, _, Some(pane)) => Destination::TmuxPaste(pane),
+                    (_, _, Some(pane)) => Destination::TmuxPaste {
+                        pane,
+                        force: p.tmux_paste_force,
+                    },
                     _ => Destination::Stdout,
                 },
                 query: p.query,
@@ -550,6 +589,7 @@ impl Cli {
                     }
                     None => None,
                 },
+                popup_channel: p.popup_channel,
             }),
             CommandArgs::Candidates {
                 query,
@@ -605,6 +645,18 @@ impl Cli {
                 action: UriAction::Decode { uri },
             } => Command::UriDecode(uri),
             CommandArgs::Hook { action } => hook_command(action)?,
+            CommandArgs::Remote {
+                action: RemoteAction::Check { host },
+            } => Command::RemoteCheck(host),
+            CommandArgs::Remote {
+                action: RemoteAction::Serve,
+            } => Command::RemoteServe {
+                search_index: if g.no_cache {
+                    None
+                } else {
+                    session_ref_stores::search::index::default_dir(&env, home)
+                },
+            },
             CommandArgs::Completions { shell } => {
                 let mut script = Vec::new();
                 clap_complete::generate(
@@ -623,7 +675,15 @@ impl Cli {
                 Command::Man(String::from_utf8_lossy(&page).into_owned())
             }
         };
+        // A server answers for its own machine only: remotes of remotes
+        // are never asked (no loops, one hop).
+        let remotes = if matches!(command, Command::RemoteServe { .. }) {
+            crate::remote::RemoteSettings::default()
+        } else {
+            crate::remote::RemoteSettings::load(&g.remote, &env, home)?
+        };
         Ok(Config {
+            remotes,
             roots,
             roots_explicit,
             looked_at,
@@ -839,7 +899,14 @@ mod tests {
         let Command::Pick(p) = c.command else {
             panic!("not pick")
         };
-        assert_eq!(p.destination, Destination::TmuxPaste("%3".into()));
+        assert_eq!(
+            p.destination,
+            Destination::TmuxPaste {
+                pane: "%3".into(),
+                force: false
+            }
+        );
+
         assert_eq!(p.query, "fix");
         assert_eq!(
             c.roots
@@ -848,6 +915,19 @@ mod tests {
                 .collect::<Vec<_>>(),
             [("hydra", std::path::Path::new("/s"))]
         );
+        let forced = config(&["--tmux-paste", "{last}", "--tmux-paste-force"]).unwrap();
+        let Command::Pick(forced) = forced.command else {
+            panic!("not pick")
+        };
+        assert_eq!(
+            forced.destination,
+            Destination::TmuxPaste {
+                pane: "{last}".into(),
+                force: true
+            }
+        );
+        let alone = Cli::try_parse_from(["session-ref", "--tmux-paste-force"]);
+        assert!(alone.is_err(), "--tmux-paste-force needs --tmux-paste");
         let misplaced = Cli::try_parse_from(["session-ref", "--query", "x", "candidates"]);
         let usage = Cli::check(misplaced.unwrap()).unwrap_err();
         assert_eq!(usage.exit_code(), 2);

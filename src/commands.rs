@@ -10,9 +10,23 @@ use session_ref_core::candidates;
 use session_ref_core::{json, mention, render, uri};
 use session_ref_stores::{Caches, Catalog, StoreRoots, REGISTRY};
 
+/// The caches of one run: the title index, the ranking cwd, and the
+/// client of the remotes `remotes` names (none when it names no host).
+pub fn run_caches(
+    config: &Config,
+    cwd: Option<&str>,
+    remotes: &crate::remote::RemoteSettings,
+) -> Caches {
+    let caches = Caches::for_run(config.cache_dir.as_deref(), cwd);
+    match crate::remote::client(remotes) {
+        Some(client) => caches.with(client),
+        None => caches,
+    }
+}
+
 /// Load the catalog for a config, reporting what could not be listed.
 pub fn load_catalog(config: &Config) -> Catalog {
-    let caches = Caches::for_run(config.cache_dir.as_deref(), config.target.cwd.as_deref());
+    let caches = run_caches(config, config.target.cwd.as_deref(), &config.remotes);
     let catalog = Catalog::load_with(Arc::new(caches), &config.roots);
     report_listing(&catalog, config);
     catalog
@@ -110,7 +124,7 @@ pub fn search_streaming(config: &Config, cancel: &std::sync::atomic::AtomicBool)
     let (index, catalog) = match request.index.as_deref() {
         Some(dir) => {
             // Labels of the rows printed come through the title index.
-            let caches = Caches::for_run(config.cache_dir.as_deref(), config.target.cwd.as_deref());
+            let caches = run_caches(config, config.target.cwd.as_deref(), &config.remotes);
             let mut catalog = Catalog::with_caches(Arc::new(caches));
             let (index, events) = session_ref_stores::search::index::Index::open_and_list(
                 dir,
@@ -144,6 +158,10 @@ pub fn run(config: &Config, stdin: Option<String>) -> Result<String> {
             label: Some(label),
         } => Ok(format!("{}\n", mention::format_mention(id, Some(label)))),
         Command::Completions(text) | Command::Man(text) => Ok(text.clone()),
+        Command::RemoteCheck(host) => crate::remote::check(&config.remotes, host),
+        Command::RemoteServe { .. } => Err(Error::internal(
+            "remote serve streams its answers: run it with remote::serve",
+        )),
         Command::Pick(_) => Err(Error::internal("the picker is run by the terminal driver")),
         Command::Hook { .. } | Command::HookInstall(_) | Command::HookUninstall(_) => Err(
             Error::internal("hook commands are run by hook::run_command"),
@@ -248,6 +266,8 @@ fn run_with_engine(config: &Config, engine: &Engine, stdin: Option<String>) -> R
         | Command::HookUninstall(_)
         | Command::Search { .. }
         | Command::Completions(_)
+        | Command::RemoteCheck(_)
+        | Command::RemoteServe { .. }
         | Command::Man(_) => {
             unreachable!("handled without an engine")
         }
@@ -291,7 +311,7 @@ fn by_activity(found: Vec<Candidate>, query: &str, target_cwd: Option<&str>) -> 
         .map(|(i, c)| {
             let is_exact = exact(&c);
             let group = candidates::group_rank(c.cwd.as_deref(), target_cwd);
-            (is_exact, group, modified(&c.path), i, c)
+            (is_exact, group, activity(&c), i, c)
         })
         .collect();
     keyed.sort_by(|a, b| {
@@ -321,6 +341,7 @@ fn candidates_json(found: &[Candidate]) -> String {
             ("mention", Some(c.mention.as_str())),
             ("store", Some(c.store)),
             ("path", Some(c.path.as_str())),
+            ("host", c.host.as_deref()),
         ];
         let mut first = true;
         for (key, value) in fields {
@@ -335,6 +356,12 @@ fn candidates_json(found: &[Candidate]) -> String {
         out.push_str("}\n");
     }
     out
+}
+
+/// A candidate's last activity (Unix seconds): as its remote reported it,
+/// else when its log was last written.
+fn activity(candidate: &Candidate) -> Option<u64> {
+    candidate.updated.or_else(|| modified(&candidate.path))
 }
 
 /// When a session's log was last written (Unix seconds): its last activity.
@@ -364,13 +391,16 @@ fn candidates_table(found: &[Candidate], sort: SortBy) -> String {
                     || "-".to_owned(),
                     |cwd| crate::display::short_path(cwd, home.as_deref()),
                 ),
-                match (sort, modified(&c.path)) {
+                match (sort, activity(c)) {
                     (SortBy::Updated, Some(time)) => {
                         crate::display::age_since(i64::try_from(time).unwrap_or(i64::MAX), now)
                     }
                     _ => crate::display::age(&c.created_at, now),
                 },
-                c.store.to_owned(),
+                match &c.host {
+                    Some(host) => format!("{}@{}", c.store, crate::display::escape_unsafe(host)),
+                    None => c.store.to_owned(),
+                },
                 c.session_id.clone(),
             ]
         })
@@ -392,6 +422,8 @@ mod tests {
             mention: "@[a](x)".to_owned(),
             store: "claude",
             path: "/p\\q.jsonl".to_owned(),
+            host: cwd.map(|_| "dev box".to_owned()),
+            updated: None,
         };
         let found = [candidate(Some("/w\td")), candidate(None)];
         let expected: String = found

@@ -147,8 +147,13 @@ pub enum Destination {
     File(PathBuf),
     /// A command's stdin.
     Exec(String),
-    /// A tmux pane.
-    TmuxPaste(String),
+    /// A tmux pane, pasted into as a bracketed paste.
+    TmuxPaste {
+        /// The target as given, or the pane id it was resolved to.
+        pane: String,
+        /// `--tmux-paste-force`: paste even into a shell.
+        force: bool,
+    },
 }
 
 /// Validated picker options.
@@ -166,6 +171,9 @@ pub struct PickOptions {
     pub mouse: bool,
     /// `--tmux`: the popup, and the option's value as given.
     pub popup: Option<(PopupSpec, String)>,
+    /// Set in the picker `--tmux` runs in its popup: the private directory
+    /// the result goes back through (see [`crate::tui::popup`]).
+    pub popup_channel: Option<PathBuf>,
 }
 
 /// A validated command.
@@ -239,6 +247,13 @@ pub enum Command {
     HookInstall(InstallRequest),
     /// `hook uninstall`.
     HookUninstall(InstallRequest),
+    /// `remote check HOST`.
+    RemoteCheck(String),
+    /// `remote serve`.
+    RemoteServe {
+        /// The search index directory; `None` (`--no-cache`) reads the logs.
+        search_index: Option<PathBuf>,
+    },
     /// `completions SHELL`: the script.
     Completions(String),
     /// `man`: the page.
@@ -263,6 +278,8 @@ pub struct Config {
     /// Where the title index lives; `None` with `--no-cache` (or without
     /// a cache directory).
     pub cache_dir: Option<std::path::PathBuf>,
+    /// Other machines whose sessions are listed too.
+    pub remotes: crate::remote::RemoteSettings,
     /// What to do.
     pub command: Command,
 }

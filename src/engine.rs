@@ -53,8 +53,15 @@ pub struct Candidate {
     pub mention: String,
     /// Store kind: `hydra`, `claude`, `codex` or `gemini`.
     pub store: &'static str,
-    /// The log file.
+    /// The log file (`HOST:PATH` for a session of another machine).
     pub path: String,
+    /// The machine holding it, for a session of another machine.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
+    /// Last activity as the remote reported it (local sessions: read from
+    /// the log when asked for).
+    #[serde(skip)]
+    pub updated: Option<u64>,
 }
 
 impl Candidate {
@@ -68,6 +75,8 @@ impl Candidate {
             created_at: record.created_at.clone(),
             store: record.kind.as_str(),
             path: record.path.display().to_string(),
+            host: record.host.as_deref().map(str::to_owned),
+            updated: record.updated.and_then(|t| u64::try_from(t).ok()),
         }
     }
 }
@@ -240,10 +249,19 @@ impl Engine {
                         })
                         .map_err(Error::from)
                 }
-                None => Err(Error::read_failed(format!(
-                    "failed to read referenced session: unknown session {}",
-                    json::quote(&source.session_id, false)
-                ))),
+                None => {
+                    let remotes = catalog
+                        .caches()
+                        .get::<session_ref_stores::remote::Remotes>();
+                    let why = remotes
+                        .failure_for(&source.session_id)
+                        .map(|why| format!(" ({})", crate::display::escape_unsafe(&why)))
+                        .unwrap_or_default();
+                    Err(Error::read_failed(format!(
+                        "failed to read referenced session: unknown session {}{why}",
+                        json::quote(&source.session_id, false)
+                    )))
+                }
             })
             .collect::<Vec<_>>()
             .into_iter()

@@ -2,8 +2,8 @@
 //!
 //! Every failure a user can see carries a `SESSION_REFERENCE_*` code: one of
 //! the seven of the contract (SPEC §9), or, for failures the contract does
-//! not cover, one of three of our own ([`ErrorCode::BEYOND_SPEC`]: no
-//! terminal, delivery, internal), so that no failure is reported under a
+//! not cover, one of our own ([`ErrorCode::BEYOND_SPEC`]: no terminal,
+//! delivery, tmux, a refused paste, internal), so that no failure is reported under a
 //! code that means something else. `main` maps the error to an exit code
 //! and prints `session-ref: CODE: message` on stderr.
 
@@ -30,6 +30,12 @@ pub enum ErrorCode {
     Terminal,
     /// The result could not be delivered (stdout, file, `--exec`, tmux).
     DeliveryFailed,
+    /// tmux cannot do what was asked: `--tmux` inside tmux with no server
+    /// or no client to show the popup, `--tmux-paste` naming no pane.
+    Tmux,
+    /// `--tmux-paste` was refused: a shell would read the pasted text
+    /// (session text is untrusted), unless `--tmux-paste-force`.
+    PasteRefused,
     /// session-ref itself failed (a panic in a worker, a signal handler
     /// that cannot be installed).
     Internal,
@@ -48,6 +54,8 @@ impl ErrorCode {
             ErrorCode::Cancelled => "SESSION_REFERENCE_CANCELLED",
             ErrorCode::Terminal => "SESSION_REFERENCE_TERMINAL",
             ErrorCode::DeliveryFailed => "SESSION_REFERENCE_DELIVERY_FAILED",
+            ErrorCode::Tmux => "SESSION_REFERENCE_TMUX",
+            ErrorCode::PasteRefused => "SESSION_REFERENCE_PASTE_REFUSED",
             ErrorCode::Internal => "SESSION_REFERENCE_INTERNAL",
         }
     }
@@ -64,9 +72,11 @@ impl ErrorCode {
     ];
 
     /// The codes of failures outside the contract, in README order.
-    pub const BEYOND_SPEC: [ErrorCode; 3] = [
+    pub const BEYOND_SPEC: [ErrorCode; 5] = [
         ErrorCode::Terminal,
         ErrorCode::DeliveryFailed,
+        ErrorCode::Tmux,
+        ErrorCode::PasteRefused,
         ErrorCode::Internal,
     ];
 }
@@ -119,6 +129,16 @@ impl Error {
     /// `SESSION_REFERENCE_DELIVERY_FAILED`.
     pub fn delivery_failed(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::DeliveryFailed, message)
+    }
+
+    /// `SESSION_REFERENCE_TMUX`.
+    pub fn tmux(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::Tmux, message)
+    }
+
+    /// `SESSION_REFERENCE_PASTE_REFUSED`.
+    pub fn paste_refused(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::PasteRefused, message)
     }
 
     /// `SESSION_REFERENCE_INTERNAL`.
@@ -220,6 +240,8 @@ mod tests {
             [
                 "SESSION_REFERENCE_TERMINAL",
                 "SESSION_REFERENCE_DELIVERY_FAILED",
+                "SESSION_REFERENCE_TMUX",
+                "SESSION_REFERENCE_PASTE_REFUSED",
                 "SESSION_REFERENCE_INTERNAL",
             ]
         );

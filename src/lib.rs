@@ -18,6 +18,7 @@ pub mod engine;
 pub mod error;
 pub mod hook;
 pub mod output;
+pub mod remote;
 pub mod search;
 pub mod signals;
 pub mod tui;

@@ -7,6 +7,7 @@ use session_ref::config::{Command, Config, Destination, PickOptions};
 use session_ref::draft::Drafts;
 use session_ref::error::{Error, ErrorCode};
 use session_ref::output::Delivered;
+use session_ref::tui::popup::Submitted;
 use session_ref::tui::state::Exit;
 use session_ref::{commands, display, output, signals, tui};
 
@@ -46,6 +47,12 @@ fn main() -> ExitCode {
     }
     if let Command::Search { .. } = &config.command {
         return search(config);
+    }
+    if let Command::RemoteServe { .. } = &config.command {
+        return match session_ref::remote::serve(&config) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => fail(&e),
+        };
     }
     run(config)
 }
@@ -124,55 +131,151 @@ fn search(config: Config) -> ExitCode {
 }
 
 /// The picker; its result is delivered once the terminal is restored. A
-/// prompt that is not delivered (abort, failure) is saved as a draft.
+/// prompt that is not delivered (abort, failure) is saved as a draft. The
+/// destination is checked before the picker opens, so that nothing typed
+/// goes to one that cannot take it.
 fn pick(config: &Config, options: &PickOptions) -> ExitCode {
-    if let Some((spec, raw)) = &options.popup {
-        if tui::popup::wanted() {
-            // In the popup the result goes where the options say, else
-            // into the pane the picker was started from.
-            let paste = options.destination == session_ref::config::Destination::Stdout;
-            return match tui::popup::run(*spec, Some(raw), paste) {
-                Ok(code) => ExitCode::from(u8::try_from(code).unwrap_or(EXIT_FAILED)),
-                Err(e) => fail(&e),
-            };
-        }
-    }
-    if let Destination::File(path) = &options.destination {
-        if let Err(e) = output::check_writable(path) {
-            return fail(&e.into());
-        }
-    }
     let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
     let drafts = Drafts::locate(|k| std::env::var(k).ok(), home.as_deref());
+    if let Some(channel) = &options.popup_channel {
+        // In `--tmux`'s popup: the caller checked and delivers.
+        return pick_in_popup(config, options, channel, drafts.as_ref());
+    }
+    let destination = match checked_destination(&options.destination) {
+        Ok(destination) => destination,
+        Err(e) => return fail(&e),
+    };
+    if let Some((spec, raw)) = &options.popup {
+        if tui::popup::wanted() {
+            return pick_through_popup(*spec, raw, &destination, drafts.as_ref());
+        }
+    }
     let offered = drafts.as_ref().and_then(Drafts::latest);
     let picked = match tui::run(config, options, offered) {
         Ok(picked) => picked,
         Err(e) => return fail(&e),
     };
     tui::print_report(&picked.report, config);
-    let keep = || keep_prompt(drafts.as_ref(), &picked.prompt, picked.restored.as_deref());
-    let code = match &picked.exit {
+    match picked.exit {
         Err(e) => {
-            let code = fail(e);
+            let code = fail(&e);
+            keep_prompt(drafts.as_ref(), &picked.prompt, picked.restored.as_deref());
+            code
+        }
+        Ok(Exit::Abort) => {
+            keep_prompt(drafts.as_ref(), &picked.prompt, picked.restored.as_deref());
+            ExitCode::from(EXIT_CANCELLED)
+        }
+        Ok(Exit::Submit(text)) => deliver(
+            Submitted {
+                text,
+                prompt: picked.prompt,
+                restored: picked.restored,
+            },
+            &destination,
+            drafts.as_ref(),
+        ),
+    }
+}
+
+/// `destination` as it will be written, checked now: a file must be
+/// writable; a `--tmux-paste` pane must exist and be safe to paste into,
+/// and is pinned to its pane id.
+fn checked_destination(destination: &Destination) -> Result<Destination, Error> {
+    match destination {
+        Destination::File(path) => {
+            output::check_writable(path)?;
+        }
+        Destination::TmuxPaste { pane, force } => {
+            let id = output::check_paste_target(pane, *force)?;
+            return Ok(Destination::TmuxPaste {
+                pane: id,
+                force: *force,
+            });
+        }
+        Destination::Stdout | Destination::Exec(_) => {}
+    }
+    Ok(destination.clone())
+}
+
+/// `--tmux`: the picker draws in a popup and hands its result back through
+/// a private channel; it is delivered here, as without `--tmux`.
+fn pick_through_popup(
+    spec: tui::popup::PopupSpec,
+    raw: &str,
+    destination: &Destination,
+    drafts: Option<&Drafts>,
+) -> ExitCode {
+    let outcome = match tui::popup::run(spec, Some(raw)) {
+        Ok(outcome) => outcome,
+        Err(e) => return fail(&e),
+    };
+    // The popup's notes and errors, already escaped there.
+    {
+        use std::io::Write;
+        let _ = std::io::stderr().write_all(&outcome.stderr);
+    }
+    match outcome.submitted {
+        Some(submitted) => deliver(submitted, destination, drafts),
+        None if outcome.code == 0 => fail(&Error::internal(
+            "--tmux: the popup's picker ended without a result",
+        )),
+        None => ExitCode::from(u8::try_from(outcome.code).unwrap_or(EXIT_FAILED)),
+    }
+}
+
+/// In `--tmux`'s popup: run the picker and hand a submitted result back
+/// through `channel` for the caller to deliver. An abort or a failure is
+/// handled here, as without `--tmux` (the caller relays stderr).
+fn pick_in_popup(
+    config: &Config,
+    options: &PickOptions,
+    channel: &std::path::Path,
+    drafts: Option<&Drafts>,
+) -> ExitCode {
+    let offered = drafts.and_then(Drafts::latest);
+    let picked = match tui::run(config, options, offered) {
+        Ok(picked) => picked,
+        Err(e) => return fail(&e),
+    };
+    tui::print_report(&picked.report, config);
+    let code = match &picked.exit {
+        Err(e) => fail(e),
+        Ok(Exit::Abort) => ExitCode::from(EXIT_CANCELLED),
+        Ok(Exit::Submit(text)) => {
+            let submitted = Submitted {
+                text: text.clone(),
+                prompt: picked.prompt.clone(),
+                restored: picked.restored.clone(),
+            };
+            match tui::popup::send(channel, &submitted) {
+                Ok(()) => return ExitCode::SUCCESS,
+                Err(e) => fail(&Error::internal(format!(
+                    "--tmux: cannot hand the result to the caller: {e}"
+                ))),
+            }
+        }
+    };
+    keep_prompt(drafts, &picked.prompt, picked.restored.as_deref());
+    code
+}
+
+/// Deliver a submitted result; when it is not delivered, or the command
+/// that got it failed, keep the prompt as a draft. Once delivered, the
+/// draft it was restored from is removed.
+fn deliver(submitted: Submitted, destination: &Destination, drafts: Option<&Drafts>) -> ExitCode {
+    let keep = || keep_prompt(drafts, &submitted.prompt, submitted.restored.as_deref());
+    let code = match output::deliver(&submitted.text, destination) {
+        Ok(Delivered::Done) => 0,
+        Ok(Delivered::Exited(code)) => code,
+        Err(e) => {
+            let code = fail(&e.into());
             keep();
             return code;
         }
-        Ok(Exit::Abort) => {
-            keep();
-            return ExitCode::from(EXIT_CANCELLED);
-        }
-        Ok(Exit::Submit(text)) => match output::deliver(text, &options.destination) {
-            Ok(Delivered::Done) => 0,
-            Ok(Delivered::Exited(code)) => code,
-            Err(e) => {
-                let code = fail(&e.into());
-                keep();
-                return code;
-            }
-        },
     };
     if code == 0 {
-        if let Some(restored) = &picked.restored {
+        if let Some(restored) = &submitted.restored {
             let _ = std::fs::remove_file(restored);
         }
     } else {

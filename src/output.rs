@@ -1,5 +1,8 @@
 //! Delivering a result: stdout (once, whole), a file, a command's stdin, or a
-//! tmux pane. A closed stdout pipe is not an error.
+//! tmux pane. A closed stdout pipe is not an error. Session text is
+//! untrusted: a pane gets it only as a bracketed paste with no trailing
+//! newline and no control character, and never a pane where a shell (which
+//! would run it) reads its input, unless forced.
 
 use std::io::{self, Write};
 use std::path::Path;
@@ -46,11 +49,43 @@ pub enum DeliveryError {
     /// stdout failed for a reason other than a closed pipe.
     #[error("cannot write to stdout: {0}")]
     Stdout(io::Error),
+    /// tmux knows no pane by that name.
+    #[error("--tmux-paste: tmux has no pane {target:?}")]
+    NoPane {
+        /// The target as given.
+        target: String,
+    },
+    /// tmux could not be asked (not installed, no server).
+    #[error("--tmux-paste: cannot ask tmux about pane {target:?}: {reason}")]
+    TmuxUnavailable {
+        /// The target as given.
+        target: String,
+        /// What went wrong.
+        reason: String,
+    },
+    /// Pasting there would hand the text to a shell.
+    #[error(
+        "--tmux-paste: refused to paste into tmux pane {pane}: {why}; \
+         --tmux-paste-force pastes anyway"
+    )]
+    Refused {
+        /// The pane's id.
+        pane: String,
+        /// Why, for a person.
+        why: String,
+    },
 }
 
 impl From<DeliveryError> for crate::error::Error {
     fn from(e: DeliveryError) -> Self {
-        crate::error::Error::delivery_failed(e.to_string())
+        use crate::error::Error;
+        match e {
+            DeliveryError::NoPane { .. } | DeliveryError::TmuxUnavailable { .. } => {
+                Error::tmux(e.to_string())
+            }
+            DeliveryError::Refused { .. } => Error::paste_refused(e.to_string()),
+            _ => Error::delivery_failed(e.to_string()),
+        }
     }
 }
 
@@ -71,7 +106,9 @@ pub fn deliver(text: &str, destination: &Destination) -> Result<Delivered, Deliv
         Destination::Stdout => write_stdout(text).map(|()| Delivered::Done),
         Destination::File(path) => write_file(path, text).map(|()| Delivered::Done),
         Destination::Exec(command) => run_with_stdin(command, text).map(Delivered::Exited),
-        Destination::TmuxPaste(pane) => tmux_paste(pane, text).map(|()| Delivered::Done),
+        Destination::TmuxPaste { pane, force } => {
+            tmux_paste(pane, text, *force).map(|()| Delivered::Done)
+        }
     }
 }
 
@@ -220,9 +257,190 @@ fn exit_code(status: std::process::ExitStatus) -> i32 {
     status.code().unwrap_or(1)
 }
 
-/// Load `text` into a tmux buffer and paste it into `pane` with bracketed
-/// paste, deleting the buffer afterwards.
-pub fn tmux_paste(pane: &str, text: &str) -> Result<(), DeliveryError> {
+/// Programs that run what they read as commands: a pane whose foreground
+/// process is one of these gets no paste unless forced. Login shells show
+/// as `-bash`; see [`is_shell`].
+const SHELLS: &[&str] = &[
+    "sh",
+    "bash",
+    "zsh",
+    "fish",
+    "dash",
+    "ash",
+    "ksh",
+    "ksh93",
+    "mksh",
+    "oksh",
+    "pdksh",
+    "loksh",
+    "yash",
+    "posh",
+    "tcsh",
+    "csh",
+    "nu",
+    "elvish",
+    "xonsh",
+    "pwsh",
+    "powershell",
+    "rc",
+    "es",
+    "ion",
+    "osh",
+    "ysh",
+    "oil",
+    "murex",
+    "busybox",
+    "toybox",
+];
+
+/// Whether `command` (tmux's `#{pane_current_command}`) names a shell:
+/// compared by base name, without a login shell's leading `-` or `.exe`.
+pub fn is_shell(command: &str) -> bool {
+    let name = command.trim();
+    let name = name.strip_prefix('-').unwrap_or(name);
+    let name = name.rsplit('/').next().unwrap_or(name).to_ascii_lowercase();
+    let name = name.strip_suffix(".exe").unwrap_or(&name);
+    SHELLS.contains(&name)
+}
+
+/// Check that `target` names a pane tmux knows and that pasting into it
+/// is safe: its foreground process is not a shell, and it is not the
+/// terminal this process runs on (whatever started session-ref, a shell
+/// most likely, reads the paste once it exits), unless `force`. Its pane
+/// id, which later steps use, so that `{last}` keeps meaning the pane it
+/// meant when the picker opened. Run before the picker opens and again
+/// right before pasting (what runs in a pane changes).
+pub fn check_paste_target(target: &str, force: bool) -> Result<String, DeliveryError> {
+    let out = Command::new("tmux")
+        .args(["display-message", "-p", "-t", target])
+        .arg("#{pane_id}\t#{pane_current_command}\t#{pane_tty}")
+        .output()
+        .map_err(|e| DeliveryError::TmuxUnavailable {
+            target: target.to_owned(),
+            reason: e.to_string(),
+        })?;
+    if !out.status.success() {
+        return Err(DeliveryError::TmuxUnavailable {
+            target: target.to_owned(),
+            reason: String::from_utf8_lossy(&out.stderr).trim().to_owned(),
+        });
+    }
+    let answer = String::from_utf8_lossy(&out.stdout);
+    let mut fields = answer.trim_end_matches('\n').split('\t');
+    let (id, command, tty) = (
+        fields.next().unwrap_or_default(),
+        fields.next().unwrap_or_default(),
+        fields.next().unwrap_or_default(),
+    );
+    // tmux 3.3 answers an unknown target with an empty line and success.
+    if !id.starts_with('%') {
+        return Err(DeliveryError::NoPane {
+            target: target.to_owned(),
+        });
+    }
+    if force {
+        return Ok(id.to_owned());
+    }
+    let refuse = |why: String| DeliveryError::Refused {
+        pane: id.to_owned(),
+        why,
+    };
+    if command.trim().is_empty() {
+        return Err(refuse("tmux cannot tell what runs in it".to_owned()));
+    }
+    if is_shell(command) {
+        return Err(refuse(format!(
+            "a shell ({command}) reads its input and would run the pasted text"
+        )));
+    }
+    if !tty.is_empty() && is_own_terminal(Path::new(tty)) {
+        return Err(refuse(
+            "it is the terminal session-ref runs on: the program that started it (a shell, \
+             most likely) would read the pasted text"
+                .to_owned(),
+        ));
+    }
+    Ok(id.to_owned())
+}
+
+/// Whether `tty` is this process's controlling terminal or the terminal of
+/// its stdin, stdout or stderr.
+#[cfg(unix)]
+fn is_own_terminal(tty: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(pane) = std::fs::metadata(tty) else {
+        return false;
+    };
+    let same = |path: &Path| std::fs::metadata(path).is_ok_and(|m| m.rdev() == pane.rdev());
+    let std_fds = (0..=2).any(|fd| same(Path::new(&format!("/dev/fd/{fd}"))));
+    std_fds || controlling_terminal().is_some_and(|dev| dev == device_numbers(pane.rdev()))
+}
+
+#[cfg(not(unix))]
+fn is_own_terminal(_: &Path) -> bool {
+    false
+}
+
+/// The (major, minor) of a device number as `stat` gives it.
+#[cfg(target_os = "linux")]
+fn device_numbers(rdev: u64) -> (u32, u32) {
+    (libc::major(rdev), libc::minor(rdev))
+}
+
+#[cfg(all(unix, not(target_os = "linux")))]
+fn device_numbers(rdev: u64) -> (u32, u32) {
+    ((rdev >> 24) as u32, (rdev & 0xff_ffff) as u32)
+}
+
+/// The controlling terminal's (major, minor), from `/proc/self/stat`
+/// (where `/dev/tty` itself would only name the indirection device).
+#[cfg(target_os = "linux")]
+fn controlling_terminal() -> Option<(u32, u32)> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The command name, in parentheses, may hold spaces: count after it.
+    let after_name = &stat[stat.rfind(')')? + 1..];
+    let tty_nr: u32 = after_name.split_whitespace().nth(4)?.parse().ok()?;
+    (tty_nr != 0).then(|| {
+        let major = (tty_nr >> 8) & 0xfff;
+        let minor = (tty_nr & 0xff) | ((tty_nr >> 12) & 0xf_ff00);
+        (major, minor)
+    })
+}
+
+#[cfg(all(unix, not(target_os = "linux")))]
+fn controlling_terminal() -> Option<(u32, u32)> {
+    None
+}
+
+/// What `--tmux-paste` sends of `text`: without its trailing line breaks
+/// (an application would take the last as Enter) and with every character
+/// that could act as a key rather than text — ESC, which could also end the
+/// bracketed paste early, other controls, DEL, C1, bidirectional controls
+/// ([`crate::display::is_unsafe`]) — written as a `\u001b`-style escape.
+/// Line breaks and tabs stay.
+pub fn paste_text(text: &str) -> String {
+    let text = text.trim_end_matches(['\n', '\r']);
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if crate::display::is_unsafe(c) && c != '\n' && c != '\t' {
+            out.push_str(&format!("\\u{:04x}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Paste `text` ([`paste_text`]) into `pane` once [`check_paste_target`]
+/// (again) allows it: loaded into a tmux buffer of its own and pasted with
+/// `paste-buffer -p` (bracketed, when the application asked for bracketed
+/// paste), the buffer deleted afterwards.
+pub fn tmux_paste(pane: &str, text: &str, force: bool) -> Result<(), DeliveryError> {
+    let pane = check_paste_target(pane, force)?;
+    let text = paste_text(text);
+    if text.is_empty() {
+        return Ok(());
+    }
     let buffer = format!("session-ref-{}", std::process::id());
     let spawn_err = |source| DeliveryError::Spawn {
         what: "tmux".to_owned(),
@@ -231,6 +449,7 @@ pub fn tmux_paste(pane: &str, text: &str) -> Result<(), DeliveryError> {
     let mut load = Command::new("tmux")
         .args(["load-buffer", "-b", &buffer, "-"])
         .stdin(Stdio::piped())
+        .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .map_err(spawn_err)?;
@@ -245,7 +464,7 @@ pub fn tmux_paste(pane: &str, text: &str) -> Result<(), DeliveryError> {
         });
     }
     let out = Command::new("tmux")
-        .args(["paste-buffer", "-p", "-d", "-b", &buffer, "-t", pane])
+        .args(["paste-buffer", "-p", "-d", "-b", &buffer, "-t", &pane])
         .output()
         .map_err(spawn_err)?;
     if !out.status.success() {
@@ -355,6 +574,39 @@ mod tests {
             !dir.path().join("new.txt").exists(),
             "checking creates nothing"
         );
+    }
+
+    #[test]
+    fn shells_are_known_by_any_of_their_names() {
+        for shell in [
+            "bash", "-bash", "/bin/zsh", "fish", "dash", "sh", "nu", "pwsh.exe",
+        ] {
+            assert!(is_shell(shell), "{shell}");
+        }
+        for other in [
+            "cat",
+            "vim",
+            "claude",
+            "node",
+            "codex",
+            "bashful",
+            "session-ref",
+            "",
+        ] {
+            assert!(!is_shell(other), "{other}");
+        }
+    }
+
+    #[test]
+    fn pasted_text_has_no_trailing_newline_and_no_keys() {
+        assert_eq!(paste_text("a\nb\n\n"), "a\nb");
+        assert_eq!(paste_text("tab\there"), "tab\there");
+        // ESC[201~ would end the bracketed paste and the rest be typed.
+        assert_eq!(
+            paste_text("x\u{1b}[201~rm -rf ~\r\u{3}"),
+            "x\\u001b[201~rm -rf ~\\u000d\\u0003"
+        );
+        assert_eq!(paste_text("\n"), "");
     }
 
     #[test]

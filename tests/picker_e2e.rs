@@ -85,6 +85,60 @@ impl Tmux {
         assert!(status.success());
     }
 
+    /// Run `command` in a new window of this server, which becomes the
+    /// active one (its tmux commands reach this server: `TMUX` is set).
+    fn new_window(&self, command: &str) {
+        let status = self
+            .command()
+            .args(["new-window", command])
+            .status()
+            .unwrap();
+        assert!(status.success(), "tmux new-window failed");
+    }
+
+    /// The id of the first pane (the one `start` ran its command in).
+    fn first_pane(&self) -> String {
+        let out = self
+            .command()
+            .args(["list-panes", "-a", "-F", "#{pane_id}"])
+            .output()
+            .unwrap();
+        let panes = String::from_utf8_lossy(&out.stdout);
+        panes.lines().next().expect("a pane").to_owned()
+    }
+
+    /// A pane's screen and its scrollback.
+    fn pane_text(&self, pane: &str) -> String {
+        let out = self
+            .command()
+            .args(["capture-pane", "-p", "-S", "-", "-t", pane])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Poll until `pane`'s foreground process is `name`.
+    fn wait_for_command(&self, pane: &str, name: &str) {
+        let start = Instant::now();
+        loop {
+            let out = self
+                .command()
+                .args(["display-message", "-p", "-t", pane])
+                .arg("#{pane_current_command}")
+                .output()
+                .unwrap();
+            let now = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+            if now == name {
+                return;
+            }
+            assert!(
+                start.elapsed() < DEADLINE,
+                "timed out waiting for {name} in {pane}: {now:?}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
     /// Poll the screen until `ready` holds; the screen it held on.
     fn wait_for(&self, what: &str, ready: impl Fn(&str) -> bool) -> String {
         let start = Instant::now();
@@ -427,46 +481,250 @@ fn an_aborted_prompt_is_saved_and_restored_by_the_next_picker() {
     assert!(!saved[0].exists(), "the delivered draft is removed");
 }
 
+/// A pane command that takes pastes as an editor or an agent's prompt
+/// does: bracketed paste on, each byte read at once (no line editing, no
+/// echo), everything written to `path` by `cat` (the pane's foreground
+/// process).
+fn paste_sink(path: &Path) -> String {
+    format!(
+        "printf '\\033[?2004h'; stty -icanon -echo; exec cat > {}",
+        quote(path.to_str().unwrap())
+    )
+}
+
+/// Poll until `path` holds `want`; its content.
+fn wait_for_content(path: &Path, want: &str, tmux: &Tmux) {
+    let start = Instant::now();
+    loop {
+        let got = std::fs::read_to_string(path).unwrap_or_default();
+        if got == want {
+            return;
+        }
+        assert!(
+            start.elapsed() < DEADLINE,
+            "{} holds {got:?}, not {want:?}; the screen:\n{}",
+            path.display(),
+            tmux.screen()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The drafts saved under `dir`'s state directory, with their content.
+fn drafts(dir: &Path) -> Vec<String> {
+    match std::fs::read_dir(dir.join("state/session-ref")) {
+        Ok(entries) => entries
+            .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+            .collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
 #[test]
-fn a_failed_delivery_keeps_the_prompt() {
-    if !tmux_or_skip("failed_delivery_keeps_the_prompt") {
+fn tmux_paste_into_a_program_is_bracketed_without_a_trailing_newline() {
+    if !tmux_or_skip("tmux_paste_into_a_program") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let pasted = dir.path().join("pasted");
+    let tmux = Tmux::start("paste", 80, 24, &paste_sink(&pasted));
+    let sink = tmux.first_pane();
+    tmux.wait_for_command(&sink, "cat");
+    tmux.new_window(&picker_command(
+        dir.path(),
+        &[
+            "--format",
+            "mention",
+            "--query",
+            "notes",
+            "--tmux-paste",
+            &sink,
+        ],
+    ));
+    tmux.wait_for("the notes session on top", |s| {
+        highlighted("Release notes draft")(s) && s.contains("1/7")
+    });
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("the chip", |s| s.contains("@Release notes draft"));
+    tmux.keys(&["C-s"]);
+    let rc = wait_for_file(&dir.path().join("rc"), &tmux);
+    let stderr = std::fs::read_to_string(dir.path().join("err")).unwrap();
+    assert_eq!(rc.trim(), "0", "stderr: {stderr}");
+    let mention = format_mention("d5e2-notes", Some("Release notes draft"));
+    // The mention ends the result with a newline; the paste does not.
+    wait_for_content(&pasted, &format!("\x1b[200~{mention}\x1b[201~"), &tmux);
+    assert_eq!(std::fs::read_to_string(dir.path().join("out")).unwrap(), "");
+}
+
+#[test]
+fn tmux_paste_into_a_shell_is_refused_before_the_picker_opens() {
+    if !tmux_or_skip("tmux_paste_into_a_shell") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let tmux = Tmux::start("shell", 80, 24, "exec bash --norc --noprofile -i");
+    let shell = tmux.first_pane();
+    tmux.wait_for_command(&shell, "bash");
+    tmux.new_window(&picker_command(
+        dir.path(),
+        &[
+            "--prompt",
+            "kept on the command line",
+            "--tmux-paste",
+            &shell,
+        ],
+    ));
+    // No key is sent: the run ends by itself, before any picker.
+    let rc = wait_for_file(&dir.path().join("rc"), &tmux);
+    let stderr = std::fs::read_to_string(dir.path().join("err")).unwrap();
+    assert_eq!(rc.trim(), "1", "stderr: {stderr}");
+    assert_eq!(
+        stderr,
+        format!(
+            "session-ref: SESSION_REFERENCE_PASTE_REFUSED: --tmux-paste: refused to paste into \
+             tmux pane {shell}: a shell (bash) reads its input and would run the pasted text; \
+             --tmux-paste-force pastes anyway\n"
+        )
+    );
+    assert_eq!(std::fs::read_to_string(dir.path().join("out")).unwrap(), "");
+    assert!(!tmux.pane_text(&shell).contains("kept"));
+}
+
+#[test]
+fn tmux_paste_to_no_such_pane_fails_before_the_picker_opens() {
+    if !tmux_or_skip("tmux_paste_to_no_such_pane") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
     let tmux = Tmux::start(
-        "delivery",
+        "nopane",
         80,
         24,
-        &picker_command(
-            dir.path(),
-            &[
-                "--format",
-                "mention",
-                "--prompt",
-                "do not lose me",
-                "--tmux-paste",
-                "%no-such-pane",
-            ],
+        &format!(
+            "{}; sleep 60",
+            picker_command(dir.path(), &["--tmux-paste", "%999"])
         ),
     );
+    // No key is sent: a picker that opened would wait for one.
+    let rc = wait_for_file(&dir.path().join("rc"), &tmux);
+    let stderr = std::fs::read_to_string(dir.path().join("err")).unwrap();
+    assert_eq!(rc.trim(), "1", "stderr: {stderr}");
+    assert_eq!(
+        stderr,
+        "session-ref: SESSION_REFERENCE_TMUX: --tmux-paste: tmux has no pane \"%999\"\n"
+    );
+    assert_eq!(std::fs::read_to_string(dir.path().join("out")).unwrap(), "");
+}
+
+/// The pane session-ref itself runs on: when it exits, whatever started
+/// it (a shell) would read the paste. Refused, before the picker opens.
+#[test]
+fn tmux_paste_into_its_own_pane_is_refused() {
+    if !tmux_or_skip("tmux_paste_into_its_own_pane") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // Job control: session-ref is the pane's foreground process, not sh.
+    // stdin, stdout and stderr are not the pane: its controlling terminal is.
+    let command = picker_command(dir.path(), &["--tmux-paste", "OWN-PANE"])
+        .replace("'OWN-PANE'", "\"$TMUX_PANE\" < /dev/null");
+    let tmux = Tmux::start("own", 80, 24, &format!("set -m; {command}; sleep 60"));
+    let rc = wait_for_file(&dir.path().join("rc"), &tmux);
+    let stderr = std::fs::read_to_string(dir.path().join("err")).unwrap();
+    assert_eq!(rc.trim(), "1", "stderr: {stderr}");
+    assert!(
+        stderr.starts_with("session-ref: SESSION_REFERENCE_PASTE_REFUSED: ")
+            && stderr.contains("it is the terminal session-ref runs on"),
+        "stderr: {stderr}"
+    );
+}
+
+#[test]
+fn a_pane_gone_by_submit_keeps_the_prompt() {
+    if !tmux_or_skip("pane_gone_keeps_the_prompt") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let pasted = dir.path().join("pasted");
+    let tmux = Tmux::start("delivery", 80, 24, &paste_sink(&pasted));
+    let sink = tmux.first_pane();
+    tmux.wait_for_command(&sink, "cat");
+    tmux.new_window(&picker_command(
+        dir.path(),
+        &[
+            "--format",
+            "mention",
+            "--prompt",
+            "do not lose me",
+            "--tmux-paste",
+            &sink,
+        ],
+    ));
     tmux.wait_for("discovery", loaded);
+    let killed = tmux
+        .command()
+        .args(["kill-pane", "-t", &sink])
+        .status()
+        .unwrap();
+    assert!(killed.success());
     tmux.keys(&["C-s"]);
     let rc = wait_for_file(&dir.path().join("rc"), &tmux);
     let stderr = std::fs::read_to_string(dir.path().join("err")).unwrap();
     assert_eq!(rc.trim(), "1", "stderr: {stderr}");
     assert!(
-        stderr.starts_with("session-ref: SESSION_REFERENCE_DELIVERY_FAILED: "),
+        stderr.starts_with(&format!(
+            "session-ref: SESSION_REFERENCE_TMUX: --tmux-paste: tmux has no pane \"{sink}\"\n\
+             session-ref: note: the prompt was saved to "
+        )),
         "stderr: {stderr}"
     );
-    let saved: Vec<PathBuf> = std::fs::read_dir(dir.path().join("state/session-ref"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    assert_eq!(saved.len(), 1, "stderr: {stderr}");
-    assert_eq!(
-        std::fs::read_to_string(&saved[0]).unwrap(),
-        "do not lose me"
+    assert_eq!(drafts(dir.path()), ["do not lose me"]);
+}
+
+#[test]
+fn a_pane_that_runs_a_shell_by_submit_is_refused_and_the_prompt_kept() {
+    if !tmux_or_skip("pane_turned_shell_keeps_the_prompt") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let pasted = dir.path().join("pasted");
+    let tmux = Tmux::start("turned", 80, 24, &paste_sink(&pasted));
+    let sink = tmux.first_pane();
+    tmux.wait_for_command(&sink, "cat");
+    tmux.new_window(&picker_command(
+        dir.path(),
+        &[
+            "--format",
+            "mention",
+            "--prompt",
+            "echo never-run > ran",
+            "--tmux-paste",
+            &sink,
+        ],
+    ));
+    tmux.wait_for("discovery", loaded);
+    // The program in the pane quits and a shell takes it over.
+    let respawned = tmux
+        .command()
+        .args(["respawn-pane", "-k", "-t", &sink, "-c"])
+        .arg(dir.path())
+        .arg("exec sh -i")
+        .status()
+        .unwrap();
+    assert!(respawned.success());
+    tmux.wait_for_command(&sink, "sh");
+    tmux.keys(&["C-s"]);
+    let rc = wait_for_file(&dir.path().join("rc"), &tmux);
+    let stderr = std::fs::read_to_string(dir.path().join("err")).unwrap();
+    assert_eq!(rc.trim(), "1", "stderr: {stderr}");
+    assert!(
+        stderr.starts_with("session-ref: SESSION_REFERENCE_PASTE_REFUSED: ")
+            && stderr.contains("session-ref: note: the prompt was saved to "),
+        "stderr: {stderr}"
     );
+    assert_eq!(drafts(dir.path()), ["echo never-run > ran"]);
+    assert!(!tmux.pane_text(&sink).contains("never-run"));
+    assert!(!dir.path().join("ran").exists(), "the shell ran the prompt");
 }
 
 #[test]
@@ -498,37 +756,151 @@ fn a_prompt_that_cannot_be_saved_is_printed_on_stderr() {
     );
 }
 
-/// `--tmux`: started from a pane (here by `run-shell`, as the README's key
-/// binding does), the picker opens in a popup over it, and the result is
-/// pasted into that pane. A popup needs an attached client: a second tmux
-/// server's pane runs `tmux attach` on the first, and keys go to it.
-#[test]
-fn tmux_popup_pastes_into_the_pane_and_an_abort_leaves_no_view_mode() {
-    if !tmux_available() {
-        prerequisite::missing("picker end-to-end test", "tmux is not installed");
-        return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let pasted = dir.path().join("pasted");
-    // The pane the result is pasted into: `cat` writes what it receives.
-    let inner = Tmux::start(
-        "popup-inner",
-        100,
-        30,
-        &format!("cat > {}", quote(pasted.to_str().unwrap())),
-    );
+/// A tmux server whose one pane runs `command`, with a client attached
+/// (a popup needs one): a second server's pane runs `tmux attach` on the
+/// first; keys for the popup go to that second server.
+fn attached(name: &str, command: &str) -> (Tmux, Tmux) {
+    let inner = Tmux::start(&format!("{name}-inner"), 100, 30, command);
     let client = Tmux::start(
-        "popup-client",
+        &format!("{name}-client"),
         100,
         30,
         &format!("env -u TMUX tmux -L {} attach", inner.socket),
     );
     // The client shows the inner session's status line once attached.
     client.wait_for("the client to attach", |s| s.contains("[0]"));
+    (inner, client)
+}
+
+/// Issue 22.2: `session-ref --tmux … > out` typed at a bash prompt. The
+/// result goes to `out`, as without `--tmux`; the shell's pane receives
+/// nothing, so the session's `$(touch …)` and backticks never run.
+#[test]
+fn tmux_popup_at_a_shell_prompt_writes_stdout_and_the_shell_runs_nothing() {
+    if !tmux_or_skip("tmux_popup_at_a_shell_prompt") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let store = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tmux");
+    let shell = format!(
+        "cd {dir} && exec env HOME={dir} HISTFILE=/dev/null PS1='READY$ ' \
+         XDG_CACHE_HOME={cache} XDG_STATE_HOME={state} SR={bin} FIX={store} \
+         bash --norc --noprofile -i",
+        dir = quote(dir.path().to_str().unwrap()),
+        cache = quote(dir.path().join("cache").to_str().unwrap()),
+        state = quote(dir.path().join("state").to_str().unwrap()),
+        bin = quote(BIN),
+        store = quote(store.to_str().unwrap()),
+    );
+    let (inner, client) = attached("prompt", &shell);
+    let pane = inner.first_pane();
+    inner.wait_for("the prompt", |s| s.contains("READY$"));
+    inner.type_text(&format!(
+        "\"$SR\" --store \"$FIX\" --cwd {HERE} --query probe --tmux center,90%,90% \
+         > out 2> err; echo $? > rc"
+    ));
+    inner.keys(&["Enter"]);
+    client.wait_for("the popup", highlighted_anywhere("Shell injection probe"));
+    client.keys(&["Enter"]);
+    client.wait_for("the chip", |s| s.contains("@Shell injection probe"));
+    client.keys(&["C-s"]);
+    let rc = wait_for_file(&dir.path().join("rc"), &client);
+    let stderr = std::fs::read_to_string(dir.path().join("err")).unwrap();
+    assert_eq!(rc.trim(), "0", "stderr: {stderr}");
+
+    // Wait for the next prompt, then look: nothing ran, nothing was typed.
+    inner.wait_for("the shell to be idle at its next prompt", |s| {
+        s.lines().filter(|l| l.starts_with("READY$")).count() >= 2
+            && s.lines()
+                .rev()
+                .find(|l| !l.trim().is_empty())
+                .map(str::trim_end)
+                == Some("READY$")
+    });
+    let pwned: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with("pwned"))
+        .collect();
+    assert!(pwned.is_empty(), "the shell ran session text: {pwned:?}");
+    let text = inner.pane_text(&pane);
+    for pasted in [
+        "pwned",
+        "Referenced sessions",
+        "idempotency_keys",
+        "not found",
+    ] {
+        assert!(!text.contains(pasted), "the pane got {pasted:?}:\n{text}");
+    }
+    let last = text.lines().rev().find(|l| !l.trim().is_empty()).unwrap();
+    assert_eq!(last.trim_end(), "READY$");
+    let mention = format_mention("9a1c-injection", Some("Shell injection probe"));
+    let prepared = Command::new(BIN)
+        .arg("--store")
+        .arg(&store)
+        .args(["--no-cache", "--cwd", HERE, "prepare", &mention])
+        .output()
+        .unwrap();
+    assert!(prepared.status.success());
+    let prepared = String::from_utf8(prepared.stdout).unwrap();
+    assert!(prepared.contains("$(touch pwned-substitution)") && prepared.contains('`'));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("out")).unwrap(),
+        prepared
+    );
+
+    // An abort: exit 130, nothing on stdout.
+    inner.type_text(&format!(
+        "\"$SR\" --store \"$FIX\" --cwd {HERE} --tmux > out2 2> err2; echo $? > rc2"
+    ));
+    inner.keys(&["Enter"]);
+    client.wait_for("the popup", highlighted_anywhere("Shell injection probe"));
+    client.keys(&["Escape"]);
+    let rc = wait_for_file(&dir.path().join("rc2"), &client);
+    let stderr = std::fs::read_to_string(dir.path().join("err2")).unwrap();
+    assert_eq!(rc.trim(), "130", "stderr: {stderr}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("out2")).unwrap(),
+        ""
+    );
+
+    // --exec runs here, after the popup: its stdout is ours, its code too.
+    inner.type_text(&format!(
+        "\"$SR\" --store \"$FIX\" --cwd {HERE} --format mention --query probe --tmux \
+         --exec 'tr a-z A-Z; exit 3' > out3 2> err3; echo $? > rc3"
+    ));
+    inner.keys(&["Enter"]);
+    client.wait_for("the popup", highlighted_anywhere("Shell injection probe"));
+    client.keys(&["Enter"]);
+    client.wait_for("the chip", |s| s.contains("@Shell injection probe"));
+    client.keys(&["C-s"]);
+    let rc = wait_for_file(&dir.path().join("rc3"), &client);
+    let stderr = std::fs::read_to_string(dir.path().join("err3")).unwrap();
+    assert_eq!(rc.trim(), "3", "stderr: {stderr}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("out3")).unwrap(),
+        format!("{}\n", mention.to_uppercase())
+    );
+}
+
+/// `--tmux` from a key binding (`run-shell -b`, as in the README) with
+/// `--tmux-paste` naming the pane: the picker opens in a popup over it and
+/// the result is pasted there, bracketed, without a trailing newline; an
+/// abort pastes nothing and leaves no view mode.
+#[test]
+fn tmux_popup_from_a_key_binding_pastes_where_asked_and_an_abort_leaves_no_view_mode() {
+    if !tmux_or_skip("tmux_popup_from_a_key_binding") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let pasted = dir.path().join("pasted");
+    let (inner, client) = attached("popup", &paste_sink(&pasted));
+    let pane = inner.first_pane();
+    inner.wait_for_command(&pane, "cat");
     // The popup's run gets these from the invoking one: the test's own.
     let pick = format!(
         "env XDG_CACHE_HOME={} XDG_STATE_HOME={} {} --store {} --cwd {} --format mention \
-         --query notes --tmux center,90%,90% || true",
+         --query notes --tmux center,90%,90% --tmux-paste {pane} || true",
         quote(dir.path().join("cache").to_str().unwrap()),
         quote(dir.path().join("state").to_str().unwrap()),
         quote(BIN),
@@ -554,6 +926,7 @@ fn tmux_popup_pastes_into_the_pane_and_an_abort_leaves_no_view_mode() {
         .output()
         .unwrap();
     assert_eq!(String::from_utf8_lossy(&mode.stdout).trim(), "0");
+    assert_eq!(std::fs::read_to_string(&pasted).unwrap(), "");
     // A submit: the mention is pasted into the pane.
     run(&pick);
     client.wait_for("the popup", highlighted_anywhere("Release notes draft"));
@@ -561,19 +934,32 @@ fn tmux_popup_pastes_into_the_pane_and_an_abort_leaves_no_view_mode() {
     client.wait_for("the chip", |s| s.contains("@Release notes draft"));
     client.keys(&["C-s"]);
     let mention = format_mention("d5e2-notes", Some("Release notes draft"));
-    let start = Instant::now();
-    loop {
-        let got = std::fs::read_to_string(&pasted).unwrap_or_default();
-        if got == format!("{mention}\n") {
-            break;
-        }
-        assert!(
-            start.elapsed() < DEADLINE,
-            "nothing pasted: {got:?}; the screen:\n{}",
-            client.screen()
-        );
-        std::thread::sleep(Duration::from_millis(50));
+    wait_for_content(&pasted, &format!("\x1b[200~{mention}\x1b[201~"), &client);
+}
+
+/// `--tmux` inside tmux with no client to show the popup on (a detached
+/// session): a tmux failure with its own code, not a configuration error.
+#[test]
+fn tmux_popup_without_a_client_is_a_tmux_error() {
+    if !tmux_or_skip("tmux_popup_without_a_client") {
+        return;
     }
+    let dir = tempfile::tempdir().unwrap();
+    let tmux = Tmux::start(
+        "noclient",
+        80,
+        24,
+        &format!("{}; sleep 60", picker_command(dir.path(), &["--tmux"])),
+    );
+    let rc = wait_for_file(&dir.path().join("rc"), &tmux);
+    let stderr = std::fs::read_to_string(dir.path().join("err")).unwrap();
+    assert_eq!(rc.trim(), "1", "stderr: {stderr}");
+    assert!(
+        stderr
+            .starts_with("session-ref: SESSION_REFERENCE_TMUX: --tmux: tmux cannot open the popup"),
+        "stderr: {stderr}"
+    );
+    assert_eq!(std::fs::read_to_string(dir.path().join("out")).unwrap(), "");
 }
 
 /// Some row shows `label` highlighted (the popup draws inside a border).

@@ -59,6 +59,8 @@ pub struct HookContext {
     /// The title index's directory (`None`: `--no-cache`, or no cache
     /// directory), so that resolving ids opens only new and changed logs.
     pub cache_dir: Option<PathBuf>,
+    /// Other machines; only those a mention names are asked.
+    pub remotes: crate::remote::RemoteSettings,
 }
 
 /// The hook's answer to its stdin: what to print, and a diagnostic line for
@@ -101,6 +103,13 @@ fn resolve(context: &HookContext, input: &HookInput) -> Result<Answer> {
     // Listing goes through the title index, as `prepare` does: only new and
     // changed logs are opened; only the cited sessions are read whole.
     let caches = Caches::for_run(context.cache_dir.as_deref(), Some(&input.cwd));
+    let remotes = context
+        .remotes
+        .only_named_by(sources.iter().map(|s| s.session_id.as_str()));
+    let caches = match crate::remote::client(&remotes) {
+        Some(client) => caches.with(client),
+        None => caches,
+    };
     let catalog = Catalog::load_with(std::sync::Arc::new(caches), &context.roots);
     catalog.save_index();
     let read = sources
@@ -391,6 +400,7 @@ pub fn run_command(config: &Config) -> Option<ExitCode> {
                 limits: config.limits,
                 drafts: draft::drafts_dir(env, home.as_deref()),
                 cache_dir: config.cache_dir.clone(),
+                remotes: config.remotes.clone(),
             };
             let stdin = crate::commands::read_stdin(std::io::stdin().lock());
             let run = match stdin {

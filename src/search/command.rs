@@ -5,6 +5,7 @@
 
 use std::io::{self, Write};
 use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 
 use crate::config::Config;
 use crate::display;
@@ -56,11 +57,19 @@ pub fn run(
     let query = Query::parse(&request.query, syntax)
         .map_err(|e| Error::invalid_config(format!("search: {e}")))?;
     let target = config.target.session_id.as_deref();
+    // Other machines search with their own indexes, meanwhile; their
+    // sessions are left out of this machine's scan.
+    let remotes = catalog
+        .caches()
+        .get::<session_ref_stores::remote::Remotes>();
+    let remote_results = (!remotes.hosts().is_empty()).then(|| {
+        crate::remote::search_remotes(Arc::clone(&remotes), &request.query, request.regex, limit)
+    });
     let ids: Vec<RecordId> = catalog
         .order()
         .iter()
         .copied()
-        .filter(|&id| Some(catalog.get(id).id.as_str()) != target)
+        .filter(|&id| Some(catalog.get(id).id.as_str()) != target && catalog.get(id).host.is_none())
         .collect();
     let records: Vec<&SessionRecord> = ids.iter().map(|&id| catalog.get(id)).collect();
     let now = unix_now();
@@ -70,27 +79,67 @@ pub fn run(
         Some(index) => decide_indexed(index, catalog, &query, record),
         None => scan::read_messages(catalog, record).map(|m| hits::match_session(&query, &m)),
     };
+    let entry = |record: &SessionRecord, label: String, found: &SessionMatch| {
+        if json {
+            let mut line = serde_json::to_string(&Found::new(record, label, found))
+                .expect("search results serialize");
+            line.push('\n');
+            line
+        } else {
+            text_entry(record, &label, found, now, home.as_deref())
+        }
+    };
+    let mut emitted = 0;
+    let mut stopped = false;
+    let mut write = |text: String| match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => true,
+        Err(e) => {
+            failed = Some(e);
+            false
+        }
+    };
     let outcome = scan::stream(&records, limit, cancel, &decide, &mut |i, found| {
         let record = records[i];
         let label = catalog.label(ids[i], |source| {
             catalog.read_title(catalog.get(source)).ok().flatten()
         });
-        let text = if json {
-            let mut line = serde_json::to_string(&Found::new(record, label, &found))
-                .expect("search results serialize");
-            line.push('\n');
-            line
-        } else {
-            text_entry(record, &label, &found, now, home.as_deref())
-        };
-        match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-            Ok(()) => true,
-            Err(e) => {
-                failed = Some(e);
-                false
+        emitted += 1;
+        let written = write(entry(record, label, &found));
+        stopped = !written;
+        written
+    });
+    // Then each remote's matches, as its answer arrives, within the limit.
+    if let Some(results) = remote_results {
+        for answer in results.iter() {
+            if emitted >= limit || outcome.cancelled || stopped {
+                break;
+            }
+            match answer {
+                Ok(found) => {
+                    for (record, matched) in found {
+                        if emitted >= limit || Some(record.id.as_str()) == target {
+                            continue;
+                        }
+                        let label = catalog
+                            .read_title(&record)
+                            .ok()
+                            .flatten()
+                            .unwrap_or_else(|| record.id.clone());
+                        emitted += 1;
+                        if !write(entry(&record, label, &matched)) {
+                            stopped = true;
+                            break;
+                        }
+                    }
+                }
+                Err((host, why)) => eprintln!(
+                    "session-ref: warning: cannot search {}: {}",
+                    display::escape_unsafe(&host),
+                    display::escape_unsafe(&why)
+                ),
             }
         }
-    });
+    }
     if let Some(index) = index {
         let listed: Vec<&std::path::Path> = catalog.ordered().map(|r| r.path.as_path()).collect();
         if let Err(e) = index.commit(Some(&listed)) {
@@ -160,7 +209,10 @@ fn text_entry(
 ) -> String {
     let mut heading = vec![
         display::one_line(&display::printable(label), TEXT_WIDTH),
-        record.kind.as_str().to_owned(),
+        match &record.host {
+            Some(host) => format!("{}@{}", record.kind.as_str(), display::printable(host)),
+            None => record.kind.as_str().to_owned(),
+        },
     ];
     if let Some(cwd) = &record.cwd {
         heading.push(display::printable(&display::short_path(cwd, home)));

@@ -48,6 +48,9 @@ pub struct Found {
     pub match_count: usize,
     /// Matching messages in history order.
     pub hits: Vec<FoundHit>,
+    /// The machine holding it, for a session of another machine.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
 }
 
 /// One matching message as printed.
@@ -94,6 +97,7 @@ impl Found {
             store: record.kind.as_str(),
             match_count: found.matches,
             hits: found.hits.iter().map(FoundHit::new).collect(),
+            host: record.host.as_deref().map(str::to_owned),
         }
     }
 }

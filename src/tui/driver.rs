@@ -117,7 +117,7 @@ pub fn read_titles(
     batch
         .par_iter()
         .map(|(id, record)| {
-            let title = record.kind.store().read_title(caches, record);
+            let title = session_ref_stores::reader_of(record).read_title(caches, record);
             (*id, title.ok().flatten())
         })
         .collect()
@@ -165,6 +165,9 @@ pub fn read_activity(batch: &[(EntryId, SessionRecord)]) -> Vec<(EntryId, i64)> 
     batch
         .iter()
         .filter_map(|(id, record)| {
+            if record.host.is_some() {
+                return Some((*id, record.updated?));
+            }
             let modified = std::fs::metadata(&record.path).ok()?.modified().ok()?;
             let secs = modified
                 .duration_since(std::time::UNIX_EPOCH)

@@ -146,6 +146,7 @@ fn previews_are_what_the_preview_command_reports() {
         target: testkit::setup().target,
         verbose: false,
         cache_dir: None,
+        remotes: Default::default(),
         command: Command::UriEncode(String::new()),
     };
     let (tx, answers) = mpsc::unbounded();

@@ -205,9 +205,10 @@ pub fn setup(config: &Config, options: &PickOptions) -> Setup {
         theme: theme::Theme::from_no_color(no_color.as_deref()),
         draft: None,
         // The picker lists through the title index as `candidates` does.
-        caches: Arc::new(Caches::for_run(
-            config.cache_dir.as_deref(),
+        caches: Arc::new(crate::commands::run_caches(
+            config,
             config.target.cwd.as_deref(),
+            &config.remotes,
         )),
         // The index `session-ref search` keeps, unless `--no-cache`.
         search_index: config.cache_dir.as_ref().and_then(|_| {

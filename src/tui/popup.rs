@@ -1,9 +1,12 @@
-//! `--tmux [POSITION][,SIZE%][,SIZE%]`: run the picker in a tmux popup over
-//! the current pane, as fzf's `--tmux` does. The picker re-runs itself
-//! inside `tmux display-popup` with the same options, its result pasted
-//! into the pane it was started from (`--tmux-paste`, unless `--output` or
-//! `--exec` says otherwise); this process waits and exits with the popup's
-//! exit code. Outside tmux the option is ignored, as in fzf.
+//! `--tmux [POSITION][,SIZE%][,SIZE%]`: draw the picker in a tmux popup
+//! over the current pane, as fzf's `--tmux` does. `--tmux` decides only
+//! where the picker draws: the picker re-runs itself inside `tmux
+//! display-popup` with the same options, hands its result back through a
+//! private channel (files in a directory only this user can open), and this
+//! process delivers it exactly as without `--tmux` (stdout, `--output`,
+//! `--exec`, `--tmux-paste`), once the popup has closed. Nothing goes
+//! through a pane: a shell reading it would run session text. Outside tmux
+//! the option is ignored, as in fzf.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -76,16 +79,166 @@ pub fn without_tmux(args: &[OsString], explicit: Option<&str>) -> Vec<OsString> 
     out
 }
 
-/// The whole `tmux display-popup` command line: the popup runs `exe` with
-/// `args` in `dir`, writes its exit code to `status`, and pastes into
-/// `pane` when `paste`.
+/// The files of the private directory the popup's picker reports through.
+/// The directory is made with mode 0700 under a random name, the files the picker
+/// writes are 0600 and created new: no one else can read or plant them.
+pub struct Channel {
+    dir: tempfile::TempDir,
+}
+
+/// The script the popup runs (with `sh`, whatever the user's tmux shell).
+const SCRIPT: &str = "run.sh";
+/// The popup picker's exit code, written by the script.
+const STATUS: &str = "status";
+/// The popup picker's stderr, relayed by the caller.
+const STDERR: &str = "stderr";
+/// The submitted result; written last, so that it means "submitted".
+const RESULT: &str = "result";
+/// The prompt as it stood, for a draft when delivery fails.
+const PROMPT: &str = "prompt";
+/// The draft the prompt was restored from, removed once delivered.
+const RESTORED: &str = "restored";
+
+impl Channel {
+    /// A new private directory under the temporary directory.
+    pub fn create() -> std::io::Result<Channel> {
+        let mut builder = tempfile::Builder::new();
+        builder.prefix("session-ref-popup-");
+        // Created with this mode, never wider for a moment.
+        #[cfg(unix)]
+        builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700));
+        let dir = builder.tempdir()?;
+        Ok(Channel { dir })
+    }
+
+    /// The directory, passed to the popup's picker as `--popup-channel`.
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+/// What the popup's picker submitted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Submitted {
+    /// The result to deliver.
+    pub text: String,
+    /// The prompt it came from, to save as a draft if delivery fails.
+    pub prompt: String,
+    /// The draft the prompt was restored from.
+    pub restored: Option<PathBuf>,
+}
+
+/// How the popup ended.
+#[derive(Debug)]
+pub struct Outcome {
+    /// The popup picker's exit code (130 when the popup closed without
+    /// one).
+    pub code: i32,
+    /// What it wrote on stderr (notes, errors), for the caller's stderr.
+    pub stderr: Vec<u8>,
+    /// Its result, when it submitted.
+    pub submitted: Option<Submitted>,
+}
+
+/// In the popup: hand `submitted` back through the channel directory `dir`.
+pub fn send(dir: &Path, submitted: &Submitted) -> std::io::Result<()> {
+    write_private(&dir.join(PROMPT), submitted.prompt.as_bytes())?;
+    if let Some(restored) = &submitted.restored {
+        write_private(&dir.join(RESTORED), os_bytes(restored.as_os_str()))?;
+    }
+    write_private(&dir.join(RESULT), submitted.text.as_bytes())
+}
+
+/// Create `path` (it must not exist), readable by this user alone.
+fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut file = options.open(path)?;
+    file.write_all(bytes)?;
+    file.flush()
+}
+
+#[cfg(unix)]
+fn os_bytes(text: &std::ffi::OsStr) -> &[u8] {
+    std::os::unix::ffi::OsStrExt::as_bytes(text)
+}
+
+#[cfg(not(unix))]
+fn os_bytes(text: &std::ffi::OsStr) -> &[u8] {
+    text.to_str().unwrap_or_default().as_bytes()
+}
+
+#[cfg(unix)]
+fn os_path(bytes: Vec<u8>) -> PathBuf {
+    PathBuf::from(<std::ffi::OsString as std::os::unix::ffi::OsStringExt>::from_vec(bytes))
+}
+
+#[cfg(not(unix))]
+fn os_path(bytes: Vec<u8>) -> PathBuf {
+    PathBuf::from(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// In the caller, once the popup closed: what came back.
+fn receive(dir: &Path, ran: std::process::Output) -> Result<Outcome> {
+    let read = |name: &str| std::fs::read(dir.join(name)).ok();
+    let stderr = read(STDERR).unwrap_or_default();
+    let code = read(STATUS).and_then(|s| String::from_utf8_lossy(&s).trim().parse::<i32>().ok());
+    let code = match code {
+        Some(code) => code,
+        // Closed before the picker ended (killed, or tmux's close key).
+        None if ran.status.success() => 130,
+        None => {
+            let said = String::from_utf8_lossy(&ran.stderr).trim().to_owned();
+            return Err(Error::tmux(format!(
+                "--tmux: tmux cannot open the popup ({}): {said}",
+                ran.status
+            )));
+        }
+    };
+    let submitted = match read(RESULT) {
+        Some(text) if code == 0 => Some(Submitted {
+            text: String::from_utf8(text)
+                .map_err(|_| Error::internal("--tmux: the popup's result is not UTF-8"))?,
+            prompt: String::from_utf8_lossy(&read(PROMPT).unwrap_or_default()).into_owned(),
+            restored: read(RESTORED).map(os_path),
+        }),
+        _ => None,
+    };
+    Ok(Outcome {
+        code,
+        stderr,
+        submitted,
+    })
+}
+
+/// The script the popup runs: the picker with `args` and the channel,
+/// its stdout to `/dev/null` (it draws on `/dev/tty`; its result goes
+/// through the channel), its stderr and exit code into the channel.
+pub fn script(exe: &Path, args: &[OsString], channel: &Path) -> String {
+    let q = |w: &std::ffi::OsStr| shell_quote(&w.to_string_lossy());
+    let file = |name: &str| shell_quote(&channel.join(name).to_string_lossy());
+    let mut line = q(exe.as_os_str());
+    for arg in args {
+        line.push(' ');
+        line.push_str(&q(arg));
+    }
+    format!(
+        "{line} --popup-channel {} > /dev/null 2> {}\necho $? > {}\n",
+        q(channel.as_os_str()),
+        file(STDERR),
+        file(STATUS)
+    )
+}
+
+/// The whole `tmux display-popup` command line: the popup runs `script`
+/// with `sh` (the user's tmux shell may not be a POSIX one) in `dir`.
 pub fn popup_command(
     spec: PopupSpec,
-    exe: &Path,
-    args: &[OsString],
+    script: &Path,
     dir: &Path,
-    pane: Option<&str>,
-    status: &Path,
     env: &[(String, String)],
 ) -> Vec<OsString> {
     let mut cmd: Vec<OsString> = vec!["display-popup".into(), "-E".into()];
@@ -98,25 +251,7 @@ pub fn popup_command(
     }
     cmd.push("-e".into());
     cmd.push(format!("{INSIDE}=1").into());
-    // tmux runs the command through the shell: every word is quoted.
-    let mut line = String::new();
-    let mut word = |w: &std::ffi::OsStr| {
-        line.push_str(&shell_quote(&w.to_string_lossy()));
-        line.push(' ');
-    };
-    word(exe.as_os_str());
-    for arg in args {
-        word(arg);
-    }
-    if let Some(pane) = pane {
-        word("--tmux-paste".as_ref());
-        word(pane.as_ref());
-    }
-    line.push_str(&format!(
-        "; echo $? > {}",
-        shell_quote(&status.to_string_lossy())
-    ));
-    cmd.push(line.into());
+    cmd.push(format!("sh {}", shell_quote(&script.to_string_lossy())).into());
     cmd
 }
 
@@ -124,56 +259,34 @@ fn shell_quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
 }
 
-/// Open the popup and wait for it; its exit code. `paste` is false when
-/// the options already name where the result goes.
-pub fn run(spec: PopupSpec, explicit: Option<&str>, paste: bool) -> Result<i32> {
-    let fail = |what: String| Error::invalid_config(format!("--tmux: {what}"));
-    let exe = std::env::current_exe().map_err(|e| fail(format!("cannot find myself: {e}")))?;
-    let dir = std::env::current_dir().map_err(|e| fail(format!("no current directory: {e}")))?;
-    let pane = match std::env::var("TMUX_PANE") {
-        Ok(pane) if !pane.is_empty() => pane,
-        _ => {
-            let out = Command::new("tmux")
-                .args(["display-message", "-p", "#{pane_id}"])
-                .output()
-                .map_err(|e| fail(format!("cannot run tmux: {e}")))?;
-            String::from_utf8_lossy(&out.stdout).trim().to_owned()
-        }
-    };
+/// Open the popup, wait for it to close, and collect what its picker
+/// handed back. A tmux that cannot show it (no server, no client) is
+/// `SESSION_REFERENCE_TMUX`.
+pub fn run(spec: PopupSpec, explicit: Option<&str>) -> Result<Outcome> {
+    let exe = std::env::current_exe()
+        .map_err(|e| Error::internal(format!("--tmux: cannot find myself: {e}")))?;
+    let dir = std::env::current_dir()
+        .map_err(|e| Error::internal(format!("--tmux: no current directory: {e}")))?;
+    let channel = Channel::create().map_err(|e| {
+        Error::internal(format!(
+            "--tmux: cannot make a private temporary directory: {e}"
+        ))
+    })?;
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
     let args = without_tmux(&args, explicit);
     let env: Vec<(String, String)> = PASSED_ENV
         .iter()
         .filter_map(|name| Some((name.to_string(), std::env::var(name).ok()?)))
         .collect();
-    let status = tempfile_path();
-    let command = popup_command(
-        spec,
-        &exe,
-        &args,
-        &dir,
-        paste.then_some(pane.as_str()),
-        &status,
-        &env,
-    );
+    let script_path = channel.path().join(SCRIPT);
+    write_private(&script_path, script(&exe, &args, channel.path()).as_bytes())
+        .map_err(|e| Error::internal(format!("--tmux: cannot write the popup's script: {e}")))?;
     let ran = Command::new("tmux")
-        .args(&command)
-        .status()
-        .map_err(|e| fail(format!("cannot run tmux: {e}")));
-    let code = std::fs::read_to_string(&status)
-        .ok()
-        .and_then(|s| s.trim().parse::<i32>().ok());
-    let _ = std::fs::remove_file(&status);
-    let ran = ran?;
-    match code {
-        Some(code) => Ok(code),
-        None if ran.success() => Ok(130),
-        None => Err(fail(format!("tmux display-popup failed ({ran})"))),
-    }
-}
-
-fn tempfile_path() -> PathBuf {
-    std::env::temp_dir().join(format!("session-ref-popup-{}.status", std::process::id()))
+        .args(popup_command(spec, &script_path, &dir, &env))
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| Error::tmux(format!("--tmux: cannot run tmux: {e}")))?;
+    receive(channel.path(), ran)
 }
 
 /// Whether `--tmux` should open a popup: inside tmux, not already in one.
@@ -186,7 +299,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_popup_reruns_the_picker_without_tmux_and_pastes() {
+    fn the_popup_reruns_the_picker_without_tmux_into_the_channel() {
         let args: Vec<OsString> = ["--store", "/s", "--tmux", "top,40%", "--query", "it's"]
             .iter()
             .map(OsString::from)
@@ -201,23 +314,22 @@ mod tests {
         let eq: Vec<OsString> = ["--tmux=center", "x"].iter().map(OsString::from).collect();
         assert_eq!(without_tmux(&eq, Some("center")), ["x"]);
 
+        // Nothing of the result goes to the popup's terminal, let alone a pane.
+        assert_eq!(
+            script(Path::new("/bin/session-ref"), &rest, Path::new("/tmp/ch")),
+            "'/bin/session-ref' '--store' '/s' '--query' 'it'\\''s' --popup-channel '/tmp/ch' \
+             > /dev/null 2> '/tmp/ch/stderr'\necho $? > '/tmp/ch/status'\n"
+        );
+
         let spec = PopupSpec::parse("top,40%").unwrap();
         let env = [("NO_COLOR".to_owned(), "1".to_owned())];
-        let cmd = popup_command(
-            spec,
-            Path::new("/bin/session-ref"),
-            &rest,
-            Path::new("/w"),
-            Some("%3"),
-            Path::new("/tmp/st"),
-            &env,
-        );
+        let cmd = popup_command(spec, Path::new("/tmp/ch/run.sh"), Path::new("/w"), &env);
         let cmd: Vec<String> = cmd
             .iter()
             .map(|a| a.to_string_lossy().into_owned())
             .collect();
         assert_eq!(
-            cmd[..12],
+            cmd,
             [
                 "display-popup",
                 "-E",
@@ -230,16 +342,58 @@ mod tests {
                 "-h",
                 "40%",
                 "-d",
-                "/w"
+                "/w",
+                "-e",
+                "NO_COLOR=1",
+                "-e",
+                "SESSION_REF_IN_POPUP=1",
+                "sh '/tmp/ch/run.sh'"
             ]
         );
-        assert_eq!(
-            cmd[12..16],
-            ["-e", "NO_COLOR=1", "-e", "SESSION_REF_IN_POPUP=1"]
-        );
-        assert_eq!(
-            cmd[16],
-            "'/bin/session-ref' '--store' '/s' '--query' 'it'\\''s' '--tmux-paste' '%3' ; echo $? > '/tmp/st'"
-        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_channel_is_private_and_carries_the_result_back() {
+        use std::os::unix::fs::PermissionsExt;
+        use std::os::unix::process::ExitStatusExt;
+        let channel = Channel::create().unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(channel.path()), 0o700);
+        let submitted = Submitted {
+            text: "prepared $(touch x)\n".into(),
+            prompt: "the prompt".into(),
+            restored: Some("/state/draft-1.md".into()),
+        };
+        send(channel.path(), &submitted).unwrap();
+        assert_eq!(mode(&channel.path().join(RESULT)), 0o600);
+        // Files are created new: a second send cannot overwrite them.
+        assert!(send(channel.path(), &submitted).is_err());
+        std::fs::write(channel.path().join(STATUS), "0\n").unwrap();
+        std::fs::write(channel.path().join(STDERR), "note\n").unwrap();
+        let ok = std::process::Output {
+            status: std::process::ExitStatus::from_raw(0),
+            stdout: vec![],
+            stderr: vec![],
+        };
+        let got = receive(channel.path(), ok.clone()).unwrap();
+        assert_eq!((got.code, got.stderr.as_slice()), (0, &b"note\n"[..]));
+        assert_eq!(got.submitted, Some(submitted));
+
+        // An abort: the code, no result.
+        let aborted = Channel::create().unwrap();
+        std::fs::write(aborted.path().join(STATUS), "130\n").unwrap();
+        let got = receive(aborted.path(), ok.clone()).unwrap();
+        assert_eq!((got.code, got.submitted), (130, None));
+        // tmux failed before running anything: its own code, tmux's words.
+        let failed = std::process::Output {
+            status: std::process::ExitStatus::from_raw(1 << 8),
+            stdout: vec![],
+            stderr: b"no current client\n".to_vec(),
+        };
+        let empty = Channel::create().unwrap();
+        let err = receive(empty.path(), failed).unwrap_err();
+        assert_eq!(err.code, crate::error::ErrorCode::Tmux);
+        assert!(err.message.ends_with("no current client"), "{err}");
     }
 }

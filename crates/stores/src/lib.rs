@@ -87,6 +87,7 @@ pub mod index;
 pub mod jsonl;
 pub mod kinds;
 pub mod model;
+pub mod remote;
 pub mod search;
 
 use std::any::{Any, TypeId};
@@ -586,9 +587,32 @@ pub fn has_suffix(path: &Path, suffix: &str) -> bool {
 /// Discover every session under `roots`, reporting each file through `sink`
 /// as soon as it is classified (from the threads of rayon's pool).
 pub fn scan(caches: &Caches, roots: &StoreRoots, sink: &(dyn Fn(ScanEvent) + Sync)) {
+    let remotes = caches.get::<remote::Remotes>();
+    if remotes.hosts().is_empty() {
+        return scan_local(caches, roots, sink);
+    }
+    // Remote hosts are asked on threads of their own while this one lists
+    // the local stores: a slow host never delays the first local rows.
+    std::thread::scope(|scope| {
+        scope.spawn(|| remotes.scan(sink));
+        scan_local(caches, roots, sink);
+    });
+}
+
+/// [`scan`] of this machine's stores only.
+fn scan_local(caches: &Caches, roots: &StoreRoots, sink: &(dyn Fn(ScanEvent) + Sync)) {
     for (kind, root) in roots.iter() {
         let root: Arc<Path> = Arc::from(root.as_path());
         kind.store().scan(caches, &root, sink);
+    }
+}
+
+/// The reader of `record`: its kind's store, or the remote reader for a
+/// session another machine listed.
+pub fn reader_of(record: &SessionRecord) -> &'static dyn Store {
+    match record.host {
+        Some(_) => &remote::REMOTE,
+        None => record.kind.store(),
     }
 }
 
@@ -826,6 +850,9 @@ impl Catalog {
     /// The latest title of a session of this catalog (through the title
     /// index when it is in use).
     pub fn read_title(&self, record: &SessionRecord) -> Result<Option<String>, ReadError> {
+        if record.host.is_some() {
+            return remote::REMOTE.read_title(&self.caches, record);
+        }
         let index = self.caches.get::<title::TitleIndex>();
         index.title(record.kind.store(), &self.caches, record)
     }
@@ -837,13 +864,13 @@ impl Catalog {
 
     /// The folded surface of a session of this catalog.
     pub fn read_surface(&self, record: &SessionRecord) -> Result<Surface, ReadError> {
-        record.kind.store().read_surface(&self.caches, record)
+        reader_of(record).read_surface(&self.caches, record)
     }
 
     /// The whole conversation of a session of this catalog (surface and
     /// shadowed events), for search.
     pub fn read_history(&self, record: &SessionRecord) -> Result<History, ReadError> {
-        record.kind.store().read_history(&self.caches, record)
+        reader_of(record).read_history(&self.caches, record)
     }
 
     /// [`Store::fold_resumable`] for a session of this catalog.
@@ -853,10 +880,7 @@ impl Catalog {
         len: u64,
         from: Option<&journal::ResumePoint>,
     ) -> Result<journal::Folded, ReadError> {
-        record
-            .kind
-            .store()
-            .fold_resumable(&self.caches, record, len, from)
+        reader_of(record).fold_resumable(&self.caches, record, len, from)
     }
 
     /// Fold the surface of a session of this catalog into `sink` as its log
@@ -866,7 +890,7 @@ impl Catalog {
         record: &SessionRecord,
         sink: &mut dyn SurfaceSink,
     ) -> Result<u64, ReadError> {
-        record.kind.store().fold_surface(&self.caches, record, sink)
+        reader_of(record).fold_surface(&self.caches, record, sink)
     }
 }
 

@@ -77,6 +77,12 @@ pub struct SessionRecord {
     pub path: PathBuf,
     /// The store root it was found under (adapters read side files from it).
     pub root: Arc<Path>,
+    /// The machine holding it, for a session listed by a remote
+    /// ([`crate::remote`]); `None` for a session of this machine.
+    pub host: Option<Arc<str>>,
+    /// Last activity (Unix seconds) as its remote reported it; `None` for
+    /// a local session, whose activity is read from its log.
+    pub updated: Option<i64>,
 }
 
 impl SessionRecord {
@@ -98,6 +104,8 @@ impl SessionRecord {
             kind,
             path,
             root,
+            host: None,
+            updated: None,
         }
     }
 }

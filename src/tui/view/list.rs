@@ -258,7 +258,21 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
                 || "-".to_owned(),
                 |c| display::short_path(c, state.setup.home.as_deref()),
             );
-            let cwd = text::truncate_left(&cwd, cwd_width);
+            // A session of another machine names it before its cwd, and
+            // the path gives way before the host does (the local home is
+            // not its home: the path is shown whole).
+            let cwd = match &entry.record.host {
+                Some(host) => {
+                    let host = display::truncate_width(
+                        &display::escape_unsafe(host),
+                        cwd_width.saturating_sub(2).max(1),
+                    );
+                    let room = cwd_width.saturating_sub(display::width(&host) + 1);
+                    let path = entry.record.cwd.as_deref().unwrap_or("-");
+                    format!("{host}:{}", text::truncate_left(path, room))
+                }
+                None => text::truncate_left(&cwd, cwd_width),
+            };
             let marks = if marks.is_empty() {
                 ranker.highlight(&query, &cwd, true)
             } else {

@@ -164,6 +164,18 @@ impl SurfaceSink for Journal {
 /// that recorded them fed its sink (finished as a read finishes it).
 pub fn replay(ops: impl IntoIterator<Item = (u8, Op)>, stream: u8) -> History {
     let mut history = History::default();
+    replay_into(ops, stream, &mut history);
+    history.finish(0)
+}
+
+/// Feed the operations of stream `stream` to `sink`, as the fold that
+/// recorded them fed its own (a remote session is read this way: its
+/// host's fold, replayed here).
+pub fn replay_into(
+    ops: impl IntoIterator<Item = (u8, Op)>,
+    stream: u8,
+    sink: &mut dyn SurfaceSink,
+) {
     for (_, op) in ops.into_iter().filter(|(s, _)| *s == stream) {
         match op {
             Op::Push { seq, kind, text } => {
@@ -180,14 +192,16 @@ pub fn replay(ops: impl IntoIterator<Item = (u8, Op)>, stream: u8) -> History {
                     Kind::Assistant => EventKind::AssistantMessage { content },
                     Kind::Inert => EventKind::ToolResult,
                 };
-                history.push(SurfaceEvent { seq, kind });
+                sink.push(SurfaceEvent { seq, kind });
             }
-            Op::Extend { seq, text } => history.extend(seq, vec![Block::Text(text)]),
-            Op::ShadowThrough(through) => history.shadow_through(through),
-            Op::Reset => history = History::default(),
+            Op::Extend { seq, text } => sink.extend(seq, vec![Block::Text(text)]),
+            Op::ShadowThrough(through) => sink.shadow_through(through),
+            Op::Reset => {
+                let fresh = sink.fork();
+                sink.adopt(fresh);
+            }
         }
     }
-    history.finish(0)
 }
 
 /// Where a resumable fold stopped: just after a line end, with the kind's

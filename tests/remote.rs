@@ -1,0 +1,431 @@
+//! `--remote` against a real OpenSSH server: an `sshd` started on
+//! 127.0.0.1 with a throwaway host key and user key, whose logins run the
+//! built `session-ref` over a store of their own (no stand-in for ssh).
+//! Needs `sshd`, `ssh` and `ssh-keygen` (openssh-server and
+//! openssh-client, installed by `.ci/run`).
+
+mod common;
+
+#[path = "support/prerequisite.rs"]
+mod prerequisite;
+
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{bin, command, stderr, stdout, Session};
+use serde_json::Value;
+
+/// A running sshd and what a client needs to reach it.
+struct Server {
+    child: Child,
+    dir: tempfile::TempDir,
+    port: u16,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn tool(name: &str) -> Option<PathBuf> {
+    [
+        "/usr/sbin",
+        "/usr/bin",
+        "/sbin",
+        "/bin",
+        "/usr/local/sbin",
+        "/usr/local/bin",
+    ]
+    .iter()
+    .map(|d| Path::new(d).join(name))
+    .find(|p| p.is_file())
+}
+
+fn user() -> String {
+    let out = Command::new("id").arg("-un").output().unwrap();
+    String::from_utf8(out.stdout).unwrap().trim().to_owned()
+}
+
+/// Start sshd, or say why it cannot run here (a skip; a failure under CI).
+fn start(test: &str) -> Option<Server> {
+    let (Some(sshd), Some(keygen)) = (tool("sshd"), tool("ssh-keygen")) else {
+        prerequisite::missing(
+            test,
+            "sshd and ssh-keygen are not installed (apt-get install openssh-server)",
+        );
+        return None;
+    };
+    if tool("ssh").is_none() {
+        prerequisite::missing(
+            test,
+            "ssh is not installed (apt-get install openssh-client)",
+        );
+        return None;
+    }
+    // sshd's privilege separation directory (root only).
+    let _ = std::fs::create_dir_all("/run/sshd");
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for (key, comment) in [("host_key", "host"), ("user_key", "user")] {
+        let made = Command::new(&keygen)
+            .args(["-q", "-t", "ed25519", "-N", "", "-C", comment, "-f"])
+            .arg(d.join(key))
+            .status()
+            .unwrap();
+        assert!(made.success(), "ssh-keygen failed");
+    }
+    std::fs::copy(d.join("user_key.pub"), d.join("authorized_keys")).unwrap();
+    let port = free_port();
+    let config = format!(
+        "Port {port}\nListenAddress 127.0.0.1\nHostKey {dir}/host_key\nAuthorizedKeysFile {dir}/authorized_keys\n\
+         PasswordAuthentication no\nKbdInteractiveAuthentication no\nUsePAM no\nStrictModes no\n\
+         PermitRootLogin prohibit-password\nPidFile {dir}/sshd.pid\nAllowUsers {user}\nLogLevel ERROR\n\
+         PermitUserEnvironment no\nMaxStartups 50\n",
+        dir = d.display(),
+        user = user(),
+    );
+    std::fs::write(d.join("sshd_config"), config).unwrap();
+    let child = Command::new(&sshd)
+        .args(["-D", "-e", "-f"])
+        .arg(d.join("sshd_config"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let server = Server { child, dir, port };
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "sshd did not start listening");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Some(server)
+}
+
+impl Server {
+    /// The ssh command line for this server (as `SESSION_REF_SSH`).
+    fn ssh(&self) -> String {
+        let d = self.dir.path().display();
+        format!(
+            "ssh -F /dev/null -p {} -i {d}/user_key -o IdentitiesOnly=yes -o UserKnownHostsFile={d}/known_hosts -o StrictHostKeyChecking=accept-new -o LogLevel=ERROR",
+            self.port
+        )
+    }
+
+    /// The host as `--remote` names it.
+    fn host(&self) -> String {
+        format!("{}@127.0.0.1", user())
+    }
+
+    /// A remote store (a second "home" on the server's side) and a config
+    /// file naming it; the config home.
+    fn config(&self, store: &Path, command: Option<&str>) -> tempfile::TempDir {
+        let home = tempfile::tempdir().unwrap();
+        let cache = home.path().join("remote-cache");
+        let command = command.map_or_else(
+            || format!("env XDG_CACHE_HOME={} {}", cache.display(), bin().display()),
+            str::to_owned,
+        );
+        let file = home.path().join("session-ref/config.toml");
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        let toml = format!(
+            "ssh_command = {:?}\nconnect_timeout = 5\n\n[[remote]]\nhost = {:?}\ncommand = {:?}\nargs = [\"--store\", {:?}]\n",
+            self.ssh(),
+            self.host(),
+            command,
+            store.display().to_string()
+        );
+        std::fs::write(file, toml).unwrap();
+        home
+    }
+}
+
+/// Run the binary with the config home `config` and a local store.
+fn run(config: &Path, args: &[&str]) -> Output {
+    let home = tempfile::tempdir().unwrap();
+    let mut cmd = command(home.path());
+    cmd.env("XDG_CONFIG_HOME", config)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    cmd.output().unwrap()
+}
+
+/// A store with two sessions, one of whose text holds a terminal escape.
+fn remote_store(dir: &Path) {
+    Session::new("remote-a", "2025-02-03T00:00:00Z", Some("/srv/api"))
+        .title("Idempotency on the devbox")
+        .user("How do retries work?")
+        .assistant("With keys kept 24h.")
+        .write(dir, "remote-a.jsonl");
+    Session::new("shared-id", "2025-02-02T00:00:00Z", None)
+        .user("on the remote \u{1b}[31m red")
+        .assistant("remote answer")
+        .write(dir, "shared.jsonl");
+}
+
+fn local_store(dir: &Path) {
+    Session::new("shared-id", "2025-01-02T00:00:00Z", Some("/home/me"))
+        .title("Local twin")
+        .user("on this machine")
+        .assistant("local answer")
+        .write(dir, "shared.jsonl");
+}
+
+fn json_lines(text: &str) -> Vec<Value> {
+    text.lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn remote_sessions_are_listed_previewed_and_prepared_as_the_remote_would() {
+    let Some(server) =
+        start("remote_sessions_are_listed_previewed_and_prepared_as_the_remote_would")
+    else {
+        return;
+    };
+    let (remote, local) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    remote_store(remote.path());
+    local_store(local.path());
+    let config = server.config(remote.path(), None);
+    let host = server.host();
+    let store = local.path().to_str().unwrap();
+
+    let listed = run(config.path(), &["--store", store, "candidates", "--json"]);
+    assert!(listed.status.success(), "{}", stderr(&listed));
+    let rows = json_lines(&stdout(&listed));
+    let ids: Vec<&str> = rows
+        .iter()
+        .map(|r| r["sessionId"].as_str().unwrap())
+        .collect();
+    assert!(ids.contains(&"shared-id"), "{ids:?}");
+    assert!(
+        ids.contains(&format!("shared-id@{host}").as_str()),
+        "{ids:?}"
+    );
+    assert!(
+        ids.contains(&format!("remote-a@{host}").as_str()),
+        "{ids:?}"
+    );
+    let remote_a = rows
+        .iter()
+        .find(|r| r["sessionId"] == format!("remote-a@{host}").as_str())
+        .unwrap();
+    assert_eq!(remote_a["host"], host.as_str());
+    assert_eq!(remote_a["label"], "Idempotency on the devbox");
+    assert_eq!(remote_a["store"], "hydra");
+    let local_row = rows.iter().find(|r| r["sessionId"] == "shared-id").unwrap();
+    assert!(local_row.get("host").is_none(), "a local row has no host");
+
+    // The remote's snapshot, asked through ssh, is the one the remote
+    // itself gives for the same session.
+    let remote_id = format!("shared-id@{host}");
+    let through_ssh = run(
+        config.path(),
+        &["--store", store, "preview", &remote_id, "--json"],
+    );
+    assert!(through_ssh.status.success(), "{}", stderr(&through_ssh));
+    let there = run(
+        tempfile::tempdir().unwrap().path(),
+        &[
+            "--store",
+            remote.path().to_str().unwrap(),
+            "preview",
+            "shared-id",
+            "--json",
+        ],
+    );
+    // Byte for byte, but for the id the mention cites (`ID@HOST`, which is
+    // also the default label of a session without a title).
+    let through_ssh = stdout(&through_ssh).replace(&remote_id, "shared-id");
+    assert_eq!(through_ssh, stdout(&there));
+    assert!(through_ssh.contains("remote answer"));
+
+    // search asks the remote's own index; its matches carry the host.
+    let searched = run(
+        config.path(),
+        &["--store", store, "search", "answer", "--json"],
+    );
+    assert!(searched.status.success(), "{}", stderr(&searched));
+    let found = json_lines(&stdout(&searched));
+    let ids: Vec<&str> = found
+        .iter()
+        .map(|r| r["sessionId"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        ids,
+        ["shared-id", remote_id.as_str()],
+        "local matches, then the remote's"
+    );
+    assert_eq!(found[1]["host"], host.as_str());
+    assert!(found[0].get("host").is_none());
+
+    // A message citing both twins gets both, each from its own machine.
+    let both = format!(
+        "compare {} with {}",
+        mention("shared-id"),
+        mention(&remote_id)
+    );
+    let prepared = run(config.path(), &["--store", store, "prepare", &both]);
+    assert!(prepared.status.success(), "{}", stderr(&prepared));
+    let text = stdout(&prepared);
+    assert!(
+        text.contains("local answer") && text.contains("remote answer"),
+        "{text}"
+    );
+}
+
+/// The canonical mention of `id` (via the binary: one source of truth).
+fn mention(id: &str) -> String {
+    let out = run(
+        tempfile::tempdir().unwrap().path(),
+        &["mention", id, "--label", "s"],
+    );
+    stdout(&out).trim_end().to_owned()
+}
+
+#[test]
+fn an_unreachable_remote_is_one_warning_and_fails_only_what_needs_it() {
+    let Some(server) = start("an_unreachable_remote_is_one_warning_and_fails_only_what_needs_it")
+    else {
+        return;
+    };
+    let local = tempfile::tempdir().unwrap();
+    local_store(local.path());
+    let store = local.path().to_str().unwrap();
+    // A port nothing listens on: ssh is refused at once.
+    let dead = free_port();
+    let config = tempfile::tempdir().unwrap();
+    let file = config.path().join("session-ref/config.toml");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    let ssh = server
+        .ssh()
+        .replace(&format!("-p {}", server.port), &format!("-p {dead}"));
+    std::fs::write(
+        &file,
+        format!("ssh_command = {ssh:?}\nconnect_timeout = 2\n[[remote]]\nhost = \"devbox\"\n"),
+    )
+    .unwrap();
+    let started = Instant::now();
+    let listed = run(config.path(), &["--store", store, "candidates"]);
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "listing waited on the dead remote"
+    );
+    assert!(listed.status.success(), "{}", stderr(&listed));
+    assert!(
+        stdout(&listed).contains("shared-id"),
+        "local rows are listed"
+    );
+    let warning = stderr(&listed);
+    assert_eq!(
+        warning.lines().filter(|l| l.contains("devbox")).count(),
+        1,
+        "{warning}"
+    );
+
+    let cited = run(
+        config.path(),
+        &[
+            "--store",
+            store,
+            "prepare",
+            &format!("see {}", mention("x@devbox")),
+        ],
+    );
+    assert_eq!(cited.status.code(), Some(1));
+    assert!(stdout(&cited).is_empty(), "all or nothing");
+    let why = stderr(&cited);
+    assert!(
+        why.contains("SESSION_REFERENCE_READ_FAILED") && why.contains("devbox"),
+        "{why}"
+    );
+}
+
+#[test]
+fn remote_check_says_what_the_remote_sees_or_how_to_install_it() {
+    let Some(server) = start("remote_check_says_what_the_remote_sees_or_how_to_install_it") else {
+        return;
+    };
+    let remote = tempfile::tempdir().unwrap();
+    remote_store(remote.path());
+    let host = server.host();
+    let config = server.config(remote.path(), None);
+    let checked = run(config.path(), &["remote", "check", &host]);
+    assert!(checked.status.success(), "{}", stderr(&checked));
+    let report = stdout(&checked);
+    assert!(report.contains("ssh works"), "{report}");
+    assert!(report.contains(env!("CARGO_PKG_VERSION")), "{report}");
+    assert!(report.contains("2 sessions"), "{report}");
+
+    // No session-ref there: a clear error that says how to install it,
+    // and no byte of the remote's stderr reaches the terminal raw.
+    let missing = server.config(
+        remote.path(),
+        Some("printf '\\033[2J' >&2; no-such-session-ref"),
+    );
+    let checked = run(missing.path(), &["remote", "check", &host]);
+    assert_eq!(checked.status.code(), Some(1));
+    let why = stderr(&checked);
+    assert!(why.contains("install"), "{why}");
+    assert!(
+        !why.contains('\u{1b}'),
+        "an escape reached the terminal: {why:?}"
+    );
+}
+
+#[test]
+fn a_hook_resolves_a_remote_mention_and_skips_remotes_for_local_ones() {
+    let Some(server) = start("a_hook_resolves_a_remote_mention_and_skips_remotes_for_local_ones")
+    else {
+        return;
+    };
+    let (remote, local) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    remote_store(remote.path());
+    local_store(local.path());
+    let config = server.config(remote.path(), None);
+    let host = server.host();
+    let hook = |prompt: &str| {
+        let home = tempfile::tempdir().unwrap();
+        let mut cmd = command(home.path());
+        cmd.env("XDG_CONFIG_HOME", config.path())
+            .args(["--store", local.path().to_str().unwrap(), "hook", "claude"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = cmd.spawn().unwrap();
+        let input = serde_json::json!({
+            "session_id": "s", "transcript_path": "/t", "cwd": "/home/me",
+            "hook_event_name": "UserPromptSubmit", "prompt": prompt,
+        });
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.to_string().as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let out = hook(&format!("use {}", mention(&format!("remote-a@{host}"))));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let answer: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let context = answer["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(context.contains("With keys kept 24h."), "{context}");
+}
