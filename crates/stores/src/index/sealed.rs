@@ -9,8 +9,11 @@
 //! (varint integers, lengths checked against the bytes left, so damage
 //! cannot make a decoder allocate more than the input holds) replaced
 //! bincode 1, which is unmaintained (RUSTSEC-2025-0141); the formats were
-//! bumped with it, so files written with bincode are rebuilt. It was
-//! chosen over bitcode by measuring warm listing (BENCHMARKS.md).
+//! bumped with it, so files written with bincode are rebuilt. bitcode,
+//! measured beside it (`tools/codec-compare`, BENCHMARKS.md), decodes a
+//! 10,000-entry shard faster but encodes it slower, and cannot decode a
+//! prefix ([`decode_prefix`], which pruning relies on to read only the
+//! head of each shard).
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
