@@ -59,6 +59,8 @@ pub mod lines;
 pub mod loose;
 pub mod model;
 pub mod native;
+pub mod pi;
+pub mod qwen;
 pub mod string_blocks;
 pub mod time;
 
@@ -75,7 +77,14 @@ pub use model::StoreKind;
 use model::{History, SessionRecord, Surface, SurfaceSink};
 
 /// Every store kind, in the order roots are read and flags are listed.
-pub static REGISTRY: &[StoreKind] = &[native::KIND, claude::KIND, codex::KIND, gemini::KIND];
+pub static REGISTRY: &[StoreKind] = &[
+    native::KIND,
+    claude::KIND,
+    codex::KIND,
+    gemini::KIND,
+    pi::KIND,
+    qwen::KIND,
+];
 
 /// The guard of `m`, also when a panicking holder poisoned it: the data
 /// are caches, never left half-written in a way a reader could misuse. See
@@ -862,6 +871,8 @@ mod tests {
             "CLAUDE_CONFIG_DIR" => Some("/c".to_owned()),
             "CODEX_HOME" => Some("/x".to_owned()),
             "GEMINI_CLI_HOME" => Some("/g".to_owned()),
+            "PI_CODING_AGENT_DIR" => Some("/p".to_owned()),
+            "QWEN_HOME" => Some("/q".to_owned()),
             _ => None,
         };
         let set = StoreRoots::default_locations(env, Some(home));
@@ -873,6 +884,8 @@ mod tests {
                 ("claude", Path::new("/c/projects")),
                 ("codex", Path::new("/x/sessions")),
                 ("gemini", Path::new("/g/.gemini")),
+                ("pi", Path::new("/p/sessions")),
+                ("qwen", Path::new("/q/projects")),
             ]
         );
     }
@@ -891,6 +904,14 @@ mod tests {
             default_roots_help(gemini::KIND),
             "$GEMINI_CLI_HOME/.gemini, else ~/.gemini"
         );
+        assert_eq!(
+            default_roots_help(pi::KIND),
+            "$PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions"
+        );
+        assert_eq!(
+            default_roots_help(qwen::KIND),
+            "$QWEN_HOME/projects, else ~/.qwen/projects"
+        );
     }
 
     #[test]
@@ -908,8 +929,8 @@ mod tests {
     fn the_registry_names_each_kind_and_flag_once() {
         let names: Vec<&str> = REGISTRY.iter().map(|k| k.as_str()).collect();
         let flags: Vec<&str> = REGISTRY.iter().map(|k| k.store().flag()).collect();
-        assert_eq!(names, ["hydra", "claude", "codex", "gemini"]);
-        assert_eq!(flags, ["store", "claude", "codex", "gemini"]);
+        assert_eq!(names, ["hydra", "claude", "codex", "gemini", "pi", "qwen"]);
+        assert_eq!(flags, ["store", "claude", "codex", "gemini", "pi", "qwen"]);
         assert_eq!(kind_by_flag("store"), Some(native::KIND));
         assert_eq!(kind_by_name("codex"), Some(codex::KIND));
     }
