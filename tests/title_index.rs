@@ -447,11 +447,6 @@ fn pi_and_qwen_titles_follow_their_files() {
     let fixtures = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures"));
     copy_tree(&fixtures.join("pi/sessions"), &pi);
     copy_tree(&fixtures.join("qwen/projects"), &qwen);
-    for dir in [&pi, &qwen] {
-        for entry in walkdir(dir) {
-            age(&entry, 60);
-        }
-    }
     let args = [
         "--pi",
         pi.to_str().unwrap(),
@@ -500,21 +495,4 @@ fn pi_and_qwen_titles_follow_their_files() {
     );
     let cleared = same_with_and_without_args(&native, cache.path(), &args);
     assert!(!cleared.contains("Piped notes"), "{cleared}");
-}
-
-/// The files below `dir`.
-fn walkdir(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut files = Vec::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(dir) = pending.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                pending.push(path);
-            } else {
-                files.push(path);
-            }
-        }
-    }
-    files
 }
