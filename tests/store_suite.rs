@@ -1010,3 +1010,77 @@ fn a_vanished_file_makes_only_its_session_unreadable() {
         }
     }
 }
+
+#[test]
+fn pi_and_qwen_last_activity_is_the_newest_time_the_log_records() {
+    // After `git clone` every file is new: the order must come from the
+    // logs (pi: the newest user or assistant message; Qwen: the last
+    // record), not from the files' modification times.
+    for (kind, newest_file_first) in [
+        (
+            &KINDS[4],
+            "2026-12-01T18-54-40-300Z_01a232f5-82ab-7747-9da3-3007f4d79005.jsonl",
+        ),
+        (row("qwen"), "56b042d7-6cee-432e-8be4-d88cb324075a.jsonl"),
+    ] {
+        let (_dir, built) = store(kind);
+        let now = std::time::SystemTime::now();
+        for expect in &built.sessions {
+            let file = std::fs::File::options()
+                .append(true)
+                .open(&expect.file)
+                .unwrap();
+            let newest = expect.file.ends_with(newest_file_first);
+            let at = if newest {
+                now
+            } else {
+                now - std::time::Duration::from_secs(3600)
+            };
+            file.set_modified(at).unwrap();
+        }
+        let root = built.root.to_str().unwrap();
+        let flag = format!("--{}", kind.flag);
+        let out = common::run(
+            &[&flag, root, "candidates", "--json", "--sort", "updated"],
+            "",
+        );
+        assert!(out.status.success(), "{}", common::stderr(&out));
+        let ids: Vec<String> = common::stdout(&out)
+            .lines()
+            .map(|l| {
+                serde_json::from_str::<Value>(l).unwrap()["sessionId"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned()
+            })
+            .collect();
+        let expected: &[&str] = if kind.name == "pi" {
+            &[
+                "01a232f5-6769-7035-be86-09b8d56c6ab7",
+                "01a232f6-5018-7150-92ea-44a6cf14d897",
+                "01a232f6-1f5b-73be-8691-2194bd0854d4",
+                "01a232f5-be47-72c8-a0f3-a2ece3ec2c64",
+                "01a232f5-b047-7443-b88a-c2a2212d589b",
+                "01a232f5-a2f1-729f-8e2d-a7d2fe55df3f",
+                "01a232f5-94dc-776c-bc21-01e6d00a4844",
+                "01a232f5-82ab-7747-9da3-3007f4d79005",
+            ]
+        } else {
+            &[
+                "f87e8fe4-0a6a-450f-b50e-dfa22218ce37",
+                "730627c3-a963-4d63-8de2-4a17bd5fc792",
+                "3ffaa820-9b5d-4da5-9f7f-1635a71275f1",
+                "cdb0c8bb-094a-4a8f-8fd9-26c5c1a935fd",
+                "891001a8-d199-4f5a-8eeb-ddb8ee2f6bfc",
+                "b5ebe359-7f02-49c5-a42a-9f4d61f44cfd",
+                "56b042d7-6cee-432e-8be4-d88cb324075a",
+            ]
+        };
+        assert_eq!(ids, expected, "{}", kind.name);
+    }
+}
+
+/// The row of the kind named `name`.
+fn row(name: &str) -> &'static Kind {
+    KINDS.iter().find(|k| k.name == name).unwrap()
+}

@@ -219,6 +219,15 @@ pub trait Store: Send + Sync + 'static {
         None
     }
 
+    /// When the session was last active (Unix seconds): the newest time
+    /// its log records, for a kind that records one cheaply (pi, Qwen
+    /// Code); else, and as every kind's fallback, the log's modification
+    /// time (the default). `None` when neither can be read.
+    fn last_activity(&self, caches: &Caches, record: &SessionRecord) -> Option<i64> {
+        let _ = caches;
+        file_modified(&record.path)
+    }
+
     /// Fold the surface of a listed session into `sink` while its log is
     /// read, so that only what the sink keeps is held (prepare keeps what
     /// its byte budget can need). Returns the seq of the last complete
@@ -236,6 +245,16 @@ pub trait Store: Send + Sync + 'static {
         }
         Ok(surface.captured_through_seq)
     }
+}
+
+/// When `path` was last modified (Unix seconds), if it can be read.
+pub fn file_modified(path: &Path) -> Option<i64> {
+    let modified = std::fs::metadata(path).ok()?.modified().ok()?;
+    let secs = modified
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?
+        .as_secs();
+    i64::try_from(secs).ok()
 }
 
 /// The registered kind whose flag is `flag`.

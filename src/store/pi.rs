@@ -564,35 +564,42 @@ fn first_prompt(path: &Path) -> Result<Option<String>, ReadError> {
 /// sorts: the newest `message.timestamp` (Unix ms) of a user or assistant
 /// message, else that entry's own `timestamp`; else the header's time.
 /// `None` when the file records neither (the caller falls back to its
-/// modification time).
+/// modification time). pi appends entries as they happen, branches
+/// included, so the newest message is the last one in the file: found by
+/// a backward scan of the tail, not a read of the whole log.
 pub fn last_activity(path: &Path) -> Result<Option<i64>, ReadError> {
-    let mut newest: Option<i64> = None;
-    let mut header: Option<i64> = None;
-    read_lines(path, false, |number, bytes| {
-        let Some(entry) = Entry::parse(bytes) else {
-            return Visit::BAD;
-        };
-        let entry_time = || {
-            string(entry.timestamp)
-                .and_then(|t| Instant::parse_rfc3339(&t))
-                .map(|t| t.unix_seconds())
-        };
-        if number == 1 && entry.is("session") {
-            header = entry_time();
-        } else if entry.is("message") {
-            let message = Message::parse(entry.message);
-            if is_str(message.role, "user") || is_str(message.role, "assistant") {
-                let at = message
-                    .timestamp
-                    .and_then(|t| t.0.parse::<f64>().ok())
-                    .map(|ms| (ms / 1000.0).floor() as i64)
-                    .or_else(entry_time);
-                newest = newest.max(at);
-            }
+    let newest = last_line_where(path, b"\"message\"", |bytes| {
+        let entry = Entry::parse(bytes)?;
+        if !entry.is("message") {
+            return None;
         }
-        Visit::NEXT
+        let message = Message::parse(entry.message);
+        if !(is_str(message.role, "user") || is_str(message.role, "assistant")) {
+            return None;
+        }
+        message
+            .timestamp
+            .and_then(|t| t.0.parse::<f64>().ok())
+            .filter(|ms| ms.is_finite() && *ms > 0.0)
+            .map(|ms| (ms / 1000.0).floor() as i64)
+            .or_else(|| entry_time(&entry))
     })?;
-    Ok(newest.or(header))
+    if newest.is_some() {
+        return Ok(newest);
+    }
+    let header = lines::first_line(path).map_err(|e| ReadError::io(path, &e))?;
+    Ok(header
+        .as_deref()
+        .and_then(Entry::parse)
+        .filter(|e| e.is("session"))
+        .and_then(|e| entry_time(&e)))
+}
+
+/// An entry's own `timestamp`, in Unix seconds.
+fn entry_time(entry: &Entry<'_>) -> Option<i64> {
+    string(entry.timestamp)
+        .and_then(|t| Instant::parse_rfc3339(&t))
+        .map(|t| t.unix_seconds())
 }
 
 impl Store for Pi {
@@ -656,6 +663,13 @@ impl Store for Pi {
 
     fn read_surface(&self, _: &Caches, record: &SessionRecord) -> Result<Surface, ReadError> {
         read_surface(record)
+    }
+
+    fn last_activity(&self, _: &Caches, record: &SessionRecord) -> Option<i64> {
+        last_activity(&record.path)
+            .ok()
+            .flatten()
+            .or_else(|| crate::store::file_modified(&record.path))
     }
 
     fn fold_surface(

@@ -422,24 +422,17 @@ pub fn read_title(caches: &Caches, record: &SessionRecord) -> Result<Option<Stri
     Ok((*title).clone())
 }
 
-/// When the chat was last active (Unix seconds): its newest record
-/// `timestamp`; `None` when no record has one (the caller falls back to
-/// the file's modification time).
+/// When the chat was last active (Unix seconds): the `timestamp` of its
+/// last record that has one (Qwen appends records as they happen; found by
+/// a backward scan of the tail). `None` when no record has one (the caller
+/// falls back to the file's modification time).
 pub fn last_activity(path: &Path) -> Result<Option<i64>, ReadError> {
-    let mut newest = None;
-    fold_all_lines(
-        path,
-        |bytes| {
-            let record = Record::parse(bytes)?;
-            Some(
-                string(record.timestamp)
-                    .and_then(|t| Instant::parse_rfc3339(&t))
-                    .map(|t| t.unix_seconds()),
-            )
-        },
-        |_, at| newest = newest.max(at),
-    )?;
-    Ok(newest)
+    last_line_where(path, b"\"timestamp\"", |bytes| {
+        let record = Record::parse(bytes)?;
+        string(record.timestamp)
+            .and_then(|t| Instant::parse_rfc3339(&t))
+            .map(|t| t.unix_seconds())
+    })
 }
 
 impl Store for Qwen {
@@ -509,6 +502,13 @@ impl Store for Qwen {
 
     fn read_surface(&self, _: &Caches, record: &SessionRecord) -> Result<Surface, ReadError> {
         read_surface(record)
+    }
+
+    fn last_activity(&self, _: &Caches, record: &SessionRecord) -> Option<i64> {
+        last_activity(&record.path)
+            .ok()
+            .flatten()
+            .or_else(|| crate::store::file_modified(&record.path))
     }
 
     fn fold_surface(
