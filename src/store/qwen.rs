@@ -64,6 +64,18 @@
 //! chat that opens with injected records still gets a title. Records are
 //! read in line order: a `rewind` (not reachable in print mode) is not
 //! followed.
+//!
+//! What 0.24.4 did offline against the mock (`tools/run-pi-qwen.sh`):
+//! `-p "/rename …"` wrote no `custom_title` (the record's shape is taken
+//! from Qwen's session service, which re-appends it); `[[bigusage]]`
+//! ended in an API error before any `chat_compression` record was written
+//! (its shape, too, is the source's: `systemPayload.compressedHistory`
+//! is a list of `{role, parts}`); `@file` put the typed text, piped stdin
+//! first, in the first part and each file's contents in later parts, with
+//! a `system` `at_command` record before it; a background sub-agent's
+//! completions came back as `user` records with `provenance: "system"`
+//! and `subtype: "notification"`, its transcript under
+//! `subagents/<session id>/agent-*.jsonl` with the parent's `sessionId`.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
