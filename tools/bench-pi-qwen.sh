@@ -10,7 +10,7 @@
 # times with hyperfine: warm listing (title index) and cold listing
 # (--no-cache) of 10,000 sessions; a full read of every session
 # (`search --no-index`, which folds every log) beside `cat`; `preview` of
-# the 100 MB log. Knobs: RUNS (default 5).
+# the 100 MB log. Knobs: RUNS (default 5), SKIP_BUILD=1 (use the built binary).
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,7 +24,7 @@ for kind in pi qwen codex claude; do
   [ -d "$data/${kind}-big" ] || $gen "$kind" "$data/${kind}-big" --sessions 1 --size 100M --title late --compact-every 300
 done
 
-(cd "$repo" && cargo build --release --quiet)
+[ -n "${SKIP_BUILD:-}" ] || (cd "$repo" && cargo build --release --quiet)
 bin="$repo/target/release/session-ref"
 export XDG_CACHE_HOME="$data/cache"
 run() { hyperfine --style basic --warmup 1 --runs "$runs" -N "$@"; }
