@@ -929,7 +929,17 @@ mod tests {
         );
         assert_eq!(
             default_roots_help(qwen::KIND),
-            "$QWEN_HOME/projects, else ~/.qwen/projects"
+            "$QWEN_RUNTIME_DIR/projects, else $QWEN_HOME/projects, else ~/.qwen/projects"
+        );
+        let runtime = |k: &str| (k == "QWEN_RUNTIME_DIR").then(|| "/r".to_owned());
+        assert_eq!(
+            qwen::KIND
+                .store()
+                .default_roots(&runtime, Some(Path::new("/home/u"))),
+            [
+                PathBuf::from("/r/projects"),
+                PathBuf::from("/home/u/.qwen/projects")
+            ]
         );
     }
 

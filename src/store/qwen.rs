@@ -5,7 +5,10 @@
 //!
 //! # Layout
 //!
-//! `$QWEN_HOME/projects`, else `~/.qwen/projects`; one folder per project
+//! `$QWEN_HOME/projects`, else `~/.qwen/projects`, and
+//! `$QWEN_RUNTIME_DIR/projects` (Qwen's session data go there when it is
+//! set; the `advanced.runtimeOutputDir` setting is not read: name such a
+//! directory with `--qwen`); one folder per project
 //! (its root with every non-alphanumeric character as `-`: lossy, so the
 //! cwd is read from the records), chats in `chats/<uuid>.jsonl`. Qwen
 //! lists only files named like a session id (`[0-9a-f-]{32,36}.jsonl`)
@@ -464,14 +467,27 @@ impl Store for Qwen {
         "Qwen Code projects directory"
     }
 
+    /// `$QWEN_RUNTIME_DIR/projects` when set (Qwen keeps session data
+    /// there, before `QWEN_HOME`), and `$QWEN_HOME/projects`, else
+    /// `~/.qwen/projects` (where chats written without it stay).
     fn default_roots(&self, env: Env<'_>, home: Option<&Path>) -> Vec<PathBuf> {
-        env_or_home(
+        let mut roots: Vec<PathBuf> = env("QWEN_RUNTIME_DIR")
+            .filter(|dir| !dir.is_empty())
+            .map(|dir| PathBuf::from(dir).join("projects"))
+            .into_iter()
+            .collect();
+        for root in env_or_home(
             env,
             home,
             "QWEN_HOME",
             &["projects"],
             &[".qwen", "projects"],
-        )
+        ) {
+            if !roots.contains(&root) {
+                roots.push(root);
+            }
+        }
+        roots
     }
 
     fn wants(&self, path: &Path) -> bool {
