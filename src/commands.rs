@@ -192,7 +192,12 @@ fn run_with_engine(config: &Config, engine: &Engine, stdin: Option<String>) -> R
                 SortBy::Created => engine.candidates(query, *limit, *fuzzy),
                 SortBy::Updated => {
                     let all = engine.candidates(query, usize::MAX, *fuzzy);
-                    let mut sorted = by_activity(all, query, engine.target.cwd.as_deref());
+                    let mut sorted = by_activity(
+                        all,
+                        query,
+                        engine.target.cwd.as_deref(),
+                        &activity_of(engine),
+                    );
                     sorted.truncate(*limit);
                     sorted
                 }
@@ -200,7 +205,7 @@ fn run_with_engine(config: &Config, engine: &Engine, stdin: Option<String>) -> R
             Ok(if *json {
                 candidates_json(&found)
             } else {
-                candidates_table(&found, *sort)
+                candidates_table(&found, *sort, &activity_of(engine))
             })
         }
         Command::Prepare {
@@ -296,7 +301,12 @@ fn parse_jsonl(raw: &str) -> Result<Vec<serde_json::Value>> {
 /// Candidates (in the engine's order) re-ordered by last activity within
 /// each directory group: the exact-rule matches first, as in the engine's
 /// order; fuzzy-only matches keep their score order after them.
-fn by_activity(found: Vec<Candidate>, query: &str, target_cwd: Option<&str>) -> Vec<Candidate> {
+fn by_activity(
+    found: Vec<Candidate>,
+    query: &str,
+    target_cwd: Option<&str>,
+    activity: &dyn Fn(&Candidate) -> Option<u64>,
+) -> Vec<Candidate> {
     let needle = candidates::lower(query);
     let finder = memchr::memmem::Finder::new(needle.as_bytes());
     let exact = |c: &Candidate| {
@@ -355,23 +365,29 @@ fn candidates_json(found: &[Candidate]) -> String {
     out
 }
 
-/// A candidate's last activity (Unix seconds): as its remote reported it,
-/// else when its log was last written.
-fn activity(candidate: &Candidate) -> Option<u64> {
-    candidate.updated.or_else(|| modified(&candidate.path))
-}
-
-/// When a session's log was last written (Unix seconds): its last activity.
-fn modified(path: &str) -> Option<u64> {
-    std::fs::metadata(path)
-        .and_then(|m| m.modified())
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map(|d| d.as_secs())
+/// The last activity of a candidate (Unix seconds), as its store kind
+/// reads it ([`Store::last_activity`](crate::store::Store::last_activity)),
+/// from the record the engine listed under its id and path.
+fn activity_of(engine: &Engine) -> impl Fn(&Candidate) -> Option<u64> + '_ {
+    move |c: &Candidate| {
+        let catalog = &engine.catalog;
+        let at = match catalog.find(&c.session_id) {
+            Some(record) if record.path.to_str() == Some(c.path.as_str()) => {
+                crate::store::reader_of(record).last_activity(catalog.caches(), record)
+            }
+            // Another file of a repeated id: its own modification time.
+            _ => crate::store::file_modified(std::path::Path::new(&c.path)),
+        }?;
+        u64::try_from(at).ok()
+    }
 }
 
 /// The table; AGE is since creation, or since last activity when sorted so.
-fn candidates_table(found: &[Candidate], sort: SortBy) -> String {
+fn candidates_table(
+    found: &[Candidate],
+    sort: SortBy,
+    activity: &dyn Fn(&Candidate) -> Option<u64>,
+) -> String {
     if found.is_empty() {
         return String::new();
     }
@@ -420,7 +436,6 @@ mod tests {
             store: "claude",
             path: "/p\\q.jsonl".to_owned(),
             host: cwd.map(|_| "dev box".to_owned()),
-            updated: None,
         };
         let found = [candidate(Some("/w\td")), candidate(None)];
         let expected: String = found

@@ -58,10 +58,6 @@ pub struct Candidate {
     /// The machine holding it, for a session of another machine.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host: Option<String>,
-    /// Last activity as the remote reported it (local sessions: read from
-    /// the log when asked for).
-    #[serde(skip)]
-    pub updated: Option<u64>,
 }
 
 impl Candidate {
@@ -76,7 +72,6 @@ impl Candidate {
             store: record.kind.as_str(),
             path: record.path.display().to_string(),
             host: record.host.as_deref().map(str::to_owned),
-            updated: record.updated.and_then(|t| u64::try_from(t).ok()),
         }
     }
 }

@@ -313,3 +313,77 @@ fn a_gemini_session_is_one_result_whatever_its_files() {
         assert_eq!(search(&[word, "--no-index"]), "", "{word} matched");
     }
 }
+
+#[test]
+fn pi_searches_the_current_branch_and_qwen_only_what_was_said() {
+    // pi 0.73.1 and Qwen Code 0.24.4 stores as the agents wrote them. pi:
+    // the turn left on a branch `/tree` abandoned is not the session's
+    // conversation. Qwen: `@file` contents, telemetry and background-task
+    // notices are never matched. The same from the index as from the logs.
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let pi = format!("{FIXTURES}/../pi/sessions");
+    let qwen = format!("{FIXTURES}/../qwen/projects");
+    let search = |args: &[&str]| -> Vec<(String, String)> {
+        let mut all = vec![
+            "--pi",
+            pi.as_str(),
+            "--qwen",
+            qwen.as_str(),
+            "search",
+            "--json",
+        ];
+        all.extend_from_slice(args);
+        let out = common::run_env(
+            &all,
+            "",
+            &[("SESSION_REF_CACHE_DIR", cache.to_str().unwrap())],
+        );
+        assert!(out.status.success(), "{}", stderr(&out));
+        let mut found: Vec<(String, String)> = stdout(&out)
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .map(|r| {
+                (
+                    r["store"].as_str().unwrap().to_owned(),
+                    r["sessionId"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect();
+        found.sort();
+        found
+    };
+    let second = search(&["second", "--no-index"]);
+    let ids: Vec<&str> = second.iter().map(|(_, id)| id.as_str()).collect();
+    assert!(
+        ids.contains(&"01a232f6-1f5b-73be-8691-2194bd0854d4"),
+        "{second:?}"
+    );
+    assert!(
+        !ids.contains(&"01a232f5-be47-72c8-a0f3-a2ece3ec2c64"),
+        "{second:?}"
+    );
+    assert!(
+        ids.contains(&"cdb0c8bb-094a-4a8f-8fd9-26c5c1a935fd"),
+        "{second:?}"
+    );
+    assert_eq!(search(&["second"]), second, "building the index");
+    assert_eq!(search(&["second"]), second, "answered from the index");
+    assert_eq!(
+        search(&["summarize", "--no-index"]),
+        [
+            (
+                "pi".to_owned(),
+                "01a232f5-82ab-7747-9da3-3007f4d79005".to_owned()
+            ),
+            (
+                "qwen".to_owned(),
+                "56b042d7-6cee-432e-8be4-d88cb324075a".to_owned()
+            ),
+        ]
+    );
+    for words in ["Managed memory", "task-notification", "MOCK REASONING"] {
+        assert_eq!(search(&[words, "--no-index"]), [], "{words}");
+        assert_eq!(search(&[words]), [], "{words}");
+    }
+}

@@ -436,3 +436,63 @@ fn gemini_titles_follow_every_file_of_their_session() {
     let (_, direct_err) = list(&native, cache.path(), &no_cache);
     assert!(direct_err.contains("c0ffee06.json"), "{direct_err}");
 }
+
+#[test]
+fn pi_and_qwen_titles_follow_their_files() {
+    let root = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let native = root.path().join("native");
+    std::fs::create_dir(&native).unwrap();
+    let (pi, qwen) = (root.path().join("pi"), root.path().join("qwen"));
+    let fixtures = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures"));
+    copy_tree(&fixtures.join("pi/sessions"), &pi);
+    copy_tree(&fixtures.join("qwen/projects"), &qwen);
+    let args = [
+        "--pi",
+        pi.to_str().unwrap(),
+        "--qwen",
+        qwen.to_str().unwrap(),
+    ];
+    let first = same_with_and_without_args(&native, cache.path(), &args);
+    assert!(first.contains("Named via RPC ✓"), "{first}");
+    assert!(first.contains("Renamed chat ✓"), "{first}");
+    let index = index_file(cache.path());
+    assert!(
+        index.contains("01a232f5-be47-72c8-a0f3-a2ece3ec2c64.jsonl"),
+        "pi titles are indexed"
+    );
+    assert!(
+        index.contains("cdb0c8bb-094a-4a8f-8fd9-26c5c1a935fd.jsonl"),
+        "Qwen titles are indexed"
+    );
+    assert_eq!(
+        same_with_and_without_args(&native, cache.path(), &args),
+        first
+    );
+
+    // Renamed by appending: pi's `/name`, Qwen's re-appended title record.
+    let session = pi
+        .join("--w-projé ü--/2026-12-01T18-54-40-300Z_01a232f5-82ab-7747-9da3-3007f4d79005.jsonl");
+    append(
+        &session,
+        "{\"type\":\"session_info\",\"id\":\"beefbeef\",\"parentId\":\"70b281f0\",\"timestamp\":\"2026-12-01T19:00:00.000Z\",\"name\":\"Piped notes\"}\n",
+        50,
+    );
+    let chat = qwen.join("-w-proj---/chats/b5ebe359-7f02-49c5-a42a-9f4d61f44cfd.jsonl");
+    append(
+        &chat,
+        "{\"uuid\":\"t1\",\"parentUuid\":null,\"sessionId\":\"b5ebe359-7f02-49c5-a42a-9f4d61f44cfd\",\"timestamp\":\"2026-12-01T19:00:00.000Z\",\"type\":\"system\",\"provenance\":\"system\",\"cwd\":\"/w/projé ü\",\"subtype\":\"custom_title\",\"systemPayload\":{\"customTitle\":\"Greeting Carol\",\"titleSource\":\"auto\"}}\n",
+        50,
+    );
+    let renamed = same_with_and_without_args(&native, cache.path(), &args);
+    assert!(renamed.contains("Piped notes"), "{renamed}");
+    assert!(renamed.contains("Greeting Carol"), "{renamed}");
+    // An empty name clears pi's name: the first prompt again.
+    append(
+        &session,
+        "{\"type\":\"session_info\",\"id\":\"beefbeee\",\"parentId\":\"beefbeef\",\"timestamp\":\"2026-12-01T19:01:00.000Z\",\"name\":\"\"}\n",
+        40,
+    );
+    let cleared = same_with_and_without_args(&native, cache.path(), &args);
+    assert!(!cleared.contains("Piped notes"), "{cleared}");
+}

@@ -9,6 +9,8 @@ One store kind per run, in the current on-disk shapes (FORMATS.md):
                                                (point CODEX_HOME at DIR)
   gemini  DIR/tmp/<slug>/chats/session-<minute>-<id8>.jsonl (.json with --legacy), with
           DIR/tmp/<slug>/.project_root          (point --gemini at DIR)
+  pi      DIR/sessions/--<cwd>--/<time>_<uuid>.jsonl (pi 0.73.1; point --pi at DIR/sessions)
+  qwen    DIR/projects/<cwd slug>/chats/<uuid>.jsonl (Qwen Code 0.24.4; point --qwen at DIR/projects)
 
 Knobs: how many sessions, their mean size and its distribution, where the
 title sits (early: after the first turn; late: the last line; none; mixed:
@@ -24,6 +26,8 @@ Examples (from the repository root):
   python3 tools/gen-stores.py claude /tmp/bench/claude --sessions 10000 --size 250k --dist skewed
   python3 tools/gen-stores.py codex /tmp/bench/codex --sessions 10000 --size 120k
   python3 tools/gen-stores.py gemini /tmp/bench/gemini --sessions 10000 --size 120k
+  python3 tools/gen-stores.py pi /tmp/bench/pi --sessions 10000 --size 120k
+  python3 tools/gen-stores.py qwen /tmp/bench/qwen --sessions 10000 --size 120k
 
 Prints one summary line: kind, sessions, total bytes, directory.
 """
@@ -422,9 +426,166 @@ def to_legacy(path):
     os.remove(path)
 
 
+
+# --- pi -------------------------------------------------------------------
+# pi 0.73.1 (session-manager.ts): a `session` header, then entries linked by
+# id/parentId: model and thinking-level changes, user/assistant/toolResult
+# messages (assistant: thinking, text and toolCall blocks), a `session_info`
+# name, `compaction` entries.
+
+
+def pi_session(out, i, sid, cwd, target, place, compact_every, tool_scale, texts, turns=None):
+    written = 0
+    n = 0
+    parent = "null"
+    count = 0
+
+    def emit(kind, body):
+        nonlocal written, parent, count
+        count += 1
+        eid = f"{(i * 7919 + count) & 0xFFFFFFFF:08x}"
+        text = f'{{"type":"{kind}","id":"{eid}","parentId":{parent},"timestamp":"{timestamp(i, n)}"{body}}}\n'
+        parent = f'"{eid}"'
+        out.write(text)
+        written += len(text)
+        return eid
+
+    header = f'{{"type":"session","version":3,"id":"{sid}","timestamp":"{timestamp(i, 0)}","cwd":{q(cwd)}}}\n'
+    out.write(header)
+    written += len(header)
+    emit("model_change", ',"provider":"anthropic","modelId":"claude-sonnet-4-5"')
+    emit("thinking_level_change", ',"thinkingLevel":"medium"')
+    ms = 1_767_225_600_000 + i * 60_000
+
+    def title():
+        emit("session_info", f',"name":{q(f"Session {i}: " + texts.say()[:50])}')
+
+    turn = 0
+    first_kept = None
+    while (written < target if turns is None else turn < turns) or turn == 0:
+        turn += 1
+        n += 1
+        ms += 1000
+        uid = emit("message", f',"message":{{"role":"user","content":[{{"type":"text","text":{q(texts.say())}}}],"timestamp":{ms}}}')
+        first_kept = first_kept or uid
+        usage = '"usage":{"input":1000,"output":100,"cacheRead":0,"cacheWrite":0,"totalTokens":1100,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}}'
+        emit(
+            "message",
+            f',"message":{{"role":"assistant","content":[{{"type":"thinking","thinking":{q(texts.say())},"thinkingSignature":"sig"}},'
+            f'{{"type":"toolCall","id":"call_{turn}","name":"read","arguments":{{"path":"src/m{turn}.rs"}}}}],'
+            f'"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5",{usage},"stopReason":"toolUse","timestamp":{ms + 200}}}',
+        )
+        emit(
+            "message",
+            f',"message":{{"role":"toolResult","toolCallId":"call_{turn}","toolName":"read","content":[{{"type":"text","text":{q(texts.blob(tool_scale))}}}],'
+            f'"isError":false,"timestamp":{ms + 300}}}',
+        )
+        emit(
+            "message",
+            f',"message":{{"role":"assistant","content":[{{"type":"text","text":{q(texts.say())}}}],'
+            f'"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5",{usage},"stopReason":"stop","timestamp":{ms + 900}}}',
+        )
+        if turn == 1 and place == "early":
+            title()
+        if compact_every and turn % compact_every == 0:
+            emit("compaction", f',"summary":{q("Summary: " + texts.say())},"firstKeptEntryId":"{first_kept}","tokensBefore":100000')
+            first_kept = None
+    if place == "late":
+        title()
+    return written
+
+
+def write_pi(args, rng, texts):
+    total = 0
+    for i, target in enumerate(sizes(rng, args.sessions, args.size, args.dist)):
+        cwd = f"/home/dev/project-{i % 50}"
+        folder = os.path.join(args.dir, "sessions", "--" + cwd.strip("/").replace("/", "-") + "--")
+        os.makedirs(folder, exist_ok=True)
+        sid = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+        stamp = timestamp(i, 0).replace(":", "-").replace(".", "-")
+        with open(os.path.join(folder, f"{stamp}_{sid}.jsonl"), "w", encoding="utf-8") as out:
+            total += pi_session(
+                out, i, sid, cwd, target, title_place(rng, args.title), args.compact_every, args.tool_scale, texts, args.turns
+            )
+    return total
+
+
+# --- Qwen Code --------------------------------------------------------------
+# Qwen Code 0.24.4 (chatRecordingService): Claude-shaped records with
+# Gemini-style parts: real_user prompts, assistant parts (thought, text,
+# functionCall), tool_result records, system ui_telemetry and
+# attribution_snapshot records, `custom_title`, `chat_compression`.
+
+
+def qwen_session(out, i, sid, cwd, target, place, compact_every, tool_scale, texts, turns=None):
+    written = 0
+    n = 0
+    parent = "null"
+    count = 0
+
+    def emit(kind, body):
+        nonlocal written, parent, count
+        count += 1
+        uid = f"{sid[:24]}{count:012x}"
+        provenance = {"user": "real_user", "assistant": "assistant_output", "tool_result": "tool_result"}.get(kind, "system")
+        text = (
+            f'{{"uuid":"{uid}","parentUuid":{parent},"sessionId":"{sid}","timestamp":"{timestamp(i, n)}","type":"{kind}",'
+            f'"provenance":"{provenance}","cwd":{q(cwd)},"version":"0.24.4","gitBranch":"main"{body}}}\n'
+        )
+        parent = f'"{uid}"'
+        out.write(text)
+        written += len(text)
+
+    def title():
+        emit("system", f',"subtype":"custom_title","systemPayload":{{"customTitle":{q(f"Session {i}: " + texts.say()[:50])},"titleSource":"auto"}}')
+
+    turn = 0
+    while (written < target if turns is None else turn < turns) or turn == 0:
+        turn += 1
+        n += 1
+        emit("user", f',"message":{{"role":"user","parts":[{{"text":{q(texts.say())}}}]}}')
+        emit("system", ',"subtype":"attribution_snapshot","systemPayload":{"snapshot":{"type":"attribution-snapshot","version":1,"surface":"cli","fileStates":{}}}}')
+        emit(
+            "assistant",
+            f',"model":"qwen3-coder-plus","message":{{"role":"model","parts":[{{"text":{q(texts.say())},"thought":true}},'
+            f'{{"functionCall":{{"id":"call_{turn}","name":"read_file","args":{{"file_path":"/src/m{turn}.rs"}}}}}}]}}',
+        )
+        emit(
+            "tool_result",
+            f',"message":{{"role":"user","parts":[{{"functionResponse":{{"id":"call_{turn}","name":"read_file","response":{{"output":{q(texts.blob(tool_scale))}}}}}}}]}}',
+        )
+        emit("system", f',"subtype":"ui_telemetry","systemPayload":{{"uiEvent":{{"event.name":"qwen-code.api_response","response_text":{q(texts.say())}}}}}')
+        emit("assistant", f',"model":"qwen3-coder-plus","message":{{"role":"model","parts":[{{"text":{q(texts.say())}}}]}}')
+        if turn == 1 and place == "early":
+            title()
+        if compact_every and turn % compact_every == 0:
+            emit(
+                "system",
+                f',"subtype":"chat_compression","systemPayload":{{"info":{{"originalTokenCount":100000,"newTokenCount":2000}},'
+                f'"compressedHistory":[{{"role":"user","parts":[{{"text":{q("<state_snapshot>" + texts.say() + "</state_snapshot>")}}}]}},'
+                f'{{"role":"model","parts":[{{"text":"Got it. Thanks for the additional context!"}}]}}]}}',
+            )
+    if place == "late":
+        title()
+    return written
+
+
+def write_qwen(args, rng, texts):
+    total = 0
+    for i, target in enumerate(sizes(rng, args.sessions, args.size, args.dist)):
+        cwd = f"/home/dev/project-{i % 50}"
+        folder = os.path.join(args.dir, "projects", "".join(c if c.isalnum() else "-" for c in cwd), "chats")
+        os.makedirs(folder, exist_ok=True)
+        sid = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+        with open(os.path.join(folder, f"{sid}.jsonl"), "w", encoding="utf-8") as out:
+            total += qwen_session(
+                out, i, sid, cwd, target, title_place(rng, args.title), args.compact_every, args.tool_scale, texts, args.turns
+            )
+    return total
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("kind", choices=["native", "claude", "codex", "gemini"])
+    parser.add_argument("kind", choices=["native", "claude", "codex", "gemini", "pi", "qwen"])
     parser.add_argument("dir")
     parser.add_argument("--sessions", type=int, default=100)
     parser.add_argument("--size", type=parse_size, default=parse_size("200k"), help="mean bytes per session")
@@ -438,7 +599,14 @@ def main():
     args = parser.parse_args()
     rng = random.Random(args.seed)
     texts = Texts(rng)
-    write = {"native": write_native, "claude": write_claude, "codex": write_codex, "gemini": write_gemini}[args.kind]
+    write = {
+        "native": write_native,
+        "claude": write_claude,
+        "codex": write_codex,
+        "gemini": write_gemini,
+        "pi": write_pi,
+        "qwen": write_qwen,
+    }[args.kind]
     write(args, rng, texts)
     total = sum(
         os.path.getsize(os.path.join(folder, name))

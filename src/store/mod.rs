@@ -59,6 +59,8 @@ pub mod lines;
 pub mod loose;
 pub mod model;
 pub mod native;
+pub mod pi;
+pub mod qwen;
 pub mod remote;
 pub mod string_blocks;
 pub mod time;
@@ -76,7 +78,14 @@ pub use model::StoreKind;
 use model::{History, SessionRecord, Surface, SurfaceSink};
 
 /// Every store kind, in the order roots are read and flags are listed.
-pub static REGISTRY: &[StoreKind] = &[native::KIND, claude::KIND, codex::KIND, gemini::KIND];
+pub static REGISTRY: &[StoreKind] = &[
+    native::KIND,
+    claude::KIND,
+    codex::KIND,
+    gemini::KIND,
+    pi::KIND,
+    qwen::KIND,
+];
 
 /// The guard of `m`, also when a panicking holder poisoned it: the data
 /// are caches, never left half-written in a way a reader could misuse. See
@@ -211,6 +220,15 @@ pub trait Store: Send + Sync + 'static {
         None
     }
 
+    /// When the session was last active (Unix seconds): the newest time
+    /// its log records, for a kind that records one cheaply (pi, Qwen
+    /// Code); else, and as every kind's fallback, the log's modification
+    /// time (the default). `None` when neither can be read.
+    fn last_activity(&self, caches: &Caches, record: &SessionRecord) -> Option<i64> {
+        let _ = caches;
+        file_modified(&record.path)
+    }
+
     /// Fold the surface of a listed session into `sink` while its log is
     /// read, so that only what the sink keeps is held (prepare keeps what
     /// its byte budget can need). Returns the seq of the last complete
@@ -228,6 +246,16 @@ pub trait Store: Send + Sync + 'static {
         }
         Ok(surface.captured_through_seq)
     }
+}
+
+/// When `path` was last modified (Unix seconds), if it can be read.
+pub fn file_modified(path: &Path) -> Option<i64> {
+    let modified = std::fs::metadata(path).ok()?.modified().ok()?;
+    let secs = modified
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?
+        .as_secs();
+    i64::try_from(secs).ok()
 }
 
 /// The registered kind whose flag is `flag`.
@@ -886,6 +914,8 @@ mod tests {
             "CLAUDE_CONFIG_DIR" => Some("/c".to_owned()),
             "CODEX_HOME" => Some("/x".to_owned()),
             "GEMINI_CLI_HOME" => Some("/g".to_owned()),
+            "PI_CODING_AGENT_DIR" => Some("/p".to_owned()),
+            "QWEN_HOME" => Some("/q".to_owned()),
             _ => None,
         };
         let set = StoreRoots::default_locations(env, Some(home));
@@ -897,6 +927,8 @@ mod tests {
                 ("claude", Path::new("/c/projects")),
                 ("codex", Path::new("/x/sessions")),
                 ("gemini", Path::new("/g/.gemini")),
+                ("pi", Path::new("/p/sessions")),
+                ("qwen", Path::new("/q/projects")),
             ]
         );
     }
@@ -915,6 +947,24 @@ mod tests {
             default_roots_help(gemini::KIND),
             "$GEMINI_CLI_HOME/.gemini, else ~/.gemini"
         );
+        assert_eq!(
+            default_roots_help(pi::KIND),
+            "$PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions"
+        );
+        assert_eq!(
+            default_roots_help(qwen::KIND),
+            "$QWEN_RUNTIME_DIR/projects, else $QWEN_HOME/projects, else ~/.qwen/projects"
+        );
+        let runtime = |k: &str| (k == "QWEN_RUNTIME_DIR").then(|| "/r".to_owned());
+        assert_eq!(
+            qwen::KIND
+                .store()
+                .default_roots(&runtime, Some(Path::new("/home/u"))),
+            [
+                PathBuf::from("/r/projects"),
+                PathBuf::from("/home/u/.qwen/projects")
+            ]
+        );
     }
 
     #[test]
@@ -932,8 +982,8 @@ mod tests {
     fn the_registry_names_each_kind_and_flag_once() {
         let names: Vec<&str> = REGISTRY.iter().map(|k| k.as_str()).collect();
         let flags: Vec<&str> = REGISTRY.iter().map(|k| k.store().flag()).collect();
-        assert_eq!(names, ["hydra", "claude", "codex", "gemini"]);
-        assert_eq!(flags, ["store", "claude", "codex", "gemini"]);
+        assert_eq!(names, ["hydra", "claude", "codex", "gemini", "pi", "qwen"]);
+        assert_eq!(flags, ["store", "claude", "codex", "gemini", "pi", "qwen"]);
         assert_eq!(kind_by_flag("store"), Some(native::KIND));
         assert_eq!(kind_by_name("codex"), Some(codex::KIND));
     }

@@ -412,6 +412,9 @@ mod tests {
             .iter()
             .map(|k| format!("[{k:<6}]"))
             .collect();
-        assert_eq!(names, ["[hydra ]", "[claude]", "[codex ]", "[gemini]"]);
+        assert_eq!(
+            names,
+            ["[hydra ]", "[claude]", "[codex ]", "[gemini]", "[pi    ]", "[qwen  ]"]
+        );
     }
 }

@@ -157,22 +157,22 @@ pub fn read_latest_prompts(
         .collect()
 }
 
-/// Last activity of each session: its log's modification time (agents
-/// append to a transcript as the conversation goes on; native events carry
-/// no time). Sessions whose time cannot be read are left out.
-pub fn read_activity(batch: &[(EntryId, SessionRecord)]) -> Vec<(EntryId, i64)> {
+/// Last activity of each session, as its kind reads it
+/// ([`Store::last_activity`](crate::store::Store::last_activity): the
+/// newest time the log records where the format has one cheaply, else the
+/// log's modification time; native events carry no time). Sessions whose
+/// time cannot be read are left out.
+pub fn read_activity(
+    caches: &crate::store::Caches,
+    batch: &[(EntryId, SessionRecord)],
+) -> Vec<(EntryId, i64)> {
     batch
         .iter()
         .filter_map(|(id, record)| {
-            if record.host.is_some() {
-                return Some((*id, record.updated?));
-            }
-            let modified = std::fs::metadata(&record.path).ok()?.modified().ok()?;
-            let secs = modified
-                .duration_since(std::time::UNIX_EPOCH)
-                .ok()?
-                .as_secs();
-            Some((*id, i64::try_from(secs).ok()?))
+            Some((
+                *id,
+                crate::store::reader_of(record).last_activity(caches, record)?,
+            ))
         })
         .collect()
 }
