@@ -50,6 +50,7 @@
 
 pub mod claude;
 pub mod codex;
+pub mod copilot;
 pub mod envelope;
 pub mod foreign;
 pub mod gemini;
@@ -75,7 +76,13 @@ pub use model::StoreKind;
 use model::{History, SessionRecord, Surface, SurfaceSink};
 
 /// Every store kind, in the order roots are read and flags are listed.
-pub static REGISTRY: &[StoreKind] = &[native::KIND, claude::KIND, codex::KIND, gemini::KIND];
+pub static REGISTRY: &[StoreKind] = &[
+    native::KIND,
+    claude::KIND,
+    codex::KIND,
+    gemini::KIND,
+    copilot::KIND,
+];
 
 /// The guard of `m`, also when a panicking holder poisoned it: the data
 /// are caches, never left half-written in a way a reader could misuse. See
