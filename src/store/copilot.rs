@@ -251,17 +251,16 @@ impl<'a> Data<'a> {
     /// `context.cwd`, when not empty.
     fn cwd(&self) -> Option<String> {
         let context = self.context?;
-        let [cwd] = scan_or_parse(context.0, |text| scan_fields(text, ["cwd"]))
-            .or_else(|| {
-                #[derive(Deserialize)]
-                struct Context<'a> {
-                    #[serde(borrow)]
-                    cwd: Option<RawText<'a>>,
-                }
-                serde_json::from_str::<Context<'_>>(context.0)
-                    .ok()
-                    .map(|c| [c.cwd])
-            })?;
+        let [cwd] = scan_or_parse(context.0, |text| scan_fields(text, ["cwd"])).or_else(|| {
+            #[derive(Deserialize)]
+            struct Context<'a> {
+                #[serde(borrow)]
+                cwd: Option<RawText<'a>>,
+            }
+            serde_json::from_str::<Context<'_>>(context.0)
+                .ok()
+                .map(|c| [c.cwd])
+        })?;
         non_empty(cwd)
     }
 }

@@ -915,8 +915,8 @@ mod tests {
     fn the_registry_names_each_kind_and_flag_once() {
         let names: Vec<&str> = REGISTRY.iter().map(|k| k.as_str()).collect();
         let flags: Vec<&str> = REGISTRY.iter().map(|k| k.store().flag()).collect();
-        assert_eq!(names, ["hydra", "claude", "codex", "gemini"]);
-        assert_eq!(flags, ["store", "claude", "codex", "gemini"]);
+        assert_eq!(names, ["hydra", "claude", "codex", "gemini", "copilot"]);
+        assert_eq!(flags, ["store", "claude", "codex", "gemini", "copilot"]);
         assert_eq!(kind_by_flag("store"), Some(native::KIND));
         assert_eq!(kind_by_name("codex"), Some(codex::KIND));
     }
