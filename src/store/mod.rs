@@ -869,6 +869,7 @@ mod tests {
             "CLAUDE_CONFIG_DIR" => Some("/c".to_owned()),
             "CODEX_HOME" => Some("/x".to_owned()),
             "GEMINI_CLI_HOME" => Some("/g".to_owned()),
+            "COPILOT_HOME" => Some("/p".to_owned()),
             _ => None,
         };
         let set = StoreRoots::default_locations(env, Some(home));
@@ -880,6 +881,7 @@ mod tests {
                 ("claude", Path::new("/c/projects")),
                 ("codex", Path::new("/x/sessions")),
                 ("gemini", Path::new("/g/.gemini")),
+                ("copilot", Path::new("/p/session-state")),
             ]
         );
     }
