@@ -288,7 +288,7 @@ fn by_activity(found: Vec<Candidate>, query: &str, target_cwd: Option<&str>) -> 
         .map(|(i, c)| {
             let is_exact = exact(&c);
             let group = candidates::group_rank(c.cwd.as_deref(), target_cwd);
-            (is_exact, group, modified(&c.path), i, c)
+            (is_exact, group, modified(&c), i, c)
         })
         .collect();
     keyed.sort_by(|a, b| {
@@ -334,13 +334,20 @@ fn candidates_json(found: &[Candidate]) -> String {
     out
 }
 
-/// When a session's log was last written (Unix seconds): its last activity.
-fn modified(path: &str) -> Option<u64> {
-    std::fs::metadata(path)
-        .and_then(|m| m.modified())
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map(|d| d.as_secs())
+/// When a candidate's session was last active (Unix seconds): the newest
+/// time its log records where its kind reads one, else when its log was
+/// last written ([`crate::store::last_activity`]).
+fn modified(c: &Candidate) -> Option<u64> {
+    let path = std::path::Path::new(&c.path);
+    let time = match crate::store::kind_by_name(c.store) {
+        Some(kind) => crate::store::last_activity(kind, path),
+        None => std::fs::metadata(path)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .and_then(|d| i64::try_from(d.as_secs()).ok()),
+    };
+    time.and_then(|t| u64::try_from(t).ok())
 }
 
 /// The table; AGE is since creation, or since last activity when sorted so.
@@ -361,7 +368,7 @@ fn candidates_table(found: &[Candidate], sort: SortBy) -> String {
                     || "-".to_owned(),
                     |cwd| crate::display::short_path(cwd, home.as_deref()),
                 ),
-                match (sort, modified(&c.path)) {
+                match (sort, modified(c)) {
                     (SortBy::Updated, Some(time)) => {
                         crate::display::age_since(i64::try_from(time).unwrap_or(i64::MAX), now)
                     }

@@ -409,6 +409,16 @@ impl Store for Copilot {
                 path: path.to_owned(),
                 reason: "not a Copilot session: its first event is not session.start".into(),
             },
+            Err(_) if !path.exists() && path.parent().is_some_and(Path::is_dir) => {
+                ScanEvent::Skipped {
+                    path: path.parent().unwrap_or(path).to_owned(),
+                    reason: concat!(
+                        "not a Copilot session: no events.jsonl ",
+                        "(a run that ended before its first event)"
+                    )
+                    .into(),
+                }
+            }
             Err(e) => ScanEvent::Unreadable {
                 path: path.to_owned(),
                 reason: e.message,
@@ -423,6 +433,10 @@ impl Store for Copilot {
         files
             .par_iter()
             .for_each(|path| sink(index.list_file(self, KIND, caches, root, path)));
+    }
+
+    fn last_activity(&self, path: &Path) -> Option<i64> {
+        last_activity(path).map(Instant::unix_seconds)
     }
 
     fn title_inputs(&self, _: &Caches, record: &SessionRecord) -> Option<TitleInputs> {
@@ -527,9 +541,9 @@ fn workspace_of(events: &Path) -> Option<PathBuf> {
 
 /// The transcripts of a root, sorted by path bytes: the root itself when
 /// it is a file, its `events.jsonl` when it is one session folder, else
-/// the `events.jsonl` of each folder in it. A folder without one is
-/// reported as skipped; hidden entries (Copilot's lock folder) and files
-/// are passed over.
+/// the `events.jsonl` of each folder in it, whether or not it exists (a
+/// folder without one is reported as skipped when listed); hidden entries
+/// (Copilot's lock folder) and files are passed over.
 fn session_files(root: &Path, sink: &(dyn Fn(ScanEvent) + Sync)) -> Vec<PathBuf> {
     match std::fs::symlink_metadata(root) {
         Ok(meta) if meta.is_file() => return vec![root.to_owned()],
@@ -572,22 +586,9 @@ fn session_files(root: &Path, sink: &(dyn Fn(ScanEvent) + Sync)) -> Vec<PathBuf>
         if hidden || !entry.file_type().is_ok_and(|t| t.is_dir()) {
             continue;
         }
-        let events = entry.path().join(EVENTS);
-        match std::fs::symlink_metadata(&events) {
-            Ok(meta) if meta.is_file() => files.push(events),
-            Ok(_) => sink(ScanEvent::Skipped {
-                path: events,
-                reason: "not a Copilot session: events.jsonl is not a file".into(),
-            }),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => sink(ScanEvent::Skipped {
-                path: entry.path(),
-                reason: "not a Copilot session: no events.jsonl (a run that ended before its first event)".into(),
-            }),
-            Err(e) => sink(ScanEvent::Unreadable {
-                path: events,
-                reason: e.to_string(),
-            }),
-        }
+        // Not stat-ed here: listing stats it once, and a folder without
+        // one is told apart there ([`Copilot::list_file`]).
+        files.push(entry.path().join(EVENTS));
     }
     files.sort_by(|a, b| {
         a.as_os_str()

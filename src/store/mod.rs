@@ -217,6 +217,15 @@ pub trait Store: Send + Sync + 'static {
         None
     }
 
+    /// When the session in the log at `path` was last active (Unix
+    /// seconds): the newest time the log records, for a kind that records
+    /// one cheaply. `None` (the default): the log's modification time
+    /// stands for it (see [`last_activity`]).
+    fn last_activity(&self, path: &Path) -> Option<i64> {
+        let _ = path;
+        None
+    }
+
     /// Fold the surface of a listed session into `sink` while its log is
     /// read, so that only what the sink keeps is held (prepare keeps what
     /// its byte budget can need). Returns the seq of the last complete
@@ -234,6 +243,18 @@ pub trait Store: Send + Sync + 'static {
         }
         Ok(surface.captured_through_seq)
     }
+}
+
+/// When the session of `kind` in the log at `path` was last active (Unix
+/// seconds): the time its log records ([`Store::last_activity`]), else the
+/// log's modification time (after a copy or a `git clone`, that is only
+/// when the copy was made). `None` when neither can be read.
+pub fn last_activity(kind: StoreKind, path: &Path) -> Option<i64> {
+    kind.store().last_activity(path).or_else(|| {
+        let modified = std::fs::metadata(path).ok()?.modified().ok()?;
+        let secs = modified.duration_since(std::time::UNIX_EPOCH).ok()?;
+        i64::try_from(secs.as_secs()).ok()
+    })
 }
 
 /// The registered kind whose flag is `flag`.

@@ -157,19 +157,16 @@ pub fn read_latest_prompts(
         .collect()
 }
 
-/// Last activity of each session: its log's modification time (agents
-/// append to a transcript as the conversation goes on; native events carry
-/// no time). Sessions whose time cannot be read are left out.
+/// Last activity of each session: the newest time its log records where
+/// its kind reads one, else its log's modification time (agents append to
+/// a transcript as the conversation goes on; native events carry no time);
+/// see [`crate::store::last_activity`]. Sessions whose time cannot be read
+/// are left out.
 pub fn read_activity(batch: &[(EntryId, SessionRecord)]) -> Vec<(EntryId, i64)> {
     batch
         .iter()
         .filter_map(|(id, record)| {
-            let modified = std::fs::metadata(&record.path).ok()?.modified().ok()?;
-            let secs = modified
-                .duration_since(std::time::UNIX_EPOCH)
-                .ok()?
-                .as_secs();
-            Some((*id, i64::try_from(secs).ok()?))
+            Some((*id, crate::store::last_activity(record.kind, &record.path)?))
         })
         .collect()
 }
