@@ -116,3 +116,41 @@ fn last_activity_is_the_newest_event_time_not_the_file_time() {
     ];
     assert_eq!(ids(&common::run(&updated, "")), by_events);
 }
+
+#[test]
+fn a_mention_of_a_copilot_session_is_resolved_by_the_hook_and_found_by_search() {
+    let home = copilot_home();
+    let env = [("COPILOT_HOME", home.path().to_str().unwrap())];
+    let uri = common::stdout(&common::run(&["uri", "encode", HELLO], ""));
+    let input = serde_json::json!({
+        "session_id": "s",
+        "cwd": "/tmp",
+        "prompt": format!("see @[hello]({})", uri.trim()),
+        "hook_event_name": "UserPromptSubmit",
+        "transcript_path": null,
+    });
+    let out = common::run_env(&["hook", "claude"], &input.to_string(), &env);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let answer: Value = serde_json::from_str(&common::stdout(&out)).unwrap();
+    let context = answer["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(
+        context.contains("second turn: ünïcödé 日本語 ✓"),
+        "{context}"
+    );
+    assert!(!context.contains("current_datetime"), "{context}");
+
+    // Search covers typed prompts and replies, not reasoning.
+    let out = common::run_env(&["search", "ünïcödé"], "", &env);
+    assert!(
+        common::stdout(&out).contains("second turn"),
+        "{}",
+        common::stderr(&out)
+    );
+    let out = common::run_env(&["search", "MOCK REASONING"], "", &env);
+    assert!(
+        !common::stdout(&out).contains("copilot"),
+        "reasoning was found"
+    );
+}
