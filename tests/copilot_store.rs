@@ -65,12 +65,12 @@ fn copilot_home_is_found_by_default_and_non_sessions_are_reported() {
     let env = [("COPILOT_HOME", home.path().to_str().unwrap())];
     let out = common::run_env(&["candidates", "--json", "--limit", "100"], "", &env);
     let listed = ids(&out);
-    assert_eq!(listed.len(), 8, "{listed:?}");
+    assert_eq!(listed.len(), 9, "{listed:?}");
     assert!(listed.iter().any(|id| id == NAMED));
     let out = common::run_env(&["-v", "candidates", "--limit", "1"], "", &env);
     let err = common::stderr(&out);
     assert!(
-        err.contains("copilot") && err.contains("8 sessions, 1 skipped, 0 unreadable"),
+        err.contains("copilot") && err.contains("9 sessions, 1 skipped, 0 unreadable"),
         "{err}"
     );
     assert!(
@@ -86,17 +86,19 @@ fn last_activity_is_the_newest_event_time_not_the_file_time() {
     let home = copilot_home();
     let root = home.path().join("session-state");
     let root = root.to_str().unwrap();
-    // The fixture's sessions by their last event, newest first (296c80ec
-    // was created before 7cc72e90 but `--continue`d later than c93df2b5).
+    // The fixture's sessions by their last event, newest first: a77c0862
+    // (created first) and 0c684258 were resumed last, 296c80ec was
+    // continued after 7cc72e90 and bf94320b had been created.
     let by_events = [
+        NAMED,
+        "9acbf3aa-c0f1-4383-8f8f-3f8b2b8de29a",
+        HELLO,
         "bf94320b-2a71-4afd-b5ef-d1d6a4866895",
         "7cc72e90-3f38-4967-9070-b1514fd37edb",
         "296c80ec-78c0-4e18-91fa-d2d417b45d82",
         "c93df2b5-0196-45f4-8b34-a3806ad6d446",
         "74865c20-f05a-4750-8ef3-37eee8f2a519",
         "557cedec-ec6f-4ca7-b9cf-98408a1fad39",
-        NAMED,
-        HELLO,
     ];
     // File times in the opposite order, as a copy or a clone may leave.
     let now = SystemTime::now();

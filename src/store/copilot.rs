@@ -1,9 +1,9 @@
 //! GitHub Copilot CLI sessions (`~/.copilot/session-state/<id>/events.jsonl`
 //! beside `workspace.yaml`), mapped onto the session model. Follows
 //! `@github/copilot` 1.0.102, as run offline against the project's mock model
-//! (one-shot, `--continue`, `-n NAME`, `@file`, `/x args`, non-ASCII,
-//! reasoning, a `task` sub-agent, `/compact`, a run that failed before its
-//! first event); `FORMATS.md` states the format, and where it was found
+//! (one-shot, `--continue`, `--resume`, `-n NAME`, `@file`, `/x args`,
+//! non-ASCII, reasoning, a `task` sub-agent, `/compact`, and in the TUI
+//! `/rename` and `/fork`, a run that failed before its first event); `FORMATS.md` states the format, and where it was found
 //! wrong or silent this doc says so.
 //!
 //! # Layout
@@ -87,13 +87,19 @@
 //! `serde_norway::Value`: a name that YAML would type as a number or a
 //! boolean is still its text.
 //!
-//! # Continue, resume, fork
+//! # Continue, resume, fork, rename
 //!
 //! `--continue` and `--resume` append to the same `events.jsonl` (a
 //! `session.resume` event, whose `context.cwd` is the new run's directory):
-//! one session, one row. A fork (per `FORMATS.md`, not reproduced offline)
-//! is a new folder whose events are copied: a session of its own, under its
-//! folder's id.
+//! one session, one row. The TUI's `/fork` writes a new folder: the
+//! parent's events copied with their ids and timestamps, except that the
+//! first `session.start` carries the fork's id and start time, then a
+//! `session.info` fork notice; named `<parent name> (fork)`. It is a session
+//! of its own, under its folder's id, created and last active when forked.
+//! The TUI's `/rename NAME` rewrites `workspace.yaml` (`name`,
+//! `user_named: true`) and writes no event. In `-p` mode `/rename x` and
+//! `/fork x` are not run: they reach the model as typed prompts, and are
+//! kept as such; `/compact x` is run (no `user.message`).
 //!
 //! # Where `FORMATS.md` was found wrong or silent (1.0.102)
 //!

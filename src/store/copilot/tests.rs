@@ -82,7 +82,7 @@ fn surface_of(catalog: &Catalog, id: &str) -> Vec<(u64, &'static str, String)> {
 fn a_session_is_a_folder_with_events_starting_with_session_start() {
     let listed = catalog(&fixture());
     let ids: Vec<&str> = listed.ordered().map(|r| r.id.as_str()).collect();
-    assert_eq!(ids.len(), 8, "{ids:?}");
+    assert_eq!(ids.len(), 9, "{ids:?}");
     // A run that failed before its first event left a folder without
     // events.jsonl: reported, not listed.
     assert_eq!(listed.skipped.len(), 1);
@@ -151,7 +151,12 @@ fn titles_come_from_workspace_yaml_then_the_first_prompt() {
     let title = |id: &str| listed.read_title(record(&listed, id)).unwrap();
     assert_eq!(
         title("0c684258-6d5b-48b3-bbf2-50e3e96192e3").as_deref(),
-        Some("My named session")
+        Some("Renamed in the TUI")
+    );
+    // A fork is named after its parent by Copilot.
+    assert_eq!(
+        title("9acbf3aa-c0f1-4383-8f8f-3f8b2b8de29a").as_deref(),
+        Some("My named session (fork)")
     );
     // A derived name holding the whole multi-line prompt (a `|-` block):
     // cut as a first-prompt title.
@@ -271,8 +276,10 @@ fn what_the_person_typed_and_what_was_injected() {
     assert!(think.iter().all(|(_, _, t)| !t.contains("MOCK REASONING")));
     // Non-ASCII, over a --continue (one session, one row).
     let continued = surface_of(&listed, "a77c0862-e142-49da-9cec-f4e56da9aff7");
-    assert_eq!(continued.len(), 4);
+    assert_eq!(continued.len(), 6);
     assert_eq!(continued[2].2, "second turn: ünïcödé 日本語 ✓");
+    // `-p "/fork my fork"` is not run as a command: a prompt, as typed.
+    assert_eq!(continued[4].2, "/fork my fork");
 
     let lines = [
         start(ID, "/w"),
@@ -350,6 +357,24 @@ fn what_the_person_typed_and_what_was_injected() {
 }
 
 #[test]
+fn a_fork_is_a_session_of_its_own_holding_its_parents_turns() {
+    let listed = catalog(&fixture());
+    let fork = record(&listed, "9acbf3aa-c0f1-4383-8f8f-3f8b2b8de29a");
+    assert_eq!(fork.created_at, "2026-12-01T19:44:50.507Z");
+    let parent = surface_of(&listed, "0c684258-6d5b-48b3-bbf2-50e3e96192e3");
+    let copied = surface_of(&listed, "9acbf3aa-c0f1-4383-8f8f-3f8b2b8de29a");
+    let text = |s: &[(u64, &str, String)]| s.iter().map(|e| e.2.clone()).collect::<Vec<_>>();
+    assert_eq!(text(&copied), text(&parent));
+    assert_eq!(copied[0].2, "named one prompt");
+    // The fork notice (`session.info`) is not conversation; it is the
+    // fork's last activity.
+    assert_eq!(
+        last_activity(&fork.path),
+        Instant::parse_rfc3339("2026-12-01T19:44:50.527Z")
+    );
+}
+
+#[test]
 fn compaction_shadows_earlier_events_and_checkpoints_its_summary() {
     let listed = catalog(&fixture());
     let compacted = surface_of(&listed, "296c80ec-78c0-4e18-91fa-d2d417b45d82");
@@ -408,7 +433,7 @@ fn last_activity_is_the_newest_event_time() {
     let path = &record(&listed, "a77c0862-e142-49da-9cec-f4e56da9aff7").path;
     assert_eq!(
         last_activity(path),
-        Instant::parse_rfc3339("2026-12-01T18:54:15.963Z")
+        Instant::parse_rfc3339("2026-12-01T19:44:31.365Z")
     );
     let (_root, events) = session(&[r#"{"type":"x"}"#.to_owned()], None);
     assert_eq!(last_activity(&events), None);
