@@ -471,3 +471,62 @@ fn the_fast_type_check_agrees_with_the_parser() {
         assert_eq!(fast, slow, "{line}");
     }
 }
+
+#[test]
+fn search_folds_resume_where_the_log_grew() {
+    use crate::store::journal::replay;
+    let chunk = |n: u32, of: u32, text: &str| {
+        event(
+            "assistant.message",
+            &format!(
+                r#"{{"content":"{text}","apiCallId":"k","chunkIndex":{n},"chunkCount":{of}}}"#
+            ),
+            "",
+        )
+    };
+    let first = [start(ID, "/w"), user("one"), chunk(0, 2, "part one")];
+    let more = [
+        chunk(1, 2, "part two"),
+        event(
+            "session.compaction_complete",
+            r#"{"summaryContent":"S"}"#,
+            "",
+        ),
+        user("two"),
+    ];
+    let (root, events) = session(&first, None);
+    let listed = catalog(root.path());
+    let record = record(&listed, ID).clone();
+    let len = std::fs::metadata(&events).unwrap().len();
+    let head = Copilot
+        .fold_resumable(&Caches::default(), &record, len, None)
+        .unwrap();
+    let point = head.resume.clone().expect("a clean end resumes");
+    let mut file = std::fs::File::options().append(true).open(&events).unwrap();
+    file.write_all((more.join("\n") + "\n").as_bytes()).unwrap();
+    let len = std::fs::metadata(&events).unwrap().len();
+    let tail = Copilot
+        .fold_resumable(&Caches::default(), &record, len, Some(&point))
+        .unwrap();
+    assert!(tail.continued);
+    let mut ops = head.ops;
+    ops.extend(tail.ops);
+    let resumed = replay(ops, 0);
+    let whole = replay(
+        Copilot
+            .fold_resumable(&Caches::default(), &record, len, None)
+            .unwrap()
+            .ops,
+        0,
+    );
+    assert_eq!(resumed.surface.events, whole.surface.events);
+    assert_eq!(resumed.shadowed, whole.shadowed);
+    let kept: Vec<String> = texts(&resumed.surface).into_iter().map(|e| e.2).collect();
+    assert_eq!(kept, ["S", "two"]);
+    let shadowed = Surface {
+        events: resumed.shadowed,
+        captured_through_seq: 0,
+    };
+    let gone: Vec<String> = texts(&shadowed).into_iter().map(|e| e.2).collect();
+    assert_eq!(gone, ["one", "part one\npart two"]);
+}
