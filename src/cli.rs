@@ -179,7 +179,8 @@ enum CommandArgs {
         #[arg(long)]
         json: bool,
         /// Order within each directory group: `created` (newest first, the
-        /// reference's order) or `updated` (last activity: the log's
+        /// reference's order) or `updated` (last activity: the newest time
+        /// the log records where its kind reads one, else the log's
         /// modification time).
         #[arg(long, value_enum, default_value_t = SortBy::Created)]
         sort: SortBy,

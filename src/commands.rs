@@ -68,8 +68,10 @@ pub fn report_listing(catalog: &Catalog, config: &Config) {
 pub fn nothing_found_hint(config: &Config) -> String {
     let mut hint = String::from("no sessions found. Looked in:\n");
     let looked: &StoreRoots = &config.looked_at;
+    // Paths in one column, however long the kinds' names.
+    let width = REGISTRY.iter().map(|k| k.as_str().len()).max().unwrap_or(0);
     for (kind, path) in looked.iter() {
-        hint.push_str(&format!("  {kind:<6} {}\n", path.display()));
+        hint.push_str(&format!("  {kind:<width$} {}\n", path.display()));
     }
     hint.push_str("Point at a store with ");
     for (i, kind) in REGISTRY.iter().enumerate() {

@@ -99,6 +99,12 @@ const KINDS: &[Kind] = &[
         build: qwen,
         tear: append_half_line,
     },
+    Kind {
+        name: "copilot",
+        flag: "copilot",
+        build: copilot,
+        tear: append_half_line,
+    },
 ];
 
 /// Texts planted in tool calls, tool output, reasoning and injected context.
@@ -855,6 +861,130 @@ fn qwen(dir: &Path) -> Built {
                 &["[[tool:agent {\"description\":\"sub\",\"prompt\":\"sub-agent task\",\"subagent_type\":\"general-purpose\"}]]"],
                 &["task-notification"],
             ),
+/// A GitHub Copilot CLI session-state directory (1.0.102): one folder per
+/// session, `events.jsonl` beside `workspace.yaml`; a sub-agent's turn
+/// inline, marked by an envelope `agentId`.
+fn copilot(dir: &Path) -> Built {
+    let root = dir.join(".copilot/session-state");
+    let a = "c0b1a000-0000-4000-8000-00000000000a";
+    let b = "c0b1a000-0000-4000-8000-00000000000b";
+    let ev = |kind: &str, data: &str, at: &str, extra: &str| {
+        format!(
+            r#"{{"type":"{kind}","data":{data},"id":"{kind}-{at}","timestamp":"2026-01-06T08:00:{at}.000Z","parentId":null{extra}}}"#
+        )
+    };
+    let start = |id: &str, cwd: &str| {
+        ev(
+            "session.start",
+            &format!(
+                r#"{{"sessionId":"{id}","version":1,"producer":"copilot-agent","copilotVersion":"1.0.102","startTime":"2026-01-06T08:00:00.000Z","context":{{"cwd":"{cwd}"}}}}"#
+            ),
+            "00",
+            "",
+        )
+    };
+    let first = root.join(a).join("events.jsonl");
+    write(
+        &first,
+        &[
+            start(a, "/w/cli"),
+            ev(
+                "user.message",
+                r#"{"content":"Add a --dry-run flag to deploy","transformedContent":"<current_datetime>2026-01-06T08:00:01</current_datetime>\n\nAdd a --dry-run flag to deploy","delivery":"idle"}"#,
+                "01",
+                "",
+            ),
+            ev(
+                "system.message",
+                r#"{"role":"system","content":"You are the GitHub Copilot CLI"}"#,
+                "01",
+                "",
+            ),
+            ev(
+                "assistant.message",
+                r#"{"content":"","toolRequests":[{"toolCallId":"t1","name":"bash","arguments":{"command":"TOOL-INPUT-XYZZY"}}],"reasoningText":"REASONING-XYZZY"}"#,
+                "02",
+                "",
+            ),
+            ev(
+                "tool.execution_complete",
+                r#"{"toolCallId":"t1","success":true,"result":{"content":"TOOL-OUTPUT-XYZZY"}}"#,
+                "03",
+                "",
+            ),
+            ev(
+                "user.message",
+                r#"{"content":"SUBAGENT-PROMPT-XYZZY","source":"agent-x"}"#,
+                "04",
+                r#","agentId":"ag1""#,
+            ),
+            ev(
+                "assistant.message",
+                r#"{"content":"SUBAGENT-REPLY-XYZZY"}"#,
+                "05",
+                r#","agentId":"ag1""#,
+            ),
+            ev(
+                "assistant.message",
+                r#"{"content":"deploy --dry-run now prints the plan","toolRequests":[]}"#,
+                "06",
+                "",
+            ),
+        ],
+    );
+    std::fs::write(
+        root.join(a).join("workspace.yaml"),
+        "id: c0b1a000-0000-4000-8000-00000000000a\ncwd: /w/cli\nname: Deploy dry run\nuser_named: true\n",
+    )
+    .unwrap();
+    let second = root.join(b).join("events.jsonl");
+    write(
+        &second,
+        &[
+            start(b, "/w/docs"),
+            ev(
+                "user.message",
+                r#"{"content":"Fix the typos in the guide ✓","transformedContent":"<current_datetime>x</current_datetime>\n\nFix the typos in the guide ✓"}"#,
+                "01",
+                "",
+            ),
+            ev(
+                "assistant.message",
+                r#"{"content":"Fixed 3 typos"}"#,
+                "02",
+                "",
+            ),
+        ],
+    );
+    Built {
+        root,
+        sessions: vec![
+            Expect {
+                id: a,
+                cwd: "/w/cli",
+                label: "Deploy dry run",
+                file: first,
+                said: &[
+                    "Add a --dry-run flag to deploy",
+                    "deploy --dry-run now prints the plan",
+                ],
+                hidden: &[
+                    "TOOL-INPUT-XYZZY",
+                    "TOOL-OUTPUT-XYZZY",
+                    "REASONING-XYZZY",
+                    "SUBAGENT-PROMPT-XYZZY",
+                    "SUBAGENT-REPLY-XYZZY",
+                    "current_datetime",
+                ],
+            },
+            Expect {
+                id: b,
+                cwd: "/w/docs",
+                label: "Fix the typos in the guide ✓",
+                file: second,
+                said: &["Fix the typos in the guide ✓", "Fixed 3 typos"],
+                hidden: &["current_datetime"],
+            },
         ],
     }
 }

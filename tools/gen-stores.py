@@ -11,6 +11,8 @@ One store kind per run, in the current on-disk shapes (FORMATS.md):
           DIR/tmp/<slug>/.project_root          (point --gemini at DIR)
   pi      DIR/sessions/--<cwd>--/<time>_<uuid>.jsonl (pi 0.73.1; point --pi at DIR/sessions)
   qwen    DIR/projects/<cwd slug>/chats/<uuid>.jsonl (Qwen Code 0.24.4; point --qwen at DIR/projects)
+  copilot DIR/session-state/<uuid>/events.jsonl and workspace.yaml
+                                               (point --copilot at DIR/session-state)
 
 Knobs: how many sessions, their mean size and its distribution, where the
 title sits (early: after the first turn; late: the last line; none; mixed:
@@ -28,6 +30,7 @@ Examples (from the repository root):
   python3 tools/gen-stores.py gemini /tmp/bench/gemini --sessions 10000 --size 120k
   python3 tools/gen-stores.py pi /tmp/bench/pi --sessions 10000 --size 120k
   python3 tools/gen-stores.py qwen /tmp/bench/qwen --sessions 10000 --size 120k
+  python3 tools/gen-stores.py copilot /tmp/bench/copilot --sessions 10000 --size 120k --title mixed
 
 Prints one summary line: kind, sessions, total bytes, directory.
 """
@@ -425,6 +428,82 @@ def to_legacy(path):
         json.dump(chat, out, ensure_ascii=False)
     os.remove(path)
 
+# --- GitHub Copilot CLI ---------------------------------------------------
+# One folder per session (Copilot CLI 1.0.102): events.jsonl, one event per
+# line with `type` first, and workspace.yaml holding the name. Titles:
+# early = a name the user gave (`user_named: true`), late = the name Copilot
+# derives from the first prompt, none = no name at all. The system prompt is
+# written on each run, as Copilot does (about 20 KB).
+
+SYSTEM_PROMPT = "You are the GitHub Copilot CLI, a terminal assistant. " * 360
+
+
+def copilot_session(out, i, sid, target, place, compact_every, tool_scale, texts, turns=None):
+    written = 0
+    n = 0
+    parent = None
+
+    def emit(kind, data, agent=None):
+        nonlocal written, n, parent
+        n += 1
+        event = {"type": kind, "data": data, "id": f"{sid[:8]}-{n:08d}", "timestamp": timestamp(i, n), "parentId": parent}
+        if agent:
+            event["agentId"] = agent
+        parent = event["id"]
+        text = json.dumps(event, ensure_ascii=False, separators=(",", ":")) + "\n"
+        out.write(text)
+        written += len(text.encode("utf-8"))
+
+    cwd = f"/home/dev/p{i % 37}"
+    emit("session.start", {"sessionId": sid, "version": 1, "producer": "copilot-agent", "copilotVersion": "1.0.102", "startTime": timestamp(i, 0), "selectedModel": "gpt-5.1", "context": {"cwd": cwd}, "alreadyInUse": False})
+    first = None
+    turn = 0
+    while (written < target if turns is None else turn < turns) or turn == 0:
+        turn += 1
+        prompt = texts.say()
+        first = first or prompt
+        emit("user.message", {"content": prompt, "transformedContent": f"<current_datetime>{timestamp(i, n)}</current_datetime>\n\n{prompt}", "messageId": f"m{turn}", "delivery": "idle", "interactionId": f"x{turn}", "turnId": "0"})
+        if turn == 1:
+            emit("system.message", {"role": "system", "content": SYSTEM_PROMPT})
+        emit("assistant.turn_start", {"turnId": "0", "interactionId": f"x{turn}"})
+        call = f"call_{i}_{turn}"
+        emit("assistant.message", {"messageId": f"a{turn}", "model": "gpt-5.1", "content": "", "toolRequests": [{"toolCallId": call, "name": "view", "arguments": {"path": f"src/m{turn}.rs"}, "type": "function"}], "reasoningText": texts.say(), "interactionId": f"x{turn}", "turnId": "0", "apiCallId": f"c{turn}a"})
+        emit("tool.execution_start", {"toolCallId": call, "toolName": "view", "arguments": {"path": f"src/m{turn}.rs"}, "turnId": "0"})
+        emit("tool.execution_complete", {"toolCallId": call, "success": True, "result": {"content": texts.blob(tool_scale)}, "turnId": "0"})
+        emit("assistant.message", {"messageId": f"b{turn}", "model": "gpt-5.1", "content": texts.say(), "toolRequests": [], "interactionId": f"x{turn}", "turnId": "1", "apiCallId": f"c{turn}b"})
+        emit("assistant.turn_end", {"turnId": "1"})
+        if compact_every and turn % compact_every == 0:
+            emit("session.compaction_start", {"compactionAttemptId": f"k{turn}", "trigger": "auto"})
+            emit("session.compaction_complete", {"success": True, "outcome": "applied", "compactionAttemptId": f"k{turn}", "summaryContent": "<summary>" + texts.say() + "</summary>", "checkpointNumber": turn // compact_every})
+    emit("session.shutdown", {"accountingSnapshot": {"totalUserRequests": turn}})
+    return written, first, cwd
+
+
+def yaml_quote(text):
+    """A single-quoted YAML scalar, as js-yaml writes names with special characters."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+def write_copilot(args, rng, texts):
+    total = 0
+    state = os.path.join(args.dir, "session-state")
+    for i, target in enumerate(sizes(rng, args.sessions, args.size, args.dist)):
+        sid = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+        folder = os.path.join(state, sid)
+        os.makedirs(folder)
+        place = title_place(rng, args.title)
+        with open(os.path.join(folder, "events.jsonl"), "w", encoding="utf-8") as out:
+            written, first, cwd = copilot_session(out, i, sid, target, place, args.compact_every, args.tool_scale, texts, args.turns)
+        total += written
+        name = {"early": f"Session {i}: " + texts.say()[:50], "late": first, "none": None}[place]
+        lines = [f"id: {sid}", f"cwd: {cwd}", "client_name: github/cli"]
+        if name is not None:
+            lines.append(f"name: {yaml_quote(name.splitlines()[0])}")
+        lines += [f"user_named: {'true' if place == 'early' else 'false'}", "summary_count: 0", "fork_count: 0", f"created_at: {timestamp(i, 0)}", f"updated_at: {timestamp(i, 1)}"]
+        with open(os.path.join(folder, "workspace.yaml"), "w", encoding="utf-8") as out:
+            out.write("\n".join(lines) + "\n")
+    return total
+
 
 
 # --- pi -------------------------------------------------------------------
@@ -585,7 +664,7 @@ def write_qwen(args, rng, texts):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("kind", choices=["native", "claude", "codex", "gemini", "pi", "qwen"])
+    parser.add_argument("kind", choices=["native", "claude", "codex", "gemini", "pi", "qwen", "copilot"])
     parser.add_argument("dir")
     parser.add_argument("--sessions", type=int, default=100)
     parser.add_argument("--size", type=parse_size, default=parse_size("200k"), help="mean bytes per session")
@@ -606,6 +685,7 @@ def main():
         "gemini": write_gemini,
         "pi": write_pi,
         "qwen": write_qwen,
+        "copilot": write_copilot,
     }[args.kind]
     write(args, rng, texts)
     total = sum(

@@ -50,6 +50,7 @@
 
 pub mod claude;
 pub mod codex;
+pub mod copilot;
 pub mod envelope;
 pub mod foreign;
 pub mod gemini;
@@ -85,6 +86,7 @@ pub static REGISTRY: &[StoreKind] = &[
     gemini::KIND,
     pi::KIND,
     qwen::KIND,
+    copilot::KIND,
 ];
 
 /// The guard of `m`, also when a panicking holder poisoned it: the data
@@ -915,6 +917,7 @@ mod tests {
             "CODEX_HOME" => Some("/x".to_owned()),
             "GEMINI_CLI_HOME" => Some("/g".to_owned()),
             "PI_CODING_AGENT_DIR" => Some("/p".to_owned()),
+            "COPILOT_HOME" => Some("/c".to_owned()),
             "QWEN_HOME" => Some("/q".to_owned()),
             _ => None,
         };
@@ -929,6 +932,7 @@ mod tests {
                 ("gemini", Path::new("/g/.gemini")),
                 ("pi", Path::new("/p/sessions")),
                 ("qwen", Path::new("/q/projects")),
+                ("copilot", Path::new("/c/session-state")),
             ]
         );
     }
@@ -982,8 +986,14 @@ mod tests {
     fn the_registry_names_each_kind_and_flag_once() {
         let names: Vec<&str> = REGISTRY.iter().map(|k| k.as_str()).collect();
         let flags: Vec<&str> = REGISTRY.iter().map(|k| k.store().flag()).collect();
-        assert_eq!(names, ["hydra", "claude", "codex", "gemini", "pi", "qwen"]);
-        assert_eq!(flags, ["store", "claude", "codex", "gemini", "pi", "qwen"]);
+        assert_eq!(
+            names,
+            ["hydra", "claude", "codex", "gemini", "pi", "qwen", "copilot"]
+        );
+        assert_eq!(
+            flags,
+            ["store", "claude", "codex", "gemini", "pi", "qwen", "copilot"]
+        );
         assert_eq!(kind_by_flag("store"), Some(native::KIND));
         assert_eq!(kind_by_name("codex"), Some(codex::KIND));
     }

@@ -414,7 +414,15 @@ mod tests {
             .collect();
         assert_eq!(
             names,
-            ["[hydra ]", "[claude]", "[codex ]", "[gemini]", "[pi    ]", "[qwen  ]"]
+            [
+                "[hydra ]",
+                "[claude]",
+                "[codex ]",
+                "[gemini]",
+                "[pi    ]",
+                "[qwen  ]",
+                "[copilot]"
+            ]
         );
     }
 }
