@@ -88,8 +88,12 @@ pub fn read_stdin(mut stdin: impl std::io::Read) -> Result<String> {
     String::from_utf8(raw).map_err(|_| Error::invalid_reference("stdin is not UTF-8 text"))
 }
 
-/// Run `search`, streaming its results to stdout until done or `cancel`.
-pub fn search_streaming(config: &Config, cancel: &std::sync::atomic::AtomicBool) -> Result<()> {
+/// Run `search`, streaming its results to stdout until done or `cancel`;
+/// what the scan saw (`main` exits 1 when nothing matched, as grep does).
+pub fn search_streaming(
+    config: &Config,
+    cancel: &std::sync::atomic::AtomicBool,
+) -> Result<crate::search::scan::Outcome> {
     let Command::Search {
         query,
         regex,

@@ -15,6 +15,9 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// Exit code of a failed run.
 const EXIT_FAILED: u8 = 1;
+/// Exit code of a `search` that found nothing (as grep, rg and `fzf
+/// --filter` say so): no error line, nothing on stdout.
+const EXIT_NO_MATCH: u8 = 1;
 /// Exit code of a command line clap rejects.
 const EXIT_USAGE: u8 = 2;
 /// Exit code of a run the user cancelled or aborted.
@@ -92,7 +95,7 @@ fn run(config: Config) -> ExitCode {
 
 /// `search`: results stream to stdout from a job on rayon's pool; a
 /// stopping signal sets the cancel flag, which stops the scan between
-/// sessions, and exits 130.
+/// sessions, and exits 130. No match exits 1.
 fn search(config: Config) -> ExitCode {
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
@@ -113,7 +116,8 @@ fn search(config: Config) -> ExitCode {
         }
     });
     match rx.recv() {
-        Ok(Some(Ok(()))) => ExitCode::SUCCESS,
+        Ok(Some(Ok(outcome))) if outcome.matched == 0 => ExitCode::from(EXIT_NO_MATCH),
+        Ok(Some(Ok(_))) => ExitCode::SUCCESS,
         Ok(Some(Err(e))) => fail(&e),
         Ok(None) | Err(_) => {
             cancel.store(true, Ordering::Relaxed);

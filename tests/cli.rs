@@ -369,6 +369,11 @@ fn every_error_code() {
         &run_store(d, &["candidates", "--limit", "0"], ""),
         "SESSION_REFERENCE_INVALID_REFERENCE",
     );
+    // Not a number at all: the command line is wrong (exit 2, no output).
+    let usage = run_store(d, &["candidates", "--limit", "abc"], "");
+    assert_eq!(usage.status.code(), Some(2), "{}", stderr(&usage));
+    assert_eq!(stdout(&usage), "");
+    assert!(stderr(&usage).contains("invalid value 'abc' for '--limit <N>'"));
     assert_fails_with(
         &run_store(d, &["prepare", "@[x](hydra-session:nope)"], ""),
         "SESSION_REFERENCE_INVALID_REFERENCE",

@@ -126,8 +126,14 @@ const line = (value) => `${JSON.stringify(value)}\n`;
 async function candidates(globals, locals, positionals) {
   if (!locals.json) throw new UsageError("the oracle compares `candidates --json` only");
   const query = positionals[0] ?? "";
+  // A `--limit` that is not a number is rejected with the command line
+  // (a usage error, before any configuration is read); its range is the
+  // reference's to check.
+  if (locals.limit !== undefined && !/^\s*[0-9]+\s*$/.test(locals.limit)) {
+    throw new UsageError("--limit takes a whole number");
+  }
   const { resolver, agent, records } = makeResolver(globals);
-  const limit = locals.limit === undefined ? resolver.config.candidateLimit : flagNumber(locals.limit);
+  const limit = locals.limit === undefined ? resolver.config.candidateLimit : Number(locals.limit.trim());
   const listed = await resolver.listCandidates(agent, query, limit);
   // Candidates carry no path; give each the first unused record with its
   // (id, cwd, createdAt) in record order, which is the order they are listed in.
