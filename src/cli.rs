@@ -215,7 +215,8 @@ enum CommandArgs {
     },
     /// Show the snapshot a mention of one session injects, and its stats.
     Preview {
-        /// Session id or canonical hydra-session: URI.
+        /// Session id, the start of exactly one id (4+ characters), a
+        /// hydra-session: URI, or a mention as `candidates --json` prints it.
         id: String,
         /// Label to serialize [default: the latest title, else the id].
         #[arg(long, value_name = "L")]
@@ -226,9 +227,11 @@ enum CommandArgs {
     },
     /// Print the canonical mention of a session.
     Mention {
-        /// Session id.
+        /// Session id, the start of exactly one id (4+ characters), a
+        /// hydra-session: URI, or a mention (its label kept).
         id: String,
-        /// Label [default: the latest title, else the id].
+        /// Label [default: the mention's, else the latest title, else the
+        /// id]; with it no store is read and the id is taken as given.
         #[arg(long, value_name = "L")]
         label: Option<String>,
     },

@@ -117,6 +117,12 @@ pub fn run(
     if outcome.cancelled {
         return Err(Error::cancelled());
     }
+    if outcome.stopped_at_limit {
+        let sessions = if limit == 1 { "session" } else { "sessions" };
+        eprintln!(
+            "session-ref: note: stopped after {limit} matching {sessions}; more may match (--limit N searches on)"
+        );
+    }
     Ok(outcome)
 }
 

@@ -17,7 +17,7 @@
 // The seed is `../shared/seed/lib/index.js` relative to the repository root,
 // or `$ORACLE_SEED_FILE`.
 import { register } from "node:module";
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
@@ -149,7 +149,10 @@ async function candidates(globals, locals, positionals) {
     );
     used.add(record);
     const mention = formatSessionReferenceMention({ sessionId: candidate.sessionId, label: candidate.label });
-    out += line({ ...candidate, mention, store: "hydra", path: record.path });
+    // session-ref adds the log's last write (UTC, whole seconds) as lastActivity.
+    const seconds = Math.floor(statSync(record.path).mtimeMs / 1000);
+    const lastActivity = new Date(seconds * 1000).toISOString().replace(/\.000Z$/, "Z");
+    out += line({ ...candidate, mention, store: "hydra", path: record.path, lastActivity });
   }
   return out;
 }
@@ -199,9 +202,21 @@ async function prepare(globals, locals, positionals, stdin) {
 
 async function preview(globals, locals, positionals) {
   if (!locals.json) throw new UsageError("the oracle compares `preview --json` only");
-  const { resolver, agent } = makeResolver(globals);
+  const { resolver, agent, records } = makeResolver(globals);
   const idOrUri = positionals[0];
-  const sessionId = idOrUri.startsWith("hydra-session:") ? decodeSessionReferenceUri(idOrUri) : idOrUri;
+  let sessionId = idOrUri.startsWith("hydra-session:") ? decodeSessionReferenceUri(idOrUri) : idOrUri;
+  // session-ref's reading of the argument beyond the reference's API (its
+  // README, `preview`): an id that is not listed but is the start of
+  // exactly one listed id, 4 characters or more, names that session; the
+  // start of several is refused.
+  const listed = new Set(records.map((r) => r.header.id));
+  if (!idOrUri.startsWith("hydra-session:") && !listed.has(sessionId) && [...sessionId].length >= 4) {
+    const starting = [...listed].filter((id) => id.startsWith(sessionId));
+    if (starting.length > 1) {
+      throw new SessionReferenceError("ambiguous id prefix", "SESSION_REFERENCE_INVALID_REFERENCE");
+    }
+    if (starting.length === 1) sessionId = starting[0];
+  }
   let label = locals.label;
   if (label === undefined) {
     const [observation] = await resolver.ctx.sessionQuery.readTitleSnapshots([sessionId]);
