@@ -489,10 +489,6 @@ impl State {
     pub fn key_context(&self) -> Context {
         Context {
             focus: self.focus,
-            input_empty: match self.focus {
-                Focus::Filter => self.filter.is_empty(),
-                Focus::Prompt => self.prompt.is_empty(),
-            },
             help: self.help,
         }
     }

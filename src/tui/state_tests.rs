@@ -446,7 +446,12 @@ fn keys_drive_the_state_through_the_table() {
         action.map(|a| step(state, a)).unwrap_or_default()
     }
     let mut state = ready(testkit::setup());
+    // `?` first in the filter is typed, as in fzf; F1 opens the help.
     press(&mut state, KeyCode::Char('?'), KeyModifiers::NONE);
+    assert!(!state.help);
+    assert_eq!(state.query(), "?");
+    press(&mut state, KeyCode::Backspace, KeyModifiers::NONE);
+    press(&mut state, KeyCode::F(1), KeyModifiers::NONE);
     assert!(state.help);
     press(&mut state, KeyCode::Char('x'), KeyModifiers::NONE);
     assert!(state.help && state.query().is_empty());
@@ -459,6 +464,10 @@ fn keys_drive_the_state_through_the_table() {
     press(&mut state, KeyCode::Tab, KeyModifiers::NONE);
     press(&mut state, KeyCode::Char('?'), KeyModifiers::NONE);
     assert!(!state.help && state.prompt().text().ends_with('?'));
+    // A prompt may start with `?` too.
+    press(&mut state, KeyCode::Char('u'), KeyModifiers::CONTROL);
+    press(&mut state, KeyCode::Char('?'), KeyModifiers::NONE);
+    assert!(!state.help, "{:?}", state.prompt().text());
     let out = press(&mut state, KeyCode::Char('s'), KeyModifiers::CONTROL);
     assert!(matches!(out.as_slice(), [Effect::Prepare { .. }]));
 }
