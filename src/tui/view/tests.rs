@@ -138,6 +138,30 @@ fn a_refused_fourth_session_is_shown() {
 }
 
 #[test]
+fn only_a_cited_row_has_the_cited_mark_in_the_chip_style() {
+    let state = working(testkit::setup(), 80, 24);
+    let terminal = render(&state);
+    let buffer = terminal.backend().buffer();
+    let area = state.areas();
+    let cited = state.prompt().referenced_ids();
+    // The third cell of each row: the chip style behind an `@` on the
+    // cited session's row, and on no other (no stripe down the list).
+    let mut marks = 0;
+    for (row, hit) in state.hits.iter().enumerate().skip(state.list_offset) {
+        let y = area.list.y + (row - state.list_offset) as u16;
+        if y >= area.list.bottom() {
+            break;
+        }
+        let cell = &buffer[(area.list.x + 2, y)];
+        let is_cited = cited.contains(&state.entries[hit.id as usize].record.id);
+        assert_eq!(cell.symbol() == "@", is_cited, "row {row}");
+        assert_eq!(cell.bg == Color::Cyan, is_cited, "row {row}: {cell:?}");
+        marks += usize::from(is_cited);
+    }
+    assert_eq!(marks, 1, "the fixture's prompt cites one listed session");
+}
+
+#[test]
 fn matched_characters_and_chips_are_styled() {
     let state = working(testkit::setup(), 80, 24);
     let terminal = render(&state);
