@@ -147,13 +147,29 @@ fn pick(config: &Config, options: &PickOptions) -> ExitCode {
     }
     let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
     let drafts = Drafts::locate(|k| std::env::var(k).ok(), home.as_deref());
-    let offered = drafts.as_ref().and_then(Drafts::latest);
+    let offered = drafts.as_ref().map(Drafts::all).unwrap_or_default();
     let picked = match tui::run(config, options, offered) {
         Ok(picked) => picked,
         Err(e) => return fail(&e),
     };
     tui::print_report(&picked.report, config);
-    let keep = || keep_prompt(drafts.as_ref(), &picked.prompt, picked.restored.as_deref());
+    // What a restored draft replaced is kept however the run ends.
+    if let Some(text) = &picked.set_aside {
+        keep_prompt(
+            drafts.as_ref(),
+            text,
+            None,
+            "the prompt a saved one replaced",
+        );
+    }
+    let keep = || {
+        keep_prompt(
+            drafts.as_ref(),
+            &picked.prompt,
+            picked.restored.as_deref(),
+            "the prompt",
+        )
+    };
     let code = match &picked.exit {
         Err(e) => {
             let code = fail(e);
@@ -161,7 +177,12 @@ fn pick(config: &Config, options: &PickOptions) -> ExitCode {
             return code;
         }
         Ok(Exit::Abort) => {
-            keep();
+            // Left as it was given (`--prompt`, `--prompt-file`), the
+            // prompt is where it came from already: an abort saves only
+            // what was typed or restored (drafts piled up otherwise).
+            if picked.prompt != options.prompt || picked.restored.is_some() {
+                keep();
+            }
             return ExitCode::from(EXIT_CANCELLED);
         }
         Ok(Exit::Submit(text)) => match output::deliver(text, &options.destination) {
@@ -186,8 +207,14 @@ fn pick(config: &Config, options: &PickOptions) -> ExitCode {
 }
 
 /// Save a prompt that was not delivered (when it holds anything) and say
-/// where on stderr; the draft it was restored from is then superseded.
-fn keep_prompt(drafts: Option<&Drafts>, prompt: &str, restored: Option<&std::path::Path>) {
+/// where on stderr (`what` names it); the draft it was restored from is
+/// then superseded.
+fn keep_prompt(
+    drafts: Option<&Drafts>,
+    prompt: &str,
+    restored: Option<&std::path::Path>,
+    what: &str,
+) {
     if prompt.trim().is_empty() {
         return;
     }
@@ -200,7 +227,7 @@ fn keep_prompt(drafts: Option<&Drafts>, prompt: &str, restored: Option<&std::pat
     match saved {
         Ok(path) => {
             eprintln!(
-                "session-ref: note: the prompt was saved to {} (alt-r in the picker restores it; or --prompt-file)",
+                "session-ref: note: {what} was saved to {} (alt-r in the picker restores it; or --prompt-file)",
                 display::path_for_person(&path)
             );
             if let Some(restored) = restored.filter(|r| *r != path) {

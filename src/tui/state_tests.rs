@@ -541,10 +541,10 @@ fn records_sharing_an_id_carry_the_title_of_the_first() {
 #[test]
 fn a_saved_draft_is_offered_and_restored_on_request() {
     let mut setup = testkit::setup();
-    setup.draft = Some(crate::draft::Draft {
+    setup.drafts = vec![crate::draft::Draft {
         path: "/state/session-ref/draft-1-2.md".into(),
         text: "the lost words".into(),
-    });
+    }];
     let mut state = State::new(setup);
     assert_eq!(
         flash_text(&state),
@@ -561,13 +561,72 @@ fn a_saved_draft_is_offered_and_restored_on_request() {
         state.restored_draft(),
         Some(std::path::Path::new("/state/session-ref/draft-1-2.md"))
     );
-    // Only once: a second request has nothing left to restore.
+    // Nothing was typed: nothing to set aside, and the one draft stays.
+    assert_eq!(state.set_aside(), None);
     step(&mut state, Action::RestoreDraft);
     assert_eq!(state.prompt_text(), "the lost words");
+    let mut empty = State::new(testkit::setup());
+    step(&mut empty, Action::RestoreDraft);
     assert_eq!(
-        flash_text(&state),
+        flash_text(&empty),
         Some((false, "no saved prompt to restore"))
     );
+}
+
+#[test]
+fn restoring_steps_through_older_drafts_and_keeps_what_it_replaces() {
+    let mut setup = testkit::setup();
+    let draft = |n: u32, text: &str| crate::draft::Draft {
+        path: format!("/state/session-ref/draft-{n}.md").into(),
+        text: text.into(),
+    };
+    setup.drafts = vec![draft(3, "newest"), draft(2, "middle"), draft(1, "oldest")];
+    let mut state = State::new(setup);
+    assert_eq!(
+        flash_text(&state),
+        Some((
+            false,
+            "3 prompts you did not send were saved: alt-r restores them, newest first"
+        ))
+    );
+    step(&mut state, Action::ToggleFocus);
+    for c in "typed now".chars() {
+        step(&mut state, Action::Edit(Edit::Insert(c)));
+    }
+    let shown: Vec<(String, Option<String>)> = (0..5)
+        .map(|_| {
+            step(&mut state, Action::RestoreDraft);
+            (
+                state.prompt_text().to_owned(),
+                state.set_aside().map(str::to_owned),
+            )
+        })
+        .collect();
+    let aside = Some("typed now".to_owned());
+    assert_eq!(
+        shown,
+        [
+            ("newest".into(), aside.clone()),
+            ("middle".into(), aside.clone()),
+            ("oldest".into(), aside.clone()),
+            ("typed now".into(), None),
+            ("newest".into(), aside.clone()),
+        ]
+    );
+    assert_eq!(
+        state.restored_draft(),
+        Some(std::path::Path::new("/state/session-ref/draft-3.md"))
+    );
+    // Edited after restoring: the edit is what was typed from then on.
+    step(&mut state, Action::Edit(Edit::Insert('!')));
+    step(&mut state, Action::RestoreDraft);
+    assert_eq!(state.prompt_text(), "newest");
+    assert_eq!(state.set_aside(), Some("newest!"));
+    for _ in 0..3 {
+        step(&mut state, Action::RestoreDraft);
+    }
+    assert_eq!(state.prompt_text(), "newest!");
+    assert_eq!(state.restored_draft(), None);
 }
 
 fn mouse(kind: crossterm::event::MouseEventKind, column: u16, row: u16) -> Action {
@@ -699,10 +758,7 @@ fn sessions_sharing_a_label_are_told_apart_by_their_latest_prompt() {
         Some(batch) => batch.iter().map(|(id, _)| *id).collect(),
         None => unreachable!("asked above"),
     };
-    let again = step(
-        &mut state,
-        Action::Edit(crate::tui::line::Edit::Insert('d')),
-    );
+    let again = step(&mut state, Action::Edit(Edit::Insert('d')));
     assert!(!again
         .iter()
         .any(|e| matches!(e, Effect::ReadLatestPrompts(_))));
