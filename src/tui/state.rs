@@ -914,12 +914,20 @@ impl State {
         }
     }
 
-    /// Group rank, then the sort: last activity (unknown last) or record
-    /// order (SPEC §6), record order breaking ties.
+    /// Group rank, then the sort: last activity or record order (SPEC
+    /// §6), record order breaking ties. A session whose activity is not
+    /// read yet counts as active when it was created (its log was written
+    /// then at least), so rows stand in their final order, newest first,
+    /// while activity is read, instead of the sessions read first jumping
+    /// ahead of newer ones; those that have no date go last.
     fn compare(&self, a: EntryId, b: EntryId) -> Ordering {
         let (a, b) = (&self.entries[a as usize], &self.entries[b as usize]);
+        let when = |e: &Entry| {
+            e.activity
+                .or_else(|| e.record.created.map(|c| c.unix_seconds()))
+        };
         let by_activity = match self.sort {
-            SortOrder::Activity => b.activity.cmp(&a.activity),
+            SortOrder::Activity => when(b).cmp(&when(a)),
             SortOrder::Created => Ordering::Equal,
         };
         a.group
@@ -1100,7 +1108,10 @@ impl State {
 
     fn rank(&mut self, key: (String, Scope)) {
         let same = self.ranked.as_ref() == Some(&key);
-        let keep = if same && self.pinned {
+        // As fzf's --track: while the query stays, the highlight stays on
+        // its session however the list moves (sessions arriving, activity
+        // read), so Enter inserts the session shown highlighted.
+        let keep = if same {
             self.hits.get(self.selected).map(|h| h.id)
         } else {
             None

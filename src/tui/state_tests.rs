@@ -118,18 +118,21 @@ fn discovery_orders_by_group_then_recency_and_counts_what_it_cannot_list() {
 }
 
 #[test]
-fn the_highlight_stays_on_top_while_loading_unless_the_user_moved_it() {
+fn the_highlight_tracks_its_session_while_loading() {
+    // As fzf --track: sessions arriving above the highlighted one do not
+    // move the highlight to another session (Enter inserts what is shown).
     let mut state = State::new(testkit::setup());
     let records = sample();
     step(&mut state, Action::Discovered(events(&records[..1])));
     assert_eq!(state.current().unwrap().record.id, "old-here");
     step(&mut state, Action::Discovered(events(&records[3..4])));
+    assert_eq!(ids(&state)[..2], ["new-here", "old-here"]);
+    assert_eq!(state.current().unwrap().record.id, "old-here");
+    step(&mut state, Action::Move(-1));
     assert_eq!(state.current().unwrap().record.id, "new-here");
-    step(&mut state, Action::Move(1));
-    assert_eq!(state.current().unwrap().record.id, "old-here");
     step(&mut state, Action::Discovered(events(&records[1..3])));
-    assert_eq!(state.current().unwrap().record.id, "old-here");
-    assert_eq!(state.selected, 1);
+    assert_eq!(state.current().unwrap().record.id, "new-here");
+    assert_eq!(state.selected, 0);
 }
 
 #[test]
@@ -697,6 +700,45 @@ fn activity_orders_the_list_and_a_key_switches_to_creation() {
     step(&mut state, Action::ToggleSort);
     assert_eq!(state.sort, SortOrder::Created);
     assert_eq!(ids(&state), created);
+}
+
+#[test]
+fn while_activity_is_read_rows_are_in_their_final_order_and_the_highlight_tracks_its_session() {
+    let mut state = ready(testkit::setup());
+    let entry = |state: &State, id: &str| {
+        state
+            .entries
+            .iter()
+            .position(|e| e.record.id == id)
+            .unwrap() as EntryId
+    };
+    let (new_here, old_here) = (entry(&state, "new-here"), entry(&state, "old-here"));
+    let created = |state: &State, id: EntryId| {
+        state.entries[id as usize]
+            .record
+            .created
+            .unwrap()
+            .unix_seconds()
+    };
+    assert_eq!(ids(&state)[..2], ["new-here", "old-here"]);
+    assert_eq!(state.selected, 0);
+    // old-here's activity is read first, and it was last active before
+    // new-here was even created: new-here (whose activity is at least its
+    // creation) stays first, as it will be once everything is read.
+    let before = created(&state, new_here) - 10;
+    step(&mut state, Action::Activity(vec![(old_here, before)]));
+    assert_eq!(ids(&state)[..2], ["new-here", "old-here"]);
+    // Now old-here turns out the most recently active: it moves up, and
+    // the highlight stays on new-here, which the user was looking at.
+    step(
+        &mut state,
+        Action::Activity(vec![(old_here, 1_900_000_000)]),
+    );
+    assert_eq!(ids(&state)[..2], ["old-here", "new-here"]);
+    assert_eq!(state.hits[state.selected].id, new_here);
+    // A new query starts from its best hit again.
+    type_text(&mut state, "o");
+    assert_eq!(state.selected, 0);
 }
 
 #[test]
