@@ -79,6 +79,9 @@ pub fn needs_stdin(command: &Command) -> bool {
     matches!(command, Command::Prepare { text: None, .. })
 }
 
+/// What `prepare` says when it reads its message from a terminal.
+pub const STDIN_HINT: &str = "session-ref: reading the message from the terminal: type it, then ctrl-d on a line of its own (or give it as an argument: session-ref prepare 'TEXT')";
+
 /// Read all of stdin as UTF-8 text.
 pub fn read_stdin(mut stdin: impl std::io::Read) -> Result<String> {
     let mut raw = Vec::new();

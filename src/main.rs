@@ -73,6 +73,10 @@ fn run(config: Config) -> ExitCode {
     rayon::spawn(move || {
         let work = || {
             let stdin = if commands::needs_stdin(&config.command) {
+                // A terminal on stdin would wait silently for the message.
+                if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+                    eprintln!("{}", commands::STDIN_HINT);
+                }
                 Some(commands::read_stdin(std::io::stdin().lock())?)
             } else {
                 None

@@ -671,3 +671,32 @@ fn highlighted_anywhere(label: &str) -> impl Fn(&str) -> bool + '_ {
             .any(|row| row.contains('›') && row.contains(label))
     }
 }
+
+#[test]
+fn prepare_reading_a_terminal_says_how_to_end_the_message() {
+    if !tmux_or_skip("prepare_on_a_terminal") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let command = format!(
+        "XDG_CACHE_HOME={} {} --store {} prepare > {}; echo done",
+        quote(dir.path().join("cache").to_str().unwrap()),
+        quote(BIN),
+        quote(fixtures().to_str().unwrap()),
+        quote(out.to_str().unwrap()),
+    );
+    let tmux = Tmux::start(
+        "stdin",
+        100,
+        10,
+        &format!("sh -c {}; sleep 30", quote(&command)),
+    );
+    tmux.wait_for("the hint", |s| {
+        s.contains("reading the message from the terminal") && s.contains("ctrl-d")
+    });
+    tmux.type_text("plain words");
+    tmux.keys(&["Enter", "C-d"]);
+    tmux.wait_for("the end", |s| s.contains("done"));
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "plain words\n");
+}
