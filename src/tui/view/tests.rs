@@ -90,6 +90,37 @@ fn failures_are_shown_in_place_at_80x24() {
 }
 
 #[test]
+fn a_submit_error_longer_than_the_footer_is_shown_whole() {
+    let (mut state, _) = testkit::loaded(testkit::setup(), 80, 24);
+    let why = "cannot read /home/dev/.hydra/sessions/payments-api/pay-7f3a-idempotency.jsonl \
+               line 17: unexpected end of input while reading the message body (the file may \
+               still be being written) [tail-marker]";
+    step(&mut state, Action::Prepared(Err(Error::read_failed(why))));
+    let terminal = render(&state);
+    let buffer = terminal.backend().buffer();
+    let screen: String = (0..24)
+        .map(|y| (0..80).map(|x| buffer[(x, y)].symbol()).collect::<String>())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let flat: String = screen.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(flat.contains("[tail-marker]"), "{screen}");
+    assert!(flat.contains("SESSION_REFERENCE_READ_FAILED"), "{screen}");
+    // In the error style, over the rows above the footer.
+    let last = (0..24u16)
+        .rev()
+        .find(|&y| (0..80).any(|x| buffer[(x, y)].symbol() == "]"))
+        .unwrap();
+    assert_eq!(last, 23, "{screen}");
+    // The next key puts the prompt back.
+    step(&mut state, Action::ToggleFocus);
+    let again = render(&state);
+    let bottom: String = (0..80)
+        .map(|x| again.backend().buffer()[(x, 23)].symbol())
+        .collect();
+    assert!(!bottom.contains("tail-marker"), "{bottom}");
+}
+
+#[test]
 fn loading_at_80x24() {
     let mut state = State::new(testkit::setup());
     step(&mut state, Action::Resize(80, 24));
