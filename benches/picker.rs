@@ -167,7 +167,7 @@ fn setup(query: &str, caches: &Arc<Caches>) -> Setup {
         home: Some("/home/dev".into()),
         theme: Theme { color: true },
         empty_hint: "no sessions found".into(),
-        draft: None,
+        drafts: Vec::new(),
         caches: Arc::clone(caches),
         search_index: None,
     }

@@ -69,7 +69,23 @@ fn candidates_list_both_agents_in_rank_and_record_order() {
                 + "\n"
         })
         .collect();
-    assert_eq!(ok(fixtures(&["candidates", "--json"])), expected);
+    // Each line ends with the log's last write, which follows the checkout:
+    // well-formed, then set aside.
+    let listed: String = ok(fixtures(&["candidates", "--json"]))
+        .lines()
+        .map(|line| {
+            let (rest, when) = line
+                .strip_suffix("\"}")
+                .and_then(|l| l.rsplit_once(",\"lastActivity\":\""))
+                .unwrap_or_else(|| panic!("no lastActivity last in {line}"));
+            assert!(
+                when.len() == 20 && when.ends_with('Z') && when.as_bytes()[10] == b'T',
+                "{when}"
+            );
+            format!("{rest}}}\n")
+        })
+        .collect();
+    assert_eq!(listed, expected);
     // The same order whether titles are read for a few or for all.
     let queried = ok(fixtures(&["candidates", "--json", "e"]));
     let ids: Vec<String> = queried

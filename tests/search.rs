@@ -20,10 +20,23 @@ fn search(args: &[&str]) -> std::process::Output {
     run(&all, "")
 }
 
+/// stdout of a search that ran: exit 0 with results, or exit 1 with
+/// nothing at all (no match, as grep says it).
+fn ran(out: &std::process::Output) -> String {
+    match out.status.code() {
+        Some(0) => assert!(!stdout(out).is_empty(), "exit 0 without a result"),
+        Some(1) => assert_eq!(
+            (stdout(out), stderr(out)),
+            (String::new(), String::new()),
+            "exit 1 is no match, and says nothing"
+        ),
+        other => panic!("exit {other:?}: {}", stderr(out)),
+    }
+    stdout(out)
+}
+
 fn found(args: &[&str]) -> Vec<Value> {
-    let out = search(args);
-    assert!(out.status.success(), "stderr: {}", stderr(&out));
-    stdout(&out)
+    ran(&search(args))
         .lines()
         .map(|line| serde_json::from_str(line).expect("one JSON object per line"))
         .collect()
@@ -110,6 +123,36 @@ fn all_words_phrases_smart_case_regex_and_limit() {
 }
 
 #[test]
+fn no_match_exits_1_and_says_nothing_as_grep_does() {
+    let out = search(&["giraffe-never-said"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "");
+    assert_eq!(stderr(&out), "");
+    let out = search(&["giraffe-never-said", "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let out = search(&["pangolin"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+#[test]
+fn an_unclosed_phrase_is_an_error_and_a_limit_not_a_number_a_usage_error() {
+    let out = search(&["\"the finch eats"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stdout(&out), "");
+    assert!(
+        stderr(&out).starts_with(
+            "session-ref: SESSION_REFERENCE_INVALID_CONFIG: search: a quoted phrase is not closed"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    let out = search(&["finch", "--limit", "abc"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "");
+    assert!(stderr(&out).contains("--limit <N>"), "{}", stderr(&out));
+}
+
+#[test]
 fn bad_queries_fail_with_a_stable_code() {
     let out = search(&["--regex", "(unclosed"]);
     assert_eq!(out.status.code(), Some(1));
@@ -172,8 +215,7 @@ fn the_index_is_used_and_follows_append_truncate_and_delete() {
             "",
             &[("SESSION_REF_CACHE_DIR", cache.to_str().unwrap())],
         );
-        assert!(out.status.success(), "{}", stderr(&out));
-        stdout(&out)
+        ran(&out)
     };
     // Every answer from the index, in JSON and as text, is the answer
     // read from the logs.
@@ -277,8 +319,7 @@ fn a_gemini_session_is_one_result_whatever_its_files() {
             "",
             &[("SESSION_REF_CACHE_DIR", cache.to_str().unwrap())],
         );
-        assert!(out.status.success(), "{}", stderr(&out));
-        stdout(&out)
+        ran(&out)
     };
     let direct = search(&["tapir", "--no-index"]);
     let results: Vec<Value> = direct

@@ -861,6 +861,10 @@ fn qwen(dir: &Path) -> Built {
                 &["[[tool:agent {\"description\":\"sub\",\"prompt\":\"sub-agent task\",\"subagent_type\":\"general-purpose\"}]]"],
                 &["task-notification"],
             ),
+        ],
+    }
+}
+
 /// A GitHub Copilot CLI session-state directory (1.0.102): one folder per
 /// session, `events.jsonl` beside `workspace.yaml`; a sub-agent's turn
 /// inline, marked by an envelope `agentId`.

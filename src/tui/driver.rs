@@ -258,13 +258,16 @@ impl<B: Backend, H: Host> Driver<B, H> {
         self.run_loop()
     }
 
-    /// [`Driver::run`], also returning the prompt as it stood at the end
-    /// and the restored draft's file: what must not be lost when the run
-    /// fails or the result cannot be delivered.
-    pub fn run_keeping_prompt(mut self) -> (Result<(Exit, Report)>, String, Option<PathBuf>) {
+    /// [`Driver::run`], also returning what must not be lost when the run
+    /// fails or the result cannot be delivered ([`Kept`]).
+    pub fn run_keeping_prompt(mut self) -> (Result<(Exit, Report)>, Kept) {
         let result = self.run_loop();
-        let restored = self.state.restored_draft().map(PathBuf::from);
-        (result, self.state.prompt_text().to_owned(), restored)
+        let kept = Kept {
+            prompt: self.state.prompt_text().to_owned(),
+            restored: self.state.restored_draft().map(PathBuf::from),
+            set_aside: self.state.set_aside().map(str::to_owned),
+        };
+        (result, kept)
     }
 
     fn run_loop(&mut self) -> Result<(Exit, Report)> {
@@ -573,6 +576,18 @@ impl<B: Backend, H: Host> Drop for Driver<B, H> {
         self.cancel_search();
         self.stop_warming();
     }
+}
+
+/// What a run leaves to keep: the prompt as it stood at the end, the
+/// restored draft's file, and what was typed before a draft replaced it.
+#[derive(Debug, Default)]
+pub struct Kept {
+    /// The prompt at the end.
+    pub prompt: String,
+    /// The saved draft restored into the prompt.
+    pub restored: Option<PathBuf>,
+    /// Text a restored draft replaced, when it is not the prompt now.
+    pub set_aside: Option<String>,
 }
 
 /// Search the conversations of `records` (newest first) for a picker

@@ -57,6 +57,9 @@ pub struct Picked {
     /// The saved draft restored into the prompt, to remove once the prompt
     /// is delivered or saved again.
     pub restored: Option<std::path::PathBuf>,
+    /// What was typed before a restored draft replaced it (not the prompt
+    /// at the end): saved as a draft however the run ends.
+    pub set_aside: Option<String>,
 }
 
 /// The real host: `$EDITOR` on the terminal, titles read as jobs on
@@ -115,7 +118,7 @@ impl Host for TtyHost {
     }
 }
 
-/// Run the picker on `/dev/tty`, offering `draft` for restoring. Returns
+/// Run the picker on `/dev/tty`, offering `drafts` (newest first) for restoring. Returns
 /// once the terminal is restored; the caller delivers a submitted result.
 /// An error here means the picker never started (nothing was typed).
 ///
@@ -125,7 +128,7 @@ impl Host for TtyHost {
 pub fn run(
     config: &Config,
     options: &PickOptions,
-    draft: Option<crate::draft::Draft>,
+    drafts: Vec<crate::draft::Draft>,
 ) -> Result<Picked> {
     let (guard, terminal) = TerminalGuard::enter(options.mouse).map_err(|e| {
         Error::terminal(format!(
@@ -140,7 +143,7 @@ pub fn run(
     })?;
 
     let state = State::new(Setup {
-        draft,
+        drafts,
         ..setup(config, options)
     });
     let caches = Arc::clone(state.catalog().caches());
@@ -175,7 +178,7 @@ pub fn run(
         config.limits,
         config.target.clone(),
     );
-    let (result, prompt, restored) = driver.run_keeping_prompt();
+    let (result, kept) = driver.run_keeping_prompt();
     let (exit, report) = match result {
         Ok((exit, report)) => (Ok(exit), report),
         Err(e) => (Err(e), Report::default()),
@@ -185,8 +188,9 @@ pub fn run(
     Ok(Picked {
         exit,
         report,
-        prompt,
-        restored,
+        prompt: kept.prompt,
+        restored: kept.restored,
+        set_aside: kept.set_aside,
     })
 }
 
@@ -204,7 +208,7 @@ pub fn setup(config: &Config, options: &PickOptions) -> Setup {
             .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX)),
         home: std::env::var("HOME").ok(),
         theme: theme::Theme::from_no_color(no_color.as_deref()),
-        draft: None,
+        drafts: Vec::new(),
         // The picker lists through the title index as `candidates` does.
         caches: Arc::new(crate::commands::run_caches(
             config,
