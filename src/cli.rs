@@ -801,7 +801,7 @@ fn long_help_end() -> String {
         "\nExit codes:\n  \
          0    done (a closed stdout pipe is not an error)\n  \
          1    failed: stderr says `session-ref: CODE: message`\n  \
-         2    usage error\n  \
+         2    usage error (also: a store flag names a file that is not a session)\n  \
          130  cancelled (Ctrl-C, SIGTERM) or aborted in the picker\n",
     );
     out

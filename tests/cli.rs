@@ -723,3 +723,35 @@ fn candidates_sort_by_last_activity_within_each_group() {
     );
     assert_eq!(ids(&one), ["delta"]);
 }
+
+#[test]
+fn a_store_flag_naming_a_file_that_is_not_a_session_is_a_usage_error() {
+    let dir = store();
+    let notes = dir.path().join("notes.jsonl");
+    let notes = notes.to_str().unwrap();
+    for (flag, kind) in [
+        ("--store", "hydra"),
+        ("--claude", "claude"),
+        ("--codex", "codex"),
+    ] {
+        for command in [&["candidates"][..], &["mention", "alpha"]] {
+            let mut args = vec![flag, notes];
+            args.extend_from_slice(command);
+            let out = run(&args, "");
+            assert_eq!(out.status.code(), Some(2), "{flag} {command:?}");
+            assert_eq!(stdout(&out), "");
+            let err = stderr(&out);
+            assert!(
+                err.starts_with(&format!(
+                    "session-ref: SESSION_REFERENCE_INVALID_CONFIG: {flag} {notes}: not a {kind} session: "
+                )),
+                "{err}"
+            );
+        }
+    }
+    // A session file named alone is listed as before.
+    let alpha = dir.path().join("app/alpha.jsonl");
+    let out = run(&["--store", alpha.to_str().unwrap(), "candidates"], "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("Alpha plan v2"));
+}

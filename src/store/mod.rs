@@ -559,6 +559,33 @@ pub fn has_suffix(path: &Path, suffix: &str) -> bool {
         .is_some_and(|n| n.as_encoded_bytes().ends_with(suffix.as_bytes()))
 }
 
+/// The first root of `roots` that names a regular file which is not a
+/// session of its kind (`--claude notes.txt`), with what is wrong, as the
+/// message of a usage error. A file named on the command line is the
+/// user's choice: skipping it silently, as listing skips a stray file in
+/// a store directory, would list nothing and say nothing. A file that
+/// cannot be read, or a kind without a single-file form (Gemini CLI's
+/// root is a directory), is left to listing, which reports it.
+pub fn misnamed_session_file(roots: &StoreRoots) -> Option<String> {
+    roots.iter().find_map(|(kind, root)| {
+        let store = kind.store();
+        let file = std::fs::symlink_metadata(root).is_ok_and(|m| m.is_file());
+        if !file || !store.lists_each_file() {
+            return None;
+        }
+        let at: Arc<Path> = Arc::from(root.as_path());
+        match store.list_file(&Caches::default(), &at, root) {
+            ScanEvent::Skipped { reason, .. } => Some(format!(
+                "--{} {}: not a {} session: {reason}",
+                store.flag(),
+                crate::display::path_for_person(root),
+                kind.as_str()
+            )),
+            _ => None,
+        }
+    })
+}
+
 /// Discover every session under `roots`, reporting each file through `sink`
 /// as soon as it is classified (from the threads of rayon's pool).
 pub fn scan(caches: &Caches, roots: &StoreRoots, sink: &(dyn Fn(ScanEvent) + Sync)) {
