@@ -174,8 +174,8 @@ enum CommandArgs {
         #[arg(long)]
         json: bool,
         /// Order within each directory group: `created` (newest first, the
-        /// reference's order) or `updated` (last activity: the log's
-        /// modification time).
+        /// reference's order) or `updated` (last activity: the newest time
+        /// the session records, else the log's modification time).
         #[arg(long, value_enum, default_value_t = SortBy::Created)]
         sort: SortBy,
     },

@@ -1,6 +1,7 @@
 //! The non-interactive commands: each turns a [`Config`] into the exact bytes
 //! for stdout, or an error. Nothing is printed here.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::cli::{Command, Config, InputFormat, OutputFormat, SortBy};
@@ -170,19 +171,21 @@ fn run_with_engine(config: &Config, engine: &Engine, stdin: Option<String>) -> R
             if engine.catalog.is_empty() && !config.roots_explicit {
                 eprint!("session-ref: {}", nothing_found_hint(config));
             }
-            let found = match sort {
-                SortBy::Created => engine.candidates(query, *limit, *fuzzy),
+            let (found, activity) = match sort {
+                SortBy::Created => (engine.candidates(query, *limit, *fuzzy), HashMap::new()),
                 SortBy::Updated => {
                     let all = engine.candidates(query, usize::MAX, *fuzzy);
-                    let mut sorted = by_activity(all, query, engine.target.cwd.as_deref());
+                    let activity = activities(&engine.catalog, &all);
+                    let mut sorted =
+                        by_activity(all, &activity, query, engine.target.cwd.as_deref());
                     sorted.truncate(*limit);
-                    sorted
+                    (sorted, activity)
                 }
             };
             Ok(if *json {
                 candidates_json(&found)
             } else {
-                candidates_table(&found, *sort)
+                candidates_table(&found, *sort, &activity)
             })
         }
         Command::Prepare {
@@ -276,19 +279,25 @@ fn parse_jsonl(raw: &str) -> Result<Vec<serde_json::Value>> {
 /// Candidates (in the engine's order) re-ordered by last activity within
 /// each directory group: the exact-rule matches first, as in the engine's
 /// order; fuzzy-only matches keep their score order after them.
-fn by_activity(found: Vec<Candidate>, query: &str, target_cwd: Option<&str>) -> Vec<Candidate> {
+fn by_activity(
+    found: Vec<Candidate>,
+    activity: &HashMap<String, i64>,
+    query: &str,
+    target_cwd: Option<&str>,
+) -> Vec<Candidate> {
     let needle = candidates::lower(query);
     let finder = memchr::memmem::Finder::new(needle.as_bytes());
     let exact = |c: &Candidate| {
         candidates::Fields::new(&c.label, c.cwd.as_deref(), &c.session_id).exact(&finder)
     };
-    let mut keyed: Vec<(bool, u8, Option<u64>, usize, Candidate)> = found
+    let mut keyed: Vec<(bool, u8, Option<i64>, usize, Candidate)> = found
         .into_iter()
         .enumerate()
         .map(|(i, c)| {
             let is_exact = exact(&c);
             let group = candidates::group_rank(c.cwd.as_deref(), target_cwd);
-            (is_exact, group, modified(&c.path), i, c)
+            let at = activity.get(&c.path).copied();
+            (is_exact, group, at, i, c)
         })
         .collect();
     keyed.sort_by(|a, b| {
@@ -334,17 +343,27 @@ fn candidates_json(found: &[Candidate]) -> String {
     out
 }
 
-/// When a session's log was last written (Unix seconds): its last activity.
-fn modified(path: &str) -> Option<u64> {
-    std::fs::metadata(path)
-        .and_then(|m| m.modified())
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map(|d| d.as_secs())
+/// The last activity (Unix seconds, [`crate::store::last_activity`]) of
+/// each candidate's record, by log path: read once, in parallel, through
+/// the title index.
+fn activities(catalog: &Catalog, found: &[Candidate]) -> HashMap<String, i64> {
+    use rayon::prelude::*;
+    let wanted: std::collections::HashSet<&str> = found.iter().map(|c| c.path.as_str()).collect();
+    let records: Vec<&crate::store::model::SessionRecord> = catalog
+        .ordered()
+        .filter(|r| wanted.contains(r.path.display().to_string().as_str()))
+        .collect();
+    records
+        .par_iter()
+        .filter_map(|r| {
+            let at = catalog.last_activity(r)?;
+            Some((r.path.display().to_string(), at))
+        })
+        .collect()
 }
 
 /// The table; AGE is since creation, or since last activity when sorted so.
-fn candidates_table(found: &[Candidate], sort: SortBy) -> String {
+fn candidates_table(found: &[Candidate], sort: SortBy, activity: &HashMap<String, i64>) -> String {
     if found.is_empty() {
         return String::new();
     }
@@ -361,10 +380,8 @@ fn candidates_table(found: &[Candidate], sort: SortBy) -> String {
                     || "-".to_owned(),
                     |cwd| crate::display::short_path(cwd, home.as_deref()),
                 ),
-                match (sort, modified(&c.path)) {
-                    (SortBy::Updated, Some(time)) => {
-                        crate::display::age_since(i64::try_from(time).unwrap_or(i64::MAX), now)
-                    }
+                match (sort, activity.get(&c.path)) {
+                    (SortBy::Updated, Some(&time)) => crate::display::age_since(time, now),
                     _ => crate::display::age(&c.created_at, now),
                 },
                 c.store.to_owned(),

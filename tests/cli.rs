@@ -693,9 +693,11 @@ fn candidates_sort_by_last_activity_within_each_group() {
         file.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs))
             .unwrap();
     };
-    // delta was created first but is the most recently active in /w/app.
+    // A native log records only its creation time, which is its last
+    // activity whatever its file's time; epsilon's does not parse, so its
+    // file's time stands in: the most recent in /w/app.
     touch("app/alpha.jsonl", 1_000);
-    touch("app/epsilon.jsonl", 2_000);
+    touch("app/epsilon.jsonl", 1_800_000_000);
     touch("app/delta.jsonl", 3_000);
     let args = ["candidates", "--json"];
     let created = run_store(dir.path(), &args, "");
@@ -713,7 +715,7 @@ fn candidates_sort_by_last_activity_within_each_group() {
         "",
     );
     let by_activity = ids(&updated);
-    assert_eq!(by_activity[..3], ["delta", "epsilon", "alpha"]);
+    assert_eq!(by_activity[..3], ["epsilon", "alpha", "delta"]);
     // The other groups follow, as before; a limit takes the first.
     assert_eq!(by_activity[3..], default[3..]);
     let one = run_store(
@@ -721,7 +723,7 @@ fn candidates_sort_by_last_activity_within_each_group() {
         &[&args[..], &["--sort", "updated", "--limit", "1"]].concat(),
         "",
     );
-    assert_eq!(ids(&one), ["delta"]);
+    assert_eq!(ids(&one), ["epsilon"]);
 }
 
 #[test]

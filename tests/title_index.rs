@@ -436,3 +436,104 @@ fn gemini_titles_follow_every_file_of_their_session() {
     let (_, direct_err) = list(&native, cache.path(), &no_cache);
     assert!(direct_err.contains("c0ffee06.json"), "{direct_err}");
 }
+
+/// The session ids of `candidates --sort updated --json` over the native
+/// store `store` and `args`: the same with and without the index.
+fn by_activity(store: &Path, cache: &Path, args: &[&str]) -> Vec<String> {
+    let run = |extra: &[&str]| {
+        let home = tempfile::tempdir().unwrap();
+        let mut command = Command::new(env!("CARGO_BIN_EXE_session-ref"));
+        let output = hermetic::isolate(&mut command, home.path())
+            .args(["--store", store.to_str().unwrap()])
+            .args(args)
+            .args(extra)
+            .args([
+                "candidates",
+                "--json",
+                "--limit",
+                "1000",
+                "--sort",
+                "updated",
+            ])
+            .env("XDG_CACHE_HOME", cache)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{output:?}");
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let listing = run(&[]);
+    assert_eq!(run(&["--no-cache"]), listing);
+    listing
+        .lines()
+        .map(|line| {
+            let value: serde_json::Value = serde_json::from_str(line).unwrap();
+            value["sessionId"].as_str().unwrap().to_owned()
+        })
+        .collect()
+}
+
+#[test]
+fn last_activity_is_the_newest_recorded_time_not_the_file_time() {
+    let root = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let native = root.path().join("native");
+    let claude = root.path().join("claude/projects");
+    let codex = root.path().join("codex");
+    let gemini = root.path().join("gemini/.gemini");
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo");
+    copy_tree(&demo, &native);
+    copy_tree(Path::new(CLAUDE), &claude);
+    copy_tree(Path::new(CODEX).parent().unwrap(), &codex);
+    let gemini_fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gemini");
+    copy_tree(&gemini_fixture, &gemini);
+    let args = [
+        "--claude",
+        claude.to_str().unwrap(),
+        "--codex",
+        codex.join("sessions").to_str().unwrap(),
+        "--gemini",
+        gemini.to_str().unwrap(),
+    ]
+    .map(str::to_owned);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    // Every file as fresh as after `git clone` (aged past the index's
+    // two-second window), then in an order of their own: the sessions'
+    // order by last activity does not move, with the index cold or warm.
+    let files: Vec<std::path::PathBuf> = walkdir::WalkDir::new(root.path())
+        .into_iter()
+        .flatten()
+        .filter(|e| e.file_type().is_file())
+        .map(|e| e.into_path())
+        .collect();
+    for file in &files {
+        age(file, 5);
+    }
+    let cloned = by_activity(&native, cache.path(), &args);
+    assert!(cloned.len() > 20, "{cloned:?}");
+    for (i, file) in files.iter().enumerate() {
+        age(file, 10 + (i as u64 * 7919) % 100_000);
+    }
+    assert_eq!(by_activity(&native, cache.path(), &args), cloned);
+    assert_eq!(by_activity(&native, cache.path(), &args), cloned);
+
+    // The demo's ages come from its sessions, not from the clone.
+    let table = hermetic_table(&native, cache.path());
+    assert!(
+        !table.contains(" 2m ") && !table.contains(" now "),
+        "{table}"
+    );
+}
+
+/// `candidates --sort updated` as a table over the native store `store`.
+fn hermetic_table(store: &Path, cache: &Path) -> String {
+    let home = tempfile::tempdir().unwrap();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_session-ref"));
+    let output = hermetic::isolate(&mut command, home.path())
+        .args(["--store", store.to_str().unwrap()])
+        .args(["candidates", "--sort", "updated"])
+        .env("XDG_CACHE_HOME", cache)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    String::from_utf8(output.stdout).unwrap()
+}

@@ -495,6 +495,19 @@ impl Store for Codex {
         read_surface(record)
     }
 
+    /// The `timestamp` of the last line that has one (every line of a
+    /// rollout does; a backward scan), else the file's modification time.
+    fn last_activity(&self, _: &Caches, record: &SessionRecord) -> Option<i64> {
+        let last = last_line_where(&record.path, b"\"timestamp\"", |bytes| {
+            let line = Line::parse(bytes)?;
+            Instant::parse_rfc3339(&string(line.timestamp)?)
+        });
+        match last {
+            Ok(Some(at)) => Some(at.unix_seconds()),
+            _ => crate::store::modified_secs(&record.path),
+        }
+    }
+
     fn fold_surface(
         &self,
         _: &Caches,

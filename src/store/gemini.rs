@@ -988,6 +988,16 @@ impl Store for Gemini {
         Ok(facts.title.clone())
     }
 
+    /// The current chat's latest `lastUpdated` (else its `startTime`),
+    /// else the file's modification time.
+    fn last_activity(&self, caches: &Caches, record: &SessionRecord) -> Option<i64> {
+        current(caches, record, Freshness::Scanned)
+            .ok()
+            .and_then(|(_, facts)| facts.updated)
+            .map(Instant::unix_seconds)
+            .or_else(|| crate::store::modified_secs(&record.path))
+    }
+
     fn read_surface(&self, caches: &Caches, record: &SessionRecord) -> Result<Surface, ReadError> {
         let (path, _) = current(caches, record, Freshness::Now)?;
         Ok(read_chat(&path)?.surface())

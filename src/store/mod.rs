@@ -210,6 +210,17 @@ pub trait Store: Send + Sync + 'static {
         None
     }
 
+    /// When the session was last active (Unix seconds): the newest time
+    /// its log records, where the format keeps one cheaply (the last
+    /// line's timestamp, read from the end). The default, and every
+    /// kind's fallback, is the file's modification time, which says
+    /// little after a copy or a `git clone`. `None` when neither can be
+    /// read. Cached by the title index ([`index::TitleIndex::activity`]).
+    fn last_activity(&self, caches: &Caches, record: &SessionRecord) -> Option<i64> {
+        let _ = caches;
+        modified_secs(&record.path)
+    }
+
     /// Fold the surface of a listed session into `sink` while its log is
     /// read, so that only what the sink keeps is held (prepare keeps what
     /// its byte budget can need). Returns the seq of the last complete
@@ -227,6 +238,25 @@ pub trait Store: Send + Sync + 'static {
         }
         Ok(surface.captured_through_seq)
     }
+}
+
+/// When `path` was last modified (Unix seconds), `None` when unknown.
+pub fn modified_secs(path: &Path) -> Option<i64> {
+    let modified = std::fs::metadata(path).ok()?.modified().ok()?;
+    let secs = modified
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?
+        .as_secs();
+    i64::try_from(secs).ok()
+}
+
+/// The last activity of `record` ([`Store::last_activity`]), through the
+/// title index of `caches` when it is in use: the one source of the
+/// picker's and `candidates --sort updated`'s "last active".
+pub fn last_activity(caches: &Caches, record: &SessionRecord) -> Option<i64> {
+    caches
+        .get::<index::TitleIndex>()
+        .activity(record.kind.store(), caches, record)
 }
 
 /// The registered kind whose flag is `flag`.
@@ -818,6 +848,12 @@ impl Catalog {
     pub fn read_title(&self, record: &SessionRecord) -> Result<Option<String>, ReadError> {
         let index = self.caches.get::<index::TitleIndex>();
         index.title(record.kind.store(), &self.caches, record)
+    }
+
+    /// The last activity of a session of this catalog (Unix seconds; see
+    /// [`last_activity`]).
+    pub fn last_activity(&self, record: &SessionRecord) -> Option<i64> {
+        last_activity(&self.caches, record)
     }
 
     /// Save the title index, when in use and changed (never an error).

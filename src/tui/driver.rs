@@ -157,20 +157,13 @@ pub fn read_latest_prompts(
         .collect()
 }
 
-/// Last activity of each session: its log's modification time (agents
-/// append to a transcript as the conversation goes on; native events carry
-/// no time). Sessions whose time cannot be read are left out.
-pub fn read_activity(batch: &[(EntryId, SessionRecord)]) -> Vec<(EntryId, i64)> {
+/// Last activity of each session ([`crate::store::last_activity`]: the
+/// newest time its log records, through the title index of `caches`),
+/// read on rayon's pool. Sessions whose time cannot be read are left out.
+pub fn read_activity(caches: &Caches, batch: &[(EntryId, SessionRecord)]) -> Vec<(EntryId, i64)> {
     batch
-        .iter()
-        .filter_map(|(id, record)| {
-            let modified = std::fs::metadata(&record.path).ok()?.modified().ok()?;
-            let secs = modified
-                .duration_since(std::time::UNIX_EPOCH)
-                .ok()?
-                .as_secs();
-            Some((*id, i64::try_from(secs).ok()?))
-        })
+        .par_iter()
+        .filter_map(|(id, record)| Some((*id, crate::store::last_activity(caches, record)?)))
         .collect()
 }
 
