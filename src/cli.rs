@@ -180,8 +180,7 @@ enum CommandArgs {
         json: bool,
         /// Order within each directory group: `created` (newest first, the
         /// reference's order) or `updated` (last activity: the newest time
-        /// the log records where its kind reads one, else the log's
-        /// modification time).
+        /// the session records, else the log's modification time).
         #[arg(long, value_enum, default_value_t = SortBy::Created)]
         sort: SortBy,
     },
@@ -912,7 +911,7 @@ fn long_help_end() -> String {
         "\nExit codes:\n  \
          0    done (a closed stdout pipe is not an error)\n  \
          1    failed: stderr says `session-ref: CODE: message`; or `search` found nothing\n  \
-         2    usage error (an unknown flag, a flag value of the wrong type)\n  \
+         2    usage error (an unknown flag, a flag value of the wrong type, a store flag\n       naming a file that is not a session)\n  \
          130  cancelled (Ctrl-C, SIGTERM) or aborted in the picker\n",
     );
     out

@@ -231,8 +231,7 @@ impl Engine {
             .into_iter()
             .map(|r| {
                 let record = catalog.get(r.index);
-                let activity =
-                    crate::store::reader_of(record).last_activity(catalog.caches(), record);
+                let activity = crate::store::last_activity(catalog.caches(), record);
                 Candidate::new(record, r.label, activity)
             })
             .collect()

@@ -40,6 +40,15 @@ fn main() -> ExitCode {
         Ok(config) => config,
         Err(e) => return fail(&e),
     };
+    // A store flag naming a file that is not a session is a usage error,
+    // as grep and rg exit 2 for an operand they cannot search.
+    if let Some(problem) = session_ref::store::misnamed_session_file(&config.roots) {
+        eprintln!(
+            "{}",
+            display::escape_unsafe(&Error::invalid_config(problem).stderr_line())
+        );
+        return ExitCode::from(EXIT_USAGE);
+    }
     // Hooks run synchronously, before anything else starts.
     if let Some(code) = session_ref::hook::run_command(&config) {
         return code;

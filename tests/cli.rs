@@ -699,9 +699,11 @@ fn candidates_sort_by_last_activity_within_each_group() {
         file.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs))
             .unwrap();
     };
-    // delta was created first but is the most recently active in /w/app.
+    // A native log records only its creation time, which is its last
+    // activity whatever its file's time; epsilon's does not parse, so its
+    // file's time stands in: the most recent in /w/app.
     touch("app/alpha.jsonl", 1_000);
-    touch("app/epsilon.jsonl", 2_000);
+    touch("app/epsilon.jsonl", 1_800_000_000);
     touch("app/delta.jsonl", 3_000);
     let args = ["candidates", "--json"];
     let created = run_store(dir.path(), &args, "");
@@ -719,7 +721,7 @@ fn candidates_sort_by_last_activity_within_each_group() {
         "",
     );
     let by_activity = ids(&updated);
-    assert_eq!(by_activity[..3], ["delta", "epsilon", "alpha"]);
+    assert_eq!(by_activity[..3], ["epsilon", "alpha", "delta"]);
     // The other groups follow, as before; a limit takes the first.
     assert_eq!(by_activity[3..], default[3..]);
     let one = run_store(
@@ -727,7 +729,39 @@ fn candidates_sort_by_last_activity_within_each_group() {
         &[&args[..], &["--sort", "updated", "--limit", "1"]].concat(),
         "",
     );
-    assert_eq!(ids(&one), ["delta"]);
+    assert_eq!(ids(&one), ["epsilon"]);
+}
+
+#[test]
+fn a_store_flag_naming_a_file_that_is_not_a_session_is_a_usage_error() {
+    let dir = store();
+    let notes = dir.path().join("notes.jsonl");
+    let notes = notes.to_str().unwrap();
+    for (flag, kind) in [
+        ("--store", "hydra"),
+        ("--claude", "claude"),
+        ("--codex", "codex"),
+    ] {
+        for command in [&["candidates"][..], &["mention", "alpha"]] {
+            let mut args = vec![flag, notes];
+            args.extend_from_slice(command);
+            let out = run(&args, "");
+            assert_eq!(out.status.code(), Some(2), "{flag} {command:?}");
+            assert_eq!(stdout(&out), "");
+            let err = stderr(&out);
+            assert!(
+                err.starts_with(&format!(
+                    "session-ref: SESSION_REFERENCE_INVALID_CONFIG: {flag} {notes}: not a {kind} session: "
+                )),
+                "{err}"
+            );
+        }
+    }
+    // A session file named alone is listed as before.
+    let alpha = dir.path().join("app/alpha.jsonl");
+    let out = run(&["--store", alpha.to_str().unwrap(), "candidates"], "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("Alpha plan v2"));
 }
 
 #[test]

@@ -512,7 +512,8 @@ const CODEX_FIDELITY: &[FidelitySession] = &[
     (
         "2026/02/10/rollout-2026-02-10T09-30-00-019c0000-0000-7000-8000-000000000002.jsonl",
         "019c0000-0000-7000-8000-000000000002",
-        "Fix it with a retry instead",
+        // A paginated fork is listed by its inherited history's first prompt.
+        "Why is the login test flaky?",
         &[
             "Why is the login test flaky?",
             "Fix it with a retry instead",

@@ -199,11 +199,11 @@ fn listing_is_identical_with_and_without_the_index() {
     // the current one is written.
     let name = file.file_name().unwrap().to_str().unwrap();
     let earlier = file.with_file_name(
-        name.replace("titles-v3-", "titles-v1-")
+        name.replace("titles-v4-", "titles-v1-")
             .replace(".bin", ".json"),
     );
     std::fs::write(&earlier, "{\"version\":1,\"entries\":[]}").unwrap();
-    assert!(good.starts_with(b"SRTI\x03\0\0\0"), "{good:?}");
+    assert!(good.starts_with(b"SRTI\x04\0\0\0"), "{good:?}");
     let mut flipped = good.clone();
     *flipped.last_mut().unwrap() ^= 0x20;
     let mut other_version = good.clone();
@@ -211,7 +211,7 @@ fn listing_is_identical_with_and_without_the_index() {
     // Checksum right, but the payload claims a length far beyond itself:
     // rejected by the decoder's limit, without allocating that length.
     let huge = [0xffu8; 16];
-    let mut huge_length = b"SRTI\x03\0\0\0".to_vec();
+    let mut huge_length = b"SRTI\x04\0\0\0".to_vec();
     huge_length.extend_from_slice(&crc32(&huge).to_le_bytes());
     huge_length.extend_from_slice(&huge);
     for damaged in [
@@ -227,7 +227,7 @@ fn listing_is_identical_with_and_without_the_index() {
         let (out, err) = list(store.path(), cache.path(), &[]);
         assert_eq!((out.as_str(), err.as_str()), (expected.as_str(), ""));
         let rebuilt = std::fs::read(&file).unwrap();
-        assert!(rebuilt.starts_with(b"SRTI\x03\0\0\0"));
+        assert!(rebuilt.starts_with(b"SRTI\x04\0\0\0"));
         assert!(read_lossy(&file).contains("a.jsonl"));
         assert!(!earlier.exists());
     }
@@ -510,4 +510,105 @@ fn pi_and_qwen_titles_follow_their_files() {
     );
     let cleared = same_with_and_without_args(&native, cache.path(), &args);
     assert!(!cleared.contains("Piped notes"), "{cleared}");
+}
+
+/// The session ids of `candidates --sort updated --json` over the native
+/// store `store` and `args`: the same with and without the index.
+fn by_activity(store: &Path, cache: &Path, args: &[&str]) -> Vec<String> {
+    let run = |extra: &[&str]| {
+        let home = tempfile::tempdir().unwrap();
+        let mut command = Command::new(env!("CARGO_BIN_EXE_session-ref"));
+        let output = hermetic::isolate(&mut command, home.path())
+            .args(["--store", store.to_str().unwrap()])
+            .args(args)
+            .args(extra)
+            .args([
+                "candidates",
+                "--json",
+                "--limit",
+                "1000",
+                "--sort",
+                "updated",
+            ])
+            .env("XDG_CACHE_HOME", cache)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{output:?}");
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let listing = run(&[]);
+    assert_eq!(run(&["--no-cache"]), listing);
+    listing
+        .lines()
+        .map(|line| {
+            let value: serde_json::Value = serde_json::from_str(line).unwrap();
+            value["sessionId"].as_str().unwrap().to_owned()
+        })
+        .collect()
+}
+
+/// `candidates --sort updated` as a table over the native store `store`.
+fn hermetic_table(store: &Path, cache: &Path) -> String {
+    let home = tempfile::tempdir().unwrap();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_session-ref"));
+    let output = hermetic::isolate(&mut command, home.path())
+        .args(["--store", store.to_str().unwrap()])
+        .args(["candidates", "--sort", "updated"])
+        .env("XDG_CACHE_HOME", cache)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    String::from_utf8(output.stdout).unwrap()
+}
+
+#[test]
+fn last_activity_is_the_newest_recorded_time_not_the_file_time() {
+    let root = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let native = root.path().join("native");
+    let claude = root.path().join("claude/projects");
+    let codex = root.path().join("codex");
+    let gemini = root.path().join("gemini/.gemini");
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo");
+    copy_tree(&demo, &native);
+    copy_tree(Path::new(CLAUDE), &claude);
+    copy_tree(Path::new(CODEX).parent().unwrap(), &codex);
+    let gemini_fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gemini");
+    copy_tree(&gemini_fixture, &gemini);
+    let args = [
+        "--claude",
+        claude.to_str().unwrap(),
+        "--codex",
+        codex.join("sessions").to_str().unwrap(),
+        "--gemini",
+        gemini.to_str().unwrap(),
+    ]
+    .map(str::to_owned);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    // Every file as fresh as after `git clone` (aged past the index's
+    // two-second window), then in an order of their own: the sessions'
+    // order by last activity does not move, with the index cold or warm.
+    let files: Vec<std::path::PathBuf> = walkdir::WalkDir::new(root.path())
+        .into_iter()
+        .flatten()
+        .filter(|e| e.file_type().is_file())
+        .map(|e| e.into_path())
+        .collect();
+    for file in &files {
+        age(file, 5);
+    }
+    let cloned = by_activity(&native, cache.path(), &args);
+    assert!(cloned.len() > 20, "{cloned:?}");
+    for (i, file) in files.iter().enumerate() {
+        age(file, 10 + (i as u64 * 7919) % 100_000);
+    }
+    assert_eq!(by_activity(&native, cache.path(), &args), cloned);
+    assert_eq!(by_activity(&native, cache.path(), &args), cloned);
+
+    // The demo's ages come from its sessions, not from the clone.
+    let table = hermetic_table(&native, cache.path());
+    assert!(
+        !table.contains(" 2m ") && !table.contains(" now "),
+        "{table}"
+    );
 }

@@ -444,7 +444,7 @@ impl Store for Copilot {
     fn last_activity(&self, _: &Caches, record: &SessionRecord) -> Option<i64> {
         last_activity(&record.path)
             .map(Instant::unix_seconds)
-            .or_else(|| crate::store::file_modified(&record.path))
+            .or_else(|| crate::store::modified_secs(&record.path))
     }
 
     fn title_inputs(&self, _: &Caches, record: &SessionRecord) -> Option<TitleInputs> {

@@ -223,12 +223,14 @@ pub trait Store: Send + Sync + 'static {
     }
 
     /// When the session was last active (Unix seconds): the newest time
-    /// its log records, for a kind that records one cheaply (pi, Qwen
-    /// Code); else, and as every kind's fallback, the log's modification
-    /// time (the default). `None` when neither can be read.
+    /// its log records, where the format keeps one cheaply (the last
+    /// line's timestamp, read from the end). The default, and every
+    /// kind's fallback, is the file's modification time, which says
+    /// little after a copy or a `git clone`. `None` when neither can be
+    /// read. Cached by the title index ([`index::TitleIndex::activity`]).
     fn last_activity(&self, caches: &Caches, record: &SessionRecord) -> Option<i64> {
         let _ = caches;
-        file_modified(&record.path)
+        modified_secs(&record.path)
     }
 
     /// Fold the surface of a listed session into `sink` while its log is
@@ -250,14 +252,27 @@ pub trait Store: Send + Sync + 'static {
     }
 }
 
-/// When `path` was last modified (Unix seconds), if it can be read.
-pub fn file_modified(path: &Path) -> Option<i64> {
+/// When `path` was last modified (Unix seconds), `None` when unknown.
+pub fn modified_secs(path: &Path) -> Option<i64> {
     let modified = std::fs::metadata(path).ok()?.modified().ok()?;
     let secs = modified
         .duration_since(std::time::UNIX_EPOCH)
         .ok()?
         .as_secs();
     i64::try_from(secs).ok()
+}
+
+/// The last activity of `record` ([`Store::last_activity`]), through the
+/// title index of `caches` when it is in use: the one source of the
+/// picker's and `candidates --sort updated`'s "last active".
+pub fn last_activity(caches: &Caches, record: &SessionRecord) -> Option<i64> {
+    if record.host.is_some() {
+        // A session of another machine: as its host reported it.
+        return remote::REMOTE.last_activity(caches, record);
+    }
+    caches
+        .get::<index::TitleIndex>()
+        .activity(record.kind.store(), caches, record)
 }
 
 /// The registered kind whose flag is `flag`.
@@ -590,6 +605,33 @@ pub fn has_suffix(path: &Path, suffix: &str) -> bool {
         .is_some_and(|n| n.as_encoded_bytes().ends_with(suffix.as_bytes()))
 }
 
+/// The first root of `roots` that names a regular file which is not a
+/// session of its kind (`--claude notes.txt`), with what is wrong, as the
+/// message of a usage error. A file named on the command line is the
+/// user's choice: skipping it silently, as listing skips a stray file in
+/// a store directory, would list nothing and say nothing. A file that
+/// cannot be read, or a kind without a single-file form (Gemini CLI's
+/// root is a directory), is left to listing, which reports it.
+pub fn misnamed_session_file(roots: &StoreRoots) -> Option<String> {
+    roots.iter().find_map(|(kind, root)| {
+        let store = kind.store();
+        let file = std::fs::symlink_metadata(root).is_ok_and(|m| m.is_file());
+        if !file || !store.lists_each_file() {
+            return None;
+        }
+        let at: Arc<Path> = Arc::from(root.as_path());
+        match store.list_file(&Caches::default(), &at, root) {
+            ScanEvent::Skipped { reason, .. } => Some(format!(
+                "--{} {}: not a {} session: {reason}",
+                store.flag(),
+                crate::display::path_for_person(root),
+                kind.as_str()
+            )),
+            _ => None,
+        }
+    })
+}
+
 /// Discover every session under `roots`, reporting each file through `sink`
 /// as soon as it is classified (from the threads of rayon's pool).
 pub fn scan(caches: &Caches, roots: &StoreRoots, sink: &(dyn Fn(ScanEvent) + Sync)) {
@@ -848,6 +890,12 @@ impl Catalog {
         }
         let index = self.caches.get::<index::TitleIndex>();
         index.title(record.kind.store(), &self.caches, record)
+    }
+
+    /// The last activity of a session of this catalog (Unix seconds; see
+    /// [`last_activity`]).
+    pub fn last_activity(&self, record: &SessionRecord) -> Option<i64> {
+        last_activity(&self.caches, record)
     }
 
     /// Save the title index, when in use and changed (never an error).

@@ -669,7 +669,7 @@ impl Store for Pi {
         last_activity(&record.path)
             .ok()
             .flatten()
-            .or_else(|| crate::store::file_modified(&record.path))
+            .or_else(|| crate::store::modified_secs(&record.path))
     }
 
     fn fold_surface(

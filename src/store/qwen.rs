@@ -536,7 +536,7 @@ impl Store for Qwen {
         last_activity(&record.path)
             .ok()
             .flatten()
-            .or_else(|| crate::store::file_modified(&record.path))
+            .or_else(|| crate::store::modified_secs(&record.path))
     }
 
     fn fold_surface(

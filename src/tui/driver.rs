@@ -157,23 +157,13 @@ pub fn read_latest_prompts(
         .collect()
 }
 
-/// Last activity of each session, as its kind reads it
-/// ([`Store::last_activity`](crate::store::Store::last_activity): the
-/// newest time the log records where the format has one cheaply, else the
-/// log's modification time; native events carry no time). Sessions whose
-/// time cannot be read are left out.
-pub fn read_activity(
-    caches: &crate::store::Caches,
-    batch: &[(EntryId, SessionRecord)],
-) -> Vec<(EntryId, i64)> {
+/// Last activity of each session ([`crate::store::last_activity`]: the
+/// newest time its log records, through the title index of `caches`),
+/// read on rayon's pool. Sessions whose time cannot be read are left out.
+pub fn read_activity(caches: &Caches, batch: &[(EntryId, SessionRecord)]) -> Vec<(EntryId, i64)> {
     batch
-        .iter()
-        .filter_map(|(id, record)| {
-            Some((
-                *id,
-                crate::store::reader_of(record).last_activity(caches, record)?,
-            ))
-        })
+        .par_iter()
+        .filter_map(|(id, record)| Some((*id, crate::store::last_activity(caches, record)?)))
         .collect()
 }
 

@@ -54,7 +54,7 @@ pub struct Entry {
     pub group: u8,
     /// Whether the cwd is the target's or below it (what ctrl-o keeps).
     pub within: bool,
-    /// Last activity (the log's modification time, Unix seconds), once read.
+    /// Last activity ([`crate::store::last_activity`], Unix seconds), once read.
     pub activity: Option<i64>,
     /// What the terms are matched against, converted once.
     haystacks: Haystacks,

@@ -149,9 +149,14 @@ async function candidates(globals, locals, positionals) {
     );
     used.add(record);
     const mention = formatSessionReferenceMention({ sessionId: candidate.sessionId, label: candidate.label });
-    // session-ref adds the log's last write (UTC, whole seconds) as lastActivity.
-    const seconds = Math.floor(statSync(record.path).mtimeMs / 1000);
-    const lastActivity = new Date(seconds * 1000).toISOString().replace(/\.000Z$/, "Z");
+    // session-ref adds the session's last activity (UTC, whole seconds):
+    // for a native log, whose events carry no time, its createdAt when that
+    // parses, else the log's last write.
+    const seconds =
+      record.instant !== undefined
+        ? record.instant.seconds
+        : BigInt(Math.floor(statSync(record.path).mtimeMs / 1000));
+    const lastActivity = formatUtcSeconds(seconds);
     out += line({ ...candidate, mention, store: "hydra", path: record.path, lastActivity });
   }
   return out;
@@ -296,4 +301,26 @@ async function main() {
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   await main();
+}
+
+/** `seconds` since the epoch as `YYYY-MM-DDTHH:MM:SSZ`, as session-ref
+ *  writes it (Rust's `{:04}` for the year, its sign counted in the width). */
+function formatUtcSeconds(seconds) {
+  const days = seconds >= 0n ? seconds / 86400n : -((-seconds + 86399n) / 86400n);
+  const ofDay = seconds - days * 86400n;
+  const z = days + 719468n;
+  const era = (z >= 0n ? z : z - 146096n) / 146097n;
+  const doe = z - era * 146097n;
+  const yoe = (doe - doe / 1460n + doe / 36524n - doe / 146096n) / 365n;
+  const doy = doe - (365n * yoe + yoe / 4n - yoe / 100n);
+  const mp = (5n * doy + 2n) / 153n;
+  const d = doy - (153n * mp + 2n) / 5n + 1n;
+  const m = mp < 10n ? mp + 3n : mp - 9n;
+  const y = yoe + era * 400n + (m <= 2n ? 1n : 0n);
+  const pad = (n, w) => String(n).padStart(w, "0");
+  const year = y < 0n ? "-" + pad(-y, 3) : pad(y, 4);
+  const h = ofDay / 3600n;
+  const mi = (ofDay / 60n) % 60n;
+  const sec = ofDay % 60n;
+  return `${year}-${pad(m, 2)}-${pad(d, 2)}T${pad(h, 2)}:${pad(mi, 2)}:${pad(sec, 2)}Z`;
 }
