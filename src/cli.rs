@@ -170,7 +170,7 @@ enum CommandArgs {
         /// Keep sessions whose id, cwd or title contains this (case-insensitive).
         query: Option<String>,
         /// How many to list [default: --candidate-limit].
-        #[arg(long, value_name = "N", allow_hyphen_values = true)]
+        #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = limit_syntax)]
         limit: Option<String>,
         /// Also list fuzzy (subsequence) matches after the exact ones.
         #[arg(long)]
@@ -179,8 +179,8 @@ enum CommandArgs {
         #[arg(long)]
         json: bool,
         /// Order within each directory group: `created` (newest first, the
-        /// reference's order) or `updated` (last activity: the log's
-        /// modification time).
+        /// reference's order) or `updated` (last activity: the newest time
+        /// the session records, else the log's modification time).
         #[arg(long, value_enum, default_value_t = SortArg::Created)]
         sort: SortArg,
     },
@@ -196,7 +196,7 @@ enum CommandArgs {
         #[arg(long)]
         regex: bool,
         /// Stop after N matching sessions [default: --candidate-limit].
-        #[arg(long, value_name = "N", allow_hyphen_values = true)]
+        #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = limit_syntax)]
         limit: Option<String>,
         /// One JSON object per line.
         #[arg(long)]
@@ -220,7 +220,8 @@ enum CommandArgs {
     },
     /// Show the snapshot a mention of one session injects, and its stats.
     Preview {
-        /// Session id or canonical hydra-session: URI.
+        /// Session id, the start of exactly one id (4+ characters), a
+        /// hydra-session: URI, or a mention as `candidates --json` prints it.
         id: String,
         /// Label to serialize [default: the latest title, else the id].
         #[arg(long, value_name = "L")]
@@ -231,9 +232,11 @@ enum CommandArgs {
     },
     /// Print the canonical mention of a session.
     Mention {
-        /// Session id.
+        /// Session id, the start of exactly one id (4+ characters), a
+        /// hydra-session: URI, or a mention (its label kept).
         id: String,
-        /// Label [default: the latest title, else the id].
+        /// Label [default: the mention's, else the latest title, else the
+        /// id]; with it no store is read and the id is taken as given.
         #[arg(long, value_name = "L")]
         label: Option<String>,
     },
@@ -517,7 +520,18 @@ impl Cli {
     /// Parse the process's arguments: clap's errors (exit 2), and picker
     /// options given with another command, which is a usage error too.
     pub fn parse_args() -> std::result::Result<Cli, clap::Error> {
-        let matches = Cli::full_command().try_get_matches()?;
+        Self::parse_from(std::env::args_os())
+    }
+
+    /// [`Cli::parse_args`] over `args` (the program's name first).
+    pub fn parse_from<I, T>(args: I) -> std::result::Result<Cli, clap::Error>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<std::ffi::OsString> + Clone,
+    {
+        let matches = Cli::full_command()
+            .try_get_matches_from(args)
+            .map_err(|e| with_command_usage(e, &mut Cli::full_command()))?;
         Self::check(<Cli as clap::FromArgMatches>::from_arg_matches(&matches)?)
     }
 
@@ -665,7 +679,11 @@ impl Cli {
                     "session-ref",
                     &mut script,
                 );
-                Command::Completions(String::from_utf8_lossy(&script).into_owned())
+                let script = String::from_utf8_lossy(&script).into_owned();
+                Command::Completions(match shell {
+                    clap_complete::Shell::Bash => bash_states_agree(script, "session-ref"),
+                    _ => script,
+                })
             }
             CommandArgs::Man => {
                 let mut page = Vec::new();
@@ -710,6 +728,21 @@ impl Cli {
             command,
         })
     }
+}
+
+/// Respell the states of clap_complete's bash script the one way. Its
+/// loop over the typed words names the state of a subcommand after the
+/// binary with each hyphen as `__` (`session__ref__subcmd__candidates`),
+/// but its arms that complete each state escape the hyphen as a
+/// subcommand separator (`session__subcmd__ref__subcmd__candidates`), so
+/// below the top level no arm matched and bash fell back to file names
+/// (clap-rs/clap#6421, open in clap_complete 4.6). The arms are renamed as
+/// the loop names them; once clap_complete agrees with itself this
+/// changes nothing. `tests/completions.rs` runs the script.
+fn bash_states_agree(script: String, bin: &str) -> String {
+    let escaped_as_separator = format!("{}__subcmd__", bin.replace('-', "__subcmd__"));
+    let as_the_loop_names_it = format!("{}__subcmd__", bin.replace('-', "__"));
+    script.replace(&escaped_as_separator, &as_the_loop_names_it)
 }
 
 fn hook_command(action: HookAction) -> Result<Command> {
@@ -764,11 +797,58 @@ fn long_help_end() -> String {
     out.push_str(
         "\nExit codes:\n  \
          0    done (a closed stdout pipe is not an error)\n  \
-         1    failed: stderr says `session-ref: CODE: message`\n  \
-         2    usage error\n  \
+         1    failed: stderr says `session-ref: CODE: message`; or `search` found nothing\n  \
+         2    usage error (an unknown flag, a flag value of the wrong type, a store flag\n       naming a file that is not a session)\n  \
          130  cancelled (Ctrl-C, SIGTERM) or aborted in the picker\n",
     );
     out
+}
+
+/// The usage line of a rejected command line: clap's lists the arguments
+/// already given rather than the command's usage, so `--store x --bogus`
+/// was answered with `Usage: session-ref --store <DIR>`, which reads as
+/// though `--store` were all there is (or were required). It is replaced by
+/// the usage of the (sub)command the error is about, the words of clap's
+/// line before its first argument.
+fn with_command_usage(mut error: clap::Error, cmd: &mut clap::Command) -> clap::Error {
+    use clap::error::{ContextKind, ContextValue};
+    let Some(ContextValue::StyledStr(usage)) = error.get(ContextKind::Usage) else {
+        return error;
+    };
+    let text = usage.to_string();
+    let path: Vec<String> = text
+        .trim_start()
+        .trim_start_matches("Usage:")
+        .split_whitespace()
+        .skip(1)
+        .take_while(|word| !word.starts_with(['-', '[', '<']))
+        .map(str::to_owned)
+        .collect();
+    cmd.build();
+    let mut command = cmd;
+    for name in &path {
+        match command.find_subcommand_mut(name) {
+            Some(sub) => command = sub,
+            None => return error,
+        }
+    }
+    error.insert(
+        ContextKind::Usage,
+        ContextValue::StyledStr(command.render_usage()),
+    );
+    error
+}
+
+/// `--limit` as written: decimal digits (surrounding blanks allowed), else
+/// a usage error (exit 2), as for any flag value of the wrong type. Its
+/// range is checked by [`parse_limit`], as the reference checks it.
+fn limit_syntax(raw: &str) -> std::result::Result<String, String> {
+    let digits = raw.trim();
+    if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+        Ok(raw.to_owned())
+    } else {
+        Err("expected a whole number (1, 2, …)".to_owned())
+    }
 }
 
 /// `candidates --limit`: a positive safe integer. It is not a configuration
@@ -934,8 +1014,8 @@ mod tests {
     }
 
     #[test]
-    fn invalid_limit_is_an_invalid_reference_as_in_the_reference() {
-        for limit in ["x", "0", "-1", "1.5", "9007199254740992"] {
+    fn a_limit_out_of_range_is_an_invalid_reference_as_in_the_reference() {
+        for limit in ["0", "9007199254740992"] {
             assert_eq!(
                 config(&["candidates", "--limit", limit]).unwrap_err().code,
                 ErrorCode::InvalidReference,
@@ -944,6 +1024,60 @@ mod tests {
         }
         let c = config(&["candidates", "--limit", "7"]).unwrap();
         assert!(matches!(c.command, Command::Candidates { limit: 7, .. }));
+    }
+
+    #[test]
+    fn a_limit_that_is_not_a_number_is_a_usage_error() {
+        for command in ["candidates", "search"] {
+            for limit in ["x", "-1", "1.5", ""] {
+                let args = ["session-ref", command, "q", "--limit", limit];
+                let error = Cli::parse_from(args).unwrap_err();
+                assert_eq!(error.exit_code(), 2, "{command} --limit {limit:?}");
+                assert!(error.to_string().contains("--limit <N>"), "{error}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_usage_line_after_a_bad_flag_is_the_commands() {
+        let usage = |args: &[&str]| {
+            let error = Cli::parse_from(std::iter::once("session-ref").chain(args.iter().copied()))
+                .unwrap_err();
+            assert_eq!(error.exit_code(), 2);
+            let text = error.to_string();
+            text.lines()
+                .find(|l| l.starts_with("Usage:"))
+                .unwrap_or_else(|| panic!("no usage line in {text}"))
+                .to_owned()
+        };
+        assert_eq!(
+            usage(&["--store", "x", "--bogus"]),
+            "Usage: session-ref [OPTIONS] [COMMAND]"
+        );
+        assert_eq!(
+            usage(&[
+                "--store",
+                "x",
+                "--store",
+                "y",
+                "--max-references",
+                "2",
+                "--nope"
+            ]),
+            "Usage: session-ref [OPTIONS] [COMMAND]"
+        );
+        assert_eq!(
+            usage(&["candidates", "--store", "x", "--bogus"]),
+            "Usage: session-ref candidates [OPTIONS] [QUERY]"
+        );
+        assert_eq!(
+            usage(&["hook", "install", "--store", "x", "--bogus"]),
+            "Usage: session-ref hook install [OPTIONS] <AGENT>"
+        );
+        assert_eq!(
+            usage(&["search", "--limit", "3", "--bogus", "q"]),
+            "Usage: session-ref search [OPTIONS] <QUERY>"
+        );
     }
 
     #[test]

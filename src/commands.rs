@@ -68,8 +68,10 @@ pub fn report_listing(catalog: &Catalog, config: &Config) {
 pub fn nothing_found_hint(config: &Config) -> String {
     let mut hint = String::from("no sessions found. Looked in:\n");
     let looked: &StoreRoots = &config.looked_at;
+    // Paths in one column, however long the kinds' names.
+    let width = REGISTRY.iter().map(|k| k.as_str().len()).max().unwrap_or(0);
     for (kind, path) in looked.iter() {
-        hint.push_str(&format!("  {kind:<6} {}\n", path.display()));
+        hint.push_str(&format!("  {kind:<width$} {}\n", path.display()));
     }
     hint.push_str("Point at a store with ");
     for (i, kind) in REGISTRY.iter().enumerate() {
@@ -93,6 +95,9 @@ pub fn needs_stdin(command: &Command) -> bool {
     matches!(command, Command::Prepare { text: None, .. })
 }
 
+/// What `prepare` says when it reads its message from a terminal.
+pub const STDIN_HINT: &str = "session-ref: reading the message from the terminal: type it, then ctrl-d on a line of its own (or give it as an argument: session-ref prepare 'TEXT')";
+
 /// Read all of stdin as UTF-8 text.
 pub fn read_stdin(mut stdin: impl std::io::Read) -> Result<String> {
     let mut raw = Vec::new();
@@ -102,8 +107,12 @@ pub fn read_stdin(mut stdin: impl std::io::Read) -> Result<String> {
     String::from_utf8(raw).map_err(|_| Error::invalid_reference("stdin is not UTF-8 text"))
 }
 
-/// Run `search`, streaming its results to stdout until done or `cancel`.
-pub fn search_streaming(config: &Config, cancel: &std::sync::atomic::AtomicBool) -> Result<()> {
+/// Run `search`, streaming its results to stdout until done or `cancel`;
+/// what the scan saw (`main` exits 1 when nothing matched, as grep does).
+pub fn search_streaming(
+    config: &Config,
+    cancel: &std::sync::atomic::AtomicBool,
+) -> Result<crate::search::scan::Outcome> {
     let Command::Search {
         query,
         regex,
@@ -156,7 +165,13 @@ pub fn run(config: &Config, stdin: Option<String>) -> Result<String> {
         Command::Mention {
             id,
             label: Some(label),
-        } => Ok(format!("{}\n", mention::format_mention(id, Some(label)))),
+        } => {
+            // With a label, no store is read: the id is the argument's (a
+            // well-formed mention's or URI's), or the argument itself.
+            let named = crate::engine::SessionArg::parse(id).ok().flatten();
+            let id = named.map_or_else(|| id.clone(), |n| n.id);
+            Ok(format!("{}\n", mention::format_mention(&id, Some(label))))
+        }
         Command::Completions(text) | Command::Man(text) => Ok(text.clone()),
         Command::RemoteCheck(host) => crate::remote::check(&config.remotes, host),
         Command::RemoteServe { .. } => Err(Error::internal(
@@ -191,15 +206,21 @@ fn run_with_engine(config: &Config, engine: &Engine, stdin: Option<String>) -> R
             if engine.catalog.is_empty() && !config.roots_explicit {
                 eprint!("session-ref: {}", nothing_found_hint(config));
             }
-            let found = match sort {
-                SortBy::Created => engine.candidates(query, *limit, *fuzzy),
+            // One more than the limit tells whether the limit cut the list.
+            let mut found = match sort {
+                SortBy::Created => engine.candidates(query, limit.saturating_add(1), *fuzzy),
                 SortBy::Updated => {
                     let all = engine.candidates(query, usize::MAX, *fuzzy);
-                    let mut sorted = by_activity(all, query, engine.target.cwd.as_deref());
-                    sorted.truncate(*limit);
-                    sorted
+                    by_activity(all, query, engine.target.cwd.as_deref())
                 }
             };
+            if found.len() > *limit {
+                found.truncate(*limit);
+                let sessions = if *limit == 1 { "session" } else { "sessions" };
+                eprintln!(
+                    "session-ref: note: listed the first {limit} {sessions}; more match (--limit N lists more)"
+                );
+            }
             Ok(if *json {
                 candidates_json(&found)
             } else {
@@ -247,16 +268,22 @@ fn run_with_engine(config: &Config, engine: &Engine, stdin: Option<String>) -> R
             }
         }
         Command::Mention { id, label } => {
-            // Without --label, the label is the session's title: a session
-            // that is not listed has none, and its mention would cite nothing.
-            if engine.catalog.find(id).is_none() {
+            let named = engine.resolve_session_arg(id)?;
+            // Without --label, the label is the mention's or the session's
+            // title: a session that is not listed has none, and its mention
+            // would cite nothing.
+            if engine.catalog.find(&named.id).is_none() {
                 return Err(Error::read_failed(format!(
                     "unknown session {} (give --label to write its mention anyway)",
-                    json::quote(id, false)
+                    json::quote(&named.id, false)
                 )));
             }
-            let label = engine.label_or_default(id, label.as_deref());
-            Ok(format!("{}\n", mention::format_mention(id, Some(&label))))
+            let given = label.as_deref().or(named.label.as_deref());
+            let label = engine.label_or_default(&named.id, given);
+            Ok(format!(
+                "{}\n",
+                mention::format_mention(&named.id, Some(&label))
+            ))
         }
         Command::UriEncode(_)
         | Command::UriDecode(_)
@@ -305,13 +332,13 @@ fn by_activity(found: Vec<Candidate>, query: &str, target_cwd: Option<&str>) -> 
     let exact = |c: &Candidate| {
         candidates::Fields::new(&c.label, c.cwd.as_deref(), &c.session_id).exact(&finder)
     };
-    let mut keyed: Vec<(bool, u8, Option<u64>, usize, Candidate)> = found
+    let mut keyed: Vec<(bool, u8, Option<i64>, usize, Candidate)> = found
         .into_iter()
         .enumerate()
         .map(|(i, c)| {
             let is_exact = exact(&c);
             let group = candidates::group_rank(c.cwd.as_deref(), target_cwd);
-            (is_exact, group, activity(&c), i, c)
+            (is_exact, group, c.activity, i, c)
         })
         .collect();
     keyed.sort_by(|a, b| {
@@ -341,6 +368,7 @@ fn candidates_json(found: &[Candidate]) -> String {
             ("mention", Some(c.mention.as_str())),
             ("store", Some(c.store)),
             ("path", Some(c.path.as_str())),
+            ("lastActivity", c.last_activity.as_deref()),
             ("host", c.host.as_deref()),
         ];
         let mut first = true;
@@ -358,22 +386,9 @@ fn candidates_json(found: &[Candidate]) -> String {
     out
 }
 
-/// A candidate's last activity (Unix seconds): as its remote reported it,
-/// else when its log was last written.
-fn activity(candidate: &Candidate) -> Option<u64> {
-    candidate.updated.or_else(|| modified(&candidate.path))
-}
-
-/// When a session's log was last written (Unix seconds): its last activity.
-fn modified(path: &str) -> Option<u64> {
-    std::fs::metadata(path)
-        .and_then(|m| m.modified())
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map(|d| d.as_secs())
-}
-
-/// The table; AGE is since creation, or since last activity when sorted so.
+/// The table; its time column says what it counts: CREATED (the age since
+/// creation, the order SPEC §6 fixes) or, sorted by activity, ACTIVE (since
+/// the last activity, as the picker shows it).
 fn candidates_table(found: &[Candidate], sort: SortBy) -> String {
     if found.is_empty() {
         return String::new();
@@ -391,10 +406,8 @@ fn candidates_table(found: &[Candidate], sort: SortBy) -> String {
                     || "-".to_owned(),
                     |cwd| crate::display::short_path(cwd, home.as_deref()),
                 ),
-                match (sort, activity(c)) {
-                    (SortBy::Updated, Some(time)) => {
-                        crate::display::age_since(i64::try_from(time).unwrap_or(i64::MAX), now)
-                    }
+                match (sort, c.activity) {
+                    (SortBy::Updated, Some(time)) => crate::display::age_since(time, now),
                     _ => crate::display::age(&c.created_at, now),
                 },
                 match &c.host {
@@ -405,7 +418,11 @@ fn candidates_table(found: &[Candidate], sort: SortBy) -> String {
             ]
         })
         .collect();
-    crate::display::table(&["LABEL", "CWD", "AGE", "STORE", "ID"], &rows)
+    let time = match sort {
+        SortBy::Created => "CREATED",
+        SortBy::Updated => "ACTIVE",
+    };
+    crate::display::table(&["LABEL", "CWD", time, "STORE", "ID"], &rows)
 }
 
 #[cfg(test)]
@@ -422,8 +439,9 @@ mod tests {
             mention: "@[a](x)".to_owned(),
             store: "claude",
             path: "/p\\q.jsonl".to_owned(),
+            last_activity: cwd.map(|_| "2026-01-02T03:04:05Z".to_owned()),
+            activity: Some(1),
             host: cwd.map(|_| "dev box".to_owned()),
-            updated: None,
         };
         let found = [candidate(Some("/w\td")), candidate(None)];
         let expected: String = found

@@ -2,8 +2,10 @@
 //! delivering it (Esc, ctrl-c, a signal, a failed terminal, output or
 //! delivery). It is saved as a file in the user's state directory
 //! (`$XDG_STATE_HOME/session-ref`, else `~/.local/state/session-ref`), its
-//! path is printed on stderr, and the next picker offers to restore the
-//! newest one (or `--prompt-file PATH` starts from it).
+//! path is printed on stderr, and the next picker offers to restore them,
+//! newest first (or `--prompt-file PATH` starts from one). At most
+//! [`KEPT`] are kept: saving drops the oldest beyond that, and a draft
+//! whose text a newer one repeats.
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -28,6 +30,9 @@ pub struct Draft {
 const PREFIX: &str = "draft-";
 const SUFFIX: &str = ".md";
 
+/// Most drafts kept: older ones are removed when a draft is saved.
+pub const KEPT: usize = 20;
+
 impl Drafts {
     /// Drafts kept in `dir`.
     pub fn in_dir(dir: PathBuf) -> Self {
@@ -51,7 +56,23 @@ impl Drafts {
     }
 
     /// Save `text` as a new draft, readable by the user alone; its path.
+    /// Then prune: a draft with the same text goes (the new one replaces
+    /// it), and so does every draft beyond the newest [`KEPT`].
     pub fn save(&self, text: &str) -> io::Result<PathBuf> {
+        let path = self.write(text)?;
+        let mut kept = 0;
+        for draft in self.all() {
+            let repeat = draft.path != path && draft.text == text;
+            if repeat || kept >= KEPT {
+                let _ = std::fs::remove_file(&draft.path);
+            } else {
+                kept += 1;
+            }
+        }
+        Ok(path)
+    }
+
+    fn write(&self, text: &str) -> io::Result<PathBuf> {
         create_private_dir(&self.dir)?;
         let secs = SystemTime::now()
             .duration_since(UNIX_EPOCH)
@@ -77,8 +98,16 @@ impl Drafts {
 
     /// The newest draft (by modification time, then name), if any can be read.
     pub fn latest(&self) -> Option<Draft> {
-        let entries = std::fs::read_dir(&self.dir).ok()?;
-        let newest = entries
+        self.all().into_iter().next()
+    }
+
+    /// Every draft that can be read, newest first (by modification time,
+    /// then name).
+    pub fn all(&self) -> Vec<Draft> {
+        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+            return Vec::new();
+        };
+        let mut found: Vec<_> = entries
             .flatten()
             .filter(|e| {
                 let name = e.file_name();
@@ -90,10 +119,15 @@ impl Drafts {
                 meta.is_file()
                     .then(|| (meta.modified().ok(), e.file_name(), e.path()))
             })
-            .max()?;
-        let path = newest.2;
-        let text = std::fs::read_to_string(&path).ok()?;
-        Some(Draft { path, text })
+            .collect();
+        found.sort_unstable_by(|a, b| b.cmp(a));
+        found
+            .into_iter()
+            .filter_map(|(.., path)| {
+                let text = std::fs::read_to_string(&path).ok()?;
+                Some(Draft { path, text })
+            })
+            .collect()
     }
 }
 
@@ -184,5 +218,33 @@ mod tests {
                 .mode();
             assert_eq!(mode & 0o777, 0o700);
         }
+    }
+
+    #[test]
+    fn saving_prunes_repeats_and_all_but_the_newest_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let drafts = Drafts::in_dir(dir.path().join("session-ref"));
+        let age = |path: &Path, seconds: u64| {
+            std::fs::File::options()
+                .write(true)
+                .open(path)
+                .unwrap()
+                .set_modified(SystemTime::now() - std::time::Duration::from_secs(seconds))
+                .unwrap();
+        };
+        for i in 0..KEPT + 5 {
+            let path = drafts.save(&format!("draft {i}")).unwrap();
+            age(&path, 10_000 - i as u64);
+        }
+        let all = drafts.all();
+        assert_eq!(all.len(), KEPT);
+        assert_eq!(all[0].text, format!("draft {}", KEPT + 4));
+        assert_eq!(all[KEPT - 1].text, "draft 5");
+        // The same text again: one draft of it, the new one.
+        let again = drafts.save("draft 7").unwrap();
+        let all = drafts.all();
+        assert_eq!(all.len(), KEPT);
+        assert_eq!(all.iter().filter(|d| d.text == "draft 7").count(), 1);
+        assert_eq!(all[0].path, again);
     }
 }

@@ -55,18 +55,22 @@ pub struct Candidate {
     pub store: &'static str,
     /// The log file (`HOST:PATH` for a session of another machine).
     pub path: String,
+    /// Last activity: when the log was last written (UTC, whole seconds),
+    /// what the picker sorts by; absent when the file cannot be read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_activity: Option<String>,
+    /// The same instant in Unix seconds (to sort and to show an age).
+    #[serde(skip)]
+    pub activity: Option<i64>,
     /// The machine holding it, for a session of another machine.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host: Option<String>,
-    /// Last activity as the remote reported it (local sessions: read from
-    /// the log when asked for).
-    #[serde(skip)]
-    pub updated: Option<u64>,
 }
 
 impl Candidate {
-    /// The candidate for a ranked record.
-    pub fn new(record: &SessionRecord, label: String) -> Self {
+    /// The candidate for a ranked record last active at `activity` (Unix
+    /// seconds, as its reader tells it).
+    pub fn new(record: &SessionRecord, label: String, activity: Option<i64>) -> Self {
         Candidate {
             mention: mention::format_mention(&record.id, Some(&label)),
             session_id: record.id.clone(),
@@ -75,10 +79,26 @@ impl Candidate {
             created_at: record.created_at.clone(),
             store: record.kind.as_str(),
             path: record.path.display().to_string(),
+            last_activity: activity.map(session_ref_core::time::format_rfc3339_utc),
+            activity,
             host: record.host.as_deref().map(str::to_owned),
-            updated: record.updated.and_then(|t| u64::try_from(t).ok()),
         }
     }
+}
+
+/// When the log at `path` was last written (Unix seconds): the session's
+/// last activity, as the picker and the agents' own resume pickers have it.
+pub fn modified(path: &std::path::Path) -> Option<i64> {
+    let time = std::fs::metadata(path).and_then(|m| m.modified()).ok()?;
+    let seconds = match time.duration_since(std::time::UNIX_EPOCH) {
+        Ok(after) => i64::try_from(after.as_secs()).ok()?,
+        // Before the epoch: rounded down too.
+        Err(before) => {
+            let before = before.duration();
+            -i64::try_from(before.as_secs()).ok()? - i64::from(before.subsec_nanos() > 0)
+        }
+    };
+    Some(seconds)
 }
 
 /// A message after preparation, ready to write.
@@ -209,7 +229,11 @@ impl Engine {
         };
         ranked
             .into_iter()
-            .map(|r| Candidate::new(catalog.get(r.index), r.label))
+            .map(|r| {
+                let record = catalog.get(r.index);
+                let activity = session_ref_stores::last_activity(catalog.caches(), record);
+                Candidate::new(record, r.label, activity)
+            })
             .collect()
     }
 
@@ -311,13 +335,10 @@ impl Engine {
 
     /// The context `prepare` would inject for a message citing only this
     /// session (by id or canonical URI), under `label` (default: title or id).
-    pub fn preview(&self, id_or_uri: &str, label: Option<&str>) -> Result<Context> {
-        let id = if id_or_uri.starts_with(uri::SCHEME) {
-            uri::decode(id_or_uri)?
-        } else {
-            id_or_uri.to_owned()
-        };
-        let label = self.label_or_default(&id, label);
+    pub fn preview(&self, arg: &str, label: Option<&str>) -> Result<Context> {
+        let named = self.resolve_session_arg(arg)?;
+        let label = self.label_or_default(&named.id, label.or(named.label.as_deref()));
+        let id = named.id;
         let sources = normalize(
             self,
             &[Reference {
@@ -326,6 +347,115 @@ impl Engine {
             }],
         )?;
         self.context_for(&sources)
+    }
+}
+
+/// Fewest characters an id prefix must have to name a session: shorter
+/// ones are too easily the start of a session meant by nobody.
+pub const MIN_ID_PREFIX: usize = 4;
+
+/// A session named on the command line (`preview`, `mention`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionArg {
+    /// The session id.
+    pub id: String,
+    /// The label the argument carried (a mention's), if any.
+    pub label: Option<String>,
+}
+
+impl SessionArg {
+    /// Read `arg` without the stores: a canonical mention as `candidates
+    /// --json` prints it (`@[label](hydra-session:…)`, surrounding blanks
+    /// allowed) gives its id and label, a `hydra-session:` URI its id;
+    /// `None` for anything else (an id, or its start, even one that starts
+    /// with `@[`). A URI that is not canonical fails as it would in a
+    /// prompt, and so does text holding a mention that is not all of it.
+    pub fn parse(arg: &str) -> Result<Option<SessionArg>> {
+        let trimmed = arg.trim();
+        if trimmed.starts_with("@[") {
+            let spans = mention::scan(trimmed);
+            let span = match spans.as_slice() {
+                [] => return Ok(None),
+                [span] => span,
+                _ => {
+                    return Err(Error::invalid_reference(format!(
+                        "{} holds more than one mention: name one session",
+                        json::quote(arg, false)
+                    )))
+                }
+            };
+            if span.range != (0..trimmed.len()) {
+                return Err(Error::invalid_reference(format!(
+                    "{} holds text besides its mention: give the mention alone",
+                    json::quote(arg, false)
+                )));
+            }
+            return Ok(Some(SessionArg {
+                id: uri::decode(&trimmed[span.uri.clone()])?,
+                label: span
+                    .label
+                    .clone()
+                    .map(|raw| mention::unescape_label(&trimmed[raw])),
+            }));
+        }
+        if arg.starts_with(uri::SCHEME) {
+            return Ok(Some(SessionArg {
+                id: uri::decode(arg)?,
+                label: None,
+            }));
+        }
+        Ok(None)
+    }
+}
+
+impl Engine {
+    /// Resolve a session argument: a URI, a listed id (even one that
+    /// looks like a mention), a mention ([`SessionArg::parse`]), or the
+    /// start of exactly one listed id (at least [`MIN_ID_PREFIX`]
+    /// characters; the start of several is refused with their ids).
+    /// Anything else is returned as given: reading it fails as an unknown
+    /// session.
+    pub fn resolve_session_arg(&self, arg: &str) -> Result<SessionArg> {
+        let as_given = SessionArg {
+            id: arg.to_owned(),
+            label: None,
+        };
+        if !arg.starts_with(uri::SCHEME) && self.catalog.find(arg).is_some() {
+            return Ok(as_given);
+        }
+        if let Some(named) = SessionArg::parse(arg)? {
+            return Ok(named);
+        }
+        if arg.chars().count() < MIN_ID_PREFIX {
+            return Ok(as_given);
+        }
+        let mut starting: Vec<&str> = Vec::new();
+        for record in self.catalog.ordered() {
+            if record.id.starts_with(arg) && !starting.contains(&record.id.as_str()) {
+                starting.push(&record.id);
+            }
+        }
+        match starting.as_slice() {
+            [] => Ok(as_given),
+            [id] => Ok(SessionArg {
+                id: (*id).to_owned(),
+                label: None,
+            }),
+            several => {
+                let shown: Vec<String> = several
+                    .iter()
+                    .take(5)
+                    .map(|id| json::quote(id, false))
+                    .collect();
+                Err(Error::invalid_reference(format!(
+                    "{} is the start of {} session ids ({}{}): give more of it",
+                    json::quote(arg, false),
+                    several.len(),
+                    shown.join(", "),
+                    if several.len() > 5 { ", …" } else { "" }
+                )))
+            }
+        }
     }
 }
 

@@ -17,6 +17,9 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// Exit code of a failed run.
 const EXIT_FAILED: u8 = 1;
+/// Exit code of a `search` that found nothing (as grep, rg and `fzf
+/// --filter` say so): no error line, nothing on stdout.
+const EXIT_NO_MATCH: u8 = 1;
 /// Exit code of a command line clap rejects.
 const EXIT_USAGE: u8 = 2;
 /// Exit code of a run the user cancelled or aborted.
@@ -38,6 +41,15 @@ fn main() -> ExitCode {
         Ok(config) => config,
         Err(e) => return fail(&e),
     };
+    // A store flag naming a file that is not a session is a usage error,
+    // as grep and rg exit 2 for an operand they cannot search.
+    if let Some(problem) = session_ref_stores::misnamed_session_file(&config.roots) {
+        eprintln!(
+            "{}",
+            display::escape_unsafe(&Error::invalid_config(problem).stderr_line())
+        );
+        return ExitCode::from(EXIT_USAGE);
+    }
     // Hooks run synchronously, before anything else starts.
     if let Some(code) = session_ref::hook::run_command(&config) {
         return code;
@@ -78,6 +90,10 @@ fn run(config: Config) -> ExitCode {
     rayon::spawn(move || {
         let work = || {
             let stdin = if commands::needs_stdin(&config.command) {
+                // A terminal on stdin would wait silently for the message.
+                if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+                    eprintln!("{}", commands::STDIN_HINT);
+                }
                 Some(commands::read_stdin(std::io::stdin().lock())?)
             } else {
                 None
@@ -100,7 +116,7 @@ fn run(config: Config) -> ExitCode {
 
 /// `search`: results stream to stdout from a job on rayon's pool; a
 /// stopping signal sets the cancel flag, which stops the scan between
-/// sessions, and exits 130.
+/// sessions, and exits 130. No match exits 1.
 fn search(config: Config) -> ExitCode {
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
@@ -121,7 +137,8 @@ fn search(config: Config) -> ExitCode {
         }
     });
     match rx.recv() {
-        Ok(Some(Ok(()))) => ExitCode::SUCCESS,
+        Ok(Some(Ok(outcome))) if outcome.matched == 0 => ExitCode::from(EXIT_NO_MATCH),
+        Ok(Some(Ok(_))) => ExitCode::SUCCESS,
         Ok(Some(Err(e))) => fail(&e),
         Ok(None) | Err(_) => {
             cancel.store(true, Ordering::Relaxed);
@@ -150,20 +167,44 @@ fn pick(config: &Config, options: &PickOptions) -> ExitCode {
             return pick_through_popup(*spec, raw, &destination, drafts.as_ref());
         }
     }
-    let offered = drafts.as_ref().and_then(Drafts::latest);
+    let offered = drafts.as_ref().map(Drafts::all).unwrap_or_default();
     let picked = match tui::run(config, options, offered) {
         Ok(picked) => picked,
         Err(e) => return fail(&e),
     };
     tui::print_report(&picked.report, config);
+    // What a restored draft replaced is kept however the run ends.
+    if let Some(text) = &picked.set_aside {
+        keep_prompt(
+            drafts.as_ref(),
+            text,
+            None,
+            "the prompt a saved one replaced",
+        );
+    }
     match picked.exit {
         Err(e) => {
             let code = fail(&e);
-            keep_prompt(drafts.as_ref(), &picked.prompt, picked.restored.as_deref());
+            keep_prompt(
+                drafts.as_ref(),
+                &picked.prompt,
+                picked.restored.as_deref(),
+                "the prompt",
+            );
             code
         }
         Ok(Exit::Abort) => {
-            keep_prompt(drafts.as_ref(), &picked.prompt, picked.restored.as_deref());
+            // Left as it was given (`--prompt`, `--prompt-file`), the
+            // prompt is where it came from already: an abort saves only
+            // what was typed or restored (drafts piled up otherwise).
+            if picked.prompt != options.prompt || picked.restored.is_some() {
+                keep_prompt(
+                    drafts.as_ref(),
+                    &picked.prompt,
+                    picked.restored.as_deref(),
+                    "the prompt",
+                );
+            }
             ExitCode::from(EXIT_CANCELLED)
         }
         Ok(Exit::Submit(text)) => deliver(
@@ -233,14 +274,20 @@ fn pick_in_popup(
     channel: &std::path::Path,
     drafts: Option<&Drafts>,
 ) -> ExitCode {
-    let offered = drafts.and_then(Drafts::latest);
+    let offered = drafts.map(Drafts::all).unwrap_or_default();
     let picked = match tui::run(config, options, offered) {
         Ok(picked) => picked,
         Err(e) => return fail(&e),
     };
     tui::print_report(&picked.report, config);
+    if let Some(text) = &picked.set_aside {
+        keep_prompt(drafts, text, None, "the prompt a saved one replaced");
+    }
     let code = match &picked.exit {
         Err(e) => fail(e),
+        Ok(Exit::Abort) if picked.prompt == options.prompt && picked.restored.is_none() => {
+            return ExitCode::from(EXIT_CANCELLED)
+        }
         Ok(Exit::Abort) => ExitCode::from(EXIT_CANCELLED),
         Ok(Exit::Submit(text)) => {
             let submitted = Submitted {
@@ -256,7 +303,12 @@ fn pick_in_popup(
             }
         }
     };
-    keep_prompt(drafts, &picked.prompt, picked.restored.as_deref());
+    keep_prompt(
+        drafts,
+        &picked.prompt,
+        picked.restored.as_deref(),
+        "the prompt",
+    );
     code
 }
 
@@ -264,7 +316,14 @@ fn pick_in_popup(
 /// that got it failed, keep the prompt as a draft. Once delivered, the
 /// draft it was restored from is removed.
 fn deliver(submitted: Submitted, destination: &Destination, drafts: Option<&Drafts>) -> ExitCode {
-    let keep = || keep_prompt(drafts, &submitted.prompt, submitted.restored.as_deref());
+    let keep = || {
+        keep_prompt(
+            drafts,
+            &submitted.prompt,
+            submitted.restored.as_deref(),
+            "the prompt",
+        )
+    };
     let code = match output::deliver(&submitted.text, destination) {
         Ok(Delivered::Done) => 0,
         Ok(Delivered::Exited(code)) => code,
@@ -286,8 +345,14 @@ fn deliver(submitted: Submitted, destination: &Destination, drafts: Option<&Draf
 }
 
 /// Save a prompt that was not delivered (when it holds anything) and say
-/// where on stderr; the draft it was restored from is then superseded.
-fn keep_prompt(drafts: Option<&Drafts>, prompt: &str, restored: Option<&std::path::Path>) {
+/// where on stderr (`what` names it); the draft it was restored from is
+/// then superseded.
+fn keep_prompt(
+    drafts: Option<&Drafts>,
+    prompt: &str,
+    restored: Option<&std::path::Path>,
+    what: &str,
+) {
     if prompt.trim().is_empty() {
         return;
     }
@@ -300,7 +365,7 @@ fn keep_prompt(drafts: Option<&Drafts>, prompt: &str, restored: Option<&std::pat
     match saved {
         Ok(path) => {
             eprintln!(
-                "session-ref: note: the prompt was saved to {} (alt-r in the picker restores it; or --prompt-file)",
+                "session-ref: note: {what} was saved to {} (alt-r in the picker restores it; or --prompt-file)",
                 display::path_for_person(&path)
             );
             if let Some(restored) = restored.filter(|r| *r != path) {

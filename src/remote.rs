@@ -1,7 +1,7 @@
 //! Sessions on other machines, the program's side: which remotes a run
 //! asks (`--remote`, the config file, `SESSION_REF_SSH`), the server a
 //! remote runs (`session-ref remote serve`, protocol in
-//! [`crate::store::remote`]) and `session-ref remote check HOST`.
+//! [`session_ref_stores::remote`]) and `session-ref remote check HOST`.
 //!
 //! The config file is `$XDG_CONFIG_HOME/session-ref/config.toml` (else
 //! `~/.config/session-ref/config.toml`):

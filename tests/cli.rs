@@ -129,7 +129,8 @@ fn candidates_rank_by_cwd_group_then_record_order() {
             "createdAt",
             "mention",
             "store",
-            "path"
+            "path",
+            "lastActivity"
         ]
     );
 }
@@ -369,6 +370,11 @@ fn every_error_code() {
         &run_store(d, &["candidates", "--limit", "0"], ""),
         "SESSION_REFERENCE_INVALID_REFERENCE",
     );
+    // Not a number at all: the command line is wrong (exit 2, no output).
+    let usage = run_store(d, &["candidates", "--limit", "abc"], "");
+    assert_eq!(usage.status.code(), Some(2), "{}", stderr(&usage));
+    assert_eq!(stdout(&usage), "");
+    assert!(stderr(&usage).contains("invalid value 'abc' for '--limit <N>'"));
     assert_fails_with(
         &run_store(d, &["prepare", "@[x](hydra-session:nope)"], ""),
         "SESSION_REFERENCE_INVALID_REFERENCE",
@@ -693,9 +699,11 @@ fn candidates_sort_by_last_activity_within_each_group() {
         file.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs))
             .unwrap();
     };
-    // delta was created first but is the most recently active in /w/app.
+    // A native log records only its creation time, which is its last
+    // activity whatever its file's time; epsilon's does not parse, so its
+    // file's time stands in: the most recent in /w/app.
     touch("app/alpha.jsonl", 1_000);
-    touch("app/epsilon.jsonl", 2_000);
+    touch("app/epsilon.jsonl", 1_800_000_000);
     touch("app/delta.jsonl", 3_000);
     let args = ["candidates", "--json"];
     let created = run_store(dir.path(), &args, "");
@@ -713,7 +721,7 @@ fn candidates_sort_by_last_activity_within_each_group() {
         "",
     );
     let by_activity = ids(&updated);
-    assert_eq!(by_activity[..3], ["delta", "epsilon", "alpha"]);
+    assert_eq!(by_activity[..3], ["epsilon", "alpha", "delta"]);
     // The other groups follow, as before; a limit takes the first.
     assert_eq!(by_activity[3..], default[3..]);
     let one = run_store(
@@ -721,5 +729,182 @@ fn candidates_sort_by_last_activity_within_each_group() {
         &[&args[..], &["--sort", "updated", "--limit", "1"]].concat(),
         "",
     );
-    assert_eq!(ids(&one), ["delta"]);
+    assert_eq!(ids(&one), ["epsilon"]);
+}
+
+#[test]
+fn a_store_flag_naming_a_file_that_is_not_a_session_is_a_usage_error() {
+    let dir = store();
+    let notes = dir.path().join("notes.jsonl");
+    let notes = notes.to_str().unwrap();
+    for (flag, kind) in [
+        ("--store", "hydra"),
+        ("--claude", "claude"),
+        ("--codex", "codex"),
+    ] {
+        for command in [&["candidates"][..], &["mention", "alpha"]] {
+            let mut args = vec![flag, notes];
+            args.extend_from_slice(command);
+            let out = run(&args, "");
+            assert_eq!(out.status.code(), Some(2), "{flag} {command:?}");
+            assert_eq!(stdout(&out), "");
+            let err = stderr(&out);
+            assert!(
+                err.starts_with(&format!(
+                    "session-ref: SESSION_REFERENCE_INVALID_CONFIG: {flag} {notes}: not a {kind} session: "
+                )),
+                "{err}"
+            );
+        }
+    }
+    // A session file named alone is listed as before.
+    let alpha = dir.path().join("app/alpha.jsonl");
+    let out = run(&["--store", alpha.to_str().unwrap(), "candidates"], "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("Alpha plan v2"));
+}
+
+#[test]
+fn preview_and_mention_take_the_mention_candidates_prints_and_unique_id_starts() {
+    let dir = store();
+    let d = dir.path();
+    let out = run_store(d, &["candidates", "alpha", "--json"], "");
+    let row = &json_lines(&stdout(&out))[0];
+    let printed = row["mention"].as_str().unwrap().to_owned();
+    // A mention, as jq -r prints it (with its newline): the session, its label kept.
+    let by_mention = run_store(d, &["preview", &format!("{printed}\n"), "--json"], "");
+    let by_id = run_store(d, &["preview", "alpha", "--json"], "");
+    assert_eq!(by_mention.status.code(), Some(0), "{}", stderr(&by_mention));
+    assert_eq!(stdout(&by_mention), stdout(&by_id));
+    let relabelled = run_store(
+        d,
+        &["preview", "@[Other](hydra-session:ImFscGhhIg)", "--json"],
+        "",
+    );
+    let value: Value = serde_json::from_str(&stdout(&relabelled)).unwrap();
+    assert_eq!(value["reference"]["label"], "Other");
+    assert_eq!(
+        stdout(&run_store(d, &["mention", &printed], "")),
+        format!("{printed}\n")
+    );
+    // The start of one id names it; of none, nothing; shorter than 4, nothing.
+    assert_eq!(
+        stdout(&run_store(d, &["preview", "alph", "--json"], "")),
+        stdout(&by_id)
+    );
+    assert_eq!(
+        stdout(&run_store(d, &["mention", "epsil"], "")),
+        stdout(&run_store(d, &["mention", "epsilon"], ""))
+    );
+    assert_fails_with(
+        &run_store(d, &["preview", "alp"], ""),
+        "SESSION_REFERENCE_READ_FAILED",
+    );
+    assert_fails_with(
+        &run_store(d, &["mention", "zzzz"], ""),
+        "SESSION_REFERENCE_READ_FAILED",
+    );
+    // Two mentions, or one with text around it, are not one session.
+    assert_fails_with(
+        &run_store(d, &["preview", &format!("{printed} {printed}")], ""),
+        "SESSION_REFERENCE_INVALID_REFERENCE",
+    );
+    assert_fails_with(
+        &run_store(d, &["preview", &format!("{printed}!")], ""),
+        "SESSION_REFERENCE_INVALID_REFERENCE",
+    );
+    // The start of several ids is refused, naming them.
+    let twins = tempfile::tempdir().unwrap();
+    for id in ["webhook-one", "webhook-two"] {
+        Session::new(id, "2025-03-01T10:00:00Z", Some("/w/app"))
+            .user("hi")
+            .write(twins.path(), &format!("{id}.jsonl"));
+    }
+    let out = run_store(twins.path(), &["preview", "webhook-"], "");
+    assert_fails_with(&out, "SESSION_REFERENCE_INVALID_REFERENCE");
+    assert!(
+        stderr(&out).contains("\"webhook-one\", \"webhook-two\""),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stdout(&run_store(twins.path(), &["preview", "webhook-t"], "")).contains("hi"));
+}
+
+#[test]
+fn a_limit_that_cuts_the_list_says_so() {
+    let dir = store();
+    let d = dir.path();
+    let cut = run_store(d, &["candidates", "--limit", "2", "--json"], "");
+    assert_eq!(json_lines(&stdout(&cut)).len(), 2);
+    assert_eq!(
+        stderr(&cut),
+        "session-ref: note: listed the first 2 sessions; more match (--limit N lists more)\n"
+    );
+    let sorted = run_store(d, &["candidates", "--limit", "1", "--sort", "updated"], "");
+    assert!(
+        stderr(&sorted).contains("listed the first 1 session;"),
+        "{}",
+        stderr(&sorted)
+    );
+    let whole = run_store(d, &["candidates", "--limit", "50", "--json"], "");
+    assert_eq!(stderr(&whole), "");
+    let exact = run_store(d, &["candidates", "alpha", "--limit", "1", "--json"], "");
+    assert_eq!(stderr(&exact), "", "one match, limit one: nothing was cut");
+    let searched = run_store(d, &["search", "--no-index", "e", "--limit", "1"], "");
+    assert_eq!(searched.status.code(), Some(0), "{}", stderr(&searched));
+    assert!(
+        stderr(&searched).contains("note: stopped after 1 matching session; more may match"),
+        "{}",
+        stderr(&searched)
+    );
+    let all = run_store(d, &["search", "--no-index", "e", "--limit", "50"], "");
+    assert!(!stderr(&all).contains("note"), "{}", stderr(&all));
+}
+
+#[test]
+fn candidates_json_carries_the_last_activity_and_the_table_says_which_time_it_counts() {
+    let dir = store();
+    let d = dir.path();
+    let alpha = d.join("app/alpha.jsonl");
+    // 2001-09-09T01:46:40Z
+    let when = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000_000);
+    std::fs::File::options()
+        .write(true)
+        .open(&alpha)
+        .unwrap()
+        .set_modified(when)
+        .unwrap();
+    let out = run_store(d, &["candidates", "alpha", "--json"], "");
+    let row = &json_lines(&stdout(&out))[0];
+    assert_eq!(row["lastActivity"], "2001-09-09T01:46:40Z");
+    let keys: Vec<&String> = row.as_object().unwrap().keys().collect();
+    assert_eq!(
+        keys,
+        [
+            "sessionId",
+            "label",
+            "cwd",
+            "createdAt",
+            "mention",
+            "store",
+            "path",
+            "lastActivity"
+        ]
+    );
+    let created = stdout(&run_store(d, &["candidates", "alpha"], ""));
+    assert!(
+        created.starts_with("LABEL") && created.lines().next().unwrap().contains(" CREATED "),
+        "{created}"
+    );
+    let active = stdout(&run_store(
+        d,
+        &["candidates", "alpha", "--sort", "updated"],
+        "",
+    ));
+    assert!(
+        active.lines().next().unwrap().contains(" ACTIVE "),
+        "{active}"
+    );
+    // Last active 2001: 20-odd years ago, in years.
+    assert!(active.lines().nth(1).unwrap().contains("y "), "{active}");
 }

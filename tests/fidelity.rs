@@ -166,7 +166,7 @@ fn every_session_is_listed_once_under_its_own_id_and_label() {
         (REMOTE_COMPACTED, "Migrate the API to v2", "codex"),
         (IDE, "Why does the build fail on CI?", "codex"),
         (ORPHAN, "Continue from the deleted thread", "codex"),
-        (PAGINATED, "Fix it with a retry instead", "codex"),
+        (PAGINATED, "Why is the login test flaky?", "codex"),
         (PARENT, "Why is the login test flaky?", "codex"),
         (COPIED_FORK, "Rename the User model to Account", "codex"),
         (COPIED_PARENT, "Rename the User model to Account", "codex"),
@@ -297,7 +297,8 @@ fn claude_user_lines_authored_by_the_harness_a_hook_or_a_teammate_are_not_prompt
 #[test]
 fn codex_paginated_fork_reads_its_parent_up_to_the_fork_point() {
     let (label, fork) = snapshot(PAGINATED);
-    assert_eq!(label, "Fix it with a retry instead");
+    // Titled as Codex lists a fork: by its inherited history's first prompt.
+    assert_eq!(label, "Why is the login test flaky?");
     assert_eq!(
         fork,
         said(&[

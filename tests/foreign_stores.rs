@@ -69,7 +69,23 @@ fn candidates_list_both_agents_in_rank_and_record_order() {
                 + "\n"
         })
         .collect();
-    assert_eq!(ok(fixtures(&["candidates", "--json"])), expected);
+    // Each line ends with the log's last write, which follows the checkout:
+    // well-formed, then set aside.
+    let listed: String = ok(fixtures(&["candidates", "--json"]))
+        .lines()
+        .map(|line| {
+            let (rest, when) = line
+                .strip_suffix("\"}")
+                .and_then(|l| l.rsplit_once(",\"lastActivity\":\""))
+                .unwrap_or_else(|| panic!("no lastActivity last in {line}"));
+            assert!(
+                when.len() == 20 && when.ends_with('Z') && when.as_bytes()[10] == b'T',
+                "{when}"
+            );
+            format!("{rest}}}\n")
+        })
+        .collect();
+    assert_eq!(listed, expected);
     // The same order whether titles are read for a few or for all.
     let queried = ok(fixtures(&["candidates", "--json", "e"]));
     let ids: Vec<String> = queried
@@ -302,7 +318,7 @@ fn default_locations_are_discovered_or_named_in_a_hint() {
     assert_eq!(
         run.stderr,
         format!(
-            "session-ref: no sessions found. Looked in:\n  hydra  {home}/.hydra/sessions\n  claude {home}/.claude/projects\n  codex  {home}/.codex/sessions\n  gemini {home}/.gemini\nPoint at a store with --store DIR (hydra), --claude DIR, --codex DIR or --gemini DIR,\nor try the demo: session-ref --store assets/demo\n"
+            "session-ref: no sessions found. Looked in:\n  hydra   {home}/.hydra/sessions\n  claude  {home}/.claude/projects\n  codex   {home}/.codex/sessions\n  gemini  {home}/.gemini\n  pi      {home}/.pi/agent/sessions\n  qwen    {home}/.qwen/projects\n  copilot {home}/.copilot/session-state\nPoint at a store with --store DIR (hydra), --claude DIR, --codex DIR, --gemini DIR, --pi DIR, --qwen DIR or --copilot DIR,\nor try the demo: session-ref --store assets/demo\n"
         )
     );
     let fixtures = Path::new(CLAUDE).parent().unwrap().parent().unwrap();

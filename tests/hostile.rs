@@ -108,6 +108,8 @@ enum Kind {
     Native,
     Claude,
     Codex,
+    Pi,
+    Qwen,
 }
 
 const ID: &str = "0c0ffee0-0000-4000-8000-000000000001";
@@ -118,6 +120,8 @@ impl Kind {
             Kind::Native => "--store",
             Kind::Claude => "--claude",
             Kind::Codex => "--codex",
+            Kind::Pi => "--pi",
+            Kind::Qwen => "--qwen",
         }
     }
 
@@ -127,6 +131,8 @@ impl Kind {
             Kind::Native => root.to_owned(),
             Kind::Claude => root.join("-w-app"),
             Kind::Codex => root.join("2026/01/05"),
+            Kind::Pi => root.join("--w-app--"),
+            Kind::Qwen => root.join("-w-app/chats"),
         };
         std::fs::create_dir_all(&dir).unwrap();
         dir
@@ -137,6 +143,16 @@ impl Kind {
         let mut name = stem.to_vec();
         match self {
             Kind::Codex => name.extend_from_slice(format!("-{ID}.jsonl").as_bytes()),
+            Kind::Pi => {
+                name = b"2026-01-05T07-00-00-000Z_".to_vec();
+                name.extend_from_slice(stem);
+                name.extend_from_slice(b".jsonl");
+            }
+            // Qwen lists only chats named like a session id: the stem in hex.
+            Kind::Qwen => {
+                let hex: String = stem.iter().map(|b| format!("{b:02x}")).collect();
+                name = format!("{hex:0>32}.jsonl").into_bytes();
+            }
             _ => name.extend_from_slice(b".jsonl"),
         }
         name
@@ -165,6 +181,13 @@ impl Kind {
                 format!(r#"{{"parentUuid":null,"isSidechain":false,"userType":"external","cwd":"/w/app","sessionId":"{ID}","type":"user","message":{{"role":"user","content":"Hostile title"}},"uuid":"u1","timestamp":"2026-01-05T07:00:00.000Z"}}"#),
                 format!(r#"{{"parentUuid":"u1","isSidechain":false,"userType":"external","cwd":"/w/app","sessionId":"{ID}","message":{{"id":"m1","type":"message","role":"assistant","content":[{{"type":"text","text":"ok"}}]}},"type":"assistant","uuid":"a1","timestamp":"2026-01-05T07:00:01.000Z"}}"#),
             ],
+            Kind::Pi => vec![
+                format!(r#"{{"type":"session","version":3,"id":"{ID}","timestamp":"2026-01-05T07:00:00.000Z","cwd":"/w/app"}}"#),
+                r#"{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-05T07:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":"Hostile title"}],"timestamp":1767596401000}}"#.to_owned(),
+            ],
+            Kind::Qwen => vec![
+                format!(r#"{{"uuid":"u1","parentUuid":null,"sessionId":"{ID}","timestamp":"2026-01-05T07:00:00.000Z","type":"user","provenance":"real_user","cwd":"/w/app","version":"0.24.4","message":{{"role":"user","parts":[{{"text":"Hostile title"}}]}}}}"#),
+            ],
             Kind::Codex => vec![
                 format!(r#"{{"timestamp":"2026-01-05T07:00:00.000Z","type":"session_meta","payload":{{"id":"{ID}","timestamp":"2026-01-05T07:00:00.000Z","cwd":"/w/app","originator":"codex_cli_rs","cli_version":"0.130.0"}}}}"#),
                 r#"{"timestamp":"2026-01-05T07:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"Hostile title"}]}}"#.to_owned(),
@@ -187,7 +210,13 @@ impl Kind {
     }
 }
 
-const KINDS: [Kind; 3] = [Kind::Native, Kind::Claude, Kind::Codex];
+const KINDS: [Kind; 5] = [
+    Kind::Native,
+    Kind::Claude,
+    Kind::Codex,
+    Kind::Pi,
+    Kind::Qwen,
+];
 
 fn only_session(run: &Run) -> Value {
     assert_eq!(run.code, 0, "stderr: {}", run.stderr);
@@ -201,9 +230,9 @@ fn a_huge_line_where_listing_looks_costs_no_memory() {
     // (kind, where the huge line goes)
     for kind in KINDS {
         for at_start in [false, true] {
-            if at_start && matches!(kind, Kind::Native) {
-                // A native header must be the first line: a huge first
-                // line makes the file not a session (covered below).
+            if at_start && matches!(kind, Kind::Native | Kind::Pi) {
+                // A native or pi header must be the first line: a huge
+                // first line makes the file not a session (covered below).
                 continue;
             }
             let dir = tempfile::tempdir().unwrap();
@@ -286,7 +315,8 @@ fn a_zstd_bomb_is_listed_within_bounded_memory() {
 
 #[test]
 fn file_names_that_are_not_utf8_are_listed() {
-    for kind in KINDS {
+    // Qwen Code lists only chats named like a session id (hex), as Qwen does.
+    for kind in KINDS.into_iter().filter(|k| !matches!(k, Kind::Qwen)) {
         let dir = tempfile::tempdir().unwrap();
         kind.write(dir.path(), b"caf\xe9-\xff");
         let found = only_session(&kind.candidates(dir.path()));

@@ -740,10 +740,14 @@ fn a_prompt_that_cannot_be_saved_is_printed_on_stderr() {
         &picker_command_env(
             dir.path(),
             &[("XDG_STATE_HOME", "/dev/null/state")],
-            &["--prompt", "last copy"],
+            &["--prompt", "last"],
         ),
     );
     tmux.wait_for("discovery", loaded);
+    // Edited (an unedited --prompt is not saved on abort).
+    tmux.keys(&["Tab"]);
+    tmux.type_text(" copy");
+    tmux.wait_for("the edit", |s| s.contains("last copy"));
     tmux.keys(&["Escape"]);
     let rc = wait_for_file(&dir.path().join("rc"), &tmux);
     assert_eq!(rc.trim(), "130");
@@ -969,4 +973,116 @@ fn highlighted_anywhere(label: &str) -> impl Fn(&str) -> bool + '_ {
             .lines()
             .any(|row| row.contains('›') && row.contains(label))
     }
+}
+
+#[test]
+fn alt_r_steps_through_older_drafts_and_keeps_what_it_replaced() {
+    if !tmux_or_skip("alt_r_steps_through_older_drafts") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let drafts = dir.path().join("state/session-ref");
+    std::fs::create_dir_all(&drafts).unwrap();
+    let mut saved = Vec::new();
+    for (i, text) in ["older words", "newer words"].iter().enumerate() {
+        let path = drafts.join(format!("draft-{i}-1.md"));
+        std::fs::write(&path, text).unwrap();
+        let when = std::time::SystemTime::now() - Duration::from_secs(600 - 60 * i as u64);
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(when)
+            .unwrap();
+        saved.push(path);
+    }
+    let tmux = Tmux::start(
+        "drafts",
+        80,
+        24,
+        &picker_command(dir.path(), &["--format", "mention"]),
+    );
+    tmux.wait_for("the offer", |s| s.contains("2 prompts you did not send"));
+    tmux.keys(&["Tab"]);
+    tmux.type_text("fresh words");
+    tmux.wait_for("the prompt", |s| s.contains("fresh words"));
+    tmux.keys(&["M-r"]);
+    tmux.wait_for("the newest draft", |s| {
+        s.contains("newer words") && s.contains("saved prompt 1 of 2")
+    });
+    tmux.keys(&["M-r"]);
+    tmux.wait_for("the older draft", |s| {
+        s.contains("older words") && s.contains("saved prompt 2 of 2")
+    });
+    tmux.keys(&["C-s"]);
+    let rc = wait_for_file(&dir.path().join("rc"), &tmux);
+    let stderr = std::fs::read_to_string(dir.path().join("err")).unwrap();
+    assert_eq!(rc.trim(), "0", "stderr: {stderr}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("out")).unwrap(),
+        "older words\n"
+    );
+    // The delivered draft is gone, the other stays, and what the drafts
+    // replaced was saved as one.
+    assert!(!saved[0].exists() && saved[1].exists(), "stderr: {stderr}");
+    assert!(
+        stderr.contains("note: the prompt a saved one replaced was saved to "),
+        "stderr: {stderr}"
+    );
+    let texts: Vec<String> = std::fs::read_dir(&drafts)
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .collect();
+    assert!(texts.contains(&"fresh words".to_owned()), "{texts:?}");
+    assert_eq!(texts.len(), 2, "{texts:?}");
+}
+
+#[test]
+fn an_unedited_prompt_given_on_the_command_line_is_not_saved() {
+    if !tmux_or_skip("unedited_prompt_not_saved") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let tmux = Tmux::start(
+        "unedited",
+        80,
+        24,
+        &picker_command(dir.path(), &["--prompt", "as given"]),
+    );
+    tmux.wait_for("discovery", loaded);
+    tmux.keys(&["Escape"]);
+    let rc = wait_for_file(&dir.path().join("rc"), &tmux);
+    assert_eq!(rc.trim(), "130");
+    let stderr = std::fs::read_to_string(dir.path().join("err")).unwrap();
+    assert!(!stderr.contains("saved"), "stderr: {stderr}");
+    assert!(!dir.path().join("state/session-ref").exists());
+}
+
+#[test]
+fn prepare_reading_a_terminal_says_how_to_end_the_message() {
+    if !tmux_or_skip("prepare_on_a_terminal") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let command = format!(
+        "XDG_CACHE_HOME={} {} --store {} prepare > {}; echo done",
+        quote(dir.path().join("cache").to_str().unwrap()),
+        quote(BIN),
+        quote(fixtures().to_str().unwrap()),
+        quote(out.to_str().unwrap()),
+    );
+    let tmux = Tmux::start(
+        "stdin",
+        100,
+        10,
+        &format!("sh -c {}; sleep 30", quote(&command)),
+    );
+    tmux.wait_for("the hint", |s| {
+        s.contains("reading the message from the terminal") && s.contains("ctrl-d")
+    });
+    tmux.type_text("plain words");
+    tmux.keys(&["Enter", "C-d"]);
+    tmux.wait_for("the end", |s| s.contains("done"));
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "plain words\n");
 }

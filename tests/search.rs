@@ -20,10 +20,23 @@ fn search(args: &[&str]) -> std::process::Output {
     run(&all, "")
 }
 
+/// stdout of a search that ran: exit 0 with results, or exit 1 with
+/// nothing at all (no match, as grep says it).
+fn ran(out: &std::process::Output) -> String {
+    match out.status.code() {
+        Some(0) => assert!(!stdout(out).is_empty(), "exit 0 without a result"),
+        Some(1) => assert_eq!(
+            (stdout(out), stderr(out)),
+            (String::new(), String::new()),
+            "exit 1 is no match, and says nothing"
+        ),
+        other => panic!("exit {other:?}: {}", stderr(out)),
+    }
+    stdout(out)
+}
+
 fn found(args: &[&str]) -> Vec<Value> {
-    let out = search(args);
-    assert!(out.status.success(), "stderr: {}", stderr(&out));
-    stdout(&out)
+    ran(&search(args))
         .lines()
         .map(|line| serde_json::from_str(line).expect("one JSON object per line"))
         .collect()
@@ -110,6 +123,36 @@ fn all_words_phrases_smart_case_regex_and_limit() {
 }
 
 #[test]
+fn no_match_exits_1_and_says_nothing_as_grep_does() {
+    let out = search(&["giraffe-never-said"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "");
+    assert_eq!(stderr(&out), "");
+    let out = search(&["giraffe-never-said", "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let out = search(&["pangolin"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+#[test]
+fn an_unclosed_phrase_is_an_error_and_a_limit_not_a_number_a_usage_error() {
+    let out = search(&["\"the finch eats"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stdout(&out), "");
+    assert!(
+        stderr(&out).starts_with(
+            "session-ref: SESSION_REFERENCE_INVALID_CONFIG: search: a quoted phrase is not closed"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    let out = search(&["finch", "--limit", "abc"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "");
+    assert!(stderr(&out).contains("--limit <N>"), "{}", stderr(&out));
+}
+
+#[test]
 fn bad_queries_fail_with_a_stable_code() {
     let out = search(&["--regex", "(unclosed"]);
     assert_eq!(out.status.code(), Some(1));
@@ -172,8 +215,7 @@ fn the_index_is_used_and_follows_append_truncate_and_delete() {
             "",
             &[("SESSION_REF_CACHE_DIR", cache.to_str().unwrap())],
         );
-        assert!(out.status.success(), "{}", stderr(&out));
-        stdout(&out)
+        ran(&out)
     };
     // Every answer from the index, in JSON and as text, is the answer
     // read from the logs.
@@ -277,8 +319,7 @@ fn a_gemini_session_is_one_result_whatever_its_files() {
             "",
             &[("SESSION_REF_CACHE_DIR", cache.to_str().unwrap())],
         );
-        assert!(out.status.success(), "{}", stderr(&out));
-        stdout(&out)
+        ran(&out)
     };
     let direct = search(&["tapir", "--no-index"]);
     let results: Vec<Value> = direct
@@ -311,5 +352,79 @@ fn a_gemini_session_is_one_result_whatever_its_files() {
     for word in ["quokka", "narwhal", "ocelot"] {
         assert_eq!(search(&[word]), "", "{word} matched");
         assert_eq!(search(&[word, "--no-index"]), "", "{word} matched");
+    }
+}
+
+#[test]
+fn pi_searches_the_current_branch_and_qwen_only_what_was_said() {
+    // pi 0.73.1 and Qwen Code 0.24.4 stores as the agents wrote them. pi:
+    // the turn left on a branch `/tree` abandoned is not the session's
+    // conversation. Qwen: `@file` contents, telemetry and background-task
+    // notices are never matched. The same from the index as from the logs.
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let pi = format!("{FIXTURES}/../pi/sessions");
+    let qwen = format!("{FIXTURES}/../qwen/projects");
+    let search = |args: &[&str]| -> Vec<(String, String)> {
+        let mut all = vec![
+            "--pi",
+            pi.as_str(),
+            "--qwen",
+            qwen.as_str(),
+            "search",
+            "--json",
+        ];
+        all.extend_from_slice(args);
+        let out = common::run_env(
+            &all,
+            "",
+            &[("SESSION_REF_CACHE_DIR", cache.to_str().unwrap())],
+        );
+        assert!(out.status.success(), "{}", stderr(&out));
+        let mut found: Vec<(String, String)> = stdout(&out)
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .map(|r| {
+                (
+                    r["store"].as_str().unwrap().to_owned(),
+                    r["sessionId"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect();
+        found.sort();
+        found
+    };
+    let second = search(&["second", "--no-index"]);
+    let ids: Vec<&str> = second.iter().map(|(_, id)| id.as_str()).collect();
+    assert!(
+        ids.contains(&"01a232f6-1f5b-73be-8691-2194bd0854d4"),
+        "{second:?}"
+    );
+    assert!(
+        !ids.contains(&"01a232f5-be47-72c8-a0f3-a2ece3ec2c64"),
+        "{second:?}"
+    );
+    assert!(
+        ids.contains(&"cdb0c8bb-094a-4a8f-8fd9-26c5c1a935fd"),
+        "{second:?}"
+    );
+    assert_eq!(search(&["second"]), second, "building the index");
+    assert_eq!(search(&["second"]), second, "answered from the index");
+    assert_eq!(
+        search(&["summarize", "--no-index"]),
+        [
+            (
+                "pi".to_owned(),
+                "01a232f5-82ab-7747-9da3-3007f4d79005".to_owned()
+            ),
+            (
+                "qwen".to_owned(),
+                "56b042d7-6cee-432e-8be4-d88cb324075a".to_owned()
+            ),
+        ]
+    );
+    for words in ["Managed memory", "task-notification", "MOCK REASONING"] {
+        assert_eq!(search(&[words, "--no-index"]), [], "{words}");
+        assert_eq!(search(&[words]), [], "{words}");
     }
 }

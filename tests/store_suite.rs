@@ -87,6 +87,24 @@ const KINDS: &[Kind] = &[
         build: gemini,
         tear: append_half_line,
     },
+    Kind {
+        name: "pi",
+        flag: "pi",
+        build: pi,
+        tear: append_half_line,
+    },
+    Kind {
+        name: "qwen",
+        flag: "qwen",
+        build: qwen,
+        tear: append_half_line,
+    },
+    Kind {
+        name: "copilot",
+        flag: "copilot",
+        build: copilot,
+        tear: append_half_line,
+    },
 ];
 
 /// Texts planted in tool calls, tool output, reasoning and injected context.
@@ -494,7 +512,8 @@ const CODEX_FIDELITY: &[FidelitySession] = &[
     (
         "2026/02/10/rollout-2026-02-10T09-30-00-019c0000-0000-7000-8000-000000000002.jsonl",
         "019c0000-0000-7000-8000-000000000002",
-        "Fix it with a retry instead",
+        // A paginated fork is listed by its inherited history's first prompt.
+        "Why is the login test flaky?",
         &[
             "Why is the login test flaky?",
             "Fix it with a retry instead",
@@ -670,6 +689,311 @@ fn gemini(dir: &Path) -> Built {
     }
 }
 
+/// Copy `tests/fixtures/<from>` below `root`.
+fn copy_fixture(from: &str, root: &Path) {
+    let source = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(from);
+    for entry in walk(&source) {
+        let target = root.join(entry.strip_prefix(&source).unwrap());
+        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+        std::fs::copy(&entry, target).unwrap();
+    }
+}
+
+/// The files below `dir`.
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                files.push(path);
+            }
+        }
+    }
+    files
+}
+
+/// A pi sessions directory as pi 0.73.1 wrote it (`tools/run-pi-qwen.sh`,
+/// `tools/make-pi-qwen-fixtures.py`): print-mode runs (`--continue`,
+/// piped stdin with `@file`, a prompt template, thinking and a tool call,
+/// extension context), an RPC session renamed, compacted and branched in
+/// place by `/tree` (its compaction and the turns after it are on the
+/// abandoned branch), a branch without summary, and a `--fork`.
+fn pi(dir: &Path) -> Built {
+    let root = dir.join("sessions");
+    copy_fixture("pi/sessions", &root);
+    let folder = root.join("--w-projé ü--");
+    let file = |stem: &str| folder.join(format!("{stem}.jsonl"));
+    let session = |stem: &'static str, label, said, hidden| Expect {
+        id: &stem[25..],
+        cwd: "/w/projé ü",
+        label,
+        file: file(stem),
+        said,
+        hidden,
+    };
+    Built {
+        root: root.clone(),
+        sessions: vec![
+            session(
+                "2026-12-01T18-54-33-321Z_01a232f5-6769-7035-be86-09b8d56c6ab7",
+                "hello world — café ☕ 日本語",
+                &[
+                    "hello world — café ☕ 日本語",
+                    "ACK: second turn on the same session",
+                ],
+                &["question in the fork"],
+            ),
+            session(
+                "2026-12-01T18-54-40-300Z_01a232f5-82ab-7747-9da3-3007f4d79005",
+                "piped stdin data",
+                &["piped stdin data\n@/w/projé ü/notes.md summarize this file"],
+                &["line one of notes"],
+            ),
+            session(
+                "2026-12-01T18-54-44-957Z_01a232f5-94dc-776c-bc21-01e6d00a4844",
+                "Say hello to Carol warmly, in Spanish.",
+                &["ACK: Say hello to Carol warmly, in Spanish."],
+                &[],
+            ),
+            session(
+                "2026-12-01T18-54-48-562Z_01a232f5-a2f1-729f-8e2d-a7d2fe55df3f",
+                "[[think]] think first, then [[tool:read {\"path\":\"notes.md\"}]]",
+                &["TOOL RESULT SEEN: line one of notes line two — ü "],
+                &["MOCK REASONING", "call_mock"],
+            ),
+            session(
+                "2026-12-01T18-54-51-975Z_01a232f5-b047-7443-b88a-c2a2212d589b",
+                "CTX with extension context",
+                &["CTX with extension context"],
+                &["ctx-ext"],
+            ),
+            session(
+                "2026-12-01T18-54-55-560Z_01a232f5-be47-72c8-a0f3-a2ece3ec2c64",
+                "Named via RPC ✓",
+                &["rpc first question", "ACK: on the new branch"],
+                &[
+                    "rpc second question",
+                    "after the compaction",
+                    "MOCK SUMMARY",
+                ],
+            ),
+            session(
+                "2026-12-01T18-55-20-412Z_01a232f6-1f5b-73be-8691-2194bd0854d4",
+                "branch without summary base",
+                &["branch without summary base", "replacement second"],
+                &[],
+            ),
+            session(
+                "2026-12-01T18-55-32-888Z_01a232f6-5018-7150-92ea-44a6cf14d897",
+                "hello world — café ☕ 日本語",
+                &["second turn on the same session", "question in the fork"],
+                &[],
+            ),
+        ],
+    }
+}
+
+/// A Qwen Code projects directory as Qwen Code 0.24.4 wrote it
+/// (`tools/run-pi-qwen.sh`, `tools/make-pi-qwen-fixtures.py`): a chat
+/// continued, resumed and renamed, its `--fork-session` fork, piped stdin
+/// with `@file`, a custom command, thinking and a tool call, a large-usage
+/// turn, and a sub-agent run whose background-task notices are `user`
+/// records nobody typed (its sub-agent transcript is not a session).
+fn qwen(dir: &Path) -> Built {
+    let root = dir.join("projects");
+    copy_fixture("qwen/projects", &root);
+    let chats = root.join("-w-proj---/chats");
+    let session = |id: &'static str, label, said, hidden| Expect {
+        id,
+        cwd: "/w/projé ü",
+        label,
+        file: chats.join(format!("{id}.jsonl")),
+        said,
+        hidden,
+    };
+    Built {
+        root: root.clone(),
+        sessions: vec![
+            session(
+                "cdb0c8bb-094a-4a8f-8fd9-26c5c1a935fd",
+                "Renamed chat ✓",
+                &["hello world — café ☕ 日本語", "second turn", "resumed by id"],
+                &["in the fork", "ui_telemetry", "Managed memory"],
+            ),
+            session(
+                "3ffaa820-9b5d-4da5-9f7f-1635a71275f1",
+                "hello world — café ☕ 日本語",
+                &["resumed by id", "in the fork"],
+                &[],
+            ),
+            session(
+                "56b042d7-6cee-432e-8be4-d88cb324075a",
+                "piped stdin data",
+                &["piped stdin data\n\n\nsummarize @notes.md please"],
+                &["line one of notes", "Content from referenced files"],
+            ),
+            session(
+                "b5ebe359-7f02-49c5-a42a-9f4d61f44cfd",
+                "Say hello to Carol warmly.",
+                &["Say hello to Carol warmly."],
+                &[],
+            ),
+            session(
+                "891001a8-d199-4f5a-8eeb-ddb8ee2f6bfc",
+                "[[think]] think, then [[tool:read_file {\"file_path\":\"notes.md\"}]]",
+                &["TOOL RESULT SEEN: File path must be absolute, but was relative: notes.md. You "],
+                &["MOCK REASONING", "call_mock"],
+            ),
+            session(
+                "730627c3-a963-4d63-8de2-4a17bd5fc792",
+                "[[bigusage]] big usage turn",
+                &["[[bigusage]] big usage turn", "after compression"],
+                &[],
+            ),
+            session(
+                "f87e8fe4-0a6a-450f-b50e-dfa22218ce37",
+                "[[tool:agent {\"description\":\"sub\",\"prompt\":\"sub-agent task\",\"subagent_type\":\"gen",
+                &["[[tool:agent {\"description\":\"sub\",\"prompt\":\"sub-agent task\",\"subagent_type\":\"general-purpose\"}]]"],
+                &["task-notification"],
+            ),
+        ],
+    }
+}
+
+/// A GitHub Copilot CLI session-state directory (1.0.102): one folder per
+/// session, `events.jsonl` beside `workspace.yaml`; a sub-agent's turn
+/// inline, marked by an envelope `agentId`.
+fn copilot(dir: &Path) -> Built {
+    let root = dir.join(".copilot/session-state");
+    let a = "c0b1a000-0000-4000-8000-00000000000a";
+    let b = "c0b1a000-0000-4000-8000-00000000000b";
+    let ev = |kind: &str, data: &str, at: &str, extra: &str| {
+        format!(
+            r#"{{"type":"{kind}","data":{data},"id":"{kind}-{at}","timestamp":"2026-01-06T08:00:{at}.000Z","parentId":null{extra}}}"#
+        )
+    };
+    let start = |id: &str, cwd: &str| {
+        ev(
+            "session.start",
+            &format!(
+                r#"{{"sessionId":"{id}","version":1,"producer":"copilot-agent","copilotVersion":"1.0.102","startTime":"2026-01-06T08:00:00.000Z","context":{{"cwd":"{cwd}"}}}}"#
+            ),
+            "00",
+            "",
+        )
+    };
+    let first = root.join(a).join("events.jsonl");
+    write(
+        &first,
+        &[
+            start(a, "/w/cli"),
+            ev(
+                "user.message",
+                r#"{"content":"Add a --dry-run flag to deploy","transformedContent":"<current_datetime>2026-01-06T08:00:01</current_datetime>\n\nAdd a --dry-run flag to deploy","delivery":"idle"}"#,
+                "01",
+                "",
+            ),
+            ev(
+                "system.message",
+                r#"{"role":"system","content":"You are the GitHub Copilot CLI"}"#,
+                "01",
+                "",
+            ),
+            ev(
+                "assistant.message",
+                r#"{"content":"","toolRequests":[{"toolCallId":"t1","name":"bash","arguments":{"command":"TOOL-INPUT-XYZZY"}}],"reasoningText":"REASONING-XYZZY"}"#,
+                "02",
+                "",
+            ),
+            ev(
+                "tool.execution_complete",
+                r#"{"toolCallId":"t1","success":true,"result":{"content":"TOOL-OUTPUT-XYZZY"}}"#,
+                "03",
+                "",
+            ),
+            ev(
+                "user.message",
+                r#"{"content":"SUBAGENT-PROMPT-XYZZY","source":"agent-x"}"#,
+                "04",
+                r#","agentId":"ag1""#,
+            ),
+            ev(
+                "assistant.message",
+                r#"{"content":"SUBAGENT-REPLY-XYZZY"}"#,
+                "05",
+                r#","agentId":"ag1""#,
+            ),
+            ev(
+                "assistant.message",
+                r#"{"content":"deploy --dry-run now prints the plan","toolRequests":[]}"#,
+                "06",
+                "",
+            ),
+        ],
+    );
+    std::fs::write(
+        root.join(a).join("workspace.yaml"),
+        "id: c0b1a000-0000-4000-8000-00000000000a\ncwd: /w/cli\nname: Deploy dry run\nuser_named: true\n",
+    )
+    .unwrap();
+    let second = root.join(b).join("events.jsonl");
+    write(
+        &second,
+        &[
+            start(b, "/w/docs"),
+            ev(
+                "user.message",
+                r#"{"content":"Fix the typos in the guide ✓","transformedContent":"<current_datetime>x</current_datetime>\n\nFix the typos in the guide ✓"}"#,
+                "01",
+                "",
+            ),
+            ev(
+                "assistant.message",
+                r#"{"content":"Fixed 3 typos"}"#,
+                "02",
+                "",
+            ),
+        ],
+    );
+    Built {
+        root,
+        sessions: vec![
+            Expect {
+                id: a,
+                cwd: "/w/cli",
+                label: "Deploy dry run",
+                file: first,
+                said: &[
+                    "Add a --dry-run flag to deploy",
+                    "deploy --dry-run now prints the plan",
+                ],
+                hidden: &[
+                    "TOOL-INPUT-XYZZY",
+                    "TOOL-OUTPUT-XYZZY",
+                    "REASONING-XYZZY",
+                    "SUBAGENT-PROMPT-XYZZY",
+                    "SUBAGENT-REPLY-XYZZY",
+                    "current_datetime",
+                ],
+            },
+            Expect {
+                id: b,
+                cwd: "/w/docs",
+                label: "Fix the typos in the guide ✓",
+                file: second,
+                said: &["Fix the typos in the guide ✓", "Fixed 3 typos"],
+                hidden: &["current_datetime"],
+            },
+        ],
+    }
+}
+
 /// The built store of one kind, in a fresh directory.
 fn store(kind: &Kind) -> (tempfile::TempDir, Built) {
     let dir = tempfile::tempdir().unwrap();
@@ -820,4 +1144,78 @@ fn a_vanished_file_makes_only_its_session_unreadable() {
             assert_eq!(label, expect.label, "{} {}", kind.name, expect.id);
         }
     }
+}
+
+#[test]
+fn pi_and_qwen_last_activity_is_the_newest_time_the_log_records() {
+    // After `git clone` every file is new: the order must come from the
+    // logs (pi: the newest user or assistant message; Qwen: the last
+    // record), not from the files' modification times.
+    for (kind, newest_file_first) in [
+        (
+            &KINDS[4],
+            "2026-12-01T18-54-40-300Z_01a232f5-82ab-7747-9da3-3007f4d79005.jsonl",
+        ),
+        (row("qwen"), "56b042d7-6cee-432e-8be4-d88cb324075a.jsonl"),
+    ] {
+        let (_dir, built) = store(kind);
+        let now = std::time::SystemTime::now();
+        for expect in &built.sessions {
+            let file = std::fs::File::options()
+                .append(true)
+                .open(&expect.file)
+                .unwrap();
+            let newest = expect.file.ends_with(newest_file_first);
+            let at = if newest {
+                now
+            } else {
+                now - std::time::Duration::from_secs(3600)
+            };
+            file.set_modified(at).unwrap();
+        }
+        let root = built.root.to_str().unwrap();
+        let flag = format!("--{}", kind.flag);
+        let out = common::run(
+            &[&flag, root, "candidates", "--json", "--sort", "updated"],
+            "",
+        );
+        assert!(out.status.success(), "{}", common::stderr(&out));
+        let ids: Vec<String> = common::stdout(&out)
+            .lines()
+            .map(|l| {
+                serde_json::from_str::<Value>(l).unwrap()["sessionId"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned()
+            })
+            .collect();
+        let expected: &[&str] = if kind.name == "pi" {
+            &[
+                "01a232f5-6769-7035-be86-09b8d56c6ab7",
+                "01a232f6-5018-7150-92ea-44a6cf14d897",
+                "01a232f6-1f5b-73be-8691-2194bd0854d4",
+                "01a232f5-be47-72c8-a0f3-a2ece3ec2c64",
+                "01a232f5-b047-7443-b88a-c2a2212d589b",
+                "01a232f5-a2f1-729f-8e2d-a7d2fe55df3f",
+                "01a232f5-94dc-776c-bc21-01e6d00a4844",
+                "01a232f5-82ab-7747-9da3-3007f4d79005",
+            ]
+        } else {
+            &[
+                "f87e8fe4-0a6a-450f-b50e-dfa22218ce37",
+                "730627c3-a963-4d63-8de2-4a17bd5fc792",
+                "3ffaa820-9b5d-4da5-9f7f-1635a71275f1",
+                "cdb0c8bb-094a-4a8f-8fd9-26c5c1a935fd",
+                "891001a8-d199-4f5a-8eeb-ddb8ee2f6bfc",
+                "b5ebe359-7f02-49c5-a42a-9f4d61f44cfd",
+                "56b042d7-6cee-432e-8be4-d88cb324075a",
+            ]
+        };
+        assert_eq!(ids, expected, "{}", kind.name);
+    }
+}
+
+/// The row of the kind named `name`.
+fn row(name: &str) -> &'static Kind {
+    KINDS.iter().find(|k| k.name == name).unwrap()
 }

@@ -60,6 +60,17 @@ fn same_with_and_without_args(store: &Path, cache: &Path, args: &[&str]) -> Stri
     cached
 }
 
+/// A listing without its `lastActivity` fields (which follow each write).
+fn without_activity(listing: &str) -> String {
+    listing
+        .lines()
+        .map(|line| match line.rsplit_once(",\"lastActivity\":") {
+            Some((rest, _)) => format!("{rest}}}\n"),
+            None => format!("{line}\n"),
+        })
+        .collect()
+}
+
 fn age(path: &Path, seconds_ago: u64) {
     let when = SystemTime::now() - Duration::from_secs(seconds_ago);
     File::options()
@@ -156,7 +167,11 @@ fn listing_is_identical_with_and_without_the_index() {
         "{grown}"
     );
     append(&a, &user(4, "after the rename"), 80);
-    assert_eq!(same_with_and_without(store.path(), cache.path()), grown);
+    // (Only the last activity moved.)
+    assert_eq!(
+        without_activity(&same_with_and_without(store.path(), cache.path())),
+        without_activity(&grown)
+    );
 
     // Rewritten shorter, and rewritten at the same length (a new inode).
     std::fs::write(&a, header("a", "2026-01-01T00:00:00Z") + &title(1, "Other")).unwrap();
@@ -180,20 +195,15 @@ fn listing_is_identical_with_and_without_the_index() {
     let file = shard_of(cache.path(), "a.jsonl");
     let expected = same_with_and_without(store.path(), cache.path());
     let good = std::fs::read(&file).unwrap();
-    // Shards of earlier versions of this root (JSON in version 1, bincode
-    // in version 3) are removed when the current one is written.
+    // A shard of the earlier (JSON) version of this root is removed when
+    // the current one is written.
     let name = file.file_name().unwrap().to_str().unwrap();
     let earlier = file.with_file_name(
         name.replace("titles-v4-", "titles-v1-")
             .replace(".bin", ".json"),
     );
-    let bincode_era = file.with_file_name(name.replace("titles-v4-", "titles-v3-"));
     std::fs::write(&earlier, "{\"version\":1,\"entries\":[]}").unwrap();
     assert!(good.starts_with(b"SRTI\x04\0\0\0"), "{good:?}");
-    // Version 3's container around this very payload, checksum right: the
-    // version alone tells it from the current one, so it is never decoded.
-    let mut version_3 = good.clone();
-    version_3[4] = 3;
     let mut flipped = good.clone();
     *flipped.last_mut().unwrap() ^= 0x20;
     let mut other_version = good.clone();
@@ -211,17 +221,15 @@ fn listing_is_identical_with_and_without_the_index() {
         b"{\"version\":1,\"entries\":[]}".to_vec(),
         flipped,
         other_version,
-        version_3,
         huge_length,
     ] {
-        std::fs::write(&bincode_era, &damaged).unwrap();
         std::fs::write(&file, &damaged).unwrap();
         let (out, err) = list(store.path(), cache.path(), &[]);
         assert_eq!((out.as_str(), err.as_str()), (expected.as_str(), ""));
         let rebuilt = std::fs::read(&file).unwrap();
         assert!(rebuilt.starts_with(b"SRTI\x04\0\0\0"));
         assert!(read_lossy(&file).contains("a.jsonl"));
-        assert!(!earlier.exists() && !bincode_era.exists());
+        assert!(!earlier.exists());
     }
 }
 
@@ -442,4 +450,165 @@ fn gemini_titles_follow_every_file_of_their_session() {
     let no_cache = [&args[..], &["--no-cache"]].concat();
     let (_, direct_err) = list(&native, cache.path(), &no_cache);
     assert!(direct_err.contains("c0ffee06.json"), "{direct_err}");
+}
+
+#[test]
+fn pi_and_qwen_titles_follow_their_files() {
+    let root = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let native = root.path().join("native");
+    std::fs::create_dir(&native).unwrap();
+    let (pi, qwen) = (root.path().join("pi"), root.path().join("qwen"));
+    let fixtures = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures"));
+    copy_tree(&fixtures.join("pi/sessions"), &pi);
+    copy_tree(&fixtures.join("qwen/projects"), &qwen);
+    let args = [
+        "--pi",
+        pi.to_str().unwrap(),
+        "--qwen",
+        qwen.to_str().unwrap(),
+    ];
+    let first = same_with_and_without_args(&native, cache.path(), &args);
+    assert!(first.contains("Named via RPC ✓"), "{first}");
+    assert!(first.contains("Renamed chat ✓"), "{first}");
+    let index = index_file(cache.path());
+    assert!(
+        index.contains("01a232f5-be47-72c8-a0f3-a2ece3ec2c64.jsonl"),
+        "pi titles are indexed"
+    );
+    assert!(
+        index.contains("cdb0c8bb-094a-4a8f-8fd9-26c5c1a935fd.jsonl"),
+        "Qwen titles are indexed"
+    );
+    assert_eq!(
+        same_with_and_without_args(&native, cache.path(), &args),
+        first
+    );
+
+    // Renamed by appending: pi's `/name`, Qwen's re-appended title record.
+    let session = pi
+        .join("--w-projé ü--/2026-12-01T18-54-40-300Z_01a232f5-82ab-7747-9da3-3007f4d79005.jsonl");
+    append(
+        &session,
+        "{\"type\":\"session_info\",\"id\":\"beefbeef\",\"parentId\":\"70b281f0\",\"timestamp\":\"2026-12-01T19:00:00.000Z\",\"name\":\"Piped notes\"}\n",
+        50,
+    );
+    let chat = qwen.join("-w-proj---/chats/b5ebe359-7f02-49c5-a42a-9f4d61f44cfd.jsonl");
+    append(
+        &chat,
+        "{\"uuid\":\"t1\",\"parentUuid\":null,\"sessionId\":\"b5ebe359-7f02-49c5-a42a-9f4d61f44cfd\",\"timestamp\":\"2026-12-01T19:00:00.000Z\",\"type\":\"system\",\"provenance\":\"system\",\"cwd\":\"/w/projé ü\",\"subtype\":\"custom_title\",\"systemPayload\":{\"customTitle\":\"Greeting Carol\",\"titleSource\":\"auto\"}}\n",
+        50,
+    );
+    let renamed = same_with_and_without_args(&native, cache.path(), &args);
+    assert!(renamed.contains("Piped notes"), "{renamed}");
+    assert!(renamed.contains("Greeting Carol"), "{renamed}");
+    // An empty name clears pi's name: the first prompt again.
+    append(
+        &session,
+        "{\"type\":\"session_info\",\"id\":\"beefbeee\",\"parentId\":\"beefbeef\",\"timestamp\":\"2026-12-01T19:01:00.000Z\",\"name\":\"\"}\n",
+        40,
+    );
+    let cleared = same_with_and_without_args(&native, cache.path(), &args);
+    assert!(!cleared.contains("Piped notes"), "{cleared}");
+}
+
+/// The session ids of `candidates --sort updated --json` over the native
+/// store `store` and `args`: the same with and without the index.
+fn by_activity(store: &Path, cache: &Path, args: &[&str]) -> Vec<String> {
+    let run = |extra: &[&str]| {
+        let home = tempfile::tempdir().unwrap();
+        let mut command = Command::new(env!("CARGO_BIN_EXE_session-ref"));
+        let output = hermetic::isolate(&mut command, home.path())
+            .args(["--store", store.to_str().unwrap()])
+            .args(args)
+            .args(extra)
+            .args([
+                "candidates",
+                "--json",
+                "--limit",
+                "1000",
+                "--sort",
+                "updated",
+            ])
+            .env("XDG_CACHE_HOME", cache)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{output:?}");
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let listing = run(&[]);
+    assert_eq!(run(&["--no-cache"]), listing);
+    listing
+        .lines()
+        .map(|line| {
+            let value: serde_json::Value = serde_json::from_str(line).unwrap();
+            value["sessionId"].as_str().unwrap().to_owned()
+        })
+        .collect()
+}
+
+/// `candidates --sort updated` as a table over the native store `store`.
+fn hermetic_table(store: &Path, cache: &Path) -> String {
+    let home = tempfile::tempdir().unwrap();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_session-ref"));
+    let output = hermetic::isolate(&mut command, home.path())
+        .args(["--store", store.to_str().unwrap()])
+        .args(["candidates", "--sort", "updated"])
+        .env("XDG_CACHE_HOME", cache)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    String::from_utf8(output.stdout).unwrap()
+}
+
+#[test]
+fn last_activity_is_the_newest_recorded_time_not_the_file_time() {
+    let root = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let native = root.path().join("native");
+    let claude = root.path().join("claude/projects");
+    let codex = root.path().join("codex");
+    let gemini = root.path().join("gemini/.gemini");
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo");
+    copy_tree(&demo, &native);
+    copy_tree(Path::new(CLAUDE), &claude);
+    copy_tree(Path::new(CODEX).parent().unwrap(), &codex);
+    let gemini_fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gemini");
+    copy_tree(&gemini_fixture, &gemini);
+    let args = [
+        "--claude",
+        claude.to_str().unwrap(),
+        "--codex",
+        codex.join("sessions").to_str().unwrap(),
+        "--gemini",
+        gemini.to_str().unwrap(),
+    ]
+    .map(str::to_owned);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    // Every file as fresh as after `git clone` (aged past the index's
+    // two-second window), then in an order of their own: the sessions'
+    // order by last activity does not move, with the index cold or warm.
+    let files: Vec<std::path::PathBuf> = walkdir::WalkDir::new(root.path())
+        .into_iter()
+        .flatten()
+        .filter(|e| e.file_type().is_file())
+        .map(|e| e.into_path())
+        .collect();
+    for file in &files {
+        age(file, 5);
+    }
+    let cloned = by_activity(&native, cache.path(), &args);
+    assert!(cloned.len() > 20, "{cloned:?}");
+    for (i, file) in files.iter().enumerate() {
+        age(file, 10 + (i as u64 * 7919) % 100_000);
+    }
+    assert_eq!(by_activity(&native, cache.path(), &args), cloned);
+    assert_eq!(by_activity(&native, cache.path(), &args), cloned);
+
+    // The demo's ages come from its sessions, not from the clone.
+    let table = hermetic_table(&native, cache.path());
+    assert!(
+        !table.contains(" 2m ") && !table.contains(" now "),
+        "{table}"
+    );
 }

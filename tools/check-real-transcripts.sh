@@ -86,7 +86,7 @@ CLAUDE_WRAPPERS = ("<command-name>", "<command-message>", "<local-command-stdout
                    "<task-notification>", "Caveat: The messages below",
                    "[Request interrupted by user", "<ide_opened_file>", "<ide_selection>")
 CODEX_INJECTED = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions for",
-                  "<turn_aborted>", "<user_shell_command>")
+                  "<turn_aborted>", "<user_shell_command>", "<user_action>")
 IDE_MARK = "## My request for Codex:"
 
 def first_line(text):
@@ -207,6 +207,10 @@ def codex_session(path):
     meta = next((l.get("payload") for l in lines if l.get("type") == "session_meta"), None)
     if not isinstance(meta, dict):
         return None
+    # `codex exec review`'s reviewer is a sub-agent, not a session of its own.
+    source = meta.get("source")
+    if isinstance(source, dict) and source.get("subagent") == "review":
+        return None
     s = {"id": meta.get("id"), "cwd": meta.get("cwd"), "request": None, "title": None,
          "command": None, "compacted": False, "hidden": set(), "typed": set(),
          "paginated": meta.get("history_mode") == "paginated" and bool(meta.get("history_base"))}
@@ -231,6 +235,10 @@ def codex_session(path):
                              any(b.get("type") in ("image", "local_image") for b in c))
             if r is not None and event_request is None:
                 event_request = r
+                # A review parent echoes its reviewer's prompt (another
+                # thread's, Codex-written): Codex lists the parent by it,
+                # but it is not in the parent's conversation.
+                s["echoed"] = p.get("thread_id") not in (None, meta.get("id"))
         elif kind == "response_item":
             if ptype == "message" and p.get("role") == "user":
                 c = blocks_of(p.get("content"))
@@ -271,6 +279,15 @@ def codex_session(path):
 def label_of(s):
     if s["title"]:
         return s["title"]
+    # Codex lists an unnamed fork by the first prompt of its inherited
+    # history: the root's, through a chain of forks.
+    seen = set()
+    while s.get("parent") and ("codex", s["parent"]) in expected and s["parent"] not in seen:
+        seen.add(s["parent"])
+        parent = expected[("codex", s["parent"])]
+        if parent["request"] is None and not parent.get("parent"):
+            break
+        s = parent
     if s["request"] is not None:
         return "[Image]" if s["request"] == "" else first_line(s["request"])
     return s["command"]
@@ -367,7 +384,7 @@ for (store, sid), s in sorted(expected.items(), key=lambda kv: kv[1]["path"]):
         data = context[context.index(PREFIX) + len(PREFIX):context.rindex("\n</referenced-sessions>")]
         conversation = json.loads(data)[0]["conversation"]
         texts = [m["text"] for m in conversation]
-        if s["request"] and not s["compacted"] and not any(s["request"].strip() in t for t in texts):
+        if s["request"] and not s["compacted"] and not s.get("echoed") and not any(s["request"].strip() in t for t in texts):
             problems.append(f"snapshot lacks the first request {first_line(s['request'])!r}")
         # Generated text may be quoted by the assistant or the person; it leaks
         # when a snapshot shows it and no genuine message of the transcript holds it.

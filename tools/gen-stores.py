@@ -9,6 +9,10 @@ One store kind per run, in the current on-disk shapes (FORMATS.md):
                                                (point CODEX_HOME at DIR)
   gemini  DIR/tmp/<slug>/chats/session-<minute>-<id8>.jsonl (.json with --legacy), with
           DIR/tmp/<slug>/.project_root          (point --gemini at DIR)
+  pi      DIR/sessions/--<cwd>--/<time>_<uuid>.jsonl (pi 0.73.1; point --pi at DIR/sessions)
+  qwen    DIR/projects/<cwd slug>/chats/<uuid>.jsonl (Qwen Code 0.24.4; point --qwen at DIR/projects)
+  copilot DIR/session-state/<uuid>/events.jsonl and workspace.yaml
+                                               (point --copilot at DIR/session-state)
 
 Knobs: how many sessions, their mean size and its distribution, where the
 title sits (early: after the first turn; late: the last line; none; mixed:
@@ -24,6 +28,9 @@ Examples (from the repository root):
   python3 tools/gen-stores.py claude /tmp/bench/claude --sessions 10000 --size 250k --dist skewed
   python3 tools/gen-stores.py codex /tmp/bench/codex --sessions 10000 --size 120k
   python3 tools/gen-stores.py gemini /tmp/bench/gemini --sessions 10000 --size 120k
+  python3 tools/gen-stores.py pi /tmp/bench/pi --sessions 10000 --size 120k
+  python3 tools/gen-stores.py qwen /tmp/bench/qwen --sessions 10000 --size 120k
+  python3 tools/gen-stores.py copilot /tmp/bench/copilot --sessions 10000 --size 120k --title mixed
 
 Prints one summary line: kind, sessions, total bytes, directory.
 """
@@ -421,10 +428,243 @@ def to_legacy(path):
         json.dump(chat, out, ensure_ascii=False)
     os.remove(path)
 
+# --- GitHub Copilot CLI ---------------------------------------------------
+# One folder per session (Copilot CLI 1.0.102): events.jsonl, one event per
+# line with `type` first, and workspace.yaml holding the name. Titles:
+# early = a name the user gave (`user_named: true`), late = the name Copilot
+# derives from the first prompt, none = no name at all. The system prompt is
+# written on each run, as Copilot does (about 20 KB).
+
+SYSTEM_PROMPT = "You are the GitHub Copilot CLI, a terminal assistant. " * 360
+
+
+def copilot_session(out, i, sid, target, place, compact_every, tool_scale, texts, turns=None):
+    written = 0
+    n = 0
+    parent = None
+
+    def emit(kind, data, agent=None):
+        nonlocal written, n, parent
+        n += 1
+        event = {"type": kind, "data": data, "id": f"{sid[:8]}-{n:08d}", "timestamp": timestamp(i, n), "parentId": parent}
+        if agent:
+            event["agentId"] = agent
+        parent = event["id"]
+        text = json.dumps(event, ensure_ascii=False, separators=(",", ":")) + "\n"
+        out.write(text)
+        written += len(text.encode("utf-8"))
+
+    cwd = f"/home/dev/p{i % 37}"
+    emit("session.start", {"sessionId": sid, "version": 1, "producer": "copilot-agent", "copilotVersion": "1.0.102", "startTime": timestamp(i, 0), "selectedModel": "gpt-5.1", "context": {"cwd": cwd}, "alreadyInUse": False})
+    first = None
+    turn = 0
+    while (written < target if turns is None else turn < turns) or turn == 0:
+        turn += 1
+        prompt = texts.say()
+        first = first or prompt
+        emit("user.message", {"content": prompt, "transformedContent": f"<current_datetime>{timestamp(i, n)}</current_datetime>\n\n{prompt}", "messageId": f"m{turn}", "delivery": "idle", "interactionId": f"x{turn}", "turnId": "0"})
+        if turn == 1:
+            emit("system.message", {"role": "system", "content": SYSTEM_PROMPT})
+        emit("assistant.turn_start", {"turnId": "0", "interactionId": f"x{turn}"})
+        call = f"call_{i}_{turn}"
+        emit("assistant.message", {"messageId": f"a{turn}", "model": "gpt-5.1", "content": "", "toolRequests": [{"toolCallId": call, "name": "view", "arguments": {"path": f"src/m{turn}.rs"}, "type": "function"}], "reasoningText": texts.say(), "interactionId": f"x{turn}", "turnId": "0", "apiCallId": f"c{turn}a"})
+        emit("tool.execution_start", {"toolCallId": call, "toolName": "view", "arguments": {"path": f"src/m{turn}.rs"}, "turnId": "0"})
+        emit("tool.execution_complete", {"toolCallId": call, "success": True, "result": {"content": texts.blob(tool_scale)}, "turnId": "0"})
+        emit("assistant.message", {"messageId": f"b{turn}", "model": "gpt-5.1", "content": texts.say(), "toolRequests": [], "interactionId": f"x{turn}", "turnId": "1", "apiCallId": f"c{turn}b"})
+        emit("assistant.turn_end", {"turnId": "1"})
+        if compact_every and turn % compact_every == 0:
+            emit("session.compaction_start", {"compactionAttemptId": f"k{turn}", "trigger": "auto"})
+            emit("session.compaction_complete", {"success": True, "outcome": "applied", "compactionAttemptId": f"k{turn}", "summaryContent": "<summary>" + texts.say() + "</summary>", "checkpointNumber": turn // compact_every})
+    emit("session.shutdown", {"accountingSnapshot": {"totalUserRequests": turn}})
+    return written, first, cwd
+
+
+def yaml_quote(text):
+    """A single-quoted YAML scalar, as js-yaml writes names with special characters."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+def write_copilot(args, rng, texts):
+    total = 0
+    state = os.path.join(args.dir, "session-state")
+    for i, target in enumerate(sizes(rng, args.sessions, args.size, args.dist)):
+        sid = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+        folder = os.path.join(state, sid)
+        os.makedirs(folder)
+        place = title_place(rng, args.title)
+        with open(os.path.join(folder, "events.jsonl"), "w", encoding="utf-8") as out:
+            written, first, cwd = copilot_session(out, i, sid, target, place, args.compact_every, args.tool_scale, texts, args.turns)
+        total += written
+        name = {"early": f"Session {i}: " + texts.say()[:50], "late": first, "none": None}[place]
+        lines = [f"id: {sid}", f"cwd: {cwd}", "client_name: github/cli"]
+        if name is not None:
+            lines.append(f"name: {yaml_quote(name.splitlines()[0])}")
+        lines += [f"user_named: {'true' if place == 'early' else 'false'}", "summary_count: 0", "fork_count: 0", f"created_at: {timestamp(i, 0)}", f"updated_at: {timestamp(i, 1)}"]
+        with open(os.path.join(folder, "workspace.yaml"), "w", encoding="utf-8") as out:
+            out.write("\n".join(lines) + "\n")
+    return total
+
+
+
+# --- pi -------------------------------------------------------------------
+# pi 0.73.1 (session-manager.ts): a `session` header, then entries linked by
+# id/parentId: model and thinking-level changes, user/assistant/toolResult
+# messages (assistant: thinking, text and toolCall blocks), a `session_info`
+# name, `compaction` entries.
+
+
+def pi_session(out, i, sid, cwd, target, place, compact_every, tool_scale, texts, turns=None):
+    written = 0
+    n = 0
+    parent = "null"
+    count = 0
+
+    def emit(kind, body):
+        nonlocal written, parent, count
+        count += 1
+        eid = f"{(i * 7919 + count) & 0xFFFFFFFF:08x}"
+        text = f'{{"type":"{kind}","id":"{eid}","parentId":{parent},"timestamp":"{timestamp(i, n)}"{body}}}\n'
+        parent = f'"{eid}"'
+        out.write(text)
+        written += len(text)
+        return eid
+
+    header = f'{{"type":"session","version":3,"id":"{sid}","timestamp":"{timestamp(i, 0)}","cwd":{q(cwd)}}}\n'
+    out.write(header)
+    written += len(header)
+    emit("model_change", ',"provider":"anthropic","modelId":"claude-sonnet-4-5"')
+    emit("thinking_level_change", ',"thinkingLevel":"medium"')
+    ms = 1_767_225_600_000 + i * 60_000
+
+    def title():
+        emit("session_info", f',"name":{q(f"Session {i}: " + texts.say()[:50])}')
+
+    turn = 0
+    first_kept = None
+    while (written < target if turns is None else turn < turns) or turn == 0:
+        turn += 1
+        n += 1
+        ms += 1000
+        uid = emit("message", f',"message":{{"role":"user","content":[{{"type":"text","text":{q(texts.say())}}}],"timestamp":{ms}}}')
+        first_kept = first_kept or uid
+        usage = '"usage":{"input":1000,"output":100,"cacheRead":0,"cacheWrite":0,"totalTokens":1100,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}}'
+        emit(
+            "message",
+            f',"message":{{"role":"assistant","content":[{{"type":"thinking","thinking":{q(texts.say())},"thinkingSignature":"sig"}},'
+            f'{{"type":"toolCall","id":"call_{turn}","name":"read","arguments":{{"path":"src/m{turn}.rs"}}}}],'
+            f'"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5",{usage},"stopReason":"toolUse","timestamp":{ms + 200}}}',
+        )
+        emit(
+            "message",
+            f',"message":{{"role":"toolResult","toolCallId":"call_{turn}","toolName":"read","content":[{{"type":"text","text":{q(texts.blob(tool_scale))}}}],'
+            f'"isError":false,"timestamp":{ms + 300}}}',
+        )
+        emit(
+            "message",
+            f',"message":{{"role":"assistant","content":[{{"type":"text","text":{q(texts.say())}}}],'
+            f'"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5",{usage},"stopReason":"stop","timestamp":{ms + 900}}}',
+        )
+        if turn == 1 and place == "early":
+            title()
+        if compact_every and turn % compact_every == 0:
+            emit("compaction", f',"summary":{q("Summary: " + texts.say())},"firstKeptEntryId":"{first_kept}","tokensBefore":100000')
+            first_kept = None
+    if place == "late":
+        title()
+    return written
+
+
+def write_pi(args, rng, texts):
+    total = 0
+    for i, target in enumerate(sizes(rng, args.sessions, args.size, args.dist)):
+        cwd = f"/home/dev/project-{i % 50}"
+        folder = os.path.join(args.dir, "sessions", "--" + cwd.strip("/").replace("/", "-") + "--")
+        os.makedirs(folder, exist_ok=True)
+        sid = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+        stamp = timestamp(i, 0).replace(":", "-").replace(".", "-")
+        with open(os.path.join(folder, f"{stamp}_{sid}.jsonl"), "w", encoding="utf-8") as out:
+            total += pi_session(
+                out, i, sid, cwd, target, title_place(rng, args.title), args.compact_every, args.tool_scale, texts, args.turns
+            )
+    return total
+
+
+# --- Qwen Code --------------------------------------------------------------
+# Qwen Code 0.24.4 (chatRecordingService): Claude-shaped records with
+# Gemini-style parts: real_user prompts, assistant parts (thought, text,
+# functionCall), tool_result records, system ui_telemetry and
+# attribution_snapshot records, `custom_title`, `chat_compression`.
+
+
+def qwen_session(out, i, sid, cwd, target, place, compact_every, tool_scale, texts, turns=None):
+    written = 0
+    n = 0
+    parent = "null"
+    count = 0
+
+    def emit(kind, body):
+        nonlocal written, parent, count
+        count += 1
+        uid = f"{sid[:24]}{count:012x}"
+        provenance = {"user": "real_user", "assistant": "assistant_output", "tool_result": "tool_result"}.get(kind, "system")
+        text = (
+            f'{{"uuid":"{uid}","parentUuid":{parent},"sessionId":"{sid}","timestamp":"{timestamp(i, n)}","type":"{kind}",'
+            f'"provenance":"{provenance}","cwd":{q(cwd)},"version":"0.24.4","gitBranch":"main"{body}}}\n'
+        )
+        parent = f'"{uid}"'
+        out.write(text)
+        written += len(text)
+
+    def title():
+        emit("system", f',"subtype":"custom_title","systemPayload":{{"customTitle":{q(f"Session {i}: " + texts.say()[:50])},"titleSource":"auto"}}')
+
+    turn = 0
+    while (written < target if turns is None else turn < turns) or turn == 0:
+        turn += 1
+        n += 1
+        emit("user", f',"message":{{"role":"user","parts":[{{"text":{q(texts.say())}}}]}}')
+        emit("system", ',"subtype":"attribution_snapshot","systemPayload":{"snapshot":{"type":"attribution-snapshot","version":1,"surface":"cli","fileStates":{}}}}')
+        emit(
+            "assistant",
+            f',"model":"qwen3-coder-plus","message":{{"role":"model","parts":[{{"text":{q(texts.say())},"thought":true}},'
+            f'{{"functionCall":{{"id":"call_{turn}","name":"read_file","args":{{"file_path":"/src/m{turn}.rs"}}}}}}]}}',
+        )
+        emit(
+            "tool_result",
+            f',"message":{{"role":"user","parts":[{{"functionResponse":{{"id":"call_{turn}","name":"read_file","response":{{"output":{q(texts.blob(tool_scale))}}}}}}}]}}',
+        )
+        emit("system", f',"subtype":"ui_telemetry","systemPayload":{{"uiEvent":{{"event.name":"qwen-code.api_response","response_text":{q(texts.say())}}}}}')
+        emit("assistant", f',"model":"qwen3-coder-plus","message":{{"role":"model","parts":[{{"text":{q(texts.say())}}}]}}')
+        if turn == 1 and place == "early":
+            title()
+        if compact_every and turn % compact_every == 0:
+            emit(
+                "system",
+                f',"subtype":"chat_compression","systemPayload":{{"info":{{"originalTokenCount":100000,"newTokenCount":2000}},'
+                f'"compressedHistory":[{{"role":"user","parts":[{{"text":{q("<state_snapshot>" + texts.say() + "</state_snapshot>")}}}]}},'
+                f'{{"role":"model","parts":[{{"text":"Got it. Thanks for the additional context!"}}]}}]}}',
+            )
+    if place == "late":
+        title()
+    return written
+
+
+def write_qwen(args, rng, texts):
+    total = 0
+    for i, target in enumerate(sizes(rng, args.sessions, args.size, args.dist)):
+        cwd = f"/home/dev/project-{i % 50}"
+        folder = os.path.join(args.dir, "projects", "".join(c if c.isalnum() else "-" for c in cwd), "chats")
+        os.makedirs(folder, exist_ok=True)
+        sid = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+        with open(os.path.join(folder, f"{sid}.jsonl"), "w", encoding="utf-8") as out:
+            total += qwen_session(
+                out, i, sid, cwd, target, title_place(rng, args.title), args.compact_every, args.tool_scale, texts, args.turns
+            )
+    return total
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("kind", choices=["native", "claude", "codex", "gemini"])
+    parser.add_argument("kind", choices=["native", "claude", "codex", "gemini", "pi", "qwen", "copilot"])
     parser.add_argument("dir")
     parser.add_argument("--sessions", type=int, default=100)
     parser.add_argument("--size", type=parse_size, default=parse_size("200k"), help="mean bytes per session")
@@ -438,7 +678,15 @@ def main():
     args = parser.parse_args()
     rng = random.Random(args.seed)
     texts = Texts(rng)
-    write = {"native": write_native, "claude": write_claude, "codex": write_codex, "gemini": write_gemini}[args.kind]
+    write = {
+        "native": write_native,
+        "claude": write_claude,
+        "codex": write_codex,
+        "gemini": write_gemini,
+        "pi": write_pi,
+        "qwen": write_qwen,
+        "copilot": write_copilot,
+    }[args.kind]
     write(args, rng, texts)
     total = sum(
         os.path.getsize(os.path.join(folder, name))

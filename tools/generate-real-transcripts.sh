@@ -19,8 +19,8 @@
 # --fork-session, a custom slash command with and without arguments,
 # /rename, /compact, an image-only prompt (stream-json), --name, a project
 # whose UserPromptSubmit hook adds context; Codex exec, exec resume --last,
-# exec fork, piped stdin, an image with and without text, a resumed turn
-# under a low auto-compaction limit, a UserPromptSubmit hook adding context,
+# exec fork (and a fork of the fork), exec review, piped stdin, an image
+# with and without text, a resumed turn under a low auto-compaction limit, a UserPromptSubmit hook adding context,
 # and a thread named through the app server (`thread/name/set`, as the
 # TUI's /rename and IDE clients do: it lands in session_index.jsonl).
 #
@@ -103,6 +103,14 @@ parent=$(find "$cx/.codex/sessions" -name 'rollout-*.jsonl' | head -1)
 parent_id=$(basename "$parent" .jsonl | grep -oE '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$')
 codex $x resume --last "second codex prompt resumed" </dev/null >/dev/null 2>&1
 codex $x fork "$parent_id" "third codex prompt forked" </dev/null >/dev/null 2>&1
+# A fork of that fork (titled, as Codex lists it, by the root's first prompt).
+fork=$(ls -t $(find "$cx/.codex/sessions" -name 'rollout-*.jsonl') | head -1)
+fork_id=$(basename "$fork" .jsonl | grep -oE '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$')
+codex $x fork "$fork_id" "fourth codex prompt, a fork of the fork" </dev/null >/dev/null 2>&1
+# A review: a parent rollout plus a review sub-agent rollout.
+(cd "$xproj" && git init -q . && git -c user.email=t@t -c user.name=t commit -q --allow-empty -m init \
+  && echo change >review-me.txt)
+codex $x review --uncommitted </dev/null >/dev/null 2>&1
 echo "piped stdin content" | codex $x "summarize this input" >/dev/null 2>&1
 codex $x --image "$xproj/red.png" -- "" </dev/null >/dev/null 2>&1
 codex $x "--image=$xproj/red.png" "describe this image" </dev/null >/dev/null 2>&1

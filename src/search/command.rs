@@ -38,7 +38,8 @@ pub struct Request {
     pub index: Option<std::path::PathBuf>,
 }
 
-/// Run `search` over `catalog`, writing to `out`. Stops early on `cancel`
+/// Run `search` over `catalog`, writing to `out`: what the scan saw (how
+/// many matched, whether it stopped at the limit). Stops early on `cancel`
 /// (then fails with `SESSION_REFERENCE_CANCELLED`) or when `out` is closed.
 pub fn run(
     config: &Config,
@@ -47,7 +48,7 @@ pub fn run(
     index: Option<Index>,
     cancel: &AtomicBool,
     out: &mut dyn Write,
-) -> Result<()> {
+) -> Result<scan::Outcome> {
     let syntax = if request.regex {
         Syntax::Regex
     } else {
@@ -165,7 +166,13 @@ pub fn run(
     if outcome.cancelled {
         return Err(Error::cancelled());
     }
-    Ok(())
+    if outcome.stopped_at_limit {
+        let sessions = if limit == 1 { "session" } else { "sessions" };
+        eprintln!(
+            "session-ref: note: stopped after {limit} matching {sessions}; more may match (--limit N searches on)"
+        );
+    }
+    Ok(outcome)
 }
 
 /// Decide `record` from `index` when it holds the current version of the

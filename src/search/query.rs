@@ -37,6 +37,10 @@ pub enum QueryError {
     /// Not a valid regular expression.
     #[error("invalid regular expression: {0}")]
     Invalid(String),
+    /// A `"phrase` with no closing quote (it would otherwise be searched
+    /// as though closed at the end, which the user may not have meant).
+    #[error("a quoted phrase is not closed: add the closing \" (or search for the words without quotes)")]
+    UnclosedQuote,
     /// A pattern whose compiled form exceeds the size limits.
     #[error("regular expression too large (compiled size limit {REGEX_SIZE_LIMIT} bytes)")]
     TooBig,
@@ -88,7 +92,7 @@ impl Query {
         }
         let (patterns, literals, case_sensitive) = match syntax {
             Syntax::Words => {
-                let literals = split_words(text);
+                let literals = split_words(text)?;
                 let sensitive = literals.iter().any(|w| has_upper(w));
                 let patterns = literals.iter().map(|w| regex::escape(w)).collect();
                 (patterns, literals, sensitive)
@@ -218,8 +222,9 @@ fn compile_error(error: regex::Error) -> QueryError {
     }
 }
 
-/// Words separated by whitespace; a `"…"` run (closed or not) is one phrase.
-fn split_words(text: &str) -> Vec<String> {
+/// Words separated by whitespace; a `"…"` run is one phrase, which must
+/// be closed.
+fn split_words(text: &str) -> Result<Vec<String>, QueryError> {
     let mut terms = Vec::new();
     let mut rest = text;
     loop {
@@ -228,12 +233,12 @@ fn split_words(text: &str) -> Vec<String> {
             break;
         }
         if let Some(inner) = rest.strip_prefix('"') {
-            let end = inner.find('"').unwrap_or(inner.len());
+            let end = inner.find('"').ok_or(QueryError::UnclosedQuote)?;
             let phrase = &inner[..end];
             if !phrase.trim().is_empty() {
                 terms.push(phrase.to_owned());
             }
-            rest = inner.get(end + 1..).unwrap_or("");
+            rest = &inner[end + 1..];
         } else {
             let end = rest
                 .find(|c: char| c.is_whitespace() || c == '"')
@@ -242,7 +247,7 @@ fn split_words(text: &str) -> Vec<String> {
             rest = &rest[end..];
         }
     }
-    terms
+    Ok(terms)
 }
 
 fn has_upper(text: &str) -> bool {
@@ -282,11 +287,24 @@ mod tests {
     #[test]
     fn words_and_phrases_split() {
         assert_eq!(
-            split_words(r#" retry  "back off" policy "unclosed phrase"#),
-            ["retry", "back off", "policy", "unclosed phrase"]
+            split_words(r#" retry  "back off" policy "closed phrase""#).unwrap(),
+            ["retry", "back off", "policy", "closed phrase"]
         );
-        assert_eq!(split_words(r#"a"b c"d"#), ["a", "b c", "d"]);
-        assert!(split_words(r#"  "" "  " "#).is_empty());
+        assert_eq!(split_words(r#"a"b c"d"#).unwrap(), ["a", "b c", "d"]);
+        assert!(split_words(r#"  "" "  " "#).unwrap().is_empty());
+    }
+
+    #[test]
+    fn an_unclosed_phrase_is_refused() {
+        for text in [r#"retry "back off"#, r#"""#, r#"a"b"#, r#""x" "y"#] {
+            assert_eq!(
+                Query::parse(text, Syntax::Words).unwrap_err(),
+                QueryError::UnclosedQuote,
+                "{text}"
+            );
+        }
+        // A regular expression's quotes are its own.
+        assert!(Query::parse(r#"say "hi"#, Syntax::Regex).is_ok());
     }
 
     #[test]

@@ -30,6 +30,10 @@ pub fn read_messages(catalog: &Catalog, record: &SessionRecord) -> Result<Vec<Me
 pub struct Outcome {
     /// Sessions decided (read and matched, or unreadable).
     pub searched: usize,
+    /// Matches passed to `emit`.
+    pub matched: usize,
+    /// Stopped at the limit with sessions left undecided (more may match).
+    pub stopped_at_limit: bool,
     /// Sessions that could not be read, with why.
     pub unreadable: Vec<(PathBuf, String)>,
     /// Stopped by the cancel flag before the end.
@@ -81,7 +85,12 @@ pub fn stream(
             match decided {
                 Ok(Some(found)) => {
                     emitted += 1;
-                    if !emit(start + offset, found) || emitted >= limit {
+                    outcome.matched = emitted;
+                    if !emit(start + offset, found) {
+                        break 'batches;
+                    }
+                    if emitted >= limit {
+                        outcome.stopped_at_limit = start + offset + 1 < records.len();
                         break 'batches;
                     }
                 }

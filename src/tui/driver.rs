@@ -158,23 +158,13 @@ pub fn read_latest_prompts(
         .collect()
 }
 
-/// Last activity of each session: its log's modification time (agents
-/// append to a transcript as the conversation goes on; native events carry
-/// no time). Sessions whose time cannot be read are left out.
-pub fn read_activity(batch: &[(EntryId, SessionRecord)]) -> Vec<(EntryId, i64)> {
+/// Last activity of each session ([`session_ref_stores::last_activity`]: the
+/// newest time its log records, through the title index of `caches`),
+/// read on rayon's pool. Sessions whose time cannot be read are left out.
+pub fn read_activity(caches: &Caches, batch: &[(EntryId, SessionRecord)]) -> Vec<(EntryId, i64)> {
     batch
-        .iter()
-        .filter_map(|(id, record)| {
-            if record.host.is_some() {
-                return Some((*id, record.updated?));
-            }
-            let modified = std::fs::metadata(&record.path).ok()?.modified().ok()?;
-            let secs = modified
-                .duration_since(std::time::UNIX_EPOCH)
-                .ok()?
-                .as_secs();
-            Some((*id, i64::try_from(secs).ok()?))
-        })
+        .par_iter()
+        .filter_map(|(id, record)| Some((*id, session_ref_stores::last_activity(caches, record)?)))
         .collect()
 }
 
@@ -259,13 +249,16 @@ impl<B: Backend, H: Host> Driver<B, H> {
         self.run_loop()
     }
 
-    /// [`Driver::run`], also returning the prompt as it stood at the end
-    /// and the restored draft's file: what must not be lost when the run
-    /// fails or the result cannot be delivered.
-    pub fn run_keeping_prompt(mut self) -> (Result<(Exit, Report)>, String, Option<PathBuf>) {
+    /// [`Driver::run`], also returning what must not be lost when the run
+    /// fails or the result cannot be delivered ([`Kept`]).
+    pub fn run_keeping_prompt(mut self) -> (Result<(Exit, Report)>, Kept) {
         let result = self.run_loop();
-        let restored = self.state.restored_draft().map(PathBuf::from);
-        (result, self.state.prompt_text().to_owned(), restored)
+        let kept = Kept {
+            prompt: self.state.prompt_text().to_owned(),
+            restored: self.state.restored_draft().map(PathBuf::from),
+            set_aside: self.state.set_aside().map(str::to_owned),
+        };
+        (result, kept)
     }
 
     fn run_loop(&mut self) -> Result<(Exit, Report)> {
@@ -574,6 +567,18 @@ impl<B: Backend, H: Host> Drop for Driver<B, H> {
         self.cancel_search();
         self.stop_warming();
     }
+}
+
+/// What a run leaves to keep: the prompt as it stood at the end, the
+/// restored draft's file, and what was typed before a draft replaced it.
+#[derive(Debug, Default)]
+pub struct Kept {
+    /// The prompt at the end.
+    pub prompt: String,
+    /// The saved draft restored into the prompt.
+    pub restored: Option<PathBuf>,
+    /// Text a restored draft replaced, when it is not the prompt now.
+    pub set_aside: Option<String>,
 }
 
 /// Search the conversations of `records` (newest first) for a picker

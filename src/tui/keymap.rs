@@ -55,8 +55,6 @@ pub enum When {
     Filter,
     /// When the prompt has the focus.
     Prompt,
-    /// When the focused input is empty.
-    EmptyInput,
 }
 
 /// One row of the table.
@@ -141,7 +139,6 @@ pub static BINDINGS: &[Binding] = &[
     bind(When::Always, &[alt(KeyCode::Char('e'))], Action::OpenEditor, "edit the prompt in $VISUAL / $EDITOR").hint(8, "editor", 1),
     bind(When::Always, &[alt(KeyCode::Char('r'))], Action::RestoreDraft, "restore the prompt an earlier run saved"),
     bind(When::Always, &[key(F(1))], Action::ToggleHelp, "show all keys").hint(4, "keys", 1),
-    bind(When::EmptyInput, &[key(KeyCode::Char('?'))], Action::ToggleHelp, "show all keys (when the input is empty)"),
     bind(When::Prompt, &[key(Enter)], Action::Edit(Edit::Newline), "new line"),
     bind(When::Prompt, &[key(Up)], Action::Edit(Edit::Up), "cursor up a row"),
     bind(When::Prompt, &[key(Down)], Action::Edit(Edit::Down), "cursor down a row"),
@@ -162,8 +159,6 @@ pub static BINDINGS: &[Binding] = &[
 pub struct Context {
     /// Which input has the focus.
     pub focus: Focus,
-    /// Whether that input is empty.
-    pub input_empty: bool,
     /// Whether the help screen is open.
     pub help: bool,
 }
@@ -176,7 +171,6 @@ impl When {
             When::Always => true,
             When::Filter => cx.focus == Focus::Filter,
             When::Prompt => cx.focus == Focus::Prompt,
-            When::EmptyInput => cx.input_empty,
         }
     }
 }
@@ -263,14 +257,10 @@ pub fn key_for(action: &Action) -> Option<String> {
 
 /// The footer's hints for a focus, in order: (keys, word).
 pub fn hints(focus: Focus) -> Vec<(String, &'static str)> {
-    let cx = Context {
-        focus,
-        input_empty: false,
-        help: false,
-    };
+    let cx = Context { focus, help: false };
     let mut shown: Vec<(u8, String, &'static str)> = BINDINGS
         .iter()
-        .filter(|b| b.when != When::EmptyInput && b.when.applies(cx))
+        .filter(|b| b.when.applies(cx))
         .filter_map(|b| {
             let hint = b.hint?;
             let keys: Vec<String> = b
@@ -295,7 +285,6 @@ pub fn help_rows() -> Vec<(Option<String>, &'static str)> {
         (When::Always, "Anywhere"),
         (When::Filter, "Filter (the query line)"),
         (When::Prompt, "Prompt (the message)"),
-        (When::EmptyInput, "Either input, when empty"),
     ];
     let mut rows = Vec::new();
     for (when, title) in sections {
@@ -331,31 +320,24 @@ mod tests {
         KeyEvent::new(code, mods)
     }
 
-    fn cx(focus: Focus, input_empty: bool) -> Context {
-        Context {
-            focus,
-            input_empty,
-            help: false,
-        }
+    fn cx(focus: Focus) -> Context {
+        Context { focus, help: false }
     }
 
     #[test]
     fn fzf_keys_move_the_list_in_both_inputs() {
         for focus in [Focus::Filter, Focus::Prompt] {
             for (c, step) in [('j', 1), ('n', 1), ('k', -1), ('p', -1)] {
-                let got = lookup(
-                    &press(KeyCode::Char(c), KeyModifiers::CONTROL),
-                    cx(focus, false),
-                );
+                let got = lookup(&press(KeyCode::Char(c), KeyModifiers::CONTROL), cx(focus));
                 assert_eq!(got, Some(Action::Move(step)), "ctrl-{c}");
             }
         }
         assert_eq!(
-            lookup(&press(Down, KeyModifiers::NONE), cx(Focus::Filter, false)),
+            lookup(&press(Down, KeyModifiers::NONE), cx(Focus::Filter)),
             Some(Action::Move(1))
         );
         assert_eq!(
-            lookup(&press(Down, KeyModifiers::NONE), cx(Focus::Prompt, false)),
+            lookup(&press(Down, KeyModifiers::NONE), cx(Focus::Prompt)),
             Some(Action::Edit(Edit::Down))
         );
     }
@@ -363,41 +345,34 @@ mod tests {
     #[test]
     fn enter_depends_on_the_focus_and_submit_does_not() {
         assert_eq!(
-            lookup(&press(Enter, KeyModifiers::NONE), cx(Focus::Filter, false)),
+            lookup(&press(Enter, KeyModifiers::NONE), cx(Focus::Filter)),
             Some(Action::InsertMention)
         );
         assert_eq!(
-            lookup(&press(Enter, KeyModifiers::NONE), cx(Focus::Prompt, false)),
+            lookup(&press(Enter, KeyModifiers::NONE), cx(Focus::Prompt)),
             Some(Action::Edit(Edit::Newline))
         );
         for focus in [Focus::Filter, Focus::Prompt] {
             assert_eq!(
-                lookup(&press(Enter, KeyModifiers::ALT), cx(focus, false)),
+                lookup(&press(Enter, KeyModifiers::ALT), cx(focus)),
                 Some(Action::Submit)
             );
             assert_eq!(
-                lookup(
-                    &press(KeyCode::Char('s'), KeyModifiers::CONTROL),
-                    cx(focus, false)
-                ),
+                lookup(&press(KeyCode::Char('s'), KeyModifiers::CONTROL), cx(focus)),
                 Some(Action::Submit)
             );
         }
     }
 
     #[test]
-    fn question_mark_is_help_only_in_an_empty_input() {
+    fn question_mark_is_typed_even_first_and_f1_is_help() {
+        // As in fzf, `?` is a character: a query or a prompt may start with it.
         let q = press(KeyCode::Char('?'), KeyModifiers::SHIFT);
+        for focus in [Focus::Filter, Focus::Prompt] {
+            assert_eq!(lookup(&q, cx(focus)), Some(Action::Edit(Edit::Insert('?'))));
+        }
         assert_eq!(
-            lookup(&q, cx(Focus::Prompt, true)),
-            Some(Action::ToggleHelp)
-        );
-        assert_eq!(
-            lookup(&q, cx(Focus::Prompt, false)),
-            Some(Action::Edit(Edit::Insert('?')))
-        );
-        assert_eq!(
-            lookup(&press(F(1), KeyModifiers::NONE), cx(Focus::Filter, false)),
+            lookup(&press(F(1), KeyModifiers::NONE), cx(Focus::Filter)),
             Some(Action::ToggleHelp)
         );
     }
@@ -406,7 +381,6 @@ mod tests {
     fn help_swallows_other_keys() {
         let help = Context {
             focus: Focus::Filter,
-            input_empty: true,
             help: true,
         };
         assert_eq!(
@@ -425,7 +399,7 @@ mod tests {
 
     #[test]
     fn typing_and_unbound_keys() {
-        let c = cx(Focus::Filter, false);
+        let c = cx(Focus::Filter);
         assert_eq!(
             lookup(&press(KeyCode::Char('A'), KeyModifiers::SHIFT), c),
             Some(Action::Edit(Edit::Insert('A')))

@@ -69,9 +69,12 @@ impl LineInput {
 
     /// Insert `text` at the cursor; line breaks and tabs become spaces.
     pub fn insert_str(&mut self, text: &str) {
+        // A line break is one space, whether `\r\n`, `\n` or a lone `\r`
+        // (which terminals send for a pasted newline): pasted lines do not
+        // run together.
         let clean: String = text
+            .replace("\r\n", "\n")
             .chars()
-            .filter(|&c| c != '\r')
             .map(|c| if c.is_control() { ' ' } else { c })
             .collect();
         self.text.insert_str(self.cursor, &clean);
@@ -155,6 +158,9 @@ mod tests {
     fn pasted_line_breaks_become_spaces() {
         let mut input = LineInput::new("a\r\nb\tc");
         assert_eq!(input.text(), "a b c");
+        let mut pasted = LineInput::new("");
+        pasted.insert_str("retry\rwebhook\nledger\r\nkeys");
+        assert_eq!(pasted.text(), "retry webhook ledger keys");
         input.apply(Edit::Insert('\n'));
         assert_eq!(input.text(), "a b c ");
     }

@@ -56,6 +56,9 @@ pub struct Picked {
     /// The saved draft restored into the prompt, to remove once the prompt
     /// is delivered or saved again.
     pub restored: Option<std::path::PathBuf>,
+    /// What was typed before a restored draft replaced it (not the prompt
+    /// at the end): saved as a draft however the run ends.
+    pub set_aside: Option<String>,
 }
 
 /// The real host: `$EDITOR` on the terminal, titles read as jobs on
@@ -87,7 +90,7 @@ impl Host for TtyHost {
         driver::spawn_job(self.tx.clone(), move |tx| {
             for chunk in batch.chunks(256) {
                 if tx
-                    .send(Msg::Activity(driver::read_activity(chunk)))
+                    .send(Msg::Activity(driver::read_activity(&caches, chunk)))
                     .is_err()
                     || tx
                         .send(Msg::Titles(driver::read_titles(&caches, chunk)))
@@ -114,7 +117,7 @@ impl Host for TtyHost {
     }
 }
 
-/// Run the picker on `/dev/tty`, offering `draft` for restoring. Returns
+/// Run the picker on `/dev/tty`, offering `drafts` (newest first) for restoring. Returns
 /// once the terminal is restored; the caller delivers a submitted result.
 /// An error here means the picker never started (nothing was typed).
 ///
@@ -124,7 +127,7 @@ impl Host for TtyHost {
 pub fn run(
     config: &Config,
     options: &PickOptions,
-    draft: Option<crate::draft::Draft>,
+    drafts: Vec<crate::draft::Draft>,
 ) -> Result<Picked> {
     let (guard, terminal) = TerminalGuard::enter(options.mouse).map_err(|e| {
         Error::terminal(format!(
@@ -139,7 +142,7 @@ pub fn run(
     })?;
 
     let state = State::new(Setup {
-        draft,
+        drafts,
         ..setup(config, options)
     });
     let caches = Arc::clone(state.catalog().caches());
@@ -174,7 +177,7 @@ pub fn run(
         config.limits,
         config.target.clone(),
     );
-    let (result, prompt, restored) = driver.run_keeping_prompt();
+    let (result, kept) = driver.run_keeping_prompt();
     let (exit, report) = match result {
         Ok((exit, report)) => (Ok(exit), report),
         Err(e) => (Err(e), Report::default()),
@@ -184,8 +187,9 @@ pub fn run(
     Ok(Picked {
         exit,
         report,
-        prompt,
-        restored,
+        prompt: kept.prompt,
+        restored: kept.restored,
+        set_aside: kept.set_aside,
     })
 }
 
@@ -203,7 +207,7 @@ pub fn setup(config: &Config, options: &PickOptions) -> Setup {
             .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX)),
         home: std::env::var("HOME").ok(),
         theme: theme::Theme::from_no_color(no_color.as_deref()),
-        draft: None,
+        drafts: Vec::new(),
         // The picker lists through the title index as `candidates` does.
         caches: Arc::new(crate::commands::run_caches(
             config,

@@ -25,6 +25,9 @@ const PASSED_ENV: &[&str] = &[
     "CLAUDE_CONFIG_DIR",
     "CODEX_HOME",
     "GEMINI_CLI_HOME",
+    "PI_CODING_AGENT_DIR",
+    "QWEN_HOME",
+    "QWEN_RUNTIME_DIR",
     // Where the popup's run keeps its title index, search index and drafts.
     "XDG_CACHE_HOME",
     "XDG_STATE_HOME",

@@ -56,7 +56,9 @@ impl Snapshot {
         self.context.references.first()
     }
 
-    /// The one-line summary: kept/omitted messages, omitted bytes, budget use.
+    /// The one-line summary: kept/omitted messages, omitted bytes, budget
+    /// use, and whether the snapshot is compacted or truncated (as
+    /// `session-ref preview` says).
     pub fn summary(&self) -> String {
         let Some(s) = self.stats() else {
             return String::new();
@@ -72,6 +74,9 @@ impl Snapshot {
         );
         if s.compacted {
             out.push_str(" · compacted");
+        }
+        if s.truncated {
+            out.push_str(" · truncated");
         }
         out
     }
@@ -154,6 +159,22 @@ fn readable(snapshot: &Snapshot, width: usize, theme: Theme, meta: About) -> Vec
             .into_iter()
             .map(|row| Line::styled(row, theme.dim())),
     );
+    // Said where the kept messages start, so that what the budget left out
+    // is never mistaken for the start of the session.
+    if let Some(stats) = snapshot.stats().filter(|s| s.omitted_messages > 0) {
+        let n = stats.omitted_messages;
+        let note = format!(
+            "… {n} message{} ({}) not kept: over the budget",
+            if n == 1 { "" } else { "s" },
+            display::human_bytes(stats.omitted_bytes as u64)
+        );
+        out.push(Line::raw(""));
+        out.extend(
+            text::wrap(&note, width)
+                .into_iter()
+                .map(|row| Line::styled(row, theme.dim())),
+        );
+    }
     if data.conversation.is_empty() {
         out.push(Line::raw(""));
         out.push(Line::styled("(no conversation to inject)", theme.dim()));
@@ -236,6 +257,37 @@ mod tests {
         assert!(tight
             .summary()
             .contains(&format!("omitted {} msgs", s.omitted_messages)));
+        assert_eq!(tight.summary().ends_with(" · truncated"), s.truncated);
+        assert!(!full.summary().contains("truncated"));
+        // The readable view says how many messages the budget left out.
+        let about = About {
+            kind: native::KIND,
+            activity: None,
+            now: 0,
+        };
+        let shown = plain(&lines(
+            &tight,
+            PreviewMode::Readable,
+            200,
+            Theme { color: false },
+            about,
+        ));
+        let n = s.omitted_messages;
+        let note = format!("… {n} message{} (", if n == 1 { "" } else { "s" });
+        assert!(
+            shown
+                .iter()
+                .any(|l| l.starts_with(&note) && l.ends_with("not kept: over the budget")),
+            "{shown:?}"
+        );
+        let whole = plain(&lines(
+            &full,
+            PreviewMode::Readable,
+            200,
+            Theme { color: false },
+            about,
+        ));
+        assert!(!whole.iter().any(|l| l.contains("not kept")));
     }
 
     #[test]

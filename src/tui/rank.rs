@@ -54,7 +54,7 @@ pub struct Entry {
     pub group: u8,
     /// Whether the cwd is the target's or below it (what ctrl-o keeps).
     pub within: bool,
-    /// Last activity (the log's modification time, Unix seconds), once read.
+    /// Last activity ([`session_ref_stores::last_activity`], Unix seconds), once read.
     pub activity: Option<i64>,
     /// What the terms are matched against, converted once.
     haystacks: Haystacks,
@@ -217,6 +217,50 @@ struct Term {
     /// The contiguous twin of a fuzzy ASCII needle, searched in ASCII
     /// fields without nucleo ([`Typed`]).
     typed: Option<Typed>,
+    /// ASCII fields are shown to this term as chars ([`anchored_as_chars`]).
+    as_chars: bool,
+}
+
+/// Whether an anchored atom must see ASCII fields as chars to match as
+/// documented. nucleo-matcher 0.3.1 compares a case-sensitive ASCII
+/// `^prefix`, `suffix$` or `^exact$` needle with the whole ASCII haystack
+/// instead of the part the anchor selects (so `^Webhook` never matched
+/// `Webhook retry schedule`); its path for a haystack of chars compares the
+/// anchored part. The chars are the field's own, so scores and indices do
+/// not change. Whether the atom ignores case is asked of nucleo itself: a
+/// needle of letters in the other case, as long as the field, is found
+/// only when case is ignored (and then the ASCII path is right).
+fn anchored_as_chars(atom: &Atom) -> bool {
+    let anchored = matches!(
+        atom.kind,
+        AtomKind::Prefix | AtomKind::Postfix | AtomKind::Exact
+    );
+    let Utf32Str::Ascii(needle) = atom.needle_text() else {
+        return false;
+    };
+    if !anchored || needle.is_empty() {
+        return false;
+    }
+    let flipped: Vec<u8> = needle
+        .iter()
+        .map(|&b| {
+            if b.is_ascii_lowercase() {
+                b.to_ascii_uppercase()
+            } else {
+                b.to_ascii_lowercase()
+            }
+        })
+        .collect();
+    let mut positive = atom.clone();
+    positive.negative = false;
+    let has_letter = needle.iter().any(u8::is_ascii_alphabetic);
+    !has_letter
+        || positive
+            .score(
+                Utf32Str::Ascii(&flipped),
+                &mut Matcher::new(Config::DEFAULT),
+            )
+            .is_none()
 }
 
 impl Term {
@@ -233,6 +277,7 @@ impl Term {
             _ => None,
         };
         Term {
+            as_chars: anchored_as_chars(&atom),
             atom,
             contiguous,
             chars,
@@ -421,6 +466,8 @@ pub struct Ranker {
     text: Matcher,
     path: Matcher,
     buf: Vec<char>,
+    /// An ASCII field as chars ([`anchored_as_chars`]).
+    chars: Vec<char>,
 }
 
 impl std::fmt::Debug for Ranker {
@@ -495,11 +542,21 @@ impl Ranker {
             text: Matcher::new(Config::DEFAULT),
             path: Matcher::new(path),
             buf: Vec::new(),
+            chars: Vec::new(),
         }
     }
 
-    fn score(&mut self, atom: &Atom, haystack: Utf32Str<'_>, path: bool) -> Option<u32> {
+    /// `atom` of `term` (the term's own or its contiguous twin) against
+    /// `haystack`: its score, if found.
+    fn score(
+        &mut self,
+        term: &Term,
+        atom: &Atom,
+        haystack: Utf32Str<'_>,
+        path: bool,
+    ) -> Option<u32> {
         let matcher = if path { &mut self.path } else { &mut self.text };
+        let haystack = as_chars(term, haystack, &mut self.chars);
         atom.score(haystack, matcher).map(u32::from)
     }
 
@@ -513,7 +570,7 @@ impl Ranker {
         if fuzzy && pass == Pass::Quick {
             let typed = match (&term.typed, hay) {
                 (Some(typed), Utf32Str::Ascii(field)) => typed.is_in(field),
-                _ => self.score(&term.contiguous, hay, path).is_some(),
+                _ => self.score(term, &term.contiguous, hay, path).is_some(),
             };
             if typed {
                 return Some(Found {
@@ -521,11 +578,11 @@ impl Ranker {
                     ..Found::new(0, !path, true)
                 });
             }
-            let score = self.score(&term.atom, hay, path)?;
+            let score = self.score(term, &term.atom, hay, path)?;
             return Some(Found::new(score, !path, false));
         }
-        let score = self.score(&term.atom, hay, path)?;
-        let exact = !fuzzy || self.score(&term.contiguous, hay, path).is_some();
+        let score = self.score(term, &term.atom, hay, path)?;
+        let exact = !fuzzy || self.score(term, &term.contiguous, hay, path).is_some();
         Some(Found::new(score, !path, exact))
     }
 
@@ -541,9 +598,9 @@ impl Ranker {
         let may = |field: CharSet| !pass.sifts() || field.may_hold(term.chars);
         let (in_label, in_cwd, in_id) = (may(chars.label), may(cwd_chars), may(chars.id));
         if atom.negative {
-            let hidden = (in_label && self.score(atom, label, false).is_none())
-                || (in_cwd && self.score(atom, cwd, true).is_none())
-                || (in_id && self.score(atom, id, false).is_none());
+            let hidden = (in_label && self.score(term, atom, label, false).is_none())
+                || (in_cwd && self.score(term, atom, cwd, true).is_none())
+                || (in_id && self.score(term, atom, id, false).is_none());
             return (!hidden).then_some(Found::new(0, true, true));
         }
         if in_label {
@@ -559,7 +616,7 @@ impl Ranker {
         if !in_id {
             return None;
         }
-        self.score(&term.contiguous, id, false)
+        self.score(term, &term.contiguous, id, false)
             .map(|score| Found::new(score, false, true))
     }
 
@@ -657,12 +714,11 @@ impl Ranker {
                 continue;
             }
             let matcher = if path { &mut self.path } else { &mut self.text };
-            let hay = Utf32Str::new(text, &mut self.buf);
+            let hay = as_chars(term, Utf32Str::new(text, &mut self.buf), &mut self.chars);
             // Show where the term is found as typed when it is.
             let mut found = Vec::new();
             if term.contiguous.indices(hay, matcher, &mut found).is_none() {
                 found.clear();
-                let hay = Utf32Str::new(text, &mut self.buf);
                 if term.atom.indices(hay, matcher, &mut found).is_none() {
                     found.clear();
                 }
@@ -672,6 +728,19 @@ impl Ranker {
         out.sort_unstable();
         out.dedup();
         out.into_iter().map(|i| i as usize).collect()
+    }
+}
+
+/// `haystack` as `term` must see it: an ASCII field as chars (in `buf`)
+/// for an anchored term that needs it ([`anchored_as_chars`]).
+fn as_chars<'a>(term: &Term, haystack: Utf32Str<'a>, buf: &'a mut Vec<char>) -> Utf32Str<'a> {
+    match haystack {
+        Utf32Str::Ascii(bytes) if term.as_chars => {
+            buf.clear();
+            buf.extend(bytes.iter().map(|&b| char::from(b)));
+            Utf32Str::Unicode(buf)
+        }
+        other => other,
     }
 }
 
@@ -968,11 +1037,8 @@ impl Reranker {
 /// `previous`, and neither an either-or (`|`), a negation (`!`), an escape,
 /// a first `/` (which widens the cwd searched) nor text glued after a
 /// `suffix$` term (which makes it fuzzy again) is involved. A new
-/// upper-case letter makes its term case-sensitive, which only narrows it,
-/// except for anchored terms: nucleo-matcher 0.3 matches a case-sensitive
-/// ASCII `^prefix` or `suffix$` only when it is the whole field (it
-/// compares the whole haystack with the needle), so `^B` misses a label
-/// `B^` that `^B^` finds; a query with both is not narrowed. Inside a query
+/// upper-case letter makes its term case-sensitive, which only narrows it
+/// (anchored terms included: see [`anchored_as_chars`]). Inside a query
 /// with an either-or, only text glued to its last term narrows (`a | le` →
 /// `a | lex` narrows that alternative, hence the group); a new word could
 /// join a group still open (`a | ^` parses as `a` waiting for an
@@ -996,8 +1062,7 @@ pub fn narrows(previous: &str, next: &str) -> bool {
     let widens = previous.contains(['!', '\\'])
         || added.contains(widening)
         || (previous.contains('|') && !extends_last_term);
-    let anchored_case = next.contains(['^', '$']) && next.contains(char::is_uppercase);
-    !previous.trim().is_empty() && !widens && !first_slash && !glued_after_suffix && !anchored_case
+    !previous.trim().is_empty() && !widens && !first_slash && !glued_after_suffix
 }
 
 #[cfg(test)]
@@ -1104,6 +1169,34 @@ mod tests {
     }
 
     #[test]
+    fn anchored_terms_with_an_upper_case_letter_match_the_part_they_anchor() {
+        let specs = [
+            ("s1", None, "Webhook retry schedule"),
+            ("s2", None, "HPA tuning for the API"),
+            ("s3", None, "Fix flaky CI"),
+            ("s4", None, "webhook notes in ci"),
+            ("s5", None, "  Webhook with leading space  "),
+        ];
+        // (List order: newest first.)
+        assert_eq!(ranked(&specs, "^Webhook"), ["s5", "s1"]);
+        assert_eq!(ranked(&specs, "^HPA"), ["s2"]);
+        assert_eq!(ranked(&specs, "CI$"), ["s3"]);
+        assert_eq!(ranked(&specs, "API$"), ["s2"]);
+        assert_eq!(ranked(&specs, "^Web CI$"), Vec::<String>::new());
+        assert_eq!(ranked(&specs, "!^Webhook"), ["s4", "s3", "s2"]);
+        assert_eq!(ranked(&specs, "^Fix\\ flaky\\ CI$"), ["s3"]);
+        // Smart case still holds: an upper-case letter is case-sensitive.
+        assert_eq!(ranked(&specs, "^webhook"), ["s5", "s4", "s1"]);
+        assert_eq!(ranked(&specs, "ci$"), ["s4", "s3"]);
+        let mut r = Ranker::new();
+        assert_eq!(
+            r.highlight(&Query::parse("^Web"), "Webhook retry", false),
+            [0, 1, 2]
+        );
+        assert_eq!(r.highlight(&Query::parse("CI$"), "Fix CI", false), [4, 5]);
+    }
+
+    #[test]
     fn the_cwd_counts_by_its_last_component_unless_the_query_has_a_slash() {
         // `dev` is in every cwd's leading components, but in no label.
         assert_eq!(ranked(DEMO, "'dev"), Vec::<String>::new());
@@ -1190,8 +1283,8 @@ mod tests {
         assert!(!narrows("pa$", "pa$x"));
         assert!(narrows("pa$", "pa$ x"));
         assert!(narrows("^b", "^b^"));
-        assert!(!narrows("^B", "^B^"));
-        assert!(!narrows("x$", "x$ B"));
+        assert!(narrows("^B", "^B^"));
+        assert!(narrows("x$", "x$ B"));
     }
 
     /// One step of typing into the filter.
@@ -1253,6 +1346,39 @@ mod tests {
                 }
                 let full = rank(&entries, &pool, &Query::parse(&text), &mut Ranker::new());
                 prop_assert_eq!(reranker.rank(&entries, &pool, &text), full, "query {:?}", text);
+            }
+        }
+    }
+
+    proptest! {
+        /// An anchored term (`^prefix`, `suffix$`) matches a label exactly
+        /// when the label, less the white space at that end, starts or ends
+        /// with the needle: as typed when the needle holds an upper-case
+        /// letter, regardless of case otherwise.
+        #[test]
+        fn anchored_terms_match_by_their_definition(
+            needle in "[aAbB]{1,3}",
+            suffix in any::<bool>(),
+            labels in proptest::collection::vec("[aAbB ]{0,8}", 1..12),
+        ) {
+            let query = if suffix { format!("{needle}$") } else { format!("^{needle}") };
+            let query = Query::parse(&query);
+            let sensitive = needle.bytes().any(|b| b.is_ascii_uppercase());
+            let mut ranker = Ranker::new();
+            for label in &labels {
+                let (entries, _) = setup(&[("0", None, label.as_str())]);
+                let hay = if suffix { label.trim_end() } else { label.trim_start() };
+                let part = if suffix {
+                    hay.len().checked_sub(needle.len()).map(|at| &hay[at..])
+                } else {
+                    hay.get(..needle.len())
+                };
+                let expected = part.is_some_and(|part| {
+                    if sensitive { part == needle } else { part.eq_ignore_ascii_case(&needle) }
+                });
+                let found = ranker.entry(&query, &entries[0], Pass::Plain).is_some();
+                prop_assert_eq!(found, expected, "{:?} in {:?}", needle, label);
+                prop_assert_eq!(ranker.entry(&query, &entries[0], Pass::Quick).is_some(), expected);
             }
         }
     }

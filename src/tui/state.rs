@@ -114,8 +114,8 @@ pub struct Setup {
     pub theme: Theme,
     /// What to show when discovery finds no session at all.
     pub empty_hint: String,
-    /// A draft saved by an earlier run, offered for restoring.
-    pub draft: Option<crate::draft::Draft>,
+    /// Drafts saved by earlier runs, newest first, offered for restoring.
+    pub drafts: Vec<crate::draft::Draft>,
     /// What the catalog reads with (the title index, when in use).
     pub caches: Arc<session_ref_stores::Caches>,
     /// The conversation-search index's directory (`None`: `--no-cache`).
@@ -157,7 +157,8 @@ pub enum Action {
     HelpScroll(isize),
     /// Edit the prompt in `$EDITOR`.
     OpenEditor,
-    /// Replace the prompt with the draft an earlier run saved.
+    /// Replace the prompt with the next older draft an earlier run saved
+    /// (after the oldest, what was typed comes back).
     RestoreDraft,
     /// The editor returned (the new text, or why it failed).
     EditorDone(Result<String, String>),
@@ -340,6 +341,10 @@ pub struct State {
     /// The saved draft restored into the prompt (to be removed once this
     /// run has delivered or saved the prompt).
     pub(crate) restored: Option<std::path::PathBuf>,
+    /// Stepping through the drafts: what was typed before the first
+    /// `alt-r` and which draft (index in `setup.drafts`) is shown, `None`
+    /// when the typed text is.
+    pub(crate) drafts_shown: Option<(String, Option<usize>)>,
     pub(crate) submit: Submit,
     pub(crate) size: (u16, u16),
     /// Query and scope the hits were ranked for.
@@ -380,10 +385,14 @@ pub fn update(state: &mut State, action: Action) -> Vec<Effect> {
 impl State {
     /// A picker about to discover sessions, sized 80x24 until told otherwise.
     pub fn new(setup: Setup) -> Self {
-        let offer = setup.draft.as_ref().map(|_| Flash {
-            error: false,
-            text: "a prompt you did not send was saved: alt-r restores it".to_owned(),
-        });
+        let offer = match setup.drafts.len() {
+            0 => None,
+            1 => Some("a prompt you did not send was saved: alt-r restores it".to_owned()),
+            n => Some(format!(
+                "{n} prompts you did not send were saved: alt-r restores them, newest first"
+            )),
+        }
+        .map(|text| Flash { error: false, text });
         let catalog = Arc::new(Catalog::with_caches(Arc::clone(&setup.caches)));
         State {
             filter: LineInput::new(&setup.query),
@@ -416,6 +425,7 @@ impl State {
             help_scroll: 0,
             flash: offer,
             restored: None,
+            drafts_shown: None,
             submit: Submit::Idle,
             size: (80, 24),
             ranked: None,
@@ -489,10 +499,6 @@ impl State {
     pub fn key_context(&self) -> Context {
         Context {
             focus: self.focus,
-            input_empty: match self.focus {
-                Focus::Filter => self.filter.is_empty(),
-                Focus::Prompt => self.prompt.is_empty(),
-            },
             help: self.help,
         }
     }
@@ -505,6 +511,66 @@ impl State {
     /// The saved draft this run restored, if any.
     pub fn restored_draft(&self) -> Option<&std::path::Path> {
         self.restored.as_deref()
+    }
+
+    /// What was typed before a draft replaced it, when it is not the
+    /// prompt now: to save as a draft whatever the run's end, so that
+    /// restoring loses nothing.
+    pub fn set_aside(&self) -> Option<&str> {
+        let (typed, _) = self.drafts_shown.as_ref()?;
+        (!typed.trim().is_empty() && typed != self.prompt.text()).then_some(typed.as_str())
+    }
+
+    /// `alt-r`: show the next older draft; after the oldest, what was typed
+    /// before the first `alt-r`. A prompt edited since the last `alt-r` is
+    /// what was typed from then on (it is never dropped).
+    fn restore_draft(&mut self) {
+        let count = self.setup.drafts.len();
+        if count == 0 {
+            self.info("no saved prompt to restore");
+            return;
+        }
+        let current = self.prompt.text().to_owned();
+        let next = match &self.drafts_shown {
+            Some((typed, shown)) => {
+                let showing = match shown {
+                    Some(at) => &self.setup.drafts[*at].text,
+                    None => typed,
+                };
+                if *showing != current {
+                    (current, Some(0))
+                } else {
+                    let after = shown.map_or(0, |at| at + 1);
+                    let wrap = (typed.trim().is_empty()).then_some(0);
+                    (typed.clone(), (after < count).then_some(after).or(wrap))
+                }
+            }
+            None => (current, Some(0)),
+        };
+        let (typed, shown) = next;
+        match shown {
+            Some(at) => {
+                let draft = &self.setup.drafts[at];
+                self.prompt.set_text(&draft.text);
+                self.restored = Some(draft.path.clone());
+                let rest = if at + 1 < count {
+                    "alt-r: an older one"
+                } else if typed.trim().is_empty() {
+                    "the oldest; alt-r: the newest again"
+                } else {
+                    "the oldest; alt-r: back to what you typed"
+                };
+                self.info(&format!("saved prompt {} of {count} ({rest})", at + 1));
+            }
+            None => {
+                self.prompt.set_text(&typed);
+                self.restored = None;
+                self.info("back to what you typed (alt-r: the saved prompts again)");
+            }
+        }
+        self.drafts_shown = Some((typed, shown));
+        self.focus = Focus::Prompt;
+        self.scroll_prompt();
     }
 
     /// The panes for the current size.
@@ -648,15 +714,7 @@ impl State {
                 self.help_scroll = step(self.help_scroll, lines, rows.saturating_sub(visible));
             }
             Action::OpenEditor => fx.push(Effect::OpenEditor(self.prompt.text().to_owned())),
-            Action::RestoreDraft => match self.setup.draft.take() {
-                Some(draft) => {
-                    self.prompt.set_text(&draft.text);
-                    self.restored = Some(draft.path);
-                    self.focus = Focus::Prompt;
-                    self.scroll_prompt();
-                }
-                None => self.info("no saved prompt to restore"),
-            },
+            Action::RestoreDraft => self.restore_draft(),
             Action::EditorDone(Ok(text)) => {
                 self.prompt.set_text(&text);
                 self.focus = Focus::Prompt;
@@ -856,12 +914,20 @@ impl State {
         }
     }
 
-    /// Group rank, then the sort: last activity (unknown last) or record
-    /// order (SPEC §6), record order breaking ties.
+    /// Group rank, then the sort: last activity or record order (SPEC
+    /// §6), record order breaking ties. A session whose activity is not
+    /// read yet counts as active when it was created (its log was written
+    /// then at least), so rows stand in their final order, newest first,
+    /// while activity is read, instead of the sessions read first jumping
+    /// ahead of newer ones; those that have no date go last.
     fn compare(&self, a: EntryId, b: EntryId) -> Ordering {
         let (a, b) = (&self.entries[a as usize], &self.entries[b as usize]);
+        let when = |e: &Entry| {
+            e.activity
+                .or_else(|| e.record.created.map(|c| c.unix_seconds()))
+        };
         let by_activity = match self.sort {
-            SortOrder::Activity => b.activity.cmp(&a.activity),
+            SortOrder::Activity => when(b).cmp(&when(a)),
             SortOrder::Created => Ordering::Equal,
         };
         a.group
@@ -1042,7 +1108,10 @@ impl State {
 
     fn rank(&mut self, key: (String, Scope)) {
         let same = self.ranked.as_ref() == Some(&key);
-        let keep = if same && self.pinned {
+        // As fzf's --track: while the query stays, the highlight stays on
+        // its session however the list moves (sessions arriving, activity
+        // read), so Enter inserts the session shown highlighted.
+        let keep = if same {
             self.hits.get(self.selected).map(|h| h.id)
         } else {
             None

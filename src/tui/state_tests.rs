@@ -118,18 +118,21 @@ fn discovery_orders_by_group_then_recency_and_counts_what_it_cannot_list() {
 }
 
 #[test]
-fn the_highlight_stays_on_top_while_loading_unless_the_user_moved_it() {
+fn the_highlight_tracks_its_session_while_loading() {
+    // As fzf --track: sessions arriving above the highlighted one do not
+    // move the highlight to another session (Enter inserts what is shown).
     let mut state = State::new(testkit::setup());
     let records = sample();
     step(&mut state, Action::Discovered(events(&records[..1])));
     assert_eq!(state.current().unwrap().record.id, "old-here");
     step(&mut state, Action::Discovered(events(&records[3..4])));
+    assert_eq!(ids(&state)[..2], ["new-here", "old-here"]);
+    assert_eq!(state.current().unwrap().record.id, "old-here");
+    step(&mut state, Action::Move(-1));
     assert_eq!(state.current().unwrap().record.id, "new-here");
-    step(&mut state, Action::Move(1));
-    assert_eq!(state.current().unwrap().record.id, "old-here");
     step(&mut state, Action::Discovered(events(&records[1..3])));
-    assert_eq!(state.current().unwrap().record.id, "old-here");
-    assert_eq!(state.selected, 1);
+    assert_eq!(state.current().unwrap().record.id, "new-here");
+    assert_eq!(state.selected, 0);
 }
 
 #[test]
@@ -446,7 +449,12 @@ fn keys_drive_the_state_through_the_table() {
         action.map(|a| step(state, a)).unwrap_or_default()
     }
     let mut state = ready(testkit::setup());
+    // `?` first in the filter is typed, as in fzf; F1 opens the help.
     press(&mut state, KeyCode::Char('?'), KeyModifiers::NONE);
+    assert!(!state.help);
+    assert_eq!(state.query(), "?");
+    press(&mut state, KeyCode::Backspace, KeyModifiers::NONE);
+    press(&mut state, KeyCode::F(1), KeyModifiers::NONE);
     assert!(state.help);
     press(&mut state, KeyCode::Char('x'), KeyModifiers::NONE);
     assert!(state.help && state.query().is_empty());
@@ -459,6 +467,10 @@ fn keys_drive_the_state_through_the_table() {
     press(&mut state, KeyCode::Tab, KeyModifiers::NONE);
     press(&mut state, KeyCode::Char('?'), KeyModifiers::NONE);
     assert!(!state.help && state.prompt().text().ends_with('?'));
+    // A prompt may start with `?` too.
+    press(&mut state, KeyCode::Char('u'), KeyModifiers::CONTROL);
+    press(&mut state, KeyCode::Char('?'), KeyModifiers::NONE);
+    assert!(!state.help, "{:?}", state.prompt().text());
     let out = press(&mut state, KeyCode::Char('s'), KeyModifiers::CONTROL);
     assert!(matches!(out.as_slice(), [Effect::Prepare { .. }]));
 }
@@ -532,10 +544,10 @@ fn records_sharing_an_id_carry_the_title_of_the_first() {
 #[test]
 fn a_saved_draft_is_offered_and_restored_on_request() {
     let mut setup = testkit::setup();
-    setup.draft = Some(crate::draft::Draft {
+    setup.drafts = vec![crate::draft::Draft {
         path: "/state/session-ref/draft-1-2.md".into(),
         text: "the lost words".into(),
-    });
+    }];
     let mut state = State::new(setup);
     assert_eq!(
         flash_text(&state),
@@ -552,13 +564,72 @@ fn a_saved_draft_is_offered_and_restored_on_request() {
         state.restored_draft(),
         Some(std::path::Path::new("/state/session-ref/draft-1-2.md"))
     );
-    // Only once: a second request has nothing left to restore.
+    // Nothing was typed: nothing to set aside, and the one draft stays.
+    assert_eq!(state.set_aside(), None);
     step(&mut state, Action::RestoreDraft);
     assert_eq!(state.prompt_text(), "the lost words");
+    let mut empty = State::new(testkit::setup());
+    step(&mut empty, Action::RestoreDraft);
     assert_eq!(
-        flash_text(&state),
+        flash_text(&empty),
         Some((false, "no saved prompt to restore"))
     );
+}
+
+#[test]
+fn restoring_steps_through_older_drafts_and_keeps_what_it_replaces() {
+    let mut setup = testkit::setup();
+    let draft = |n: u32, text: &str| crate::draft::Draft {
+        path: format!("/state/session-ref/draft-{n}.md").into(),
+        text: text.into(),
+    };
+    setup.drafts = vec![draft(3, "newest"), draft(2, "middle"), draft(1, "oldest")];
+    let mut state = State::new(setup);
+    assert_eq!(
+        flash_text(&state),
+        Some((
+            false,
+            "3 prompts you did not send were saved: alt-r restores them, newest first"
+        ))
+    );
+    step(&mut state, Action::ToggleFocus);
+    for c in "typed now".chars() {
+        step(&mut state, Action::Edit(Edit::Insert(c)));
+    }
+    let shown: Vec<(String, Option<String>)> = (0..5)
+        .map(|_| {
+            step(&mut state, Action::RestoreDraft);
+            (
+                state.prompt_text().to_owned(),
+                state.set_aside().map(str::to_owned),
+            )
+        })
+        .collect();
+    let aside = Some("typed now".to_owned());
+    assert_eq!(
+        shown,
+        [
+            ("newest".into(), aside.clone()),
+            ("middle".into(), aside.clone()),
+            ("oldest".into(), aside.clone()),
+            ("typed now".into(), None),
+            ("newest".into(), aside.clone()),
+        ]
+    );
+    assert_eq!(
+        state.restored_draft(),
+        Some(std::path::Path::new("/state/session-ref/draft-3.md"))
+    );
+    // Edited after restoring: the edit is what was typed from then on.
+    step(&mut state, Action::Edit(Edit::Insert('!')));
+    step(&mut state, Action::RestoreDraft);
+    assert_eq!(state.prompt_text(), "newest");
+    assert_eq!(state.set_aside(), Some("newest!"));
+    for _ in 0..3 {
+        step(&mut state, Action::RestoreDraft);
+    }
+    assert_eq!(state.prompt_text(), "newest!");
+    assert_eq!(state.restored_draft(), None);
 }
 
 fn mouse(kind: crossterm::event::MouseEventKind, column: u16, row: u16) -> Action {
@@ -632,6 +703,45 @@ fn activity_orders_the_list_and_a_key_switches_to_creation() {
 }
 
 #[test]
+fn while_activity_is_read_rows_are_in_their_final_order_and_the_highlight_tracks_its_session() {
+    let mut state = ready(testkit::setup());
+    let entry = |state: &State, id: &str| {
+        state
+            .entries
+            .iter()
+            .position(|e| e.record.id == id)
+            .unwrap() as EntryId
+    };
+    let (new_here, old_here) = (entry(&state, "new-here"), entry(&state, "old-here"));
+    let created = |state: &State, id: EntryId| {
+        state.entries[id as usize]
+            .record
+            .created
+            .unwrap()
+            .unix_seconds()
+    };
+    assert_eq!(ids(&state)[..2], ["new-here", "old-here"]);
+    assert_eq!(state.selected, 0);
+    // old-here's activity is read first, and it was last active before
+    // new-here was even created: new-here (whose activity is at least its
+    // creation) stays first, as it will be once everything is read.
+    let before = created(&state, new_here) - 10;
+    step(&mut state, Action::Activity(vec![(old_here, before)]));
+    assert_eq!(ids(&state)[..2], ["new-here", "old-here"]);
+    // Now old-here turns out the most recently active: it moves up, and
+    // the highlight stays on new-here, which the user was looking at.
+    step(
+        &mut state,
+        Action::Activity(vec![(old_here, 1_900_000_000)]),
+    );
+    assert_eq!(ids(&state)[..2], ["old-here", "new-here"]);
+    assert_eq!(state.hits[state.selected].id, new_here);
+    // A new query starts from its best hit again.
+    type_text(&mut state, "o");
+    assert_eq!(state.selected, 0);
+}
+
+#[test]
 fn this_directory_includes_its_subdirectories() {
     let mut state = State::new(testkit::setup());
     let below = format!("{}/crates/core", testkit::HERE);
@@ -690,10 +800,7 @@ fn sessions_sharing_a_label_are_told_apart_by_their_latest_prompt() {
         Some(batch) => batch.iter().map(|(id, _)| *id).collect(),
         None => unreachable!("asked above"),
     };
-    let again = step(
-        &mut state,
-        Action::Edit(crate::tui::line::Edit::Insert('d')),
-    );
+    let again = step(&mut state, Action::Edit(Edit::Insert('d')));
     assert!(!again
         .iter()
         .any(|e| matches!(e, Effect::ReadLatestPrompts(_))));

@@ -44,7 +44,7 @@ pub fn setup() -> Setup {
         home: Some("/home/dev".into()),
         theme: Theme { color: true },
         empty_hint: "no sessions found".into(),
-        draft: None,
+        drafts: Vec::new(),
     }
 }
 

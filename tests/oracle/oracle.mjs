@@ -17,7 +17,7 @@
 // The seed is `../shared/seed/lib/index.js` relative to the repository root,
 // or `$ORACLE_SEED_FILE`.
 import { register } from "node:module";
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
@@ -126,8 +126,14 @@ const line = (value) => `${JSON.stringify(value)}\n`;
 async function candidates(globals, locals, positionals) {
   if (!locals.json) throw new UsageError("the oracle compares `candidates --json` only");
   const query = positionals[0] ?? "";
+  // A `--limit` that is not a number is rejected with the command line
+  // (a usage error, before any configuration is read); its range is the
+  // reference's to check.
+  if (locals.limit !== undefined && !/^\s*[0-9]+\s*$/.test(locals.limit)) {
+    throw new UsageError("--limit takes a whole number");
+  }
   const { resolver, agent, records } = makeResolver(globals);
-  const limit = locals.limit === undefined ? resolver.config.candidateLimit : flagNumber(locals.limit);
+  const limit = locals.limit === undefined ? resolver.config.candidateLimit : Number(locals.limit.trim());
   const listed = await resolver.listCandidates(agent, query, limit);
   // Candidates carry no path; give each the first unused record with its
   // (id, cwd, createdAt) in record order, which is the order they are listed in.
@@ -143,7 +149,15 @@ async function candidates(globals, locals, positionals) {
     );
     used.add(record);
     const mention = formatSessionReferenceMention({ sessionId: candidate.sessionId, label: candidate.label });
-    out += line({ ...candidate, mention, store: "hydra", path: record.path });
+    // session-ref adds the session's last activity (UTC, whole seconds):
+    // for a native log, whose events carry no time, its createdAt when that
+    // parses, else the log's last write.
+    const seconds =
+      record.instant !== undefined
+        ? record.instant.seconds
+        : BigInt(Math.floor(statSync(record.path).mtimeMs / 1000));
+    const lastActivity = formatUtcSeconds(seconds);
+    out += line({ ...candidate, mention, store: "hydra", path: record.path, lastActivity });
   }
   return out;
 }
@@ -193,9 +207,21 @@ async function prepare(globals, locals, positionals, stdin) {
 
 async function preview(globals, locals, positionals) {
   if (!locals.json) throw new UsageError("the oracle compares `preview --json` only");
-  const { resolver, agent } = makeResolver(globals);
+  const { resolver, agent, records } = makeResolver(globals);
   const idOrUri = positionals[0];
-  const sessionId = idOrUri.startsWith("hydra-session:") ? decodeSessionReferenceUri(idOrUri) : idOrUri;
+  let sessionId = idOrUri.startsWith("hydra-session:") ? decodeSessionReferenceUri(idOrUri) : idOrUri;
+  // session-ref's reading of the argument beyond the reference's API (its
+  // README, `preview`): an id that is not listed but is the start of
+  // exactly one listed id, 4 characters or more, names that session; the
+  // start of several is refused.
+  const listed = new Set(records.map((r) => r.header.id));
+  if (!idOrUri.startsWith("hydra-session:") && !listed.has(sessionId) && [...sessionId].length >= 4) {
+    const starting = [...listed].filter((id) => id.startsWith(sessionId));
+    if (starting.length > 1) {
+      throw new SessionReferenceError("ambiguous id prefix", "SESSION_REFERENCE_INVALID_REFERENCE");
+    }
+    if (starting.length === 1) sessionId = starting[0];
+  }
   let label = locals.label;
   if (label === undefined) {
     const [observation] = await resolver.ctx.sessionQuery.readTitleSnapshots([sessionId]);
@@ -275,4 +301,26 @@ async function main() {
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   await main();
+}
+
+/** `seconds` since the epoch as `YYYY-MM-DDTHH:MM:SSZ`, as session-ref
+ *  writes it (Rust's `{:04}` for the year, its sign counted in the width). */
+function formatUtcSeconds(seconds) {
+  const days = seconds >= 0n ? seconds / 86400n : -((-seconds + 86399n) / 86400n);
+  const ofDay = seconds - days * 86400n;
+  const z = days + 719468n;
+  const era = (z >= 0n ? z : z - 146096n) / 146097n;
+  const doe = z - era * 146097n;
+  const yoe = (doe - doe / 1460n + doe / 36524n - doe / 146096n) / 365n;
+  const doy = doe - (365n * yoe + yoe / 4n - yoe / 100n);
+  const mp = (5n * doy + 2n) / 153n;
+  const d = doy - (153n * mp + 2n) / 5n + 1n;
+  const m = mp < 10n ? mp + 3n : mp - 9n;
+  const y = yoe + era * 400n + (m <= 2n ? 1n : 0n);
+  const pad = (n, w) => String(n).padStart(w, "0");
+  const year = y < 0n ? "-" + pad(-y, 3) : pad(y, 4);
+  const h = ofDay / 3600n;
+  const mi = (ofDay / 60n) % 60n;
+  const sec = ofDay % 60n;
+  return `${year}-${pad(m, 2)}-${pad(d, 2)}T${pad(h, 2)}:${pad(mi, 2)}:${pad(sec, 2)}Z`;
 }

@@ -14,6 +14,9 @@ const ISOLATED: &[&str] = &[
     "CLAUDE_CONFIG_DIR",
     "CODEX_HOME",
     "GEMINI_CLI_HOME",
+    "PI_CODING_AGENT_DIR",
+    "QWEN_HOME",
+    "QWEN_RUNTIME_DIR",
     "SESSION_REF_CACHE_DIR",
 ];
 

@@ -96,6 +96,35 @@ impl Instant {
     }
 }
 
+/// `unix_seconds` as `YYYY-MM-DDTHH:MM:SSZ` (UTC, whole seconds): the
+/// form [`Instant::parse_rfc3339`] reads back to the same second.
+pub fn format_rfc3339_utc(unix_seconds: i64) -> String {
+    let days = unix_seconds.div_euclid(86_400);
+    let second_of_day = unix_seconds.rem_euclid(86_400);
+    let (year, month, day) = civil_from_days(days);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        second_of_day / 3600,
+        second_of_day / 60 % 60,
+        second_of_day % 60
+    )
+}
+
+/// The proleptic Gregorian date of a day count since 1970-01-01 (the
+/// inverse of [`days_from_civil`], Howard Hinnant's algorithm).
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
 fn is_leap(year: i64) -> bool {
     (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
 }
@@ -126,6 +155,27 @@ mod tests {
 
     fn at(s: &str) -> Option<i128> {
         Instant::parse_rfc3339(s).map(|i| i.0)
+    }
+
+    #[test]
+    fn formats_whole_seconds_in_utc() {
+        assert_eq!(format_rfc3339_utc(0), "1970-01-01T00:00:00Z");
+        assert_eq!(format_rfc3339_utc(951_825_599), "2000-02-29T11:59:59Z");
+        assert_eq!(format_rfc3339_utc(-1), "1969-12-31T23:59:59Z");
+        assert_eq!(format_rfc3339_utc(1_764_547_200), "2025-12-01T00:00:00Z");
+    }
+
+    proptest::proptest! {
+        /// What is formatted parses back to the same second.
+        #[test]
+        fn formatted_times_parse_back(seconds in -62_135_596_800i64..253_402_300_799) {
+            let text = format_rfc3339_utc(seconds);
+            proptest::prop_assert_eq!(
+                Instant::parse_rfc3339(&text).map(Instant::unix_seconds),
+                Some(seconds),
+                "{}", text
+            );
+        }
     }
 
     #[test]

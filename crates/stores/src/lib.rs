@@ -99,12 +99,20 @@ use std::sync::{Arc, Mutex};
 use rayon::prelude::*;
 
 use index::{journal, title};
-use kinds::{claude, codex, gemini, native};
+use kinds::{claude, codex, copilot, gemini, native, pi, qwen};
 pub use model::StoreKind;
 use model::{History, SessionRecord, Surface, SurfaceSink};
 
 /// Every store kind, in the order roots are read and flags are listed.
-pub static REGISTRY: &[StoreKind] = &[native::KIND, claude::KIND, codex::KIND, gemini::KIND];
+pub static REGISTRY: &[StoreKind] = &[
+    native::KIND,
+    claude::KIND,
+    codex::KIND,
+    gemini::KIND,
+    pi::KIND,
+    qwen::KIND,
+    copilot::KIND,
+];
 
 /// The guard of `m`, also when a panicking holder poisoned it: the data
 /// are caches, never left half-written in a way a reader could misuse. See
@@ -239,6 +247,17 @@ pub trait Store: Send + Sync + 'static {
         None
     }
 
+    /// When the session was last active (Unix seconds): the newest time
+    /// its log records, where the format keeps one cheaply (the last
+    /// line's timestamp, read from the end). The default, and every
+    /// kind's fallback, is the file's modification time, which says
+    /// little after a copy or a `git clone`. `None` when neither can be
+    /// read. Cached by the title index ([`title::TitleIndex::activity`]).
+    fn last_activity(&self, caches: &Caches, record: &SessionRecord) -> Option<i64> {
+        let _ = caches;
+        modified_secs(&record.path)
+    }
+
     /// Fold the surface of a listed session into `sink` while its log is
     /// read, so that only what the sink keeps is held (prepare keeps what
     /// its byte budget can need). Returns the seq of the last complete
@@ -256,6 +275,29 @@ pub trait Store: Send + Sync + 'static {
         }
         Ok(surface.captured_through_seq)
     }
+}
+
+/// When `path` was last modified (Unix seconds), `None` when unknown.
+pub fn modified_secs(path: &Path) -> Option<i64> {
+    let modified = std::fs::metadata(path).ok()?.modified().ok()?;
+    let secs = modified
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?
+        .as_secs();
+    i64::try_from(secs).ok()
+}
+
+/// The last activity of `record` ([`Store::last_activity`]), through the
+/// title index of `caches` when it is in use: the one source of the
+/// picker's and `candidates --sort updated`'s "last active".
+pub fn last_activity(caches: &Caches, record: &SessionRecord) -> Option<i64> {
+    if record.host.is_some() {
+        // A session of another machine: as its host reported it.
+        return remote::REMOTE.last_activity(caches, record);
+    }
+    caches
+        .get::<title::TitleIndex>()
+        .activity(record.kind.store(), caches, record)
 }
 
 /// The registered kind whose flag is `flag`.
@@ -584,6 +626,33 @@ pub fn has_suffix(path: &Path, suffix: &str) -> bool {
         .is_some_and(|n| n.as_encoded_bytes().ends_with(suffix.as_bytes()))
 }
 
+/// The first root of `roots` that names a regular file which is not a
+/// session of its kind (`--claude notes.txt`), with what is wrong, as the
+/// message of a usage error. A file named on the command line is the
+/// user's choice: skipping it silently, as listing skips a stray file in
+/// a store directory, would list nothing and say nothing. A file that
+/// cannot be read, or a kind without a single-file form (Gemini CLI's
+/// root is a directory), is left to listing, which reports it.
+pub fn misnamed_session_file(roots: &StoreRoots) -> Option<String> {
+    roots.iter().find_map(|(kind, root)| {
+        let store = kind.store();
+        let file = std::fs::symlink_metadata(root).is_ok_and(|m| m.is_file());
+        if !file || !store.lists_each_file() {
+            return None;
+        }
+        let at: Arc<Path> = Arc::from(root.as_path());
+        match store.list_file(&Caches::default(), &at, root) {
+            ScanEvent::Skipped { reason, .. } => Some(format!(
+                "--{} {}: not a {} session: {reason}",
+                store.flag(),
+                session_ref_core::escape::path_for_person(root),
+                kind.as_str()
+            )),
+            _ => None,
+        }
+    })
+}
+
 /// Discover every session under `roots`, reporting each file through `sink`
 /// as soon as it is classified (from the threads of rayon's pool).
 pub fn scan(caches: &Caches, roots: &StoreRoots, sink: &(dyn Fn(ScanEvent) + Sync)) {
@@ -857,6 +926,12 @@ impl Catalog {
         index.title(record.kind.store(), &self.caches, record)
     }
 
+    /// The last activity of a session of this catalog (Unix seconds; see
+    /// [`last_activity`]).
+    pub fn last_activity(&self, record: &SessionRecord) -> Option<i64> {
+        last_activity(&self.caches, record)
+    }
+
     /// Save the title index, when in use and changed (never an error).
     pub fn save_index(&self) {
         self.caches.get::<title::TitleIndex>().save();
@@ -923,6 +998,9 @@ mod tests {
             "CLAUDE_CONFIG_DIR" => Some("/c".to_owned()),
             "CODEX_HOME" => Some("/x".to_owned()),
             "GEMINI_CLI_HOME" => Some("/g".to_owned()),
+            "PI_CODING_AGENT_DIR" => Some("/p".to_owned()),
+            "COPILOT_HOME" => Some("/c".to_owned()),
+            "QWEN_HOME" => Some("/q".to_owned()),
             _ => None,
         };
         let set = StoreRoots::default_locations(env, Some(home));
@@ -934,6 +1012,9 @@ mod tests {
                 ("claude", Path::new("/c/projects")),
                 ("codex", Path::new("/x/sessions")),
                 ("gemini", Path::new("/g/.gemini")),
+                ("pi", Path::new("/p/sessions")),
+                ("qwen", Path::new("/q/projects")),
+                ("copilot", Path::new("/c/session-state")),
             ]
         );
     }
@@ -952,6 +1033,24 @@ mod tests {
             default_roots_help(gemini::KIND),
             "$GEMINI_CLI_HOME/.gemini, else ~/.gemini"
         );
+        assert_eq!(
+            default_roots_help(pi::KIND),
+            "$PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions"
+        );
+        assert_eq!(
+            default_roots_help(qwen::KIND),
+            "$QWEN_RUNTIME_DIR/projects, else $QWEN_HOME/projects, else ~/.qwen/projects"
+        );
+        let runtime = |k: &str| (k == "QWEN_RUNTIME_DIR").then(|| "/r".to_owned());
+        assert_eq!(
+            qwen::KIND
+                .store()
+                .default_roots(&runtime, Some(Path::new("/home/u"))),
+            [
+                PathBuf::from("/r/projects"),
+                PathBuf::from("/home/u/.qwen/projects")
+            ]
+        );
     }
 
     #[test]
@@ -969,8 +1068,14 @@ mod tests {
     fn the_registry_names_each_kind_and_flag_once() {
         let names: Vec<&str> = REGISTRY.iter().map(|k| k.as_str()).collect();
         let flags: Vec<&str> = REGISTRY.iter().map(|k| k.store().flag()).collect();
-        assert_eq!(names, ["hydra", "claude", "codex", "gemini"]);
-        assert_eq!(flags, ["store", "claude", "codex", "gemini"]);
+        assert_eq!(
+            names,
+            ["hydra", "claude", "codex", "gemini", "pi", "qwen", "copilot"]
+        );
+        assert_eq!(
+            flags,
+            ["store", "claude", "codex", "gemini", "pi", "qwen", "copilot"]
+        );
         assert_eq!(kind_by_flag("store"), Some(native::KIND));
         assert_eq!(kind_by_name("codex"), Some(codex::KIND));
     }

@@ -188,6 +188,17 @@ mod tests {
             .iter()
             .map(|k| format!("[{k:<6}]"))
             .collect();
-        assert_eq!(names, ["[hydra ]", "[claude]", "[codex ]", "[gemini]"]);
+        assert_eq!(
+            names,
+            [
+                "[hydra ]",
+                "[claude]",
+                "[codex ]",
+                "[gemini]",
+                "[pi    ]",
+                "[qwen  ]",
+                "[copilot]"
+            ]
+        );
     }
 }

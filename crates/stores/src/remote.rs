@@ -748,6 +748,9 @@ impl Store for RemoteStore {
     ) -> Result<Option<String>, ReadError> {
         Ok(caches.get::<Remotes>().title(record))
     }
+    fn last_activity(&self, _: &Caches, record: &SessionRecord) -> Option<i64> {
+        record.updated
+    }
     fn read_surface(&self, caches: &Caches, record: &SessionRecord) -> Result<Surface, ReadError> {
         let mut history = session_ref_core::model::History::default();
         let last = self.fold_surface(caches, record, &mut history)?;

@@ -216,7 +216,13 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
                 if entry.group == 0 { "▌" } else { " " },
                 base.patch(theme.here()),
             ),
-            Span::styled(if is_cited { "@" } else { " " }, base.patch(theme.chip())),
+            // Only a cited row's mark takes the chip style (a blank cell
+            // in it on every row drew a stripe down the list).
+            if is_cited {
+                Span::styled("@", base.patch(theme.chip()))
+            } else {
+                Span::styled(" ", base)
+            },
         ];
         if let Some(found) = state.search_row(hit.id) {
             let room = (area.width as usize).saturating_sub(GUTTER + 1);

@@ -90,6 +90,37 @@ fn failures_are_shown_in_place_at_80x24() {
 }
 
 #[test]
+fn a_submit_error_longer_than_the_footer_is_shown_whole() {
+    let (mut state, _) = testkit::loaded(testkit::setup(), 80, 24);
+    let why = "cannot read /home/dev/.hydra/sessions/payments-api/pay-7f3a-idempotency.jsonl \
+               line 17: unexpected end of input while reading the message body (the file may \
+               still be being written) [tail-marker]";
+    step(&mut state, Action::Prepared(Err(Error::read_failed(why))));
+    let terminal = render(&state);
+    let buffer = terminal.backend().buffer();
+    let screen: String = (0..24)
+        .map(|y| (0..80).map(|x| buffer[(x, y)].symbol()).collect::<String>())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let flat: String = screen.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(flat.contains("[tail-marker]"), "{screen}");
+    assert!(flat.contains("SESSION_REFERENCE_READ_FAILED"), "{screen}");
+    // In the error style, over the rows above the footer.
+    let last = (0..24u16)
+        .rev()
+        .find(|&y| (0..80).any(|x| buffer[(x, y)].symbol() == "]"))
+        .unwrap();
+    assert_eq!(last, 23, "{screen}");
+    // The next key puts the prompt back.
+    step(&mut state, Action::ToggleFocus);
+    let again = render(&state);
+    let bottom: String = (0..80)
+        .map(|x| again.backend().buffer()[(x, 23)].symbol())
+        .collect();
+    assert!(!bottom.contains("tail-marker"), "{bottom}");
+}
+
+#[test]
 fn loading_at_80x24() {
     let mut state = State::new(testkit::setup());
     step(&mut state, Action::Resize(80, 24));
@@ -135,6 +166,30 @@ fn a_refused_fourth_session_is_shown() {
         screen.contains("✗ a message may cite at most 3 sessions"),
         "{screen}"
     );
+}
+
+#[test]
+fn only_a_cited_row_has_the_cited_mark_in_the_chip_style() {
+    let state = working(testkit::setup(), 80, 24);
+    let terminal = render(&state);
+    let buffer = terminal.backend().buffer();
+    let area = state.areas();
+    let cited = state.prompt().referenced_ids();
+    // The third cell of each row: the chip style behind an `@` on the
+    // cited session's row, and on no other (no stripe down the list).
+    let mut marks = 0;
+    for (row, hit) in state.hits.iter().enumerate().skip(state.list_offset) {
+        let y = area.list.y + (row - state.list_offset) as u16;
+        if y >= area.list.bottom() {
+            break;
+        }
+        let cell = &buffer[(area.list.x + 2, y)];
+        let is_cited = cited.contains(&state.entries[hit.id as usize].record.id);
+        assert_eq!(cell.symbol() == "@", is_cited, "row {row}");
+        assert_eq!(cell.bg == Color::Cyan, is_cited, "row {row}: {cell:?}");
+        marks += usize::from(is_cited);
+    }
+    assert_eq!(marks, 1, "the fixture's prompt cites one listed session");
 }
 
 #[test]

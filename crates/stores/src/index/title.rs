@@ -6,7 +6,8 @@
 //! modification time and inode, it keeps what listing needs: the record (or
 //! why the file is not a session) and, for kinds whose title is the last
 //! title line of the file itself ([`Store::title_after`]), the title and
-//! where its line starts. A file whose stamp is unchanged is not opened. A
+//! where its line starts, and the session's last activity
+//! ([`Store::last_activity`]). A file whose stamp is unchanged is not opened. A
 //! file that only grew (same inode, longer, and the bytes just before the
 //! end of the last scan unchanged) is searched for a newer title in the
 //! appended bytes only; any other change re-reads it. Every kind goes
@@ -66,7 +67,7 @@ use crate::model::{SessionRecord, StoreKind};
 use crate::{Caches, ReadError, ScanEvent, Store};
 
 /// Version of the index file; another version is ignored and rebuilt
-/// (4: postcard replaced bincode).
+/// (4: postcard replaced bincode, and entries keep the last activity).
 const VERSION: u32 = 4;
 /// First bytes of an index file.
 const MAGIC: &[u8; 4] = b"SRTI";
@@ -182,6 +183,10 @@ struct Entry {
     /// A store's own fact about the file ([`TitleIndex::file_fact`]),
     /// encoded by [`sealed::encode`].
     fact: Option<(Stamp, Vec<u8>)>,
+    /// The session's last activity ([`Store::last_activity`], Unix
+    /// seconds), with the fingerprint of the title's other inputs (0 when
+    /// it has none) it was read with.
+    activity: Option<(Stamp, u64, Option<i64>)>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -273,6 +278,7 @@ impl Shard {
                     listed: None,
                     title: None,
                     fact: None,
+                    activity: None,
                 })
         })
     }
@@ -608,6 +614,62 @@ impl TitleIndex {
         Ok(title)
     }
 
+    /// The last activity of `record` ([`Store::last_activity`]): from
+    /// the index while its file (and the title's other inputs, which
+    /// decide which file of a session is current) are unchanged, else
+    /// read by the store and kept.
+    pub fn activity(
+        &self,
+        store: &dyn Store,
+        caches: &Caches,
+        record: &SessionRecord,
+    ) -> Option<i64> {
+        let read = || store.last_activity(caches, record);
+        let Some(shard) = self.shard(record.kind, &record.root) else {
+            return read();
+        };
+        let path = &record.path;
+        let key = key(path);
+        let (listed_now, known) = {
+            let fresh = lock(&shard.fresh);
+            let old = shard.old.get(&*key);
+            let (entry, listed) = match fresh.get(&*key) {
+                Some(e) => (Some(e), true),
+                None => (
+                    old.map(|(e, _)| e),
+                    old.is_some_and(|(_, seen)| seen.load(Ordering::Relaxed)),
+                ),
+            };
+            (
+                entry
+                    .filter(|_| listed)
+                    .and_then(|e| e.listed.as_ref())
+                    .map(|(stamp, _)| *stamp),
+                entry.and_then(|e| e.activity),
+            )
+        };
+        let Some(stamp) = listed_now.or_else(|| Stamp::of(path)) else {
+            return read();
+        };
+        let inputs = match store.title_inputs(caches, record) {
+            Some(inputs) => match self.fingerprint(&inputs) {
+                Some(fingerprint) => fingerprint,
+                None => return read(),
+            },
+            None => 0,
+        };
+        if let Some((was, with, activity)) = known {
+            if was == stamp && with == inputs {
+                return activity;
+            }
+        }
+        let activity = read();
+        shard.dirty.store(true, Ordering::Relaxed);
+        let mut fresh = lock(&shard.fresh);
+        shard.fresh_entry(&mut fresh, key.into_owned()).activity = Some((stamp, inputs, activity));
+        activity
+    }
+
     /// The title of a kind whose title also depends on other files: kept
     /// while the file and the fingerprint of those files are unchanged,
     /// else read whole by the store.
@@ -878,6 +940,7 @@ mod tests {
                     },
                 )),
                 fact: Some((stamp, vec![1, 2, 3])),
+                activity: Some((stamp, 9, Some(1_700_000_000))),
             }],
         };
         let bytes = encode(&index).unwrap();
@@ -906,6 +969,7 @@ mod tests {
                     listed: None,
                     title: None,
                     fact: None,
+                    activity: None,
                 }],
             };
             let file = cache.path().join(shard_name("hydra", root));
@@ -919,6 +983,46 @@ mod tests {
         prune_gone_roots(cache.path());
         assert!(here.exists() && damaged.exists());
         assert!(!gone.exists());
+    }
+
+    #[test]
+    fn last_activity_is_kept_while_the_file_is_unchanged() {
+        use crate::{claude, Catalog, StoreRoots};
+        let store = tempfile::tempdir().unwrap();
+        let cache = tempfile::tempdir().unwrap();
+        let path = store.path().join("p/a.jsonl");
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let write = |last: &str| {
+            let user = r#"{"type":"user","cwd":"/w","sessionId":"a","message":{"role":"user","content":"hi"},"uuid":"u","timestamp":"2025-01-01T00:00:00.000Z"}"#;
+            let reply = format!(
+                r#"{{"type":"assistant","cwd":"/w","sessionId":"a","message":{{"id":"m","role":"assistant","content":[{{"type":"text","text":"yo"}}]}},"uuid":"v","timestamp":"{last}"}}"#
+            );
+            std::fs::write(
+                &path,
+                format!("{user}\n{reply}\n{{\"type\":\"last-prompt\"}}\n"),
+            )
+            .unwrap();
+            let old = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_750_000_000);
+            let file = std::fs::File::options().write(true).open(&path).unwrap();
+            file.set_modified(old).unwrap();
+        };
+        write("2025-01-02T00:00:00.000Z");
+        let roots = StoreRoots::new().with(claude::KIND, store.path());
+        let activity = |caches: Caches| {
+            let catalog = Catalog::load_with(Arc::new(caches), &roots);
+            let record = catalog.ordered().next().unwrap().clone();
+            let at = catalog.last_activity(&record);
+            catalog.save_index();
+            at
+        };
+        let indexed = || Caches::default().with(TitleIndex::open(cache.path()));
+        // The last line with a timestamp, not the file's time.
+        assert_eq!(activity(indexed()), Some(1_735_776_000));
+        // The same length, inode and time: the index answers without
+        // reading the file (which now says otherwise).
+        write("2025-01-03T00:00:00.000Z");
+        assert_eq!(activity(indexed()), Some(1_735_776_000));
+        assert_eq!(activity(Caches::default()), Some(1_735_862_400));
     }
 
     #[test]

@@ -31,6 +31,17 @@
 //! than `compact_boundary`) is never conversation, even where it repeats
 //! the request text.
 //!
+//! # Compaction
+//!
+//! A `compact_boundary` shadows every earlier line and the
+//! `isCompactSummary` line after it is the compact checkpoint. Since
+//! 2.1.332 (checked with `/compact` run offline) a boundary may list
+//! `compactMetadata.preservedMessages.uuids`: earlier lines the model
+//! keeps verbatim after the summary (the summary's own text says so).
+//! Their messages follow the checkpoint, in their order, at its seq
+//! (`CompactionFold`); the reader keeps the user and assistant messages
+//! since the last compaction to have them at hand.
+//!
 //! Titles follow the precedence of `FORMATS.md`: the latest `custom-title`,
 //! the latest `ai-title`, a `summary` whose `leafUuid` is one of the
 //! session's uuids (summaries collected across the project folder), the
@@ -143,7 +154,7 @@ const IMAGE_TITLE: &str = "[Image]";
 const HEAD_EXTRA_LINES: u64 = 64;
 
 /// The keys of [`Line`]'s fields, in their order.
-const LINE_KEYS: [&str; 14] = [
+const LINE_KEYS: [&str; 16] = [
     "type",
     "subtype",
     "cwd",
@@ -158,6 +169,8 @@ const LINE_KEYS: [&str; 14] = [
     "aiTitle",
     "summary",
     "leafUuid",
+    "uuid",
+    "compactMetadata",
 ];
 
 /// The fields of a transcript line the mapping uses; all optional and
@@ -192,6 +205,10 @@ struct Line<'a> {
     summary: Option<RawText<'a>>,
     #[serde(rename = "leafUuid", borrow)]
     leaf_uuid: Option<RawText<'a>>,
+    #[serde(borrow)]
+    uuid: Option<RawText<'a>>,
+    #[serde(rename = "compactMetadata", borrow)]
+    compact_metadata: Option<RawText<'a>>,
 }
 
 impl<'a> Line<'a> {
@@ -206,7 +223,7 @@ impl<'a> Line<'a> {
     /// [`Line::parse`] by the envelope scanner ([`scan_fields`]); `None`
     /// when in doubt.
     fn scan(text: &'a str) -> Option<Line<'a>> {
-        let [kind, subtype, cwd, timestamp, is_sidechain, is_meta, is_compact_summary, row_source, origin, message, custom_title, ai_title, summary, leaf_uuid] =
+        let [kind, subtype, cwd, timestamp, is_sidechain, is_meta, is_compact_summary, row_source, origin, message, custom_title, ai_title, summary, leaf_uuid, uuid, compact_metadata] =
             scan_fields(text, LINE_KEYS)?;
         Some(Line {
             kind,
@@ -223,6 +240,8 @@ impl<'a> Line<'a> {
             ai_title,
             summary,
             leaf_uuid,
+            uuid,
+            compact_metadata,
         })
     }
 
@@ -506,6 +525,19 @@ impl Store for Claude {
         read_surface(record)
     }
 
+    /// The `timestamp` of the last line that has one (a backward scan),
+    /// else the file's modification time.
+    fn last_activity(&self, _: &Caches, record: &SessionRecord) -> Option<i64> {
+        let last = foreign::last_line_where(&record.path, b"\"timestamp\"", |bytes| {
+            let line = Line::parse(bytes)?;
+            Instant::parse_rfc3339(&string(line.timestamp)?)
+        });
+        match last {
+            Ok(Some(at)) => Some(at.unix_seconds()),
+            _ => crate::modified_secs(&record.path),
+        }
+    }
+
     fn fold_surface(
         &self,
         _: &Caches,
@@ -555,19 +587,28 @@ fn fold_resumable(
     });
     let continued = start.is_some();
     let (offset, lines, state) = start.unwrap_or_default();
-    let mut builder = SurfaceBuilder::resuming(Journal::new(0), state.merge_keys);
+    let mut fold = CompactionFold::new(SurfaceBuilder::resuming(Journal::new(0), state.merge_keys));
     let span = foreign::fold_lines_span(
         &record.path,
         offset,
         lines,
         Some(len),
         line_says,
-        |seq, says| {
-            builder.apply(seq, says);
+        |seq, said| {
+            fold.apply(seq, said);
             Ok(())
         },
     )?;
-    let resume = span.clean.then(|| {
+    if continued && fold.missed {
+        // A compaction preserved lines read before `from`, whose text this
+        // fold does not have: read the whole log instead.
+        return fold_resumable(record, len, None);
+    }
+    // Lines a boundary preserved wait for its checkpoint, which a resumed
+    // fold would not know of: the next fold reads the whole log.
+    let waiting = fold.pending.is_some();
+    let builder = fold.finish();
+    let resume = (span.clean && !waiting).then(|| {
         let state = FoldState {
             merge_keys: builder.merge_keys(),
         };
@@ -658,18 +699,187 @@ pub fn fold_surface<S: SurfaceSink>(
 
 fn fold<S: SurfaceSink>(
     record: &SessionRecord,
-    mut builder: SurfaceBuilder<S>,
+    builder: SurfaceBuilder<S>,
 ) -> Result<(SurfaceBuilder<S>, u64), ReadError> {
-    let last = foreign::fold_all_lines(&record.path, line_says, |seq, says| {
-        builder.apply(seq, says)
-    })?;
-    Ok((builder, last))
+    let mut fold = CompactionFold::new(builder);
+    let last = foreign::fold_all_lines(&record.path, line_says, |seq, said| fold.apply(seq, said))?;
+    Ok((fold.finish(), last))
 }
 
-/// What a transcript line says to the surface; `None` when it does not
-/// parse.
-fn line_says(bytes: &[u8]) -> Option<LineSays> {
-    Line::parse(bytes).map(|line| says(&line))
+/// What a transcript line says to the surface, with what a later
+/// compaction needs of it; `None` when it does not parse.
+fn line_says(bytes: &[u8]) -> Option<Said> {
+    let line = Line::parse(bytes)?;
+    let says = says(&line);
+    Some(match says {
+        LineSays::Shadow => Said {
+            uuid: None,
+            preserved: preserved_uuids(line.compact_metadata),
+            says,
+        },
+        LineSays::User(_) | LineSays::Assistant { .. } => Said {
+            uuid: string(line.uuid),
+            preserved: Vec::new(),
+            says,
+        },
+        _ => Said {
+            uuid: None,
+            preserved: Vec::new(),
+            says,
+        },
+    })
+}
+
+/// What one transcript line says ([`LineSays`]), with its `uuid` when it
+/// is a message a later compaction may keep, and for a `compact_boundary`
+/// the uuids it keeps.
+#[derive(Debug)]
+struct Said {
+    uuid: Option<String>,
+    preserved: Vec<String>,
+    says: LineSays,
+}
+
+/// `compactMetadata.preservedMessages.uuids` of a `compact_boundary`
+/// (Claude Code 2.1.332): the earlier lines the model still sees verbatim
+/// after the summary.
+fn preserved_uuids(metadata: Option<RawText<'_>>) -> Vec<String> {
+    #[derive(Deserialize)]
+    struct Metadata<'a> {
+        #[serde(rename = "preservedMessages", borrow)]
+        preserved: Option<Preserved<'a>>,
+    }
+    #[derive(Deserialize)]
+    struct Preserved<'a> {
+        #[serde(borrow)]
+        uuids: Option<Vec<&'a RawValue>>,
+    }
+    let Some(raw) = metadata.filter(|raw| raw.0.starts_with('{')) else {
+        return Vec::new();
+    };
+    serde_json::from_str::<Metadata<'_>>(raw.0)
+        .ok()
+        .and_then(|m| m.preserved?.uuids)
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|uuid| string(Some(uuid)))
+        .collect()
+}
+
+/// A [`SurfaceBuilder`] that also carries messages a `compact_boundary`
+/// preserves past its checkpoint: the user and assistant lines since the
+/// last compaction are kept by uuid; a boundary naming some of them puts
+/// them, in their order, right after the compact checkpoint that follows
+/// it (at the checkpoint's seq, the lines of one assistant message merged),
+/// and shadows the rest as any boundary does.
+struct CompactionFold<S> {
+    builder: SurfaceBuilder<S>,
+    /// User and assistant lines since the last compaction, by uuid.
+    since_compaction: HashMap<String, (u64, LineSays)>,
+    /// Lines a boundary preserved, waiting for its checkpoint, with the
+    /// boundary's seq.
+    pending: Option<(u64, Vec<(String, LineSays)>)>,
+    /// A boundary preserved a uuid this fold did not see (it lies before
+    /// where a resumed fold started).
+    missed: bool,
+}
+
+impl<S: SurfaceSink> CompactionFold<S> {
+    fn new(builder: SurfaceBuilder<S>) -> Self {
+        CompactionFold {
+            builder,
+            since_compaction: HashMap::new(),
+            pending: None,
+            missed: false,
+        }
+    }
+
+    fn apply(&mut self, seq: u64, said: Said) {
+        match said.says {
+            LineSays::Shadow => {
+                let mut kept: Vec<(u64, String, LineSays)> = Vec::new();
+                for uuid in said.preserved {
+                    match self.since_compaction.get(&uuid) {
+                        Some((at, says)) if !kept.iter().any(|(_, u, _)| *u == uuid) => {
+                            kept.push((*at, uuid, says.clone()));
+                        }
+                        Some(_) => {}
+                        None => self.missed = true,
+                    }
+                }
+                kept.sort_by_key(|(at, ..)| *at);
+                self.since_compaction.clear();
+                self.pending = None;
+                self.builder.shadow();
+                if !kept.is_empty() {
+                    let kept = kept.into_iter().map(|(_, u, says)| (u, says)).collect();
+                    self.pending = Some((seq, kept));
+                }
+            }
+            LineSays::Checkpoint(texts) => {
+                self.builder.checkpoint(seq, texts);
+                self.flush(seq);
+            }
+            says => {
+                if let Some((boundary, _)) = self.pending {
+                    // No checkpoint followed the boundary: the kept lines
+                    // start the surface after it.
+                    self.flush(boundary);
+                }
+                if let Some(uuid) = said.uuid {
+                    self.since_compaction.insert(uuid, (seq, says.clone()));
+                }
+                self.builder.apply(seq, says);
+            }
+        }
+    }
+
+    /// Push the preserved lines at `seq`, one event per message (their
+    /// merge keys are not reopened, so no later line extends them), and
+    /// keep them for a later boundary that preserves them again.
+    fn flush(&mut self, seq: u64) {
+        let Some((_, kept)) = self.pending.take() else {
+            return;
+        };
+        let mut merged: Vec<(Option<String>, LineSays)> = Vec::new();
+        for (uuid, says) in kept {
+            self.since_compaction.insert(uuid, (seq, says.clone()));
+            if let LineSays::Assistant {
+                key: Some(key),
+                texts,
+            } = &says
+            {
+                let same = merged.iter_mut().find_map(|(k, m)| match m {
+                    LineSays::Assistant { texts: all, .. } if k.as_deref() == Some(key) => {
+                        Some(all)
+                    }
+                    _ => None,
+                });
+                if let Some(all) = same {
+                    all.extend(texts.iter().cloned());
+                    continue;
+                }
+                merged.push((Some(key.clone()), says));
+                continue;
+            }
+            merged.push((None, says));
+        }
+        for (_, says) in merged {
+            match says {
+                LineSays::Assistant { texts, .. } => self.builder.assistant(seq, None, texts),
+                says => self.builder.apply(seq, says),
+            }
+        }
+    }
+
+    /// The builder, once the log is read (kept lines whose boundary had
+    /// no checkpoint after it are pushed at the boundary).
+    fn finish(mut self) -> SurfaceBuilder<S> {
+        if let Some((boundary, _)) = self.pending {
+            self.flush(boundary);
+        }
+        self.builder
+    }
 }
 
 /// What a parsed transcript line says to the surface.
@@ -1018,7 +1228,7 @@ mod tests {
     /// Transcript lines of every shape the fields take, and hostile ones:
     /// repeated fields, escaped keys, `null`s, nesting, other spacing.
     fn arb_line() -> impl Strategy<Value = String> {
-        let others = ["uuid", "parentUuid", "toolUseResult", "t\\u0079pe"];
+        let others = ["parentUuid", "toolUseResult", "t\\u0079pe"];
         let key =
             prop::sample::select(LINE_KEYS.iter().chain(&others).copied().collect::<Vec<_>>());
         let value = prop::sample::select(vec![
@@ -1286,6 +1496,103 @@ mod tests {
             ]
         );
         assert_eq!(surface.captured_through_seq, 6);
+    }
+
+    /// A `compact_boundary` as Claude Code 2.1.332 writes it, preserving
+    /// `uuids`.
+    fn boundary(uuid: &str, anchor: &str, uuids: &[&str]) -> String {
+        let uuids = serde_json::to_string(uuids).unwrap();
+        format!(
+            r#"{{"parentUuid":null,"logicalParentUuid":"p","isSidechain":false,"type":"system","subtype":"compact_boundary","content":"Conversation compacted","isMeta":false,"level":"info","compactMetadata":{{"trigger":"manual","preTokens":12608,"preCompactOrganizationsCoverStart":false,"durationMs":80,"preservedSegment":{{"headUuid":"h","anchorUuid":"{anchor}","tailUuid":"t"}},"preservedMessages":{{"anchorUuid":"{anchor}","uuids":{uuids},"allUuids":{uuids}}},"postTokens":2614,"cumulativeDroppedTokens":9994}},"cwd":"{CWD}","sessionId":"s1","version":"2.1.332","uuid":"{uuid}","timestamp":"2026-01-11T09:54:00.000Z"}}"#
+        )
+    }
+
+    fn compact_summary(uuid: &str, text: &str) -> String {
+        format!(
+            r#"{{"parentUuid":"b","isSidechain":false,"type":"user","message":{{"role":"user","content":"{text}"}},"isVisibleInTranscriptOnly":true,"isCompactSummary":true,"uuid":"{uuid}","timestamp":"2026-01-11T09:54:00.100Z","cwd":"{CWD}","sessionId":"s1"}}"#
+        )
+    }
+
+    /// Lines of a transcript compacted twice, each boundary preserving
+    /// some earlier lines (one of them a tool result, which the surface
+    /// has no message for).
+    fn preserving_transcript() -> Vec<String> {
+        vec![
+            user("u1", r#""first question""#),
+            assistant("a1", "msg_1", r#"[{"type":"text","text":"answer one"}]"#),
+            user("u2", r#""second question""#),
+            assistant(
+                "a2a",
+                "msg_2",
+                r#"[{"type":"thinking","thinking":"REASONING","signature":"s"}]"#,
+            ),
+            assistant("a2b", "msg_2", r#"[{"type":"text","text":"answer two"}]"#),
+            user(
+                "r1",
+                r#"[{"type":"tool_result","tool_use_id":"t","content":"TOOL OUTPUT"}]"#,
+            ),
+            boundary("b1", "c1", &["u2", "a2a", "a2b", "r1"]),
+            compact_summary("c1", "Summary one."),
+            user(
+                "u3",
+                r#""<local-command-caveat>Caveat: The messages below were generated by the user while running local commands.</local-command-caveat>""#,
+            ),
+            user("u4", r#""after compaction prompt""#),
+            assistant("a3", "msg_3", r#"[{"type":"text","text":"answer three"}]"#),
+            boundary("b2", "c2", &["a2b", "u4"]),
+            compact_summary("c2", "Summary two."),
+            user("u5", r#""last prompt""#),
+        ]
+    }
+
+    #[test]
+    fn a_boundary_keeps_its_preserved_messages_after_the_checkpoint() {
+        let dir = tempfile::tempdir().unwrap();
+        let lines = preserving_transcript();
+        let first = write(dir.path(), "p/s1.jsonl", &lines[..11]);
+        let surface = read_surface(&record_of(dir.path(), &first)).unwrap();
+        assert_eq!(
+            texts(&surface),
+            [
+                (8, "checkpoint", "Summary one.".to_owned()),
+                (8, "user", "second question".to_owned()),
+                (8, "assistant", "answer two".to_owned()),
+                (10, "user", "after compaction prompt".to_owned()),
+                (11, "assistant", "answer three".to_owned()),
+            ]
+        );
+        let path = write(dir.path(), "p/s2.jsonl", &lines);
+        let surface = read_surface(&record_of(dir.path(), &path)).unwrap();
+        let whole = [
+            (13, "checkpoint", "Summary two.".to_owned()),
+            (13, "assistant", "answer two".to_owned()),
+            (13, "user", "after compaction prompt".to_owned()),
+            (14, "user", "last prompt".to_owned()),
+        ];
+        assert_eq!(texts(&surface), whole);
+        // A boundary without its checkpoint yet: the kept lines follow it.
+        let cut = write(dir.path(), "p/s3.jsonl", &lines[..7]);
+        assert_eq!(
+            texts(&read_surface(&record_of(dir.path(), &cut)).unwrap()),
+            [
+                (7, "user", "second question".to_owned()),
+                (7, "assistant", "answer two".to_owned()),
+            ]
+        );
+        // Search's resumed fold reads what a whole read does, also when the
+        // appended boundary preserves lines read before.
+        let record = record_of(dir.path(), &path);
+        let head_len = lines[..11].iter().map(|l| l.len() as u64 + 1).sum::<u64>();
+        let head = fold_resumable(&record, head_len, None).unwrap();
+        let rest = fold_resumable(
+            &record,
+            std::fs::metadata(&path).unwrap().len(),
+            head.resume.as_ref(),
+        )
+        .unwrap();
+        assert!(!rest.continued, "the whole log is read again");
+        let replayed = crate::index::journal::replay(rest.ops, 0);
+        assert_eq!(texts(&replayed.surface), whole);
     }
 
     #[test]

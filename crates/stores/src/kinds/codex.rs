@@ -24,7 +24,18 @@
 //! IDE clients wrap a prompt in their context (`# Context from my IDE
 //! setup:` … `## My request for Codex:`): only the request after the marker
 //! is the person's, as in Codex's own session list. Piped input (a
-//! `<stdin>` block after the prompt) is the person's and is kept.
+//! `<stdin>` block after the prompt) is the person's and is kept. The
+//! `<user_action>` block `codex exec review` leaves in its parent rollout
+//! is Codex's text.
+//!
+//! # Sub-agents and forks (checked on 0.171.0)
+//!
+//! `codex exec review` writes two rollouts: the parent (listed by Codex,
+//! and here, by the reviewer's prompt it echoes as an event) and the
+//! reviewer's, whose `session_meta.source` is `{"subagent": "review"}`:
+//! a sub-agent, skipped by listing. An unnamed paginated fork, and a fork
+//! of a fork, is titled as `thread/list` shows it: by the first prompt of
+//! the history it inherits, the root's.
 //!
 //! # Cost model
 //!
@@ -69,6 +80,9 @@ const INJECTED: &[&str] = &[
     "# AGENTS.md instructions for",
     "<turn_aborted>",
     "<user_shell_command>",
+    // `codex exec review` puts the review's outcome in the parent as a
+    // user item of Codex's own writing.
+    "<user_action>",
 ];
 
 /// The line after which an IDE client (VS Code extension, desktop app)
@@ -136,6 +150,8 @@ struct Payload<'a> {
     history_mode: Option<RawText<'a>>,
     #[serde(borrow)]
     history_base: Option<RawText<'a>>,
+    #[serde(borrow)]
+    source: Option<RawText<'a>>,
 }
 
 impl<'a> Payload<'a> {
@@ -143,7 +159,7 @@ impl<'a> Payload<'a> {
     /// (see [`scan_or_parse`]).
     fn parse(raw: &'a str) -> Option<Payload<'a>> {
         scan_or_parse(raw, |raw| {
-            let [kind, id, timestamp, cwd, role, content, message, thread_name, replacement_history, item, images, local_images, history_mode, history_base] =
+            let [kind, id, timestamp, cwd, role, content, message, thread_name, replacement_history, item, images, local_images, history_mode, history_base, source] =
                 scan_fields(raw, PAYLOAD_KEYS)?;
             Some(Payload {
                 kind,
@@ -160,13 +176,14 @@ impl<'a> Payload<'a> {
                 local_images,
                 history_mode,
                 history_base,
+                source,
             })
         })
     }
 }
 
 /// The keys of [`Payload`]'s fields, in their order.
-const PAYLOAD_KEYS: [&str; 14] = [
+const PAYLOAD_KEYS: [&str; 15] = [
     "type",
     "id",
     "timestamp",
@@ -181,6 +198,7 @@ const PAYLOAD_KEYS: [&str; 14] = [
     "local_images",
     "history_mode",
     "history_base",
+    "source",
 ];
 
 impl<'a> Line<'a> {
@@ -435,7 +453,11 @@ impl Store for Codex {
     /// decoded is reported as unreadable.
     fn list_file(&self, _: &Caches, root: &Arc<Path>, path: &Path) -> ScanEvent {
         match read_record(root, path) {
-            Ok(Some(record)) => ScanEvent::Record(record),
+            Ok(Some(Head::Session(record))) => ScanEvent::Record(record),
+            Ok(Some(Head::Review)) => ScanEvent::Skipped {
+                path: path.to_owned(),
+                reason: "a Codex review sub-agent rollout (`codex exec review`), not a session of its own".into(),
+            },
             Ok(None) => ScanEvent::Skipped {
                 path: path.to_owned(),
                 reason: concat!(
@@ -471,6 +493,19 @@ impl Store for Codex {
 
     fn read_surface(&self, _: &Caches, record: &SessionRecord) -> Result<Surface, ReadError> {
         read_surface(record)
+    }
+
+    /// The `timestamp` of the last line that has one (every line of a
+    /// rollout does; a backward scan), else the file's modification time.
+    fn last_activity(&self, _: &Caches, record: &SessionRecord) -> Option<i64> {
+        let last = last_line_where(&record.path, b"\"timestamp\"", |bytes| {
+            let line = Line::parse(bytes)?;
+            Instant::parse_rfc3339(&string(line.timestamp)?)
+        });
+        match last {
+            Ok(Some(at)) => Some(at.unix_seconds()),
+            _ => crate::modified_secs(&record.path),
+        }
     }
 
     fn fold_surface(
@@ -576,13 +611,37 @@ struct FoldState {
     event_keys: Vec<(String, u64)>,
 }
 
+/// What the head of a rollout says it is.
+#[derive(Debug)]
+enum Head {
+    /// A session.
+    Session(SessionRecord),
+    /// The review sub-agent of `codex exec review` (`session_meta.source`
+    /// `{"subagent": "review"}`): its parent is the session.
+    Review,
+}
+
+/// Whether a `session_meta.source` names the review sub-agent.
+fn is_review_subagent(source: Option<RawText<'_>>) -> bool {
+    #[derive(Deserialize)]
+    struct Source<'a> {
+        #[serde(borrow)]
+        subagent: Option<&'a RawValue>,
+    }
+    source
+        .filter(|raw| raw.0.starts_with('{'))
+        .and_then(|raw| serde_json::from_str::<Source<'_>>(raw.0).ok())
+        .is_some_and(|s| string(s.subagent).as_deref() == Some("review"))
+}
+
 /// The record of a rollout: id, timestamp and cwd of its first
 /// `session_meta`; the id falls back to the uuid in the file name, the
 /// timestamp to the first line's, the cwd to the last `turn_context`'s.
 /// `None` for a file with neither a meta line nor an id in its name, or
 /// with no line at all.
-fn read_record(root: &Arc<Path>, path: &Path) -> Result<Option<SessionRecord>, ReadError> {
+fn read_record(root: &Arc<Path>, path: &Path) -> Result<Option<Head>, ReadError> {
     let mut meta: Option<(Option<String>, Option<String>, Option<String>)> = None;
+    let mut review = false;
     let mut first_timestamp = None;
     let mut any_line = false;
     read_lines(path, true, |number, bytes| {
@@ -594,6 +653,7 @@ fn read_record(root: &Arc<Path>, path: &Path) -> Result<Option<SessionRecord>, R
             first_timestamp = timestamp.clone();
         }
         if let Item::Meta(p) = item {
+            review = is_review_subagent(p.source);
             let created = string(p.timestamp).or(timestamp);
             meta = Some((non_empty(p.id), created, non_empty(p.cwd)));
             return Visit::DONE;
@@ -610,18 +670,21 @@ fn read_record(root: &Arc<Path>, path: &Path) -> Result<Option<SessionRecord>, R
     if !any_line {
         return Ok(None);
     }
+    if review {
+        return Ok(Some(Head::Review));
+    }
     let cwd = match cwd {
         Some(cwd) => Some(cwd),
         None => last_turn_context_cwd(path)?,
     };
-    Ok(Some(SessionRecord::new(
+    Ok(Some(Head::Session(SessionRecord::new(
         KIND,
         root.clone(),
         path.to_owned(),
         id,
         cwd,
         created.or(first_timestamp).unwrap_or_default(),
-    )))
+    ))))
 }
 
 /// The `cwd` of the last `turn_context` that has one.
@@ -1063,7 +1126,9 @@ pub fn read_title(caches: &Caches, record: &SessionRecord) -> Result<Option<Stri
     if let Some(named) = named.filter(|n| !n.name.trim().is_empty()) {
         return Ok(Some(named.name.clone()));
     }
-    let head = caches.head_titles.get(path, 0, || head_title(path))?;
+    let head = caches
+        .head_titles
+        .get(path, 0, || head_title(&record.root, path))?;
     Ok((*head).clone())
 }
 
@@ -1135,17 +1200,50 @@ fn parse_index(path: &Path) -> Result<HashMap<String, ThreadName>, ReadError> {
 /// 80 chars), IDE wrapper stripped, `[Image]` for a prompt made only of
 /// images.
 ///
+/// A paginated fork is listed by the first prompt of the history it
+/// inherits (Codex 0.171's `thread/list` shows a fork, and a fork of a
+/// fork, by the root's first prompt): its parent's title up to the fork
+/// point comes first, its own turns only when that history has no prompt
+/// or its parent cannot be found.
+///
 /// Reads forward only as far as needed: an event copy follows its response
 /// item before the reply, so once a response-item prompt is found the read
 /// stops at the first assistant message.
-fn head_title(path: &Path) -> Result<Option<String>, ReadError> {
+fn head_title(root: &Path, path: &Path) -> Result<Option<String>, ReadError> {
+    head_title_within(root, path, None, 0)
+}
+
+/// [`head_title`] of the first `limit` bytes of `path` (all of it
+/// without), `depth` forks below the rollout being titled.
+fn head_title_within(
+    root: &Path,
+    path: &Path,
+    limit: Option<u64>,
+    depth: usize,
+) -> Result<Option<String>, ReadError> {
     let mut from_event = None;
     let mut from_item = None;
+    let mut inherited = None;
+    let mut meta_seen = false;
+    let mut read = 0u64;
     read_lines(path, true, |_, bytes| {
+        if limit.is_some_and(|limit| read >= limit) {
+            return Visit::DONE;
+        }
+        read += bytes.len() as u64 + 1;
         let Some((_, item)) = parse_line(bytes) else {
             return Visit::BAD;
         };
         match item {
+            Item::Meta(p) if !meta_seen => {
+                meta_seen = true;
+                if let Ok(Some(base)) = history_base(&p, path) {
+                    inherited = parent_title(root, path, &base, depth);
+                    if inherited.is_some() {
+                        return Visit::DONE;
+                    }
+                }
+            }
             Item::Event(p) => match said_in_event(&p) {
                 Some(Said::User(texts)) => {
                     from_event = prompt_title(&texts);
@@ -1167,7 +1265,21 @@ fn head_title(path: &Path) -> Result<Option<String>, ReadError> {
         }
         Visit::NEXT
     })?;
-    Ok(from_event.or(from_item))
+    Ok(inherited.or(from_event).or(from_item))
+}
+
+/// The title of the history a paginated fork inherits: its parent's,
+/// read up to the fork point. `None` when the parent is missing or
+/// unreadable (the fork's own turns then title it; reading its surface
+/// reports the missing parent), or the chain is too deep.
+fn parent_title(root: &Path, fork: &Path, base: &HistoryBase, depth: usize) -> Option<String> {
+    if depth >= MAX_FORK_DEPTH {
+        return None;
+    }
+    let parent = find_rollout(root, fork, &base.thread_id)?;
+    head_title_within(root, &parent, Some(base.end_byte_offset), depth + 1)
+        .ok()
+        .flatten()
 }
 
 #[cfg(test)]
@@ -1255,7 +1367,10 @@ mod tests {
         }
 
         fn record(&self, path: &Path) -> SessionRecord {
-            read_record(&self.root, path).unwrap().unwrap()
+            match read_record(&self.root, path).unwrap().unwrap() {
+                Head::Session(record) => record,
+                Head::Review => panic!("a review sub-agent"),
+            }
         }
 
         fn index(&self, lines: &[&str]) {
@@ -1529,6 +1644,146 @@ mod tests {
             [(2, "user", "summarize the repo".to_owned())]
         );
         assert_eq!(surface.captured_through_seq, 3);
+    }
+
+    /// A 0.171 `session_meta` line: paginated, with `source`, and for a
+    /// fork `forked_from_id` and `history_base`.
+    fn meta_171(id: &str, source: &str, base: Option<(&str, u64)>) -> String {
+        let fork = match base {
+            Some((parent, end)) => format!(
+                r#""forked_from_id":"{parent}","history_base":{{"thread_id":"{parent}","end_ordinal_exclusive":14,"end_byte_offset":{end}}},"#
+            ),
+            None => String::new(),
+        };
+        format!(
+            r#"{{"timestamp":"2026-12-01T18:54:15.709Z","ordinal":0,"type":"session_meta","payload":{{"account_scoped":true,"session_id":"{id}","id":"{id}","timestamp":"2026-12-01T18:54:15.700Z","cwd":"/w","originator":"codex_exec","cli_version":"0.171.0","source":{source},"thread_source":"user","model_provider":"mock",{fork}"history_mode":"paginated"}}}}"#
+        )
+    }
+
+    fn user_completed(thread: &str, text: &str) -> String {
+        format!(
+            r#"{{"timestamp":"2026-12-01T18:54:16.000Z","ordinal":4,"type":"event_msg","payload":{{"type":"item_completed","thread_id":"{thread}","turn_id":"t","item":{{"type":"UserMessage","id":"u","content":[{{"type":"text","text":{},"text_elements":[]}}]}}}}}}"#,
+            serde_json::to_string(text).unwrap()
+        )
+    }
+
+    #[test]
+    fn forks_are_titled_by_the_first_prompt_of_their_inherited_history() {
+        let store = Store::new();
+        let root_id = "01a232f5-1ea6-7891-a820-e4a61d60910e";
+        let fork_id = "01a232f5-2265-79f3-9fa4-9e7933329c85";
+        let fork2_id = "01a232f5-2476-7331-852f-7810b76c6a9e";
+        let root = store.write(
+            &rollout(root_id),
+            &[
+                meta_171(root_id, r#""exec""#, None),
+                item_user("<environment_context>\n  <cwd>/w</cwd>\n</environment_context>"),
+                item_user("root prompt of the chain"),
+                user_completed(root_id, "root prompt of the chain"),
+                item_assistant("ACK: root prompt of the chain"),
+            ],
+        );
+        let root_len = std::fs::metadata(&root).unwrap().len();
+        let fork = store.write(
+            &rollout(fork_id),
+            &[
+                meta_171(fork_id, r#""exec""#, Some((root_id, root_len))),
+                item_user("first fork own prompt"),
+                user_completed(fork_id, "first fork own prompt"),
+                item_assistant("ACK: first fork own prompt"),
+            ],
+        );
+        let fork_len = std::fs::metadata(&fork).unwrap().len();
+        let fork2 = store.write(
+            &rollout(fork2_id),
+            &[
+                meta_171(fork2_id, r#""exec""#, Some((fork_id, fork_len))),
+                item_user("fork of fork own prompt"),
+                user_completed(fork2_id, "fork of fork own prompt"),
+                item_assistant("ACK: fork of fork own prompt"),
+            ],
+        );
+        for path in [&root, &fork, &fork2] {
+            assert_eq!(
+                read_title(&store.record(path)).unwrap().as_deref(),
+                Some("root prompt of the chain"),
+                "{}",
+                path.display()
+            );
+        }
+        // A named fork keeps its name.
+        store.index(&[&format!(
+            r#"{{"id":"{fork2_id}","thread_name":"Named fork","updated_at":"2026-12-01T19:00:00Z"}}"#
+        )]);
+        assert_eq!(
+            super::read_title(&Caches::default(), &store.record(&fork2))
+                .unwrap()
+                .as_deref(),
+            Some("Named fork")
+        );
+        // Without its parent, a fork is titled by its own first prompt.
+        std::fs::remove_file(&root).unwrap();
+        assert_eq!(
+            super::read_title(&Caches::default(), &store.record(&fork))
+                .unwrap()
+                .as_deref(),
+            Some("first fork own prompt")
+        );
+    }
+
+    #[test]
+    fn a_review_subagent_is_not_a_session_and_user_action_is_not_typed() {
+        let store = Store::new();
+        let parent_id = "01a232f5-2593-76a2-8c9b-ef039705b718";
+        let review_id = "01a232f5-2607-77c0-a3cb-ef44c77b1d2f";
+        let review_prompt = "Review the current code changes (staged, unstaged, and untracked files) and provide prioritized findings.";
+        let parent = store.write(
+            &rollout(parent_id),
+            &[
+                meta_171(parent_id, r#""exec""#, None),
+                r#"{"timestamp":"2026-12-01T18:54:16.525Z","ordinal":1,"type":"event_msg","payload":{"type":"item_completed","thread_id":"01a232f5-2593-76a2-8c9b-ef039705b718","turn_id":"t","item":{"type":"EnteredReviewMode","id":"e","target":{"type":"uncommittedChanges"},"user_facing_hint":"current changes"}}}"#.into(),
+                user_completed(review_id, review_prompt),
+                item_user("<user_action>\n  <context>User initiated a review task. Here's the full review output from reviewer model. User may select one or more comments to resolve.</context>\n  <action>review</action>\n  <results>\n  ACK: Review\n  </results>\n</user_action>"),
+                r#"{"timestamp":"2026-12-01T18:54:16.700Z","ordinal":7,"type":"event_msg","payload":{"type":"item_completed","thread_id":"01a232f5-2593-76a2-8c9b-ef039705b718","turn_id":"t","item":{"type":"ExitedReviewMode","id":"x","review_output":{"findings":[],"overall_correctness":"","overall_explanation":"ACK: Review","overall_confidence_score":0.0}}}}"#.into(),
+                item_assistant("ACK: Review"),
+            ],
+        );
+        let review = store.write(
+            &rollout(review_id),
+            &[
+                meta_171(review_id, r#"{"subagent":"review"}"#, None),
+                item_user(review_prompt),
+                user_completed(review_id, review_prompt),
+                item_assistant("ACK: Review"),
+            ],
+        );
+        let listed =
+            |path: &Path| crate::Store::list_file(&Codex, &Caches::default(), &store.root, path);
+        assert!(
+            matches!(listed(&review), ScanEvent::Skipped { reason, .. } if reason.contains("review sub-agent")),
+            "{:?}",
+            listed(&review)
+        );
+        let record = store.record(&parent);
+        // Codex lists the parent by the review's prompt (its event copy).
+        assert_eq!(
+            read_title(&record).unwrap().as_deref(),
+            Some(&review_prompt[..80])
+        );
+        assert_eq!(
+            texts(&read_surface(&record).unwrap()),
+            [(6, "assistant", "ACK: Review".to_owned())]
+        );
+        // Other sub-agent sources stay listed as before.
+        let spawned = store.write(
+            &rollout("dddddddd-2222-4333-8444-555555555555"),
+            &[meta_171(
+                "dddddddd-2222-4333-8444-555555555555",
+                r#"{"subagent":{"thread_spawn":{"parent_thread_id":"p","depth":0}}}"#,
+                None,
+            )],
+        );
+        assert!(matches!(listed(&spawned), ScanEvent::Record(_)));
     }
 
     #[test]

@@ -49,7 +49,9 @@
 //! are `gemini` records' text parts (never `thoughts`, thought parts or
 //! `toolCalls`). `info`, `error` and `warning` records are not conversation.
 //! The title is the latest `summary` when Gemini wrote one, else the first
-//! genuine prompt's first line.
+//! genuine prompt's first line: a slash command without arguments
+//! (`displayContent` `/init`, its expansion as `content`) titles a chat only
+//! when no other prompt follows.
 //!
 //! Seq is the 1-based line of the record that last wrote a message (in a
 //! legacy `.json`, the message's 1-based position in the list, the file
@@ -173,15 +175,23 @@ impl Chat {
     }
 
     /// The title: the latest non-blank `summary`, else the first line of
-    /// the first prompt, cut to 80 characters.
+    /// the first genuine prompt, cut to 80 characters. A slash command
+    /// without arguments (`/init`, recorded as its expansion with the
+    /// command as `displayContent`) is no genuine prompt: it titles the
+    /// chat only when no other prompt follows, as in Claude Code.
     pub fn title(&self) -> Option<String> {
         if let Some(summary) = self.summary.as_deref().and_then(title_from_text) {
             return Some(summary);
         }
-        self.messages.iter().find_map(|m| match &m.turn {
+        let mut prompts = self.messages.iter().filter_map(|m| match &m.turn {
             Turn::Prompt(text) => title_from_text(text),
             _ => None,
-        })
+        });
+        let first = prompts.next()?;
+        if !is_bare_command(&first) {
+            return Some(first);
+        }
+        Some(prompts.find(|p| !is_bare_command(p)).unwrap_or(first))
     }
 
     /// The folded surface (SPEC §2): prompts, reply texts and tool results
@@ -384,6 +394,13 @@ fn user_turn(content: Option<&RawValue>, display: Option<&RawValue>) -> Turn {
     } else {
         Turn::Prompt(typed)
     }
+}
+
+/// Whether a prompt is a slash command without arguments (`/init`): one
+/// word after the slash.
+fn is_bare_command(text: &str) -> bool {
+    let text = text.trim();
+    text.len() > 1 && text.starts_with('/') && !text.contains(char::is_whitespace)
 }
 
 /// The parts of a part list: a string, a part, or an array of either.
@@ -969,6 +986,16 @@ impl Store for Gemini {
         Ok(facts.title.clone())
     }
 
+    /// The current chat's latest `lastUpdated` (else its `startTime`),
+    /// else the file's modification time.
+    fn last_activity(&self, caches: &Caches, record: &SessionRecord) -> Option<i64> {
+        current(caches, record, Freshness::Scanned)
+            .ok()
+            .and_then(|(_, facts)| facts.updated)
+            .map(Instant::unix_seconds)
+            .or_else(|| crate::modified_secs(&record.path))
+    }
+
     fn read_surface(&self, caches: &Caches, record: &SessionRecord) -> Result<Surface, ReadError> {
         let (path, _) = current(caches, record, Freshness::Now)?;
         Ok(read_chat(&path)?.surface())
@@ -1438,6 +1465,44 @@ mod tests {
         );
         assert_eq!(chat.captured_through_seq, 8);
         assert_eq!(chat.title().as_deref(), Some("read it"));
+    }
+
+    #[test]
+    fn a_bare_slash_command_titles_only_when_no_prompt_follows() {
+        // `/init` is recorded as its expansion, with the command as
+        // displayContent (Gemini CLI 0.61).
+        let mut init = user(
+            "u1",
+            "You are an AI agent that brings the power of Gemini directly into the terminal. Your task is to analyze the current directory and generate a comprehensive GEMINI.md file",
+        );
+        init["displayContent"] = serde_json::json!([{"text": "/init"}]);
+        let chat = |rest: &[Value]| {
+            let mut lines = vec![
+                meta("2026-01-01T00:00:00Z"),
+                serde_json::json!({"$set": {"messages": [context()]}}),
+                init.clone(),
+                reply("g1", "Wrote GEMINI.md."),
+            ];
+            lines.extend_from_slice(rest);
+            parse_jsonl(&jsonl(&lines))
+        };
+        let followed = chat(&[user("u2", "now add a testing section"), reply("g2", "done")]);
+        assert_eq!(
+            followed.title().as_deref(),
+            Some("now add a testing section")
+        );
+        // It stays on the surface as what was typed.
+        assert_eq!(said(&followed)[0], (3, "user", "/init".into()));
+        assert_eq!(chat(&[]).title().as_deref(), Some("/init"));
+        // A command with arguments is the person's request, and the title.
+        let mut review = user("u1", "Review the payments module carefully.");
+        review["displayContent"] = serde_json::json!([{"text": "/review payments"}]);
+        let with_args = parse_jsonl(&jsonl(&[
+            meta("2026-01-01T00:00:00Z"),
+            review,
+            user("u2", "and the cart"),
+        ]));
+        assert_eq!(with_args.title().as_deref(), Some("/review payments"));
     }
 
     #[test]

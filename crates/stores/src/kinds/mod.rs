@@ -9,6 +9,9 @@
 
 pub mod claude;
 pub mod codex;
+pub mod copilot;
 pub mod foreign;
 pub mod gemini;
 pub mod native;
+pub mod pi;
+pub mod qwen;

@@ -80,6 +80,16 @@ impl Store for Native {
         }
     }
 
+    /// A native log's events carry no time: the only time it records is
+    /// its header's `createdAt`, which is its last activity (the file's
+    /// modification time when it does not parse). So a copied or cloned
+    /// store keeps its ages and order.
+    fn last_activity(&self, _: &Caches, record: &SessionRecord) -> Option<i64> {
+        session_ref_core::time::Instant::parse_rfc3339(&record.created_at)
+            .map(session_ref_core::time::Instant::unix_seconds)
+            .or_else(|| crate::modified_secs(&record.path))
+    }
+
     fn read_title(&self, _: &Caches, record: &SessionRecord) -> Result<Option<String>, ReadError> {
         read_title(&record.path).map_err(|e| ReadError::io(&record.path, &e))
     }
