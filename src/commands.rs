@@ -8,6 +8,7 @@ use crate::engine::{render_jsonl, render_text, Candidate, Engine};
 use crate::error::{Error, Result};
 use crate::reference::candidates;
 use crate::reference::{json, mention, render, uri};
+use crate::store::model::SessionRecord;
 use crate::store::{Caches, Catalog, StoreRoots, REGISTRY};
 
 /// Load the catalog for a config, reporting what could not be listed.
@@ -174,7 +175,8 @@ fn run_with_engine(config: &Config, engine: &Engine, stdin: Option<String>) -> R
                 SortBy::Created => engine.candidates(query, *limit, *fuzzy),
                 SortBy::Updated => {
                     let all = engine.candidates(query, usize::MAX, *fuzzy);
-                    let mut sorted = by_activity(all, query, engine.target.cwd.as_deref());
+                    let mut sorted =
+                        by_activity(all, query, engine.target.cwd.as_deref(), &engine.catalog);
                     sorted.truncate(*limit);
                     sorted
                 }
@@ -182,7 +184,7 @@ fn run_with_engine(config: &Config, engine: &Engine, stdin: Option<String>) -> R
             Ok(if *json {
                 candidates_json(&found)
             } else {
-                candidates_table(&found, *sort)
+                candidates_table(&found, *sort, &engine.catalog)
             })
         }
         Command::Prepare {
@@ -276,7 +278,12 @@ fn parse_jsonl(raw: &str) -> Result<Vec<serde_json::Value>> {
 /// Candidates (in the engine's order) re-ordered by last activity within
 /// each directory group: the exact-rule matches first, as in the engine's
 /// order; fuzzy-only matches keep their score order after them.
-fn by_activity(found: Vec<Candidate>, query: &str, target_cwd: Option<&str>) -> Vec<Candidate> {
+fn by_activity(
+    found: Vec<Candidate>,
+    query: &str,
+    target_cwd: Option<&str>,
+    catalog: &Catalog,
+) -> Vec<Candidate> {
     let needle = candidates::lower(query);
     let finder = memchr::memmem::Finder::new(needle.as_bytes());
     let exact = |c: &Candidate| {
@@ -288,7 +295,7 @@ fn by_activity(found: Vec<Candidate>, query: &str, target_cwd: Option<&str>) -> 
         .map(|(i, c)| {
             let is_exact = exact(&c);
             let group = candidates::group_rank(c.cwd.as_deref(), target_cwd);
-            (is_exact, group, modified(&c.path), i, c)
+            (is_exact, group, activity(catalog, &c), i, c)
         })
         .collect();
     keyed.sort_by(|a, b| {
@@ -334,17 +341,25 @@ fn candidates_json(found: &[Candidate]) -> String {
     out
 }
 
-/// When a session's log was last written (Unix seconds): its last activity.
-fn modified(path: &str) -> Option<u64> {
-    std::fs::metadata(path)
-        .and_then(|m| m.modified())
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map(|d| d.as_secs())
+/// A candidate's last activity (Unix seconds): its record's, as its kind
+/// tells it ([`crate::store::Store::last_activity`]: the log's
+/// modification time unless the kind knows better).
+fn activity(catalog: &Catalog, c: &Candidate) -> Option<u64> {
+    let same = |r: &&SessionRecord| r.id == c.session_id && r.path.to_string_lossy() == c.path;
+    // The first record of the id, else (an id listed twice) a search.
+    let record = match catalog.find(&c.session_id).filter(same) {
+        Some(record) => record,
+        None => catalog.ordered().find(same)?,
+    };
+    let secs = record
+        .kind
+        .store()
+        .last_activity(catalog.caches(), record)?;
+    u64::try_from(secs).ok()
 }
 
 /// The table; AGE is since creation, or since last activity when sorted so.
-fn candidates_table(found: &[Candidate], sort: SortBy) -> String {
+fn candidates_table(found: &[Candidate], sort: SortBy, catalog: &Catalog) -> String {
     if found.is_empty() {
         return String::new();
     }
@@ -361,7 +376,7 @@ fn candidates_table(found: &[Candidate], sort: SortBy) -> String {
                     || "-".to_owned(),
                     |cwd| crate::display::short_path(cwd, home.as_deref()),
                 ),
-                match (sort, modified(&c.path)) {
+                match (sort, activity(catalog, c)) {
                     (SortBy::Updated, Some(time)) => {
                         crate::display::age_since(i64::try_from(time).unwrap_or(i64::MAX), now)
                     }

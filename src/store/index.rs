@@ -104,6 +104,12 @@ impl Stamp {
         Stamp::read(path).filter(|stamp| !stamp.racy())
     }
 
+    /// The stamp of `path` now, however recently it was modified (`None`
+    /// when it cannot be read).
+    pub fn current(path: &Path) -> Option<Stamp> {
+        Stamp::read(path)
+    }
+
     /// The modification time, `None` when unknown.
     pub fn modified(&self) -> Option<std::time::SystemTime> {
         let ns = u64::try_from(self.mtime_ns).ok().filter(|&ns| ns > 0)?;

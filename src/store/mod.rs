@@ -59,6 +59,7 @@ pub mod lines;
 pub mod loose;
 pub mod model;
 pub mod native;
+pub mod opencode;
 pub mod string_blocks;
 pub mod time;
 
@@ -75,7 +76,13 @@ pub use model::StoreKind;
 use model::{History, SessionRecord, Surface, SurfaceSink};
 
 /// Every store kind, in the order roots are read and flags are listed.
-pub static REGISTRY: &[StoreKind] = &[native::KIND, claude::KIND, codex::KIND, gemini::KIND];
+pub static REGISTRY: &[StoreKind] = &[
+    native::KIND,
+    claude::KIND,
+    codex::KIND,
+    gemini::KIND,
+    opencode::KIND,
+];
 
 /// The guard of `m`, also when a panicking holder poisoned it: the data
 /// are caches, never left half-written in a way a reader could misuse. See
@@ -208,6 +215,28 @@ pub trait Store: Send + Sync + 'static {
     ) -> Option<Result<Option<(String, u64)>, ReadError>> {
         let _ = (caches, record, floor);
         None
+    }
+
+    /// When `record` was last active, in Unix seconds: by default its log's
+    /// modification time. A kind whose sessions share one file (opencode's
+    /// database) answers from the session's own records.
+    fn last_activity(&self, caches: &Caches, record: &SessionRecord) -> Option<i64> {
+        let _ = caches;
+        let modified = std::fs::metadata(&record.path).ok()?.modified().ok()?;
+        let secs = modified
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()?
+            .as_secs();
+        i64::try_from(secs).ok()
+    }
+
+    /// The version of `record`'s log that the search index keys its entry
+    /// by: by default the file's length, modification time and inode
+    /// (`None` when it cannot be read). A kind whose sessions share one
+    /// file gives a stamp of the session's own records instead.
+    fn stamp(&self, caches: &Caches, record: &SessionRecord) -> Option<index::Stamp> {
+        let _ = caches;
+        index::Stamp::current(&record.path)
     }
 
     /// Fold the surface of a listed session into `sink` while its log is
@@ -404,10 +433,15 @@ impl StoreRoots {
         roots
     }
 
-    /// Keep only directories that exist.
+    /// Keep only directories that exist, and files (a default root may
+    /// name a database: `OPENCODE_DB`).
     pub fn existing(self) -> StoreRoots {
         StoreRoots {
-            roots: self.roots.into_iter().filter(|(_, p)| p.is_dir()).collect(),
+            roots: self
+                .roots
+                .into_iter()
+                .filter(|(_, p)| p.is_dir() || p.is_file())
+                .collect(),
         }
     }
 }

@@ -157,20 +157,14 @@ pub fn read_latest_prompts(
         .collect()
 }
 
-/// Last activity of each session: its log's modification time (agents
-/// append to a transcript as the conversation goes on; native events carry
-/// no time). Sessions whose time cannot be read are left out.
-pub fn read_activity(batch: &[(EntryId, SessionRecord)]) -> Vec<(EntryId, i64)> {
+/// Last activity of each session ([`crate::store::Store::last_activity`]:
+/// its log's modification time unless its kind knows better; agents
+/// append to a transcript as the conversation goes on). Sessions whose
+/// time cannot be read are left out.
+pub fn read_activity(caches: &Caches, batch: &[(EntryId, SessionRecord)]) -> Vec<(EntryId, i64)> {
     batch
         .iter()
-        .filter_map(|(id, record)| {
-            let modified = std::fs::metadata(&record.path).ok()?.modified().ok()?;
-            let secs = modified
-                .duration_since(std::time::UNIX_EPOCH)
-                .ok()?
-                .as_secs();
-            Some((*id, i64::try_from(secs).ok()?))
-        })
+        .filter_map(|(id, record)| Some((*id, record.kind.store().last_activity(caches, record)?)))
         .collect()
 }
 

@@ -88,7 +88,7 @@ impl Host for TtyHost {
         driver::spawn_job(self.tx.clone(), move |tx| {
             for chunk in batch.chunks(256) {
                 if tx
-                    .send(Msg::Activity(driver::read_activity(chunk)))
+                    .send(Msg::Activity(driver::read_activity(&caches, chunk)))
                     .is_err()
                     || tx
                         .send(Msg::Titles(driver::read_titles(&caches, chunk)))
