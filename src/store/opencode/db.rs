@@ -138,8 +138,8 @@ impl std::fmt::Display for Why {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Why::CannotOpen => f.write_str(
-                "cannot open the database's WAL index (-shm) read-only: \
-                 the folder is not writable and the -wal/-shm files are missing",
+                "cannot open the database's WAL index read-only: the folder is not \
+                 writable and its -shm file is missing (opencode creates it when it runs)",
             ),
             Why::Other(text) => f.write_str(text),
         }
