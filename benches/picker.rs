@@ -140,7 +140,7 @@ impl Host for PoolHost {
         unread.fetch_add(batch.len(), Ordering::SeqCst);
         driver::spawn_job(self.tx.clone(), move |tx| {
             for chunk in batch.chunks(256) {
-                let _ = tx.send(Msg::Activity(driver::read_activity(chunk)));
+                let _ = tx.send(Msg::Activity(driver::read_activity(&caches, chunk)));
                 let _ = tx.send(Msg::Titles(driver::read_titles(&caches, chunk)));
                 unread.fetch_sub(chunk.len(), Ordering::SeqCst);
             }

@@ -896,6 +896,7 @@ mod tests {
             "CLAUDE_CONFIG_DIR" => Some("/c".to_owned()),
             "CODEX_HOME" => Some("/x".to_owned()),
             "GEMINI_CLI_HOME" => Some("/g".to_owned()),
+            "XDG_DATA_HOME" => Some("/d".to_owned()),
             _ => None,
         };
         let set = StoreRoots::default_locations(env, Some(home));
@@ -907,6 +908,7 @@ mod tests {
                 ("claude", Path::new("/c/projects")),
                 ("codex", Path::new("/x/sessions")),
                 ("gemini", Path::new("/g/.gemini")),
+                ("opencode", Path::new("/d/opencode")),
             ]
         );
     }
@@ -925,6 +927,10 @@ mod tests {
             default_roots_help(gemini::KIND),
             "$GEMINI_CLI_HOME/.gemini, else ~/.gemini"
         );
+        assert_eq!(
+            default_roots_help(opencode::KIND),
+            "$OPENCODE_DB, else ~/.local/share/opencode"
+        );
     }
 
     #[test]
@@ -942,8 +948,8 @@ mod tests {
     fn the_registry_names_each_kind_and_flag_once() {
         let names: Vec<&str> = REGISTRY.iter().map(|k| k.as_str()).collect();
         let flags: Vec<&str> = REGISTRY.iter().map(|k| k.store().flag()).collect();
-        assert_eq!(names, ["hydra", "claude", "codex", "gemini"]);
-        assert_eq!(flags, ["store", "claude", "codex", "gemini"]);
+        assert_eq!(names, ["hydra", "claude", "codex", "gemini", "opencode"]);
+        assert_eq!(flags, ["store", "claude", "codex", "gemini", "opencode"]);
         assert_eq!(kind_by_flag("store"), Some(native::KIND));
         assert_eq!(kind_by_name("codex"), Some(codex::KIND));
     }

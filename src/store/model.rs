@@ -404,6 +404,9 @@ mod tests {
             .iter()
             .map(|k| format!("[{k:<6}]"))
             .collect();
-        assert_eq!(names, ["[hydra ]", "[claude]", "[codex ]", "[gemini]"]);
+        assert_eq!(
+            names,
+            ["[hydra ]", "[claude]", "[codex ]", "[gemini]", "[opencode]"]
+        );
     }
 }

@@ -199,7 +199,8 @@ impl Store for Opencode {
     }
 
     fn root_help(&self) -> &'static str {
-        "opencode data directory (holding opencode.db and storage/) or database file"
+        "opencode data directory (holding opencode.db and storage/; \
+         $XDG_DATA_HOME/opencode when set) or database file"
     }
 
     /// `$OPENCODE_DB` when set (absolute, or relative to the data
@@ -214,7 +215,10 @@ impl Store for Opencode {
             &[".local", "share", "opencode"],
         );
         match env("OPENCODE_DB").filter(|v| !v.is_empty() && v != ":memory:") {
-            Some(db) if Path::new(&db).is_absolute() => vec![PathBuf::from(db)],
+            // `$OPENCODE_DB` itself when `--help` spells the rule.
+            Some(db) if Path::new(&db).is_absolute() || db.starts_with('$') => {
+                vec![PathBuf::from(db)]
+            }
             Some(db) => data.into_iter().map(|d| d.join(&db)).collect(),
             None => data,
         }
