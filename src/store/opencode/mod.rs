@@ -178,10 +178,17 @@ enum Source<'a> {
     Legacy,
 }
 
-fn source(record: &SessionRecord) -> Source<'_> {
-    match record.path.parent() {
-        Some(db) if db.is_file() => Source::Db(db),
-        _ => Source::Legacy,
+/// Where `record` is kept: in a database when its path's parent is one
+/// (a database listed this run is known without a `stat`).
+fn source<'a>(caches: &Caches, record: &'a SessionRecord) -> Source<'a> {
+    let Some(parent) = record.path.parent() else {
+        return Source::Legacy;
+    };
+    let listed = lock(&caches.get::<OpencodeCaches>().rows).contains_key(parent);
+    if listed || parent.is_file() {
+        Source::Db(parent)
+    } else {
+        Source::Legacy
     }
 }
 
@@ -263,7 +270,7 @@ impl Store for Opencode {
         caches: &Caches,
         record: &SessionRecord,
     ) -> Result<Option<String>, ReadError> {
-        let stored = match source(record) {
+        let stored = match source(caches, record) {
             Source::Db(db) => match listed_row(caches, db, &record.id) {
                 Some(row) => Some(row.title.clone()),
                 None => {
@@ -284,7 +291,7 @@ impl Store for Opencode {
                 return Ok(Some(title));
             }
         }
-        Ok(convo::first_prompt_title(&read_session(record)?))
+        Ok(convo::first_prompt_title(&read_session(caches, record)?))
     }
 
     fn read_surface(&self, caches: &Caches, record: &SessionRecord) -> Result<Surface, ReadError> {
@@ -301,13 +308,12 @@ impl Store for Opencode {
         record: &SessionRecord,
         sink: &mut dyn SurfaceSink,
     ) -> Result<u64, ReadError> {
-        let _ = caches;
-        Ok(convo::fold(&read_session(record)?, sink))
+        Ok(convo::fold(&read_session(caches, record)?, sink))
     }
 
     /// `time_updated` of the session, as opencode sorts its list.
     fn last_activity(&self, caches: &Caches, record: &SessionRecord) -> Option<i64> {
-        let ms = match source(record) {
+        let ms = match source(caches, record) {
             Source::Db(db) => match listed_row(caches, db, &record.id) {
                 Some(row) => row.time_updated,
                 None => {
@@ -326,7 +332,7 @@ impl Store for Opencode {
     /// a legacy session's, its session file's stamp combined with its
     /// message folder's.
     fn stamp(&self, caches: &Caches, record: &SessionRecord) -> Option<Stamp> {
-        match source(record) {
+        match source(caches, record) {
             Source::Db(db) => {
                 let cell = Arc::clone(
                     lock(&caches.get::<OpencodeCaches>().versions)
@@ -390,8 +396,11 @@ fn head_of(caches: &Caches, path: &Path) -> Result<Arc<legacy::Head>, String> {
 }
 
 /// A session's messages still shown (revert applied).
-fn read_session(record: &SessionRecord) -> Result<Vec<StoredMessage>, ReadError> {
-    match source(record) {
+fn read_session(
+    caches: &Caches,
+    record: &SessionRecord,
+) -> Result<Vec<StoredMessage>, ReadError> {
+    match source(caches, record) {
         Source::Db(db) => {
             let conn = db::open(db).map_err(|e| fail(record, e))?;
             let data = db::read_session(&conn, &record.id)
