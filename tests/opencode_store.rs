@@ -479,3 +479,43 @@ fn opencode_db_names_the_default_database() {
         common::stderr(&out)
     );
 }
+
+#[test]
+fn search_finds_opencode_sessions_through_its_index_and_sees_new_parts() {
+    let (dir, data, db) = data_dir();
+    let cache = dir.path().join("cache");
+    let root = data.to_str().unwrap();
+    let search = |word: &str, index: bool| -> Vec<String> {
+        let mut args = vec!["--opencode", root, "search", word, "--json"];
+        if !index {
+            args.push("--no-index");
+        }
+        let out = common::run_env(
+            &args,
+            "",
+            &[("SESSION_REF_CACHE_DIR", cache.to_str().unwrap())],
+        );
+        assert!(out.status.success(), "{}", common::stderr(&out));
+        common::stdout(&out)
+            .lines()
+            .map(|l| {
+                let v: Value = serde_json::from_str(l).unwrap();
+                v["sessionId"].as_str().unwrap().to_owned()
+            })
+            .collect()
+    };
+    assert_eq!(search("reply", true), [A]);
+    assert!(cache.join("search/manifest.bin").is_file());
+    assert_eq!(search("reply", true), [A], "answered from the index");
+    // opencode streams a reply into B: its parts change, its row does not.
+    db.assistant(
+        B,
+        "msg_b2",
+        "msg_b1",
+        1_767_500_002_000,
+        &[&text_part("a zephyr reply")],
+    );
+    assert_eq!(search("zephyr", true), [B]);
+    assert_eq!(search("zephyr", false), [B]);
+    assert_eq!(search("reply", true), search("reply", false));
+}

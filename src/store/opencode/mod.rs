@@ -396,10 +396,7 @@ fn head_of(caches: &Caches, path: &Path) -> Result<Arc<legacy::Head>, String> {
 }
 
 /// A session's messages still shown (revert applied).
-fn read_session(
-    caches: &Caches,
-    record: &SessionRecord,
-) -> Result<Vec<StoredMessage>, ReadError> {
+fn read_session(caches: &Caches, record: &SessionRecord) -> Result<Vec<StoredMessage>, ReadError> {
     match source(caches, record) {
         Source::Db(db) => {
             let conn = db::open(db).map_err(|e| fail(record, e))?;
