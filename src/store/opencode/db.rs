@@ -24,13 +24,17 @@
 //!
 //! A read-only open of a WAL database needs the `-shm` file: SQLite maps
 //! it, creating it when missing, which needs write access to the folder.
-//! Checked here (`tests/opencode_store.rs`): with the `-wal` and `-shm`
-//! present, a read-only folder and read-only files read fine, WAL rows
-//! included; a database whose last connection closed cleanly (no `-wal`,
-//! no `-shm`) in a folder we cannot write is opened again with
-//! `immutable=1` — safe then, since there is no WAL to miss and no writer
-//! can be active without creating one; any other failure is a clear
-//! reason (the root is unreadable), never a hang.
+//! Checked with a read-only bind mount (`tools/opencode-readonly-check.sh`;
+//! root ignores permissions, so no `cargo test` can): with the `-wal` and
+//! `-shm` present, a read-only folder reads fine, WAL rows included; a
+//! database whose last connection closed cleanly (no `-wal`, no `-shm`)
+//! in a folder we cannot write is opened again with `immutable=1` if the
+//! plain open fails — safe then, since there is no WAL to miss and no
+//! writer can be active without creating one; a `-wal` without its
+//! `-shm` is unreadable, with that reason, never a hang. Where the folder
+//! is writable, SQLite itself creates a missing `-wal`/`-shm` (empty, or
+//! the WAL index rebuilt from the WAL) as any reader does; the database
+//! and the WAL are never written (`tests/opencode_store.rs`).
 //!
 //! # Schema
 //!
