@@ -432,24 +432,36 @@ fn last_activity_is_the_sessions_own_update_time() {
 }
 
 #[test]
-fn a_session_changes_its_stamp_when_a_part_streams_in() {
+fn a_session_changes_its_stamp_when_a_turn_streams_in() {
     let (_dir, data, db) = data_dir();
     let stamp = |catalog: &Catalog| {
         let record = catalog.find(A).unwrap();
         record.kind.store().stamp(catalog.caches(), record).unwrap()
     };
-    let before = stamp(&load(&data));
-    // A part written later, the session row untouched (as opencode streams).
+    let first = stamp(&load(&data));
+    assert_eq!(stamp(&load(&data)), first, "unchanged: the same stamp");
+    // A new part, the session row untouched (as opencode streams).
     db.conn
         .execute(
-            "UPDATE part SET time_updated = time_updated + 60000, data = ?1 \
-             WHERE session_id = ?2 AND message_id = 'msg_a2'",
-            rusqlite::params![text_part("reply a, longer"), A],
+            "INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) \
+             VALUES ('prt_new', 'msg_a2', ?1, 1, 1, ?2)",
+            rusqlite::params![A, text_part("more")],
         )
         .unwrap();
-    let after = stamp(&load(&data));
-    assert_ne!(before, after);
-    assert_eq!(stamp(&load(&data)), after, "unchanged: the same stamp");
+    let second = stamp(&load(&data));
+    assert_ne!(first, second);
+    // The step ends: the assistant message is rewritten.
+    db.conn
+        .execute(
+            "UPDATE message SET time_updated = time_updated + 60000 WHERE id = 'msg_a2'",
+            [],
+        )
+        .unwrap();
+    assert_ne!(stamp(&load(&data)), second);
+    // Another session's change leaves this one's stamp alone.
+    let third = stamp(&load(&data));
+    db.user(B, "msg_b9", 1_767_500_009_000, &[&text_part("more b")]);
+    assert_eq!(stamp(&load(&data)), third);
 }
 
 #[test]

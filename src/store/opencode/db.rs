@@ -365,9 +365,14 @@ pub fn read_session(conn: &Connection, id: &str) -> Result<Option<SessionData>, 
 }
 
 /// Per session id: how many messages and parts it has, and the newest
-/// `time_updated` among them and the session row (ms). What tells the
-/// search index that a session changed: opencode updates parts in place
-/// while it streams, and does not touch `session.time_updated` for them.
+/// `time_updated` of its row and its messages (ms). What tells the search
+/// index that a session changed: opencode does not touch
+/// `session.time_updated` while a turn streams, but every new part
+/// changes the count, and the assistant message is rewritten when each
+/// step ends. Only a text part growing in place within a step goes
+/// unseen until that step ends. Parts are counted from their
+/// `session_id` index alone: reading their `time_updated` would read
+/// the whole part table, most of the database (BENCHMARKS.md).
 pub fn versions(conn: &Connection) -> Result<HashMap<String, (u64, i64)>, String> {
     let read = || -> rusqlite::Result<HashMap<String, (u64, i64)>> {
         let txn = conn.unchecked_transaction()?;
@@ -375,7 +380,7 @@ pub fn versions(conn: &Connection) -> Result<HashMap<String, (u64, i64)>, String
         for sql in [
             "SELECT id, 0, time_updated FROM session",
             "SELECT session_id, count(*), max(time_updated) FROM message GROUP BY session_id",
-            "SELECT session_id, count(*), max(time_updated) FROM part GROUP BY session_id",
+            "SELECT session_id, count(*), NULL FROM part GROUP BY session_id",
         ] {
             let mut stmt = txn.prepare(sql)?;
             let mut rows = stmt.query([])?;

@@ -55,7 +55,8 @@
 //! - A fork's copied messages keep their `time_created` but get new ids.
 //! - `session.time_updated` is not touched while parts stream in: a part
 //!   row's `time_updated` is newer until the turn ends (so the search
-//!   index keys a session by its parts and messages too, [`db::versions`]).
+//!   index keys a session by its messages and part count too,
+//!   [`db::versions`]).
 //! - The database's name follows the release channel: `opencode.db` for
 //!   `latest`/`beta`/`prod`, else `opencode-<channel>.db` (both read).
 //!   `OPENCODE_DB` may be absolute or relative to the data directory.
@@ -327,8 +328,9 @@ impl Store for Opencode {
     }
 
     /// A database session's version is its message and part count and the
-    /// newest `time_updated` of its row, messages and parts (the database
-    /// changes for every session at once, so its file stamp would not do);
+    /// newest `time_updated` of its row and messages ([`db::versions`]; the
+    /// database changes for every session at once, so its file stamp would
+    /// not do);
     /// a legacy session's, its session file's stamp combined with its
     /// message folder's.
     fn stamp(&self, caches: &Caches, record: &SessionRecord) -> Option<Stamp> {
