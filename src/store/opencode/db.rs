@@ -265,24 +265,28 @@ fn reason(e: &rusqlite::Error) -> String {
     }
 }
 
+/// The columns of a [`SessionRow`], in [`session_row`]'s order.
+const SESSION_COLUMNS: &str =
+    "id, parent_id, directory, title, time_created, time_updated, time_archived";
+
+/// A [`SessionRow`] from a row selecting [`SESSION_COLUMNS`].
+fn session_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<SessionRow> {
+    Ok(SessionRow {
+        id: row.get(0)?,
+        parent_id: row.get(1)?,
+        directory: row.get(2)?,
+        title: row.get(3)?,
+        time_created: row.get(4)?,
+        time_updated: row.get(5)?,
+        time_archived: row.get(6)?,
+    })
+}
+
 /// Every session row.
 pub fn sessions(conn: &Connection) -> Result<Vec<SessionRow>, String> {
     let rows = (|| {
-        let mut stmt = conn.prepare(
-            "SELECT id, parent_id, directory, title, time_created, time_updated, time_archived \
-             FROM session",
-        )?;
-        let rows = stmt.query_map([], |row| {
-            Ok(SessionRow {
-                id: row.get(0)?,
-                parent_id: row.get(1)?,
-                directory: row.get(2)?,
-                title: row.get(3)?,
-                time_created: row.get(4)?,
-                time_updated: row.get(5)?,
-                time_archived: row.get(6)?,
-            })
-        })?;
+        let mut stmt = conn.prepare(&format!("SELECT {SESSION_COLUMNS} FROM session"))?;
+        let rows = stmt.query_map([], session_row)?;
         rows.collect::<Result<Vec<_>, _>>()
     })();
     rows.map_err(|e| reason(&e))
@@ -291,20 +295,9 @@ pub fn sessions(conn: &Connection) -> Result<Vec<SessionRow>, String> {
 /// One session row by id (`None` when gone).
 pub fn session(conn: &Connection, id: &str) -> Result<Option<SessionRow>, String> {
     conn.query_row(
-        "SELECT id, parent_id, directory, title, time_created, time_updated, time_archived \
-         FROM session WHERE id = ?1",
+        &format!("SELECT {SESSION_COLUMNS} FROM session WHERE id = ?1"),
         [id],
-        |row| {
-            Ok(SessionRow {
-                id: row.get(0)?,
-                parent_id: row.get(1)?,
-                directory: row.get(2)?,
-                title: row.get(3)?,
-                time_created: row.get(4)?,
-                time_updated: row.get(5)?,
-                time_archived: row.get(6)?,
-            })
-        },
+        session_row,
     )
     .optional()
     .map_err(|e| reason(&e))
