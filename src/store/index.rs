@@ -550,7 +550,8 @@ impl TitleIndex {
         caches: &Caches,
         record: &SessionRecord,
     ) -> Result<Option<String>, ReadError> {
-        let Some(shard) = self.shard(record.kind, &record.root) else {
+        let shard = Some(()).filter(|()| store.titles_by_file());
+        let Some(shard) = shard.and_then(|()| self.shard(record.kind, &record.root)) else {
             return store.read_title(caches, record);
         };
         let path = &record.path;

@@ -192,6 +192,14 @@ pub trait Store: Send + Sync + 'static {
         })
     }
 
+    /// Whether the title index may keep this kind's titles by the stamps
+    /// of their files (the default). A kind whose sessions share one file
+    /// (opencode's database) answers `false`: its record paths are not
+    /// files to stamp, and it reads titles as cheaply itself.
+    fn titles_by_file(&self) -> bool {
+        true
+    }
+
     /// What the title of `record` depends on besides its own file, so
     /// that the title index can keep it: `None` (the default) when the
     /// title cannot be indexed; a kind whose title is the last title line

@@ -266,6 +266,11 @@ impl Store for Opencode {
         scan_root(caches, root, sink);
     }
 
+    /// Titles come from the listing's rows, not from files to stamp.
+    fn titles_by_file(&self) -> bool {
+        false
+    }
+
     fn read_title(
         &self,
         caches: &Caches,
