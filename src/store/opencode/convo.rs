@@ -7,6 +7,8 @@
 //! …}`, the parts in id order. What each message is to the conversation is
 //! worked out here, without I/O, so both sources fold identically.
 
+use std::borrow::Cow;
+
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
@@ -71,11 +73,11 @@ struct MessageData<'a> {
 }
 
 #[derive(Deserialize)]
-struct PartData {
-    #[serde(rename = "type", default)]
-    kind: Option<String>,
-    #[serde(default)]
-    text: Option<String>,
+struct PartData<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    text: Option<Cow<'a, str>>,
     #[serde(default)]
     synthetic: Option<bool>,
     #[serde(default)]
@@ -89,9 +91,17 @@ pub fn turn_of(message: &StoredMessage) -> Turn {
     let Ok(data) = serde_json::from_str::<MessageData<'_>>(&message.data) else {
         return Turn::Hidden;
     };
-    let parts: Vec<PartData> = message
+    // Only text and compaction parts matter: the others (tool calls with
+    // their output, the bulk of a session) are not parsed at all unless
+    // they hold one of those words as a JSON string.
+    let parts: Vec<PartData<'_>> = message
         .parts
         .iter()
+        .filter(|(_, json)| {
+            let json = json.as_bytes();
+            memchr::memmem::find(json, b"\"text\"").is_some()
+                || memchr::memmem::find(json, b"\"compaction\"").is_some()
+        })
         .filter_map(|(_, json)| serde_json::from_str(json).ok())
         .collect();
     let texts = || -> Vec<String> {
@@ -99,8 +109,9 @@ pub fn turn_of(message: &StoredMessage) -> Turn {
             .iter()
             .filter(|p| p.kind.as_deref() == Some("text"))
             .filter(|p| p.synthetic != Some(true) && p.ignored != Some(true))
-            .filter_map(|p| p.text.clone())
+            .filter_map(|p| p.text.as_deref())
             .filter(|t| !t.trim().is_empty())
+            .map(str::to_owned)
             .collect()
     };
     match data.role {

@@ -113,6 +113,33 @@ struct OpencodeCaches {
     /// Each database's per-session versions ([`db::versions`]), read once
     /// per run when the search index first asks.
     versions: Mutex<HashMap<PathBuf, Versions>>,
+    /// Open connections to each database, idle, for the next read: a
+    /// connection is opened and its schema checked once, not per session
+    /// (each read is its own transaction, so it sees the newest rows).
+    idle: Mutex<HashMap<PathBuf, Vec<rusqlite::Connection>>>,
+}
+
+/// `read` on a connection to `db`: an idle one of this run, else a new
+/// one; kept for the next read unless the read failed.
+fn with_db<T>(
+    caches: &Caches,
+    db: &Path,
+    read: impl FnOnce(&rusqlite::Connection) -> Result<T, String>,
+) -> Result<T, String> {
+    let store = caches.get::<OpencodeCaches>();
+    let idle = lock(&store.idle).get_mut(db).and_then(Vec::pop);
+    let conn = match idle {
+        Some(conn) => conn,
+        None => db::open(db)?,
+    };
+    let out = read(&conn);
+    if out.is_ok() {
+        lock(&store.idle)
+            .entry(db.to_owned())
+            .or_default()
+            .push(conn);
+    }
+    out
 }
 
 type Versions = Arc<OnceLock<Result<HashMap<String, (u64, i64)>, String>>>;
@@ -280,8 +307,8 @@ impl Store for Opencode {
             Source::Db(db) => match listed_row(caches, db, &record.id) {
                 Some(row) => Some(row.title.clone()),
                 None => {
-                    let conn = db::open(db).map_err(|e| fail(record, e))?;
-                    let row = db::session(&conn, &record.id).map_err(|e| fail(record, e))?;
+                    let row = with_db(caches, db, |conn| db::session(conn, &record.id))
+                        .map_err(|e| fail(record, e))?;
                     row.ok_or_else(|| fail(record, "the session is gone".into()))?
                         .title
                         .into()
@@ -323,8 +350,9 @@ impl Store for Opencode {
             Source::Db(db) => match listed_row(caches, db, &record.id) {
                 Some(row) => row.time_updated,
                 None => {
-                    let conn = db::open(db).ok()?;
-                    db::session(&conn, &record.id).ok()??.time_updated
+                    with_db(caches, db, |conn| db::session(conn, &record.id))
+                        .ok()??
+                        .time_updated
                 }
             },
             Source::Legacy => head_of(caches, &record.path).ok()?.updated?,
@@ -346,7 +374,7 @@ impl Store for Opencode {
                         .entry(db.to_owned())
                         .or_default(),
                 );
-                let versions = cell.get_or_init(|| db::open(db).and_then(|c| db::versions(&c)));
+                let versions = cell.get_or_init(|| with_db(caches, db, db::versions));
                 let &(count, newest) = versions.as_ref().ok()?.get(&record.id)?;
                 let inode = Stamp::current(db)?.inode;
                 Some(Stamp {
@@ -406,8 +434,7 @@ fn head_of(caches: &Caches, path: &Path) -> Result<Arc<legacy::Head>, String> {
 fn read_session(caches: &Caches, record: &SessionRecord) -> Result<Vec<StoredMessage>, ReadError> {
     match source(caches, record) {
         Source::Db(db) => {
-            let conn = db::open(db).map_err(|e| fail(record, e))?;
-            let data = db::read_session(&conn, &record.id)
+            let data = with_db(caches, db, |conn| db::read_session(conn, &record.id))
                 .map_err(|e| fail(record, e))?
                 .ok_or_else(|| fail(record, "the session is gone from the database".into()))?;
             let revert = convo::Revert::parse(data.revert.as_deref());
@@ -467,7 +494,7 @@ fn scan_root(caches: &Caches, root: &Arc<Path>, sink: &(dyn Fn(ScanEvent) + Sync
     let store = caches.get::<OpencodeCaches>();
     let mut in_db: HashSet<String> = HashSet::new();
     for db_path in &layout.dbs {
-        let rows = db::open(db_path).and_then(|conn| db::sessions(&conn));
+        let rows = with_db(caches, db_path, db::sessions);
         match rows {
             Ok(rows) => {
                 for row in &rows {
