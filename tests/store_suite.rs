@@ -22,6 +22,8 @@
 //! remote compaction; see `tests/fidelity.rs` for their own rules).
 
 mod common;
+#[path = "support/opencode.rs"]
+mod opencode_fixture;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -104,6 +106,12 @@ const KINDS: &[Kind] = &[
         flag: "copilot",
         build: copilot,
         tear: append_half_line,
+    },
+    Kind {
+        name: "opencode",
+        flag: "opencode",
+        build: opencode,
+        tear: opencode_tear,
     },
 ];
 
@@ -992,6 +1000,143 @@ fn copilot(dir: &Path) -> Built {
             },
         ],
     }
+}
+
+/// An opencode data directory: a database (rows still in its `-wal`, as
+/// while opencode runs) holding a session with a sub-agent, and a legacy
+/// `storage/` session from before the database, plus a legacy copy of the
+/// database's session (listed once).
+fn opencode(dir: &Path) -> Built {
+    use opencode_fixture::*;
+    let root = dir.join("opencode");
+    let db = Db::create(&root.join("opencode.db"));
+    let a = "ses_0c1d2e3f4ffeApiPaginate01";
+    db.session(
+        a,
+        None,
+        "/w/api",
+        "Orders API pagination",
+        1_767_600_000_000,
+    );
+    db.user(
+        a,
+        "msg_a1",
+        1_767_600_001_000,
+        &[&text_part("Add pagination to the orders API")],
+    );
+    db.assistant(
+        a,
+        "msg_a2",
+        "msg_a1",
+        1_767_600_002_000,
+        &[
+            &step_start(),
+            &reasoning_part("REASONING-XYZZY"),
+            &tool_part("bash", "TOOL-INPUT-XYZZY", "TOOL-OUTPUT-XYZZY"),
+            &text_part("Orders now come in pages of 50"),
+        ],
+    );
+    let sub = "ses_0c1d2e3f5ffeSubAgent0001";
+    db.session(
+        sub,
+        Some(a),
+        "/w/api",
+        "look around (@general subagent)",
+        1_767_600_001_500,
+    );
+    db.user(
+        sub,
+        "msg_s1",
+        1_767_600_001_600,
+        &[&text_part("Investigate the orders handler")],
+    );
+    let storage = Storage::new(&root);
+    let b = "ses_0c1d2e3f3ffeLegacyDocs01";
+    let legacy = storage.session(
+        b,
+        None,
+        "/w/docs",
+        "New session - 2025-09-01T10:00:00.000Z",
+        1_756_720_800_000,
+    );
+    storage.message(
+        b,
+        "msg_b1",
+        1_756_720_801_000,
+        "user",
+        &[
+            &synthetic_part("TOOL-OUTPUT-XYZZY"),
+            &text_part("Rewrite the install guide"),
+        ],
+    );
+    storage.message(
+        b,
+        "msg_b2",
+        1_756_720_802_000,
+        "assistant",
+        &[&text_part("The guide now starts with cargo install")],
+    );
+    storage.session(
+        a,
+        None,
+        "/w/api",
+        "Orders API pagination (legacy copy)",
+        1_767_600_000_000,
+    );
+    Built {
+        sessions: vec![
+            Expect {
+                id: b,
+                cwd: "/w/docs",
+                label: "Rewrite the install guide",
+                file: legacy,
+                said: &[
+                    "Rewrite the install guide",
+                    "The guide now starts with cargo install",
+                ],
+                hidden: HIDDEN,
+            },
+            Expect {
+                id: a,
+                cwd: "/w/api",
+                label: "Orders API pagination",
+                file: db.path.join(a),
+                said: &[
+                    "Add pagination to the orders API",
+                    "Orders now come in pages of 50",
+                ],
+                hidden: HIDDEN,
+            },
+        ],
+        root,
+    }
+}
+
+/// An opencode session being written: a database session's `-wal` ends in
+/// half a frame (a writer stopped mid-write), a legacy session's folder
+/// holds half a message file.
+fn opencode_tear(file: &Path) {
+    let in_db = file.parent().is_some_and(Path::is_file);
+    let (path, bytes): (PathBuf, Vec<u8>) = if in_db {
+        let mut wal = file.parent().unwrap().as_os_str().to_owned();
+        wal.push("-wal");
+        (wal.into(), vec![0x5a; 1500])
+    } else {
+        let id = file.file_stem().unwrap();
+        let storage = file.parent().unwrap().parent().unwrap().parent().unwrap();
+        let folder = storage.join("message").join(id);
+        std::fs::create_dir_all(&folder).unwrap();
+        (
+            folder.join("msg_zz.json"),
+            br#"{"id":"msg_zz","role":"user","time":{"crea"#.to_vec(),
+        )
+    };
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .unwrap();
+    f.write_all(&bytes).unwrap();
 }
 
 /// The built store of one kind, in a fresh directory.

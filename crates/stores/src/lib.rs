@@ -99,7 +99,7 @@ use std::sync::{Arc, Mutex};
 use rayon::prelude::*;
 
 use index::{journal, title};
-use kinds::{claude, codex, copilot, gemini, native, pi, qwen};
+use kinds::{claude, codex, copilot, gemini, native, opencode, pi, qwen};
 pub use model::StoreKind;
 use model::{History, SessionRecord, Surface, SurfaceSink};
 
@@ -112,6 +112,7 @@ pub static REGISTRY: &[StoreKind] = &[
     pi::KIND,
     qwen::KIND,
     copilot::KIND,
+    opencode::KIND,
 ];
 
 /// The guard of `m`, also when a panicking holder poisoned it: the data
@@ -222,6 +223,14 @@ pub trait Store: Send + Sync + 'static {
         })
     }
 
+    /// Whether the title index may keep this kind's titles by the stamps
+    /// of their files (the default). A kind whose sessions share one file
+    /// (opencode's database) answers `false`: its record paths are not
+    /// files to stamp, and it reads titles as cheaply itself.
+    fn titles_by_file(&self) -> bool {
+        true
+    }
+
     /// What the title of `record` depends on besides its own file, so
     /// that the title index can keep it: `None` (the default) when the
     /// title cannot be indexed; a kind whose title is the last title line
@@ -256,6 +265,15 @@ pub trait Store: Send + Sync + 'static {
     fn last_activity(&self, caches: &Caches, record: &SessionRecord) -> Option<i64> {
         let _ = caches;
         modified_secs(&record.path)
+    }
+
+    /// The version of `record`'s log that the search index keys its entry
+    /// by: by default the file's length, modification time and inode
+    /// (`None` when it cannot be read). A kind whose sessions share one
+    /// file gives a stamp of the session's own records instead.
+    fn stamp(&self, caches: &Caches, record: &SessionRecord) -> Option<title::Stamp> {
+        let _ = caches;
+        title::Stamp::current(&record.path)
     }
 
     /// Fold the surface of a listed session into `sink` while its log is
@@ -471,10 +489,15 @@ impl StoreRoots {
         roots
     }
 
-    /// Keep only directories that exist.
+    /// Keep only directories that exist, and files (a default root may
+    /// name a database: `OPENCODE_DB`).
     pub fn existing(self) -> StoreRoots {
         StoreRoots {
-            roots: self.roots.into_iter().filter(|(_, p)| p.is_dir()).collect(),
+            roots: self
+                .roots
+                .into_iter()
+                .filter(|(_, p)| p.is_dir() || p.is_file())
+                .collect(),
         }
     }
 }
@@ -1001,6 +1024,7 @@ mod tests {
             "PI_CODING_AGENT_DIR" => Some("/p".to_owned()),
             "COPILOT_HOME" => Some("/c".to_owned()),
             "QWEN_HOME" => Some("/q".to_owned()),
+            "XDG_DATA_HOME" => Some("/d".to_owned()),
             _ => None,
         };
         let set = StoreRoots::default_locations(env, Some(home));
@@ -1015,6 +1039,7 @@ mod tests {
                 ("pi", Path::new("/p/sessions")),
                 ("qwen", Path::new("/q/projects")),
                 ("copilot", Path::new("/c/session-state")),
+                ("opencode", Path::new("/d/opencode")),
             ]
         );
     }
@@ -1051,6 +1076,10 @@ mod tests {
                 PathBuf::from("/home/u/.qwen/projects")
             ]
         );
+        assert_eq!(
+            default_roots_help(opencode::KIND),
+            "$OPENCODE_DB, else ~/.local/share/opencode"
+        );
     }
 
     #[test]
@@ -1070,11 +1099,11 @@ mod tests {
         let flags: Vec<&str> = REGISTRY.iter().map(|k| k.store().flag()).collect();
         assert_eq!(
             names,
-            ["hydra", "claude", "codex", "gemini", "pi", "qwen", "copilot"]
+            ["hydra", "claude", "codex", "gemini", "pi", "qwen", "copilot", "opencode"]
         );
         assert_eq!(
             flags,
-            ["store", "claude", "codex", "gemini", "pi", "qwen", "copilot"]
+            ["store", "claude", "codex", "gemini", "pi", "qwen", "copilot", "opencode"]
         );
         assert_eq!(kind_by_flag("store"), Some(native::KIND));
         assert_eq!(kind_by_name("codex"), Some(codex::KIND));

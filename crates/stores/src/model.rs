@@ -197,7 +197,8 @@ mod tests {
                 "[gemini]",
                 "[pi    ]",
                 "[qwen  ]",
-                "[copilot]"
+                "[copilot]",
+                "[opencode]"
             ]
         );
     }

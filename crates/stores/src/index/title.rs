@@ -107,6 +107,12 @@ impl Stamp {
         Stamp::read(path).filter(|stamp| !stamp.racy())
     }
 
+    /// The stamp of `path` now, however recently it was modified (`None`
+    /// when it cannot be read).
+    pub fn current(path: &Path) -> Option<Stamp> {
+        Stamp::read(path)
+    }
+
     /// The modification time, `None` when unknown.
     pub fn modified(&self) -> Option<std::time::SystemTime> {
         let ns = u64::try_from(self.mtime_ns).ok().filter(|&ns| ns > 0)?;
@@ -552,7 +558,8 @@ impl TitleIndex {
         caches: &Caches,
         record: &SessionRecord,
     ) -> Result<Option<String>, ReadError> {
-        let Some(shard) = self.shard(record.kind, &record.root) else {
+        let shard = Some(()).filter(|()| store.titles_by_file());
+        let Some(shard) = shard.and_then(|()| self.shard(record.kind, &record.root)) else {
             return store.read_title(caches, record);
         };
         let path = &record.path;

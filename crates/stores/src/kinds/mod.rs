@@ -13,5 +13,6 @@ pub mod copilot;
 pub mod foreign;
 pub mod gemini;
 pub mod native;
+pub mod opencode;
 pub mod pi;
 pub mod qwen;

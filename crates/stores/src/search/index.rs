@@ -162,6 +162,16 @@ impl Stamp {
     }
 }
 
+impl From<crate::index::title::Stamp> for Stamp {
+    fn from(s: crate::index::title::Stamp) -> Self {
+        Stamp {
+            len: s.len,
+            mtime_ns: u128::try_from(s.mtime_ns).unwrap_or(0),
+            inode: s.inode,
+        }
+    }
+}
+
 /// Bytes of a data file: where a journal piece or a fold state is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 struct Segment {
@@ -684,7 +694,8 @@ impl Index {
                 });
                 for event in scanned.into_inner().unwrap_or_else(|e| e.into_inner()) {
                     if let ScanEvent::Record(record) = &event {
-                        if let Ok(stamp) = Stamp::of(&record.path) {
+                        // The kind's own stamp: its sessions may share a file.
+                        if let Some(stamp) = store.stamp(caches, record).map(Stamp::from) {
                             let entry = self.manifest.entry(&record.path);
                             let known =
                                 entry.is_some_and(|e| e.stamp == stamp && e.kind == kind.as_str());
