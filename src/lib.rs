@@ -5,7 +5,8 @@
 //! [`store`] reads native, Claude Code, Codex and Gemini CLI sessions into one model;
 //! [`engine`] applies the core to the stores; [`cli`], [`commands`] and
 //! [`output`] make the command line; `tui` is the interactive picker;
-//! [`hook`] answers Claude Code's and Codex's prompt-submit hooks.
+//! [`hook`] answers the agents' prompt-submit hooks; [`mcp`] is the MCP
+//! server and its registration with the agents.
 
 #![warn(missing_docs)]
 
@@ -18,6 +19,7 @@ pub mod engine;
 pub mod error;
 pub mod hook;
 pub mod matching;
+pub mod mcp;
 pub mod output;
 pub mod reference;
 pub mod sealed;
