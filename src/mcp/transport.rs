@@ -15,8 +15,8 @@
 //!   −32600, known methods with malformed params −32602, and the next line
 //!   is read;
 //! - before `initialize`, any request but `initialize` and `ping` is
-//!   answered here (−32601 for `server/discover` and unknown methods) and
-//!   notifications are dropped;
+//!   answered here (−32601 for unknown methods) and notifications are
+//!   dropped; `server/discover` gets −32601 at any time;
 //! - everything else goes to rmcp through a channel; end of stdin closes
 //!   the channel, which ends the server.
 //!
@@ -68,6 +68,9 @@ const KNOWN: [&str; 12] = [
     "prompts/get",
     "completion/complete",
 ];
+
+/// The draft protocol's discovery probe.
+const DISCOVER: &str = "server/discover";
 
 /// Where answers are written.
 pub type Out = Arc<Mutex<Box<dyn Write + Send>>>;
@@ -258,6 +261,15 @@ pub fn judge(line: &[u8], initialized: &mut bool) -> Verdict {
             &id,
             code::INVALID_REQUEST,
             "Invalid Request: not a JSON-RPC 2.0 message",
+        ));
+    }
+    // The draft protocol's probe (2026-07-28) is not served, before or
+    // after `initialize`: −32601 is what makes Claude Code initialize.
+    if is_request && method.as_deref() == Some(DISCOVER) {
+        return Verdict::Refuse(error_response(
+            &id,
+            code::METHOD_NOT_FOUND,
+            &format!("Method not found: {DISCOVER}"),
         ));
     }
     if !*initialized {
