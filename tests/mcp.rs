@@ -298,6 +298,22 @@ fn tools_are_read_only_and_answer_json_as_text_and_structured_content() {
 }
 
 #[test]
+fn copilot_gets_the_snapshot_once() {
+    let dir = tempfile::tempdir().unwrap();
+    store(dir.path());
+    let mut client = Client::spawn(dir.path(), &[]);
+    client.request(
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "copilot-cli", "version": "1.0.102"}}),
+    );
+    let read = client.call("read_session", json!({"session": "alpha"}));
+    let expected = preview(dir.path(), "alpha", 32_768);
+    assert_eq!(text_of(&read), expected["context"].as_str().unwrap());
+    assert_eq!(read["structuredContent"], json!({"reference": expected["reference"]}));
+    assert!(client.close().success());
+}
+
+#[test]
 fn max_reference_bytes_changes_the_default_budget() {
     let dir = tempfile::tempdir().unwrap();
     store(dir.path());

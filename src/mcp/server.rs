@@ -35,6 +35,13 @@ directory or id; search_sessions by what was said in them; read_session returns 
 byte-budgeted snapshot of one (what the user typed and the agent answered) to quote or \
 continue from. Every session is also a resource under its hydra-session: URI.";
 
+/// Clients that hand the model a tool's text and its structured content
+/// together (Copilot CLI 1.0.102, as `copilot-cli`): `read_session` leaves
+/// the snapshot out of their structured content, which would count twice
+/// against their cap. Every other client gets it in both, because Claude
+/// Code 2.1.332 passes only the structured content on.
+pub const PASSES_BOTH: [&str; 1] = ["copilot-cli"];
+
 /// The server.
 #[derive(Debug, Clone)]
 pub struct Server {
@@ -138,13 +145,25 @@ impl ServerHandler for Server {
         let args: Map<String, Value> = request.arguments.unwrap_or_default();
         let (sessions, budget) = (self.sessions.clone(), self.budget);
         let ct = context.ct.clone();
+        let snapshot = name == "read_session";
         let work = move |cancel: &AtomicBool| tools::call(&sessions, &name, &args, budget, cancel);
-        let Some(answer) = on_pool(ct.cancelled_owned(), work).await? else {
+        let Some(mut answer) = on_pool(ct.cancelled_owned(), work).await? else {
             return Err(McpError::invalid_params(
                 format!("no such tool: {}", request.name),
                 None,
             ));
         };
+        let client = context
+            .peer
+            .peer_info()
+            .map(|info| info.client_info.name.clone())
+            .unwrap_or_default();
+        if snapshot && !answer.is_error && !PASSES_BOTH.contains(&client.as_str()) {
+            // Claude Code 2.1.332 hands the model the structured content
+            // alone when there is one: the snapshot goes there too, as
+            // `preview --json`'s whole object.
+            answer.structured["context"] = answer.text.clone().into();
+        }
         let result: CallToolResult = from_json(json!({
             "content": [{"type": "text", "text": answer.text}],
             "structuredContent": answer.structured,

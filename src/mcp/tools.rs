@@ -7,9 +7,11 @@
 //! text block is the snapshot itself, exactly as `preview --json` gives its
 //! `context`, so the model reads it as the agent would have received it.
 //! `read_session`'s structured content is `preview --json`'s whole object
-//! (`reference` stats and `context`): a client that hands the model the
-//! structured content rather than the text (Codex does) still passes the
-//! whole snapshot.
+//! (`reference` stats and `context`): Claude Code 2.1.332 hands the model
+//! the structured content alone when there is one. Copilot CLI 1.0.102
+//! hands it both, so for it the server leaves `context` out (see
+//! [`super::server::PASSES_BOTH`]): a copy would double what counts against
+//! its cap (it saved a 37 KB result to a file).
 //!
 //! A failure the model can act on (an unknown session, a bad regex, a
 //! budget too small) is a tool result with `isError: true` naming what was
@@ -330,8 +332,8 @@ pub fn session_arg(raw: &str) -> Result<(String, Option<String>)> {
     Ok((text.to_owned(), None))
 }
 
-/// The snapshot of one session at `max_bytes`: `preview --json`'s object
-/// (`{"reference": stats, "context": text}`).
+/// The snapshot of one session at `max_bytes`: its text and
+/// `{"reference": stats}` (`preview --json` without its `context`).
 pub fn snapshot(
     sessions: &Arc<Sessions>,
     session: &str,
@@ -349,7 +351,7 @@ pub fn snapshot(
         listing.engine.target.clone(),
     );
     let context = engine.preview(&id, label.as_deref())?;
-    let value = json!({"reference": context.references[0], "context": context.text});
+    let value = json!({"reference": context.references[0]});
     Ok((context.text, value))
 }
 
