@@ -275,7 +275,7 @@ fn tools_are_read_only_and_answer_json_as_text_and_structured_content() {
     let expected = preview(dir.path(), "big", 32_768);
     let by_id = client.call("read_session", json!({"session": "big"}));
     assert_eq!(text_of(&by_id), expected["context"].as_str().unwrap());
-    assert_eq!(by_id["structuredContent"], expected);
+    assert_eq!(by_id["structuredContent"], json!({"reference": expected["reference"]}));
     assert_eq!(by_id["structuredContent"]["reference"]["truncated"], true);
     let uri = stdout(&common::run(&["uri", "encode", "alpha"], "")).trim().to_owned();
     let by_uri = client.call("read_session", json!({"session": uri}));
@@ -298,18 +298,18 @@ fn tools_are_read_only_and_answer_json_as_text_and_structured_content() {
 }
 
 #[test]
-fn copilot_gets_the_snapshot_once() {
+fn claude_code_gets_the_snapshot_in_the_structured_content_too() {
     let dir = tempfile::tempdir().unwrap();
     store(dir.path());
     let mut client = Client::spawn(dir.path(), &[]);
     client.request(
         "initialize",
-        json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "copilot-cli", "version": "1.0.102"}}),
+        json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "claude-code", "version": "2.1.332"}}),
     );
     let read = client.call("read_session", json!({"session": "alpha"}));
     let expected = preview(dir.path(), "alpha", 32_768);
     assert_eq!(text_of(&read), expected["context"].as_str().unwrap());
-    assert_eq!(read["structuredContent"], json!({"reference": expected["reference"]}));
+    assert_eq!(read["structuredContent"], expected);
     assert!(client.close().success());
 }
 

@@ -35,12 +35,13 @@ directory or id; search_sessions by what was said in them; read_session returns 
 byte-budgeted snapshot of one (what the user typed and the agent answered) to quote or \
 continue from. Every session is also a resource under its hydra-session: URI.";
 
-/// Clients that hand the model a tool's text and its structured content
-/// together (Copilot CLI 1.0.102, as `copilot-cli`): `read_session` leaves
-/// the snapshot out of their structured content, which would count twice
-/// against their cap. Every other client gets it in both, because Claude
-/// Code 2.1.332 passes only the structured content on.
-pub const PASSES_BOTH: [&str; 1] = ["copilot-cli"];
+/// Clients that hand the model a tool's structured content instead of its
+/// text when it has one (Claude Code 2.1.332, as `claude-code`):
+/// `read_session` puts the snapshot in their structured content too. Not
+/// for the others: Copilot CLI 1.0.102 and Qwen Code 0.24.4 hand the model
+/// both, so a second copy would count twice against their caps (each saved
+/// a 37 KB result to a file); Codex, Gemini CLI and opencode read the text.
+pub const STRUCTURED_ONLY: [&str; 1] = ["claude-code"];
 
 /// The server.
 #[derive(Debug, Clone)]
@@ -158,7 +159,7 @@ impl ServerHandler for Server {
             .peer_info()
             .map(|info| info.client_info.name.clone())
             .unwrap_or_default();
-        if snapshot && !answer.is_error && !PASSES_BOTH.contains(&client.as_str()) {
+        if snapshot && !answer.is_error && STRUCTURED_ONLY.contains(&client.as_str()) {
             // Claude Code 2.1.332 hands the model the structured content
             // alone when there is one: the snapshot goes there too, as
             // `preview --json`'s whole object.

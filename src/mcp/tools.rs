@@ -6,12 +6,10 @@
 //! both a text block and `structuredContent`, except `read_session`, whose
 //! text block is the snapshot itself, exactly as `preview --json` gives its
 //! `context`, so the model reads it as the agent would have received it.
-//! `read_session`'s structured content is `preview --json`'s whole object
-//! (`reference` stats and `context`): Claude Code 2.1.332 hands the model
-//! the structured content alone when there is one. Copilot CLI 1.0.102
-//! hands it both, so for it the server leaves `context` out (see
-//! [`super::server::PASSES_BOTH`]): a copy would double what counts against
-//! its cap (it saved a 37 KB result to a file).
+//! `read_session`'s structured content is its stats (`preview --json`'s
+//! `reference`); for Claude Code, which hands the model the structured
+//! content alone when there is one, also the snapshot (`preview --json`'s
+//! whole object, see [`super::server::STRUCTURED_ONLY`]).
 //!
 //! A failure the model can act on (an unknown session, a bad regex, a
 //! budget too small) is a tool result with `isError: true` naming what was
