@@ -51,9 +51,15 @@ fn mention(id: &str) -> String {
 /// Each agent's input for `prompt`, as it sends it.
 fn input(agent: &str, prompt: &str) -> Value {
     match agent {
-        "gemini" => json!({"session_id": "g-1", "transcript_path": "/t/g.json", "cwd": "/w", "hook_event_name": "BeforeAgent", "timestamp": "2026-12-01T00:00:00.000Z", "prompt": prompt}),
-        "copilot" => json!({"sessionId": "c-1", "timestamp": 1_764_547_200_000_u64, "cwd": "/w", "prompt": prompt}),
-        _ => json!({"session_id": "q-1", "transcript_path": "/t/q.jsonl", "cwd": "/w", "hook_event_name": "UserPromptSubmit", "prompt": prompt}),
+        "gemini" => {
+            json!({"session_id": "g-1", "transcript_path": "/t/g.json", "cwd": "/w", "hook_event_name": "BeforeAgent", "timestamp": "2026-12-01T00:00:00.000Z", "prompt": prompt})
+        }
+        "copilot" => {
+            json!({"sessionId": "c-1", "timestamp": 1_764_547_200_000_u64, "cwd": "/w", "prompt": prompt})
+        }
+        _ => {
+            json!({"session_id": "q-1", "transcript_path": "/t/q.jsonl", "cwd": "/w", "hook_event_name": "UserPromptSubmit", "prompt": prompt})
+        }
     }
 }
 
@@ -73,15 +79,22 @@ fn a_cited_session_is_added_in_each_agents_shape() {
     for agent in ["gemini", "copilot", "qwen"] {
         let prompt = format!("Follow {} please", mention("alpha"));
         let (out, _) = hook(dir.path(), agent, &input(agent, &prompt));
-        let answer: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{agent}: {e}: {out}"));
+        let answer: Value =
+            serde_json::from_str(&out).unwrap_or_else(|e| panic!("{agent}: {e}: {out}"));
         let context = added_context(agent, &answer).unwrap_or_else(|| panic!("{agent}: {out}"));
         assert!(context.starts_with("## Referenced sessions"), "{agent}");
-        assert!(context.contains("Ship it on Friday \\u003cb>."), "{agent}: {context}");
+        assert!(
+            context.contains("Ship it on Friday \\u003cb>."),
+            "{agent}: {context}"
+        );
         assert!(context.ends_with("</referenced-sessions-stats>"), "{agent}");
         match agent {
             "gemini" => assert_eq!(answer["hookSpecificOutput"].as_object().unwrap().len(), 1),
             "copilot" => assert_eq!(answer.as_object().unwrap().len(), 1),
-            _ => assert_eq!(answer["hookSpecificOutput"]["hookEventName"], "UserPromptSubmit"),
+            _ => assert_eq!(
+                answer["hookSpecificOutput"]["hookEventName"],
+                "UserPromptSubmit"
+            ),
         }
         // Without a mention: nothing at all.
         let (quiet, _) = hook(dir.path(), agent, &input(agent, "no mention here"));
@@ -99,14 +112,25 @@ fn a_bad_mention_blocks_the_prompt_with_a_reason() {
         let answer: Value = serde_json::from_str(&out).unwrap();
         assert_eq!(answer["decision"], "block", "{agent}");
         let reason = answer["reason"].as_str().unwrap();
-        assert!(reason.contains("SESSION_REFERENCE_READ_FAILED") && reason.contains("no-such-session"));
+        assert!(
+            reason.contains("SESSION_REFERENCE_READ_FAILED") && reason.contains("no-such-session")
+        );
         assert!(err.contains("no-such-session"));
         // The prompt is kept: the notice names the draft.
-        assert!(answer["systemMessage"].as_str().unwrap().contains("kept the prompt"), "{agent}: {out}");
+        assert!(
+            answer["systemMessage"]
+                .as_str()
+                .unwrap()
+                .contains("kept the prompt"),
+            "{agent}: {out}"
+        );
     }
     // Another agent's input shape is refused, not misread.
     let (out, _) = hook(dir.path(), "copilot", &input("gemini", "hi"));
-    assert_eq!(serde_json::from_str::<Value>(&out).unwrap()["decision"], "block");
+    assert_eq!(
+        serde_json::from_str::<Value>(&out).unwrap()["decision"],
+        "block"
+    );
 }
 
 #[test]
@@ -115,7 +139,11 @@ fn hook_install_writes_each_agents_settings_and_uninstall_undoes_it() {
     for (agent, file, event) in [
         ("gemini", ".gemini/settings.json", "BeforeAgent"),
         ("qwen", ".qwen/settings.json", "UserPromptSubmit"),
-        ("copilot", ".copilot/hooks/session-ref.json", "userPromptSubmitted"),
+        (
+            "copilot",
+            ".copilot/hooks/session-ref.json",
+            "userPromptSubmitted",
+        ),
     ] {
         let home = tempfile::tempdir().unwrap();
         let path = home.path().join(file);
@@ -131,7 +159,11 @@ fn hook_install_writes_each_agents_settings_and_uninstall_undoes_it() {
         };
         run(&["hook", "install", agent]);
         let value: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-        let command_key = if agent == "copilot" { "bash" } else { "command" };
+        let command_key = if agent == "copilot" {
+            "bash"
+        } else {
+            "command"
+        };
         let handler = if agent == "copilot" {
             assert_eq!(value["version"], 1);
             value["hooks"][event][0].clone()
@@ -141,10 +173,14 @@ fn hook_install_writes_each_agents_settings_and_uninstall_undoes_it() {
         };
         assert_eq!(handler["type"], "command", "{agent}: {value}");
         assert_eq!(handler[command_key], format!("{exe} hook {agent}"));
-        assert!(run(&["hook", "install", agent]).contains("left unchanged"), "{agent}");
+        assert!(
+            run(&["hook", "install", agent]).contains("left unchanged"),
+            "{agent}"
+        );
         run(&["hook", "uninstall", agent]);
         if keep {
-            let after: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            let after: Value =
+                serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
             assert_eq!(after, json!({"ui": {"theme": "dark"}}), "{agent}");
         } else {
             assert!(!path.exists());

@@ -141,7 +141,10 @@ impl Client {
             if let Some(status) = self.child.try_wait().unwrap() {
                 return status;
             }
-            assert!(start.elapsed() < Duration::from_secs(10), "no exit after end of stdin");
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "no exit after end of stdin"
+            );
             std::thread::sleep(Duration::from_millis(20));
         }
     }
@@ -153,7 +156,13 @@ fn preview(store_dir: &Path, id: &str, budget: usize) -> Value {
     let out = command(home.path())
         .arg("--store")
         .arg(store_dir)
-        .args(["--max-reference-bytes", &budget.to_string(), "preview", "--json", id])
+        .args([
+            "--max-reference-bytes",
+            &budget.to_string(),
+            "preview",
+            "--json",
+            id,
+        ])
         .output()
         .unwrap();
     serde_json::from_str(&stdout(&out)).unwrap()
@@ -178,7 +187,11 @@ fn claude_codes_probe_gets_method_not_found_then_both_versions_negotiate() {
         assert_eq!(init["result"]["protocolVersion"], version);
         assert_eq!(init["result"]["serverInfo"]["name"], "session-ref");
         let caps = &init["result"]["capabilities"];
-        assert!(caps["tools"].is_object() && caps["resources"].is_object() && caps["prompts"].is_object());
+        assert!(
+            caps["tools"].is_object()
+                && caps["resources"].is_object()
+                && caps["prompts"].is_object()
+        );
         client.notify("notifications/initialized", json!({}));
         // After initialize too, an unknown method is -32601.
         for method in ["server/discover", "no/such/method"] {
@@ -195,7 +208,10 @@ fn malformed_and_oversized_lines_get_errors_and_the_server_goes_on() {
     let mut client = Client::start(dir.path(), &[]);
     client.send_raw(b"{this is not json\n");
     let parse = client.receive();
-    assert_eq!((parse["id"].clone(), parse["error"]["code"].clone()), (Value::Null, json!(-32700)));
+    assert_eq!(
+        (parse["id"].clone(), parse["error"]["code"].clone()),
+        (Value::Null, json!(-32700))
+    );
     client.send_raw(b"[1,2,3]\n");
     assert_eq!(client.receive()["error"]["code"], -32600);
     // 4 MiB in one line, its id at the end (where Claude Code writes it).
@@ -206,7 +222,10 @@ fn malformed_and_oversized_lines_get_errors_and_the_server_goes_on() {
     client.send_raw(&huge);
     let refused = client.answer_to(&json!(77));
     assert_eq!(refused["error"]["code"], -32600, "{refused}");
-    assert!(refused["error"]["message"].as_str().unwrap().contains("longer than"));
+    assert!(refused["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("longer than"));
     // Bad params of a known method.
     let bad = client.request("tools/call", json!(7));
     assert_eq!(bad["error"]["code"], -32602, "{bad}");
@@ -244,19 +263,38 @@ fn tools_are_read_only_and_answer_json_as_text_and_structured_content() {
     // list_sessions: the --cwd's sessions first; the picker's query syntax.
     let all = client.call("list_sessions", json!({}));
     assert_eq!(all["isError"], false);
-    assert_eq!(serde_json::from_str::<Value>(text_of(&all)).unwrap(), all["structuredContent"]);
+    assert_eq!(
+        serde_json::from_str::<Value>(text_of(&all)).unwrap(),
+        all["structuredContent"]
+    );
     let sessions = all["structuredContent"]["sessions"].as_array().unwrap();
     assert_eq!(sessions[0]["sessionId"], "beta");
-    for key in ["sessionId", "label", "agent", "createdAt", "updatedAt", "mention"] {
+    for key in [
+        "sessionId",
+        "label",
+        "agent",
+        "createdAt",
+        "updatedAt",
+        "mention",
+    ] {
         assert!(sessions[0].get(key).is_some(), "{key}");
     }
     assert_eq!(sessions[0]["agent"], "hydra");
     let found = client.call("list_sessions", json!({"query": "idemp !beta", "limit": 5}));
-    let found = found["structuredContent"]["sessions"].as_array().unwrap().clone();
+    let found = found["structuredContent"]["sessions"]
+        .as_array()
+        .unwrap()
+        .clone();
     assert_eq!(found.len(), 1);
     assert_eq!(found[0]["label"], "Alpha idempotency keys");
-    let other_cwd = client.call("list_sessions", json!({"cwd": "/w/a", "sort": "created", "limit": 1}));
-    assert_eq!(other_cwd["structuredContent"]["sessions"][0]["sessionId"], "alpha");
+    let other_cwd = client.call(
+        "list_sessions",
+        json!({"cwd": "/w/a", "sort": "created", "limit": 1}),
+    );
+    assert_eq!(
+        other_cwd["structuredContent"]["sessions"][0]["sessionId"],
+        "alpha"
+    );
     let bad = client.call("list_sessions", json!({"sort": "sideways"}));
     assert_eq!(bad["isError"], true);
 
@@ -267,7 +305,10 @@ fn tools_are_read_only_and_answer_json_as_text_and_structured_content() {
     assert_eq!(hits[0]["sessionId"], "beta");
     assert_eq!(hits[0]["hits"][0]["role"], "user");
     assert_eq!(hits[0]["hits"][0]["beforeCompaction"], false);
-    assert!(hits[0]["hits"][0]["snippet"].as_str().unwrap().contains("xylophone"));
+    assert!(hits[0]["hits"][0]["snippet"]
+        .as_str()
+        .unwrap()
+        .contains("xylophone"));
     let bad_regex = client.call("search_sessions", json!({"query": "(", "regex": true}));
     assert_eq!(bad_regex["isError"], true);
 
@@ -275,16 +316,38 @@ fn tools_are_read_only_and_answer_json_as_text_and_structured_content() {
     let expected = preview(dir.path(), "big", 32_768);
     let by_id = client.call("read_session", json!({"session": "big"}));
     assert_eq!(text_of(&by_id), expected["context"].as_str().unwrap());
-    assert_eq!(by_id["structuredContent"], json!({"reference": expected["reference"]}));
+    assert_eq!(
+        by_id["structuredContent"],
+        json!({"reference": expected["reference"]})
+    );
     assert_eq!(by_id["structuredContent"]["reference"]["truncated"], true);
-    let uri = stdout(&common::run(&["uri", "encode", "alpha"], "")).trim().to_owned();
+    let uri = stdout(&common::run(&["uri", "encode", "alpha"], ""))
+        .trim()
+        .to_owned();
     let by_uri = client.call("read_session", json!({"session": uri}));
-    assert_eq!(text_of(&by_uri), preview(dir.path(), "alpha", 32_768)["context"].as_str().unwrap());
+    assert_eq!(
+        text_of(&by_uri),
+        preview(dir.path(), "alpha", 32_768)["context"]
+            .as_str()
+            .unwrap()
+    );
     let mention = sessions.iter().find(|s| s["sessionId"] == "alpha").unwrap()["mention"].clone();
-    let by_mention = client.call("read_session", json!({"session": mention, "max_bytes": 2000}));
-    assert_eq!(text_of(&by_mention), text_of(&by_uri), "a small session is whole at 2000 bytes");
+    let by_mention = client.call(
+        "read_session",
+        json!({"session": mention, "max_bytes": 2000}),
+    );
+    assert_eq!(
+        text_of(&by_mention),
+        text_of(&by_uri),
+        "a small session is whole at 2000 bytes"
+    );
     let small = client.call("read_session", json!({"session": "big", "max_bytes": 5000}));
-    assert_eq!(text_of(&small), preview(dir.path(), "big", 5000)["context"].as_str().unwrap());
+    assert_eq!(
+        text_of(&small),
+        preview(dir.path(), "big", 5000)["context"]
+            .as_str()
+            .unwrap()
+    );
 
     // Unknown or malformed: an error result naming it, not a protocol error.
     let unknown = client.call("read_session", json!({"session": "no-such-session"}));
@@ -292,7 +355,10 @@ fn tools_are_read_only_and_answer_json_as_text_and_structured_content() {
     assert!(text_of(&unknown).contains("no-such-session"), "{unknown}");
     let malformed = client.call("read_session", json!({"session": "hydra-session:%%"}));
     assert_eq!(malformed["isError"], true);
-    let no_tool = client.request("tools/call", json!({"name": "write_session", "arguments": {}}));
+    let no_tool = client.request(
+        "tools/call",
+        json!({"name": "write_session", "arguments": {}}),
+    );
     assert!(no_tool.get("error").is_some());
     assert!(client.close().success());
 }
@@ -319,11 +385,24 @@ fn max_reference_bytes_changes_the_default_budget() {
     store(dir.path());
     let mut client = Client::start(dir.path(), &["--max-reference-bytes", "60000"]);
     let read = client.call("read_session", json!({"session": "big"}));
-    assert_eq!(text_of(&read), preview(dir.path(), "big", 60_000)["context"].as_str().unwrap());
+    assert_eq!(
+        text_of(&read),
+        preview(dir.path(), "big", 60_000)["context"]
+            .as_str()
+            .unwrap()
+    );
     let tools = client.request("tools/list", json!({}));
     let read_tool = &tools["result"]["tools"][2];
-    assert_eq!(read_tool["inputSchema"]["properties"]["max_bytes"]["default"], 60_000);
-    assert!(read_tool["_meta"]["anthropic/maxResultSizeChars"].as_u64().unwrap() > 60_000);
+    assert_eq!(
+        read_tool["inputSchema"]["properties"]["max_bytes"]["default"],
+        60_000
+    );
+    assert!(
+        read_tool["_meta"]["anthropic/maxResultSizeChars"]
+            .as_u64()
+            .unwrap()
+            > 60_000
+    );
     assert!(client.close().success());
 }
 
@@ -345,8 +424,14 @@ fn sessions_are_resources_newest_first_in_pages_read_as_the_snapshot() {
     assert_eq!(page.len(), 100);
     assert_eq!(page[0]["name"], "Session 104", "newest first");
     assert_eq!(page[1]["name"], "Session 103");
-    assert!(page[0]["uri"].as_str().unwrap().starts_with("hydra-session:"));
-    assert!(page[0]["description"].as_str().unwrap().starts_with("hydra · /w · last active 2023-11-"));
+    assert!(page[0]["uri"]
+        .as_str()
+        .unwrap()
+        .starts_with("hydra-session:"));
+    assert!(page[0]["description"]
+        .as_str()
+        .unwrap()
+        .starts_with("hydra · /w · last active 2023-11-"));
     let cursor = first["result"]["nextCursor"].clone();
     let second = client.request("resources/list", json!({"cursor": cursor}));
     let rest = second["result"]["resources"].as_array().unwrap();
@@ -360,10 +445,15 @@ fn sessions_are_resources_newest_first_in_pages_read_as_the_snapshot() {
     assert_eq!(contents["uri"], uri);
     let tool = client.call("read_session", json!({"session": uri}));
     assert_eq!(contents["text"].as_str().unwrap(), text_of(&tool));
-    let unknown_uri = stdout(&common::run(&["uri", "encode", "gone"], "")).trim().to_owned();
+    let unknown_uri = stdout(&common::run(&["uri", "encode", "gone"], ""))
+        .trim()
+        .to_owned();
     let missing = client.request("resources/read", json!({"uri": unknown_uri}));
     assert_eq!(missing["error"]["code"], -32002, "{missing}");
-    assert!(missing["error"]["message"].as_str().unwrap().contains("gone"));
+    assert!(missing["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("gone"));
     assert!(client.close().success());
 }
 
@@ -374,20 +464,48 @@ fn cite_puts_the_best_matchs_mention_and_snapshot_in_one_user_message() {
     let mut client = Client::start(dir.path(), &[]);
     let listed = client.request("prompts/list", json!({}));
     assert_eq!(listed["result"]["prompts"][0]["name"], "cite");
-    assert_eq!(listed["result"]["prompts"][0]["arguments"][0]["name"], "query");
-    let got = client.request("prompts/get", json!({"name": "cite", "arguments": {"query": "idempotency keys"}}));
+    assert_eq!(
+        listed["result"]["prompts"][0]["arguments"][0]["name"],
+        "query"
+    );
+    let got = client.request(
+        "prompts/get",
+        json!({"name": "cite", "arguments": {"query": "idempotency keys"}}),
+    );
     let messages = got["result"]["messages"].as_array().unwrap();
     assert_eq!(messages.len(), 1);
     assert_eq!(messages[0]["role"], "user");
     let text = messages[0]["content"]["text"].as_str().unwrap();
-    let mention = stdout(&common::run(&["mention", "alpha", "--label", "Alpha idempotency keys"], ""));
+    let mention = stdout(&common::run(
+        &["mention", "alpha", "--label", "Alpha idempotency keys"],
+        "",
+    ));
     let snapshot = preview(dir.path(), "alpha", 32_768);
-    assert_eq!(text, format!("{}\n\n{}", mention.trim_end(), snapshot["context"].as_str().unwrap()));
+    assert_eq!(
+        text,
+        format!(
+            "{}\n\n{}",
+            mention.trim_end(),
+            snapshot["context"].as_str().unwrap()
+        )
+    );
     // By what was said, when no title matches.
-    let by_text = client.request("prompts/get", json!({"name": "cite", "arguments": {"query": "xylophone"}}));
-    assert!(by_text["result"]["messages"][0]["content"]["text"].as_str().unwrap().contains("(hydra-session:"));
-    let none = client.request("prompts/get", json!({"name": "cite", "arguments": {"query": "zzzzqqq"}}));
-    assert!(none["error"]["message"].as_str().unwrap().contains("zzzzqqq"));
+    let by_text = client.request(
+        "prompts/get",
+        json!({"name": "cite", "arguments": {"query": "xylophone"}}),
+    );
+    assert!(by_text["result"]["messages"][0]["content"]["text"]
+        .as_str()
+        .unwrap()
+        .contains("(hydra-session:"));
+    let none = client.request(
+        "prompts/get",
+        json!({"name": "cite", "arguments": {"query": "zzzzqqq"}}),
+    );
+    assert!(none["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("zzzzqqq"));
     assert!(client.close().success());
 }
 
@@ -397,7 +515,10 @@ fn a_cancelled_request_stops_and_the_server_goes_on() {
     store(dir.path());
     let mut client = Client::start(dir.path(), &[]);
     client.send(&json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "search_sessions", "arguments": {"query": "answer"}}}));
-    client.notify("notifications/cancelled", json!({"requestId": 9, "reason": "test"}));
+    client.notify(
+        "notifications/cancelled",
+        json!({"requestId": 9, "reason": "test"}),
+    );
     let ping = client.request("ping", json!({}));
     assert!(ping["result"].is_object(), "{ping}");
     assert!(client.close().success());
@@ -426,7 +547,11 @@ fn install_round_trip(agent: &str, project: bool) -> (String, Value) {
     let report = run(&args);
     let file = report
         .lines()
-        .find_map(|l| l.split(" in ").nth(1).filter(|_| l.starts_with("registered")))
+        .find_map(|l| {
+            l.split(" in ")
+                .nth(1)
+                .filter(|_| l.starts_with("registered"))
+        })
         .unwrap_or_else(|| panic!("{report}"))
         .to_owned();
     let text = std::fs::read_to_string(&file).unwrap();
@@ -441,7 +566,10 @@ fn install_round_trip(agent: &str, project: bool) -> (String, Value) {
     let removed = run(&undo);
     assert!(removed.contains("removed"), "{removed}");
     let after = std::fs::read_to_string(&file).unwrap();
-    assert!(!after.contains("session-ref\"") || !after.contains("\"mcp\""), "{after}");
+    assert!(
+        !after.contains("session-ref\"") || !after.contains("\"mcp\""),
+        "{after}"
+    );
     (report, value)
 }
 
@@ -449,7 +577,10 @@ fn install_round_trip(agent: &str, project: bool) -> (String, Value) {
 fn mcp_install_registers_as_each_agents_mcp_add_and_uninstall_removes_it() {
     let exe = common::bin().to_string_lossy().into_owned();
     let (report, claude) = install_round_trip("claude", false);
-    assert_eq!(claude["mcpServers"]["session-ref"], json!({"type": "stdio", "command": exe, "args": ["mcp"], "env": {}}));
+    assert_eq!(
+        claude["mcpServers"]["session-ref"],
+        json!({"type": "stdio", "command": exe, "args": ["mcp"], "env": {}})
+    );
     assert!(report.contains("mcp__session-ref"), "{report}");
     let (_, claude_project) = install_round_trip("claude", true);
     assert_eq!(claude_project["mcpServers"]["session-ref"]["type"], "stdio");
@@ -459,7 +590,10 @@ fn mcp_install_registers_as_each_agents_mcp_add_and_uninstall_removes_it() {
         format!("[mcp_servers.session-ref]\ncommand = \"{exe}\"\nargs = [\"mcp\"]\n")
     );
     let (_, gemini) = install_round_trip("gemini", false);
-    assert_eq!(gemini["mcpServers"]["session-ref"], json!({"command": exe, "args": ["mcp"], "trust": true}));
+    assert_eq!(
+        gemini["mcpServers"]["session-ref"],
+        json!({"command": exe, "args": ["mcp"], "trust": true})
+    );
     let (_, qwen) = install_round_trip("qwen", true);
     assert_eq!(qwen["mcpServers"]["session-ref"]["trust"], true);
     let (_, copilot) = install_round_trip("copilot", false);
@@ -468,7 +602,10 @@ fn mcp_install_registers_as_each_agents_mcp_add_and_uninstall_removes_it() {
         json!({"tools": ["*"], "type": "local", "command": exe, "args": ["mcp"]})
     );
     let (_, opencode) = install_round_trip("opencode", false);
-    assert_eq!(opencode["mcp"]["session-ref"], json!({"type": "local", "command": [exe, "mcp"]}));
+    assert_eq!(
+        opencode["mcp"]["session-ref"],
+        json!({"type": "local", "command": [exe, "mcp"]})
+    );
 }
 
 #[test]
@@ -476,22 +613,52 @@ fn claude_install_pre_approves_the_tools_and_uninstall_takes_only_that_back() {
     let home = tempfile::tempdir().unwrap();
     let settings = home.path().join(".claude").join("settings.json");
     std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
-    std::fs::write(&settings, "{\"permissions\": {\"allow\": [\"Bash(ls)\"]}}\n").unwrap();
+    std::fs::write(
+        &settings,
+        "{\"permissions\": {\"allow\": [\"Bash(ls)\"]}}\n",
+    )
+    .unwrap();
     std::fs::write(home.path().join(".claude.json"), "{\"numStartups\": 3}\n").unwrap();
-    let run = |args: &[&str]| command(home.path()).env("HOME", home.path()).args(args).output().unwrap();
-    assert!(run(&["--max-reference-bytes", "60000", "mcp", "install", "claude"]).status.success());
-    let allowed: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
-    assert_eq!(allowed["permissions"]["allow"], json!(["Bash(ls)", "mcp__session-ref"]));
-    let config: Value = serde_json::from_str(&std::fs::read_to_string(home.path().join(".claude.json")).unwrap()).unwrap();
+    let run = |args: &[&str]| {
+        command(home.path())
+            .env("HOME", home.path())
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    assert!(
+        run(&["--max-reference-bytes", "60000", "mcp", "install", "claude"])
+            .status
+            .success()
+    );
+    let allowed: Value =
+        serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(
+        allowed["permissions"]["allow"],
+        json!(["Bash(ls)", "mcp__session-ref"])
+    );
+    let config: Value =
+        serde_json::from_str(&std::fs::read_to_string(home.path().join(".claude.json")).unwrap())
+            .unwrap();
     assert_eq!(config["numStartups"], 3);
-    assert_eq!(config["mcpServers"]["session-ref"]["args"], json!(["mcp", "--max-reference-bytes", "60000"]));
+    assert_eq!(
+        config["mcpServers"]["session-ref"]["args"],
+        json!(["mcp", "--max-reference-bytes", "60000"])
+    );
     let backups = std::fs::read_dir(home.path()).unwrap().filter(|e| {
-        e.as_ref().unwrap().file_name().to_string_lossy().starts_with(".claude.json.session-ref-backup-")
+        e.as_ref()
+            .unwrap()
+            .file_name()
+            .to_string_lossy()
+            .starts_with(".claude.json.session-ref-backup-")
     });
     assert_eq!(backups.count(), 1);
     assert!(run(&["mcp", "uninstall", "claude"]).status.success());
-    let allowed: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    let allowed: Value =
+        serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
     assert_eq!(allowed["permissions"]["allow"], json!(["Bash(ls)"]));
-    let config: Value = serde_json::from_str(&std::fs::read_to_string(home.path().join(".claude.json")).unwrap()).unwrap();
+    let config: Value =
+        serde_json::from_str(&std::fs::read_to_string(home.path().join(".claude.json")).unwrap())
+            .unwrap();
     assert_eq!(config, json!({"numStartups": 3}));
 }

@@ -46,6 +46,14 @@ pub fn get(
     (name == CITE).then(|| cite(sessions, args, budget, cancel))
 }
 
+/// Whether a title is a cite command (`/cite …`, `/mcp__session-ref__cite …`).
+fn is_cite_command(title: &str) -> bool {
+    title
+        .strip_prefix('/')
+        .and_then(|rest| rest.split_whitespace().next())
+        .is_some_and(|command| command == CITE || command.ends_with("__cite"))
+}
+
 fn cite(
     sessions: &Arc<Sessions>,
     args: &Map<String, Value>,
@@ -60,8 +68,14 @@ fn cite(
         .ok_or_else(|| Error::invalid_config("cite needs a query"))?;
     let listing = sessions.listing();
     let cwd = sessions.source().config.target.cwd.clone();
-    let best = match listing.rank(query, cwd.as_deref(), true).first() {
-        Some(&id) => Some(listing.record(id).id.clone()),
+    // A session titled by a cite command is the one it is being typed in
+    // (an agent titles a session by its first prompt): never the answer.
+    let best = listing
+        .rank(query, cwd.as_deref(), true)
+        .into_iter()
+        .find(|&id| !is_cite_command(&listing.labels[id]));
+    let best = match best {
+        Some(id) => Some(listing.record(id).id.clone()),
         None => {
             let mut search = Map::new();
             search.insert("query".into(), query.into());
@@ -88,4 +102,18 @@ fn cite(
             "content": {"type": "text", "text": format!("{mention}\n\n{text}")}
         }]
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn titles_made_by_a_cite_command_are_recognized() {
+        assert!(is_cite_command("/cite idempotency keys"));
+        assert!(is_cite_command("/mcp__session-ref__cite E2E snapshot"));
+        assert!(!is_cite_command("cite the paper"));
+        assert!(!is_cite_command("/citeable"));
+        assert!(!is_cite_command("/init"));
+    }
 }
