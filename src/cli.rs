@@ -785,10 +785,10 @@ impl Cli {
             } => Command::UriDecode(uri),
             CommandArgs::Hook { action } => hook_command(action)?,
             CommandArgs::Mcp { action, no_index } => {
-                let explicit = match g.max_reference_bytes.as_deref() {
-                    Some(_) => Some(limits.max_reference_bytes),
-                    None => None,
-                };
+                let explicit = g
+                    .max_reference_bytes
+                    .as_deref()
+                    .map(|_| limits.max_reference_bytes);
                 match action {
                     None => Command::Mcp {
                         budget: explicit.unwrap_or(crate::mcp::tools::DEFAULT_BUDGET),

@@ -36,6 +36,9 @@ pub struct Source {
     pub search_index: Option<std::path::PathBuf>,
 }
 
+/// The picker's entries of a listing for a target cwd.
+type Entries = (Option<String>, Arc<Vec<Entry>>);
+
 /// One listing: every session with its label and last activity.
 #[derive(Debug)]
 pub struct Listing {
@@ -48,7 +51,7 @@ pub struct Listing {
     /// When it was loaded.
     pub loaded: Instant,
     /// The picker's entries for one target cwd, made on first use.
-    entries: Mutex<Option<(Option<String>, Arc<Vec<Entry>>)>>,
+    entries: Mutex<Option<Entries>>,
 }
 
 impl Listing {
