@@ -52,8 +52,10 @@ def main():
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--query", default="cache index")
     parser.add_argument("--search", default="xylophone")
-    parser.add_argument("flags", nargs="*")
-    args = parser.parse_args()
+    argv = sys.argv[1:]
+    flags = argv[argv.index("--") + 1:] if "--" in argv else []
+    args = parser.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
+    args.flags = flags
     client = Client([args.binary, *args.flags, "mcp"])
     client.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
                                   "clientInfo": {"name": "bench", "version": "1"}})

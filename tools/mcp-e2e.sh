@@ -180,7 +180,7 @@ def strings(v):
         for x in v: yield from strings(x)
     elif isinstance(v, dict):
         for x in v.values(): yield from strings(x)
-part = [s for s in strings(body) if "<hook_context>" in s]
+part = [s for s in strings(body) if "<hook_context>" in s and "Referenced sessions" in s]
 assert part, "no <hook_context> part"
 ctx = part[-1].split("<hook_context>", 1)[1].rsplit("</hook_context>", 1)[0]
 assert "<" not in ctx and ">" not in ctx, "unescaped angle brackets"

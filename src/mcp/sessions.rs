@@ -24,7 +24,7 @@ use crate::store::{Caches, Catalog, RecordId};
 use crate::tui::rank::{self, Entry, EntryId, Query, Ranker};
 
 /// How long a listing is answered from before a reload is started.
-pub const FRESH_FOR: Duration = Duration::from_secs(3);
+pub const FRESH_FOR: Duration = Duration::from_secs(15);
 
 /// Where the server's sessions come from (the validated global flags).
 #[derive(Debug, Clone)]
