@@ -36,12 +36,13 @@ byte-budgeted snapshot of one (what the user typed and the agent answered) to qu
 continue from. Every session is also a resource under its hydra-session: URI.";
 
 /// Clients that hand the model a tool's structured content instead of its
-/// text when it has one (Claude Code 2.1.332, as `claude-code`):
-/// `read_session` puts the snapshot in their structured content too. Not
-/// for the others: Copilot CLI 1.0.102 and Qwen Code 0.24.4 hand the model
-/// both, so a second copy would count twice against their caps (each saved
-/// a 37 KB result to a file); Codex, Gemini CLI and opencode read the text.
-pub const STRUCTURED_ONLY: [&str; 1] = ["claude-code"];
+/// text when it has one (Claude Code 2.1.332 as `claude-code`, Codex
+/// 0.171.0 as `codex-mcp-client`): `read_session` puts the snapshot in
+/// their structured content too. Not for the others: Copilot CLI 1.0.102
+/// and Qwen Code 0.24.4 hand the model both, so a second copy would count
+/// twice against their caps (each saved a 37 KB result to a file); Gemini
+/// CLI and opencode read the text.
+pub const STRUCTURED_ONLY: [&str; 2] = ["claude-code", "codex-mcp-client"];
 
 /// The server.
 #[derive(Debug, Clone)]
@@ -160,9 +161,9 @@ impl ServerHandler for Server {
             .map(|info| info.client_info.name.clone())
             .unwrap_or_default();
         if snapshot && !answer.is_error && STRUCTURED_ONLY.contains(&client.as_str()) {
-            // Claude Code 2.1.332 hands the model the structured content
-            // alone when there is one: the snapshot goes there too, as
-            // `preview --json`'s whole object.
+            // These hand the model the structured content alone when there
+            // is one: the snapshot goes there too, as `preview --json`'s
+            // whole object.
             answer.structured["context"] = answer.text.clone().into();
         }
         let result: CallToolResult = from_json(json!({
