@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use clap::{Arg, ArgAction, ArgMatches, Args, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 use crate::config::{
-    self, Agent, Command, Config, Destination, InputFormat, InstallRequest, Limits, OutputFormat,
-    PickFormat, PickOptions, PopupSpec, Scope, SortBy, DEFAULT_HOST_CAP,
+    self, Agent, Command, Config, Destination, InputFormat, InstallRequest, Limits, McpAgent,
+    McpRequest, OutputFormat, PickFormat, PickOptions, PopupSpec, Scope, SortBy,
 };
 use crate::error::{Error, Result};
 use session_ref_core::candidates::Target;
@@ -138,15 +138,10 @@ struct GlobalArgs {
         allow_hyphen_values = true
     )]
     candidate_limit: String,
-    /// UTF-8 budget of one session's snapshot (serialized JSON bytes).
-    #[arg(
-        long,
-        value_name = "BYTES",
-        global = true,
-        default_value = "65536",
-        allow_hyphen_values = true
-    )]
-    max_reference_bytes: String,
+    /// UTF-8 budget of one session's snapshot (serialized JSON bytes)
+    /// [default: 65536; `mcp`: 32768, what every agent keeps whole].
+    #[arg(long, value_name = "BYTES", global = true, allow_hyphen_values = true)]
+    max_reference_bytes: Option<String>,
     /// Report files that are not sessions, and other details, on stderr.
     #[arg(long, short, global = true)]
     verbose: bool,
@@ -245,7 +240,8 @@ enum CommandArgs {
         #[command(subcommand)]
         action: UriAction,
     },
-    /// Resolve mentions typed into Claude Code or Codex, as their prompt-submit hook.
+    /// Resolve mentions typed into an agent, as its prompt-submit hook
+    /// (Claude Code, Codex, Gemini CLI, Copilot CLI, Qwen Code).
     Hook {
         #[command(subcommand)]
         action: HookAction,
@@ -255,6 +251,16 @@ enum CommandArgs {
     Remote {
         #[command(subcommand)]
         action: RemoteAction,
+    },
+    /// Serve MCP on stdin/stdout (tools list_sessions, search_sessions,
+    /// read_session; every session as a resource; the prompt `cite`), or
+    /// register that server with an agent.
+    Mcp {
+        #[command(subcommand)]
+        action: Option<McpAction>,
+        /// Search the logs only: neither use nor update the search index.
+        #[arg(long)]
+        no_index: bool,
     },
     /// Print a shell completion script (e.g. `session-ref completions bash
     /// > ~/.local/share/bash-completion/completions/session-ref`).
@@ -272,6 +278,12 @@ enum HookAction {
     Claude(HookRunArgs),
     /// Answer Codex's UserPromptSubmit hook (its JSON on stdin).
     Codex(HookRunArgs),
+    /// Answer Gemini CLI's BeforeAgent hook (its JSON on stdin).
+    Gemini(HookRunArgs),
+    /// Answer Copilot CLI's userPromptSubmitted hook (its JSON on stdin).
+    Copilot(HookRunArgs),
+    /// Answer Qwen Code's UserPromptSubmit hook (its JSON on stdin).
+    Qwen(HookRunArgs),
     /// Register the hook in the agent's settings (backed up first).
     Install(HookInstallArgs),
     /// Remove what `hook install` added.
@@ -280,8 +292,9 @@ enum HookAction {
 
 #[derive(Debug, Args)]
 struct HookRunArgs {
-    /// Most the whole added context may take, in the host's unit (Claude:
-    /// characters, Codex: bytes) [default: 10000, what the host keeps whole].
+    /// Most the whole added context may take, in the host's unit (Claude
+    /// Code, Qwen Code: characters; Codex, Gemini CLI, Copilot CLI: bytes)
+    /// [default: 10000; Gemini CLI and Copilot CLI: 65536].
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     budget: Option<String>,
 }
@@ -320,6 +333,12 @@ enum AgentArg {
     Claude,
     /// Codex CLI.
     Codex,
+    /// Gemini CLI.
+    Gemini,
+    /// GitHub Copilot CLI.
+    Copilot,
+    /// Qwen Code.
+    Qwen,
 }
 
 impl From<AgentArg> for Agent {
@@ -327,6 +346,58 @@ impl From<AgentArg> for Agent {
         match agent {
             AgentArg::Claude => Agent::Claude,
             AgentArg::Codex => Agent::Codex,
+            AgentArg::Gemini => Agent::Gemini,
+            AgentArg::Copilot => Agent::Copilot,
+            AgentArg::Qwen => Agent::Qwen,
+        }
+    }
+}
+
+#[derive(Debug, Subcommand)]
+enum McpAction {
+    /// Register `session-ref mcp` with an agent, as its own `mcp add` does
+    /// (backed up first; read-only tools pre-approved where it asks).
+    Install(McpInstallArgs),
+    /// Remove what `mcp install` added.
+    Uninstall(McpInstallArgs),
+}
+
+#[derive(Debug, Args)]
+struct McpInstallArgs {
+    /// The agent.
+    #[arg(value_enum)]
+    agent: McpAgentArg,
+    /// The current project's settings instead of the user's.
+    #[arg(long)]
+    project: bool,
+}
+
+/// An agent `mcp install` registers the server with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum McpAgentArg {
+    /// Claude Code.
+    Claude,
+    /// Codex CLI.
+    Codex,
+    /// Gemini CLI.
+    Gemini,
+    /// opencode.
+    Opencode,
+    /// GitHub Copilot CLI.
+    Copilot,
+    /// Qwen Code.
+    Qwen,
+}
+
+impl From<McpAgentArg> for McpAgent {
+    fn from(agent: McpAgentArg) -> McpAgent {
+        match agent {
+            McpAgentArg::Claude => McpAgent::Claude,
+            McpAgentArg::Codex => McpAgent::Codex,
+            McpAgentArg::Gemini => McpAgent::Gemini,
+            McpAgentArg::Opencode => McpAgent::Opencode,
+            McpAgentArg::Copilot => McpAgent::Copilot,
+            McpAgentArg::Qwen => McpAgent::Qwen,
         }
     }
 }
@@ -565,7 +636,7 @@ impl Cli {
         let limits = Limits::from_flags(
             Some(&g.max_references),
             Some(&g.candidate_limit),
-            Some(&g.max_reference_bytes),
+            g.max_reference_bytes.as_deref(),
         )?;
         let explicit = g.stores.roots;
         let roots_explicit = !explicit.is_empty();
@@ -671,6 +742,32 @@ impl Cli {
                     session_ref_stores::search::index::default_dir(&env, home)
                 },
             },
+            CommandArgs::Mcp { action, no_index } => {
+                let explicit = g
+                    .max_reference_bytes
+                    .as_deref()
+                    .map(|_| limits.max_reference_bytes);
+                match action {
+                    None => Command::Mcp {
+                        budget: explicit.unwrap_or(crate::mcp::tools::DEFAULT_BUDGET),
+                        search_index: if no_index {
+                            None
+                        } else {
+                            session_ref_stores::search::index::default_dir(&env, home)
+                        },
+                    },
+                    Some(McpAction::Install(args)) => Command::McpInstall(McpRequest {
+                        agent: args.agent.into(),
+                        scope: scope(args.project),
+                        budget: explicit,
+                    }),
+                    Some(McpAction::Uninstall(args)) => Command::McpUninstall(McpRequest {
+                        agent: args.agent.into(),
+                        scope: scope(args.project),
+                        budget: None,
+                    }),
+                }
+            }
             CommandArgs::Completions { shell } => {
                 let mut script = Vec::new();
                 clap_complete::generate(
@@ -755,12 +852,15 @@ fn hook_command(action: HookAction) -> Result<Command> {
         .transpose()
     };
     let run = |agent: Agent, args: HookRunArgs| -> Result<Command> {
-        let budget = parse_budget(args.budget)?.unwrap_or(DEFAULT_HOST_CAP);
+        let budget = parse_budget(args.budget)?.unwrap_or(crate::hook::default_cap(agent));
         Ok(Command::Hook { agent, budget })
     };
     Ok(match action {
         HookAction::Claude(args) => run(Agent::Claude, args)?,
         HookAction::Codex(args) => run(Agent::Codex, args)?,
+        HookAction::Gemini(args) => run(Agent::Gemini, args)?,
+        HookAction::Copilot(args) => run(Agent::Copilot, args)?,
+        HookAction::Qwen(args) => run(Agent::Qwen, args)?,
         HookAction::Install(args) => Command::HookInstall(InstallRequest {
             agent: args.agent.into(),
             scope: scope(args.project),

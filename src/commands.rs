@@ -181,6 +181,9 @@ pub fn run(config: &Config, stdin: Option<String>) -> Result<String> {
         Command::Hook { .. } | Command::HookInstall(_) | Command::HookUninstall(_) => Err(
             Error::internal("hook commands are run by hook::run_command"),
         ),
+        Command::Mcp { .. } | Command::McpInstall(_) | Command::McpUninstall(_) => {
+            Err(Error::internal("mcp commands are run by mcp::run_command"))
+        }
         Command::Search { .. } => Err(Error::internal(
             "search streams its output: run it with search_streaming",
         )),
@@ -291,6 +294,9 @@ fn run_with_engine(config: &Config, engine: &Engine, stdin: Option<String>) -> R
         | Command::Hook { .. }
         | Command::HookInstall(_)
         | Command::HookUninstall(_)
+        | Command::Mcp { .. }
+        | Command::McpInstall(_)
+        | Command::McpUninstall(_)
         | Command::Search { .. }
         | Command::Completions(_)
         | Command::RemoteCheck(_)

@@ -243,6 +243,17 @@ pub enum Command {
         /// Cap of the whole added context, in the host's unit.
         budget: usize,
     },
+    /// `mcp`: serve MCP on stdio.
+    Mcp {
+        /// `read_session`'s default budget: `--max-reference-bytes`, else 32768.
+        budget: usize,
+        /// The search index directory; `None` reads the logs only.
+        search_index: Option<PathBuf>,
+    },
+    /// `mcp install`.
+    McpInstall(McpRequest),
+    /// `mcp uninstall`.
+    McpUninstall(McpRequest),
     /// `hook install`.
     HookInstall(InstallRequest),
     /// `hook uninstall`.
@@ -291,6 +302,12 @@ pub enum Agent {
     Claude,
     /// Codex CLI.
     Codex,
+    /// Gemini CLI.
+    Gemini,
+    /// GitHub Copilot CLI.
+    Copilot,
+    /// Qwen Code.
+    Qwen,
 }
 
 impl Agent {
@@ -299,8 +316,53 @@ impl Agent {
         match self {
             Agent::Claude => "claude",
             Agent::Codex => "codex",
+            Agent::Gemini => "gemini",
+            Agent::Copilot => "copilot",
+            Agent::Qwen => "qwen",
         }
     }
+}
+
+/// An agent `mcp install` registers the server with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum McpAgent {
+    /// Claude Code.
+    Claude,
+    /// Codex CLI.
+    Codex,
+    /// Gemini CLI.
+    Gemini,
+    /// opencode.
+    Opencode,
+    /// GitHub Copilot CLI.
+    Copilot,
+    /// Qwen Code.
+    Qwen,
+}
+
+impl McpAgent {
+    /// The agent's name on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            McpAgent::Claude => "claude",
+            McpAgent::Codex => "codex",
+            McpAgent::Gemini => "gemini",
+            McpAgent::Opencode => "opencode",
+            McpAgent::Copilot => "copilot",
+            McpAgent::Qwen => "qwen",
+        }
+    }
+}
+
+/// What `mcp install` or `mcp uninstall` should do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct McpRequest {
+    /// For which agent.
+    pub agent: McpAgent,
+    /// User or project settings.
+    pub scope: Scope,
+    /// `--max-reference-bytes` to register with the server, when given.
+    pub budget: Option<usize>,
 }
 
 /// Where the hook is registered.

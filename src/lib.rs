@@ -5,7 +5,8 @@
 //! `session_ref_core` crate; `session_ref_stores` reads native, Claude
 //! Code, Codex and Gemini CLI sessions into one model; [`engine`] applies the core to the stores; [`cli`], [`commands`] and
 //! [`output`] make the command line; `tui` is the interactive picker;
-//! [`hook`] answers Claude Code's and Codex's prompt-submit hooks.
+//! [`hook`] answers the agents' prompt-submit hooks; [`mcp`] is the MCP
+//! server and its registration with the agents.
 
 #![warn(missing_docs)]
 
@@ -17,6 +18,7 @@ pub mod draft;
 pub mod engine;
 pub mod error;
 pub mod hook;
+pub mod mcp;
 pub mod output;
 pub mod remote;
 pub mod search;

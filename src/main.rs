@@ -54,6 +54,9 @@ fn main() -> ExitCode {
     if let Some(code) = session_ref::hook::run_command(&config) {
         return code;
     }
+    if let Some(code) = session_ref::mcp::run_command(&config) {
+        return code;
+    }
     if let Command::Pick(options) = &config.command {
         return pick(&config, options);
     }

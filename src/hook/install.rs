@@ -1,7 +1,10 @@
 //! `hook install` / `hook uninstall`: registering the hook in an agent's
 //! settings without disturbing anything else there.
 //!
-//! Claude Code reads hooks from `settings.json`; Codex from `hooks.json` and
+//! Claude Code, Qwen Code (`UserPromptSubmit`) and Gemini CLI
+//! (`BeforeAgent`) read hooks from `settings.json`; Copilot CLI from files
+//! of its `hooks/` folder, where install writes one of its own; Codex from
+//! `hooks.json` and
 //! runs one only when `config.toml` records its trust hash under
 //! `[hooks.state."<hooks.json>:user_prompt_submit:<group>:<handler>"]`.
 //! The hash is SHA-256 over the handler in Codex's normalized form (sorted
@@ -18,7 +21,7 @@ use sha2::{Digest, Sha256};
 
 pub use crate::config::Scope;
 use crate::error::{Error, Result};
-use crate::hook::protocol::{Agent, PROMPT_SUBMIT};
+use crate::hook::protocol::Agent;
 
 /// The files one installation touches.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,6 +59,34 @@ impl Targets {
                 hooks_file: cwd.join(".claude").join("settings.json"),
                 codex_config: None,
             },
+            (Agent::Gemini, Scope::User) => Targets {
+                hooks_file: match env("GEMINI_CLI_HOME").filter(|v| !v.is_empty()) {
+                    Some(dir) => cwd.join(dir).join(".gemini"),
+                    None => dir_of("GEMINI_CLI_HOME", ".gemini")?,
+                }
+                .join("settings.json"),
+                codex_config: None,
+            },
+            (Agent::Gemini, Scope::Project) => Targets {
+                hooks_file: cwd.join(".gemini").join("settings.json"),
+                codex_config: None,
+            },
+            (Agent::Qwen, Scope::User) => Targets {
+                hooks_file: dir_of("QWEN_HOME", ".qwen")?.join("settings.json"),
+                codex_config: None,
+            },
+            (Agent::Qwen, Scope::Project) => Targets {
+                hooks_file: cwd.join(".qwen").join("settings.json"),
+                codex_config: None,
+            },
+            (Agent::Copilot, scope) => Targets {
+                hooks_file: match scope {
+                    Scope::User => dir_of("COPILOT_HOME", ".copilot")?.join("hooks"),
+                    Scope::Project => cwd.join(".github").join("hooks"),
+                }
+                .join(COPILOT_HOOK_FILE),
+                codex_config: None,
+            },
             (Agent::Codex, scope) => {
                 let codex_home = dir_of("CODEX_HOME", ".codex")?;
                 let hooks_dir = match scope {
@@ -85,14 +116,35 @@ pub fn hook_command(exe: &Path, agent: Agent, budget: Option<usize>) -> String {
     command
 }
 
+/// The file of its own install writes into Copilot CLI's `hooks/` folder.
+pub const COPILOT_HOOK_FILE: &str = "session-ref.json";
+
 /// The handler install writes. With a budget, a Codex handler also raises
 /// Codex's cap, `additionalContextLimit`, counted in tokens of 4 bytes.
+/// Gemini CLI's is named (its `/hooks` list shows the name); Copilot CLI's
+/// runs `bash` and has its own timeout field.
 pub fn desired_handler(exe: &Path, agent: Agent, budget: Option<usize>) -> Value {
-    let mut handler = handler(&hook_command(exe, agent, budget));
-    if let (Agent::Codex, Some(budget)) = (agent, budget) {
-        handler["additionalContextLimit"] = budget.div_ceil(4).into();
+    let command = hook_command(exe, agent, budget);
+    let mut handler = handler(&command);
+    match (agent, budget) {
+        (Agent::Codex, Some(budget)) => {
+            handler["additionalContextLimit"] = budget.div_ceil(4).into();
+        }
+        (Agent::Gemini, _) => handler["name"] = "session-ref".into(),
+        (Agent::Copilot, _) => {
+            handler = json!({"type": "command", "bash": command, "timeoutSec": 30});
+        }
+        _ => {}
     }
     handler
+}
+
+/// Copilot CLI's hooks file holding `handler` alone.
+pub fn copilot_hooks_file(handler: &Value) -> String {
+    let value = json!({"version": 1, "hooks": {Agent::Copilot.event(): [handler]}});
+    let mut text = serde_json::to_string_pretty(&value).expect("JSON serializes");
+    text.push('\n');
+    text
 }
 
 fn shell_quote(word: &str) -> String {
@@ -113,7 +165,8 @@ pub fn is_ours(handler: &Value, agent: Agent) -> bool {
     if handler.get("type").and_then(Value::as_str) != Some("command") {
         return false;
     }
-    let Some(command) = handler.get("command").and_then(Value::as_str) else {
+    let command = handler.get("command").or_else(|| handler.get("bash"));
+    let Some(command) = command.and_then(Value::as_str) else {
         return false;
     };
     // `PROGRAM hook AGENT`, then nothing or options.
@@ -135,8 +188,11 @@ fn handler(command: &str) -> Value {
 }
 
 /// The snippet `--print` shows and install merges.
-pub fn snippet(handler: &Value) -> Value {
-    json!({"hooks": {PROMPT_SUBMIT: [{"hooks": [handler]}]}})
+pub fn snippet(agent: Agent, handler: &Value) -> Value {
+    if agent == Agent::Copilot {
+        return json!({"version": 1, "hooks": {agent.event(): [handler]}});
+    }
+    json!({"hooks": {agent.event(): [{"hooks": [handler]}]}})
 }
 
 /// The position of a handler: group index, handler index.
@@ -159,9 +215,8 @@ fn malformed(path: &Path, why: impl std::fmt::Display) -> Error {
 }
 
 /// Parse a JSON settings text (absent or blank = `{}`), refusing anything
-/// but an object whose `hooks` and `hooks.UserPromptSubmit` have the
-/// expected shapes.
-fn parse_settings(path: &Path, text: Option<&str>) -> Result<Map<String, Value>> {
+/// but an object whose `hooks` and `hooks.EVENT` have the expected shapes.
+fn parse_settings(path: &Path, text: Option<&str>, event: &str) -> Result<Map<String, Value>> {
     let value: Value = match text {
         Some(text) if !text.trim().is_empty() => {
             serde_json::from_str(text).map_err(|e| malformed(path, e))?
@@ -175,18 +230,18 @@ fn parse_settings(path: &Path, text: Option<&str>) -> Result<Map<String, Value>>
         let Some(hooks) = hooks.as_object() else {
             return Err(malformed(path, "\"hooks\" is not an object"));
         };
-        if let Some(groups) = hooks.get(PROMPT_SUBMIT) {
+        if let Some(groups) = hooks.get(event) {
             let Some(groups) = groups.as_array() else {
                 return Err(malformed(
                     path,
-                    "\"hooks.UserPromptSubmit\" is not an array",
+                    format!("\"hooks.{event}\" is not an array"),
                 ));
             };
             for group in groups {
                 if !group.get("hooks").is_none_or(Value::is_array) {
                     return Err(malformed(
                         path,
-                        "a \"hooks.UserPromptSubmit\" group's \"hooks\" is not an array",
+                        format!("a \"hooks.{event}\" group's \"hooks\" is not an array"),
                     ));
                 }
             }
@@ -204,7 +259,7 @@ fn render_settings(root: Map<String, Value>) -> String {
 
 /// Find our handler in parsed settings.
 fn find_ours(root: &Map<String, Value>, agent: Agent) -> Option<Position> {
-    let groups = root.get("hooks")?.get(PROMPT_SUBMIT)?.as_array()?;
+    let groups = root.get("hooks")?.get(agent.event())?.as_array()?;
     groups.iter().enumerate().find_map(|(g, group)| {
         let handlers = group.get("hooks")?.as_array()?;
         handlers
@@ -217,9 +272,9 @@ fn find_ours(root: &Map<String, Value>, agent: Agent) -> Option<Position> {
 /// Add `desired` to a settings text. One of ours already there is kept when
 /// it is the same, else replaced in place.
 pub fn merge(path: &Path, text: Option<&str>, agent: Agent, desired: &Value) -> Result<Edited> {
-    let mut root = parse_settings(path, text)?;
+    let mut root = parse_settings(path, text, agent.event())?;
     if let Some((g, h)) = find_ours(&root, agent) {
-        let current = &mut root["hooks"][PROMPT_SUBMIT][g]["hooks"][h];
+        let current = &mut root["hooks"][agent.event()][g]["hooks"][h];
         if current == desired {
             return Ok(Edited {
                 text: None,
@@ -238,7 +293,7 @@ pub fn merge(path: &Path, text: Option<&str>, agent: Agent, desired: &Value) -> 
         .as_object_mut()
         .expect("checked to be an object");
     let groups = hooks
-        .entry(PROMPT_SUBMIT)
+        .entry(agent.event())
         .or_insert_with(|| Value::Array(Vec::new()))
         .as_array_mut()
         .expect("checked to be an array");
@@ -253,7 +308,7 @@ pub fn merge(path: &Path, text: Option<&str>, agent: Agent, desired: &Value) -> 
 /// Remove our handlers from a settings text, and the groups, event list and
 /// `hooks` object that this leaves empty.
 pub fn remove(path: &Path, text: &str, agent: Agent) -> Result<Edited> {
-    let mut root = parse_settings(path, Some(text))?;
+    let mut root = parse_settings(path, Some(text), agent.event())?;
     if find_ours(&root, agent).is_none() {
         return Ok(Edited {
             text: None,
@@ -265,7 +320,7 @@ pub fn remove(path: &Path, text: &str, agent: Agent) -> Result<Edited> {
         .and_then(Value::as_object_mut)
         .expect("ours was found");
     let groups = hooks
-        .get_mut(PROMPT_SUBMIT)
+        .get_mut(agent.event())
         .and_then(Value::as_array_mut)
         .expect("ours was found");
     groups.retain_mut(|group| {
@@ -281,7 +336,7 @@ pub fn remove(path: &Path, text: &str, agent: Agent) -> Result<Edited> {
         !(emptied && only_hooks)
     });
     if groups.is_empty() {
-        hooks.remove(PROMPT_SUBMIT);
+        hooks.remove(agent.event());
     }
     if hooks.is_empty() {
         root.remove("hooks");

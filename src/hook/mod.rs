@@ -1,5 +1,7 @@
-//! `session-ref hook claude|codex`: resolve mentions typed into a running
-//! Claude Code or Codex session, at the moment the prompt is submitted.
+//! `session-ref hook claude|codex|gemini|copilot|qwen`: resolve mentions
+//! typed into a running agent session, at the moment the prompt is
+//! submitted (Claude Code, Codex and Qwen Code `UserPromptSubmit`, Gemini
+//! CLI `BeforeAgent`, Copilot CLI `userPromptSubmitted`).
 //!
 //! The agent runs the hook with its `UserPromptSubmit` JSON on stdin. A
 //! prompt without a mention is answered from its text alone, before any
@@ -35,11 +37,93 @@ use session_ref_core::mention;
 use session_ref_core::prepare::normalize_references;
 use session_ref_stores::{Caches, Catalog, StoreRoots};
 
+/// `hook install` for Copilot CLI: its hooks file of our own, written whole.
+fn install_copilot(targets: &Targets, desired: &serde_json::Value) -> Result<String> {
+    let file = &targets.hooks_file;
+    let before = install::read(file)?;
+    let after = install::copilot_hooks_file(desired);
+    if before.as_deref() == Some(after.as_str()) {
+        return Ok(format!(
+            "{} already has the hook; left unchanged\n",
+            file.display()
+        ));
+    }
+    if let Some(text) = &before {
+        let ours = serde_json::from_str::<serde_json::Value>(text)
+            .ok()
+            .and_then(|v| v["hooks"][Agent::Copilot.event()].as_array().cloned())
+            .is_some_and(|handlers| handlers.iter().all(|h| install::is_ours(h, Agent::Copilot)));
+        if !ours {
+            return Err(Error::invalid_config(format!(
+                "{} holds hooks session-ref did not write; it was left untouched",
+                file.display()
+            )));
+        }
+    }
+    let mut report = format!("set the hook in {}\n", file.display());
+    for backup in install::apply(&[install::Write {
+        path: file.clone(),
+        before,
+        after,
+    }])? {
+        report.push_str(&format!("backup: {}\n", backup.display()));
+    }
+    Ok(report)
+}
+
+/// `hook uninstall` for Copilot CLI: its hooks file of our own, removed
+/// when it holds only our hook (a backup is kept).
+fn uninstall_copilot(targets: &Targets) -> Result<String> {
+    let file = &targets.hooks_file;
+    let Some(text) = install::read(file)? else {
+        return Ok(format!("{} does not exist\n", file.display()));
+    };
+    let handlers = serde_json::from_str::<serde_json::Value>(&text)
+        .ok()
+        .and_then(|v| v["hooks"][Agent::Copilot.event()].as_array().cloned())
+        .unwrap_or_default();
+    if handlers.is_empty() || !handlers.iter().all(|h| install::is_ours(h, Agent::Copilot)) {
+        return Ok(format!(
+            "{} has no session-ref hook of its own; left unchanged\n",
+            file.display()
+        ));
+    }
+    let backup = file.with_file_name(format!(
+        "{}.session-ref-backup-{}",
+        install::COPILOT_HOOK_FILE,
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs())
+    ));
+    let failed =
+        |e: std::io::Error| Error::invalid_config(format!("cannot remove {}: {e}", file.display()));
+    std::fs::write(&backup, &text).map_err(failed)?;
+    std::fs::remove_file(file).map_err(failed)?;
+    Ok(format!(
+        "removed {}\nbackup: {}\n",
+        file.display(),
+        backup.display()
+    ))
+}
+
+/// The cap for hosts that keep added context whole however long: Gemini
+/// CLI 0.61 passed 200,000 characters whole, and Copilot CLI 1.0.102 has
+/// no documented limit; three snapshots of the default 64 KiB fit.
+pub const UNCAPPED_HOST_CAP: usize = 200_000;
+
+/// The default `--budget` of a hook for `agent`.
+pub fn default_cap(agent: Agent) -> usize {
+    match agent {
+        Agent::Claude | Agent::Codex | Agent::Qwen => DEFAULT_HOST_CAP,
+        Agent::Gemini | Agent::Copilot => UNCAPPED_HOST_CAP,
+    }
+}
+
 /// How each host measures added context.
 pub fn measure(agent: Agent) -> Measure {
     match agent {
-        Agent::Claude => Measure::Utf16Units,
-        Agent::Codex => Measure::Utf8Bytes,
+        Agent::Claude | Agent::Qwen => Measure::Utf16Units,
+        Agent::Codex | Agent::Gemini | Agent::Copilot => Measure::Utf8Bytes,
     }
 }
 
@@ -75,7 +159,7 @@ pub struct HookRun {
 
 /// Answer one hook invocation.
 pub fn answer(context: &HookContext, stdin: &str) -> HookRun {
-    let input = match HookInput::parse(stdin) {
+    let input = match HookInput::parse_for(context.agent, stdin) {
         Ok(input) => input,
         Err(e) => return blocked(context, None, &e),
     };
@@ -91,7 +175,7 @@ pub fn answer(context: &HookContext, stdin: &str) -> HookRun {
 /// The context for a prompt, or `Pass` when it cites nothing.
 fn resolve(context: &HookContext, input: &HookInput) -> Result<Answer> {
     // The fast path: decided from the prompt's text alone.
-    if input.hook_event_name != PROMPT_SUBMIT || mention::scan(&input.prompt).is_empty() {
+    if input.hook_event_name != context.agent.event() || mention::scan(&input.prompt).is_empty() {
         return Ok(Answer::Pass);
     }
     let parsed = mention::parse_text(&input.prompt)?;
@@ -144,12 +228,14 @@ fn resolve(context: &HookContext, input: &HookInput) -> Result<Answer> {
 
 /// Stop the prompt. Claude Code shows the reason with the prompt; Codex's
 /// terminal view shows the reason and a `systemMessage`, `codex exec` shows
-/// neither, so for Codex the prompt is kept in a draft file named there.
+/// neither, and the other agents do not give the prompt back either, so for
+/// every agent but Claude Code the prompt is kept in a draft file named
+/// there.
 fn blocked(context: &HookContext, input: Option<&HookInput>, error: &Error) -> HookRun {
     let reason = format!("session-ref: {}: {}", error.code, error.message);
     let notice = match (context.agent, input) {
-        (Agent::Codex, Some(input)) => Some(keep_draft(context, input, &reason)),
-        _ => None,
+        (Agent::Claude, _) | (_, None) => None,
+        (_, Some(input)) => Some(keep_draft(context, input, &reason)),
     };
     HookRun {
         answer: Answer::Block {
@@ -201,6 +287,9 @@ pub fn install(request: InstallRequest, env: &InstallEnv<'_>) -> Result<String> 
     let hooks_file = &targets.hooks_file;
     if request.print {
         return Ok(print_snippet(agent, &targets, &desired));
+    }
+    if agent == Agent::Copilot {
+        return install_copilot(&targets, &desired);
     }
     let before = install::read(hooks_file)?;
     let edited = install::merge(hooks_file, before.as_deref(), agent, &desired)?;
@@ -293,7 +382,7 @@ fn installed_handler(text: Option<&str>, (g, h): install::Position) -> Option<se
 
 fn print_snippet(agent: Agent, targets: &Targets, handler: &serde_json::Value) -> String {
     let snippet =
-        serde_json::to_string_pretty(&install::snippet(handler)).expect("JSON serializes");
+        serde_json::to_string_pretty(&install::snippet(agent, handler)).expect("JSON serializes");
     let mut out = format!("# merge into {}\n{snippet}\n", targets.hooks_file.display());
     if let (Agent::Codex, Some(config)) = (agent, &targets.codex_config) {
         out.push_str(&format!(
@@ -311,6 +400,9 @@ fn print_snippet(agent: Agent, targets: &Targets, handler: &serde_json::Value) -
 pub fn uninstall(request: InstallRequest, env: &InstallEnv<'_>) -> Result<String> {
     let agent = request.agent;
     let targets = Targets::locate(agent, request.scope, env.env, env.home, env.cwd)?;
+    if agent == Agent::Copilot {
+        return uninstall_copilot(&targets);
+    }
     let hooks_file = &targets.hooks_file;
     let mut writes = Vec::new();
     let mut report = String::new();
@@ -374,7 +466,7 @@ fn handlers_of(text: &str, agent: Agent) -> Vec<serde_json::Value> {
     };
     let groups = value
         .get("hooks")
-        .and_then(|h| h.get(PROMPT_SUBMIT))
+        .and_then(|h| h.get(agent.event()))
         .and_then(serde_json::Value::as_array);
     groups
         .into_iter()
@@ -410,7 +502,7 @@ pub fn run_command(config: &Config) -> Option<ExitCode> {
             if let Some(error) = &run.error {
                 eprintln!("{error}");
             }
-            Ok(run.answer.to_stdout())
+            Ok(run.answer.to_stdout_for(*agent))
         }
         Command::HookInstall(request) | Command::HookUninstall(request) => {
             let cwd = std::env::current_dir().unwrap_or_default();

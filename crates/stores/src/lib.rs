@@ -905,6 +905,11 @@ impl Catalog {
         self.first.get(session_id).map(|&i| &self.records[i])
     }
 
+    /// The id of [`Catalog::find`]'s record.
+    pub fn find_id(&self, session_id: &str) -> Option<RecordId> {
+        self.first.get(session_id).copied()
+    }
+
     /// The record whose title labels record `id`: the first record in
     /// record order sharing its session id (itself, unless ids repeat).
     pub fn label_source(&self, id: RecordId) -> RecordId {

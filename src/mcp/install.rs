@@ -1,0 +1,630 @@
+//! `mcp install|uninstall AGENT [--project]`: register `session-ref mcp`
+//! exactly where and as each agent's own `mcp add` writes it, checked by
+//! running each `mcp add` into a scratch home and comparing:
+//!
+//! | agent | file (user / `--project`) | entry |
+//! |---|---|---|
+//! | Claude Code 2.1.332 (`claude mcp add --scope user`) | `~/.claude.json` (`$CLAUDE_CONFIG_DIR/.claude.json`) / `./.mcp.json` | `mcpServers.session-ref {type:"stdio", command, args, env:{}}` |
+//! | Codex CLI 0.171.0 | `$CODEX_HOME/config.toml` / `./.codex/config.toml` | `[mcp_servers.session-ref] command, args` |
+//! | Gemini CLI 0.61.0 (`--trust`) | `~/.gemini/settings.json` / `./.gemini/settings.json` | `mcpServers.session-ref {command, args, trust:true}` |
+//! | Qwen Code 0.24.4 (`--trust`) | `~/.qwen/settings.json` / `./.qwen/settings.json` | the same |
+//! | Copilot CLI 1.0.102 | `~/.copilot/mcp-config.json` / `./.mcp.json` | `mcpServers.session-ref {tools:["*"], type:"local", command, args}` |
+//! | opencode 1.18.33 | `~/.config/opencode/opencode.json` / `./opencode.json` | `mcp.session-ref {type:"local", command:[…]}` |
+//!
+//! The tools are read-only; where an agent would still ask before running
+//! them, install pre-approves them: Claude Code's `permissions.allow` gets
+//! `mcp__session-ref` (in `settings.json` of the same scope), Gemini CLI
+//! and Qwen Code get `trust: true`. Codex runs tools annotated
+//! `readOnlyHint` unasked; Copilot's `tools: ["*"]` enables them all.
+//!
+//! Files are read and checked before any is written, backed up, replaced
+//! whole (through [`crate::hook::install::apply`]); an entry named
+//! `session-ref` that runs another program is left alone with an error.
+//! Uninstall removes our entry and our permission only.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Map, Value};
+
+use crate::error::{Error, Result};
+use crate::hook::install::{apply, read, Scope, Write};
+use crate::hook::InstallEnv;
+
+/// The name the server is registered under.
+pub const NAME: &str = "session-ref";
+
+/// Claude Code's permission rule for every tool of the server.
+pub const CLAUDE_PERMISSION: &str = "mcp__session-ref";
+
+pub use crate::config::{McpAgent, McpRequest};
+
+/// Where an agent keeps its servers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Place {
+    /// The settings file.
+    pub file: PathBuf,
+    /// The key of the servers' object in it (`mcpServers`, `mcp`).
+    pub key: &'static str,
+    /// Claude Code's `settings.json` of the same scope (permissions).
+    pub permissions: Option<PathBuf>,
+}
+
+/// The files of `agent` and `scope`.
+pub fn locate(agent: McpAgent, scope: Scope, env: &InstallEnv<'_>) -> Result<Place> {
+    let dir_of = |var: &str, fallback: &str| -> Result<PathBuf> {
+        match (env.env)(var).filter(|v| !v.is_empty()) {
+            Some(dir) => Ok(env.cwd.join(dir)),
+            None => env
+                .home
+                .map(|h| h.join(fallback))
+                .ok_or_else(|| Error::invalid_config(format!("neither ${var} nor $HOME is set"))),
+        }
+    };
+    let home = || {
+        env.home
+            .map(Path::to_path_buf)
+            .ok_or_else(|| Error::invalid_config("$HOME is not set"))
+    };
+    let project = scope == Scope::Project;
+    let cwd = env.cwd;
+    let servers = |file: PathBuf| Place {
+        file,
+        key: "mcpServers",
+        permissions: None,
+    };
+    Ok(match agent {
+        McpAgent::Claude if project => Place {
+            file: cwd.join(".mcp.json"),
+            key: "mcpServers",
+            permissions: Some(cwd.join(".claude").join("settings.json")),
+        },
+        McpAgent::Claude => {
+            let (config_file, settings) =
+                match (env.env)("CLAUDE_CONFIG_DIR").filter(|v| !v.is_empty()) {
+                    Some(dir) => {
+                        let dir = cwd.join(dir);
+                        (dir.join(".claude.json"), dir.join("settings.json"))
+                    }
+                    None => {
+                        let home = home()?;
+                        (
+                            home.join(".claude.json"),
+                            home.join(".claude").join("settings.json"),
+                        )
+                    }
+                };
+            Place {
+                file: config_file,
+                key: "mcpServers",
+                permissions: Some(settings),
+            }
+        }
+        McpAgent::Codex if project => servers(cwd.join(".codex").join("config.toml")),
+        McpAgent::Codex => servers(dir_of("CODEX_HOME", ".codex")?.join("config.toml")),
+        McpAgent::Gemini if project => servers(cwd.join(".gemini").join("settings.json")),
+        McpAgent::Gemini => servers(
+            match (env.env)("GEMINI_CLI_HOME").filter(|v| !v.is_empty()) {
+                Some(dir) => cwd.join(dir).join(".gemini").join("settings.json"),
+                None => home()?.join(".gemini").join("settings.json"),
+            },
+        ),
+        McpAgent::Qwen if project => servers(cwd.join(".qwen").join("settings.json")),
+        McpAgent::Qwen => servers(dir_of("QWEN_HOME", ".qwen")?.join("settings.json")),
+        McpAgent::Copilot if project => servers(cwd.join(".mcp.json")),
+        McpAgent::Copilot => servers(dir_of("COPILOT_HOME", ".copilot")?.join("mcp-config.json")),
+        McpAgent::Opencode => {
+            let dir = if project {
+                cwd.to_path_buf()
+            } else {
+                dir_of("XDG_CONFIG_HOME", ".config")?.join("opencode")
+            };
+            // opencode reads either; `opencode mcp add` creates the
+            // `.jsonc` when there is neither, we the plain one.
+            let plain = dir.join("opencode.json");
+            let commented = dir.join("opencode.jsonc");
+            Place {
+                file: if !plain.exists() && commented.exists() {
+                    commented
+                } else {
+                    plain
+                },
+                key: "mcp",
+                permissions: None,
+            }
+        }
+    })
+}
+
+/// The server's arguments: `mcp`, and the budget when one was given.
+pub fn server_args(budget: Option<usize>) -> Vec<String> {
+    let mut args = vec!["mcp".to_owned()];
+    if let Some(budget) = budget {
+        args.push("--max-reference-bytes".to_owned());
+        args.push(budget.to_string());
+    }
+    args
+}
+
+/// The entry `agent`'s `mcp add` writes for `exe` with `args`.
+pub fn entry(agent: McpAgent, exe: &str, args: &[String]) -> Value {
+    match agent {
+        McpAgent::Claude => json!({"type": "stdio", "command": exe, "args": args, "env": {}}),
+        McpAgent::Gemini | McpAgent::Qwen => json!({"command": exe, "args": args, "trust": true}),
+        McpAgent::Copilot => json!({"tools": ["*"], "type": "local", "command": exe, "args": args}),
+        McpAgent::Opencode => {
+            let mut command = vec![exe.to_owned()];
+            command.extend(args.iter().cloned());
+            json!({"type": "local", "command": command})
+        }
+        McpAgent::Codex => json!({"command": exe, "args": args}),
+    }
+}
+
+/// Whether an entry runs a program named `session-ref`.
+pub fn is_ours(entry: &Value) -> bool {
+    let program = match entry.get("command") {
+        Some(Value::String(command)) => Some(command.as_str()),
+        Some(Value::Array(command)) => command.first().and_then(Value::as_str),
+        _ => None,
+    };
+    program.is_some_and(|p| Path::new(p).file_name().and_then(|n| n.to_str()) == Some(NAME))
+}
+
+fn malformed(path: &Path, why: impl std::fmt::Display) -> Error {
+    Error::invalid_config(format!(
+        "{} is not a valid settings file ({why}); it was left untouched",
+        path.display()
+    ))
+}
+
+fn parse_json(path: &Path, text: Option<&str>) -> Result<Map<String, Value>> {
+    match text {
+        Some(text) if !text.trim().is_empty() => match serde_json::from_str(text) {
+            Ok(Value::Object(root)) => Ok(root),
+            Ok(_) => Err(malformed(path, "the top level is not an object")),
+            Err(e) => Err(malformed(path, e)),
+        },
+        _ => Ok(Map::new()),
+    }
+}
+
+fn render_json(root: &Map<String, Value>) -> String {
+    let mut text = serde_json::to_string_pretty(root).expect("JSON serializes");
+    text.push('\n');
+    text
+}
+
+/// What one edit did to one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Change {
+    /// The new text.
+    Changed(String),
+    /// Already as wanted.
+    Unchanged,
+}
+
+/// Put `desired` under `root[key][NAME]` of a JSON settings text.
+pub fn add_json(path: &Path, text: Option<&str>, key: &str, desired: &Value) -> Result<Change> {
+    let mut root = parse_json(path, text)?;
+    if root.is_empty()
+        && path
+            .extension()
+            .is_some_and(|e| e == "json" || e == "jsonc")
+        && key == "mcp"
+    {
+        root.insert("$schema".into(), "https://opencode.ai/config.json".into());
+    }
+    let servers = root
+        .entry(key)
+        .or_insert_with(|| Value::Object(Map::new()))
+        .as_object_mut()
+        .ok_or_else(|| malformed(path, format!("\"{key}\" is not an object")))?;
+    match servers.get(NAME) {
+        Some(current) if current == desired => return Ok(Change::Unchanged),
+        Some(current) if !is_ours(current) => {
+            return Err(Error::invalid_config(format!(
+                "{} already has an MCP server named {NAME} that runs something else ({}); \
+                 remove or rename it first",
+                path.display(),
+                current.get("command").unwrap_or(&Value::Null)
+            )))
+        }
+        _ => {}
+    }
+    servers.insert(NAME.into(), desired.clone());
+    Ok(Change::Changed(render_json(&root)))
+}
+
+/// Remove our `root[key][NAME]` (and `root[key]` when that empties it).
+pub fn remove_json(path: &Path, text: &str, key: &str) -> Result<Change> {
+    let mut root = parse_json(path, Some(text))?;
+    let Some(servers) = root.get_mut(key).and_then(Value::as_object_mut) else {
+        return Ok(Change::Unchanged);
+    };
+    if !servers.get(NAME).is_some_and(is_ours) {
+        return Ok(Change::Unchanged);
+    }
+    servers.remove(NAME);
+    if servers.is_empty() {
+        root.remove(key);
+    }
+    Ok(Change::Changed(render_json(&root)))
+}
+
+/// Add `rule` to `permissions.allow` of a Claude Code settings text.
+pub fn allow(path: &Path, text: Option<&str>, rule: &str) -> Result<Change> {
+    let mut root = parse_json(path, text)?;
+    let permissions = root
+        .entry("permissions")
+        .or_insert_with(|| Value::Object(Map::new()))
+        .as_object_mut()
+        .ok_or_else(|| malformed(path, "\"permissions\" is not an object"))?;
+    let allowed = permissions
+        .entry("allow")
+        .or_insert_with(|| Value::Array(Vec::new()))
+        .as_array_mut()
+        .ok_or_else(|| malformed(path, "\"permissions.allow\" is not an array"))?;
+    if allowed.iter().any(|r| r.as_str() == Some(rule)) {
+        return Ok(Change::Unchanged);
+    }
+    allowed.push(rule.into());
+    Ok(Change::Changed(render_json(&root)))
+}
+
+/// Remove `rule` from `permissions.allow` (and what that leaves empty).
+pub fn disallow(path: &Path, text: &str, rule: &str) -> Result<Change> {
+    let mut root = parse_json(path, Some(text))?;
+    let Some(permissions) = root.get_mut("permissions").and_then(Value::as_object_mut) else {
+        return Ok(Change::Unchanged);
+    };
+    let Some(allowed) = permissions.get_mut("allow").and_then(Value::as_array_mut) else {
+        return Ok(Change::Unchanged);
+    };
+    let before = allowed.len();
+    allowed.retain(|r| r.as_str() != Some(rule));
+    if allowed.len() == before {
+        return Ok(Change::Unchanged);
+    }
+    if allowed.is_empty() {
+        permissions.remove("allow");
+    }
+    if permissions.is_empty() {
+        root.remove("permissions");
+    }
+    Ok(Change::Changed(render_json(&root)))
+}
+
+fn parse_toml(path: &Path, text: Option<&str>) -> Result<toml_edit::DocumentMut> {
+    text.unwrap_or("")
+        .parse::<toml_edit::DocumentMut>()
+        .map_err(|e| malformed(path, e.to_string().trim_end()))
+}
+
+/// `[mcp_servers.session-ref]` of a Codex `config.toml`, edited in place
+/// (comments and layout kept).
+pub fn add_toml(path: &Path, text: Option<&str>, exe: &str, args: &[String]) -> Result<Change> {
+    let mut doc = parse_toml(path, text)?;
+    let root = doc.as_table_mut();
+    if !root.contains_key("mcp_servers") {
+        let mut servers = toml_edit::Table::new();
+        servers.set_implicit(true);
+        root.insert("mcp_servers", toml_edit::Item::Table(servers));
+    }
+    let servers = root["mcp_servers"]
+        .as_table_like_mut()
+        .ok_or_else(|| malformed(path, "\"mcp_servers\" is not a table"))?;
+    let wanted_args: toml_edit::Array = args.iter().map(String::as_str).collect();
+    if let Some(current) = servers.get(NAME) {
+        let command = current.get("command").and_then(toml_edit::Item::as_str);
+        let current_args: Option<Vec<&str>> = current
+            .get("args")
+            .and_then(toml_edit::Item::as_array)
+            .map(|a| a.iter().filter_map(toml_edit::Value::as_str).collect());
+        if command == Some(exe)
+            && current_args.as_deref()
+                == Some(&args.iter().map(String::as_str).collect::<Vec<_>>()[..])
+        {
+            return Ok(Change::Unchanged);
+        }
+        if !command.is_some_and(|c| is_ours(&json!({"command": c}))) {
+            return Err(Error::invalid_config(format!(
+                "{} already has an MCP server named {NAME} that runs something else ({}); \
+                 remove or rename it first",
+                path.display(),
+                command.unwrap_or("no command")
+            )));
+        }
+        let entry = servers
+            .get_mut(NAME)
+            .and_then(toml_edit::Item::as_table_like_mut)
+            .ok_or_else(|| malformed(path, "\"mcp_servers.session-ref\" is not a table"))?;
+        entry.insert("command", toml_edit::value(exe));
+        entry.insert("args", toml_edit::value(wanted_args));
+    } else {
+        let mut entry = toml_edit::Table::new();
+        entry.insert("command", toml_edit::value(exe));
+        entry.insert("args", toml_edit::value(wanted_args));
+        servers.insert(NAME, toml_edit::Item::Table(entry));
+    }
+    Ok(Change::Changed(doc.to_string()))
+}
+
+/// Remove our `[mcp_servers.session-ref]` (and an emptied `mcp_servers`).
+pub fn remove_toml(path: &Path, text: &str) -> Result<Change> {
+    let mut doc = parse_toml(path, Some(text))?;
+    let Some(servers) = doc
+        .get_mut("mcp_servers")
+        .and_then(toml_edit::Item::as_table_like_mut)
+    else {
+        return Ok(Change::Unchanged);
+    };
+    let ours = servers
+        .get(NAME)
+        .and_then(|e| e.get("command"))
+        .and_then(toml_edit::Item::as_str)
+        .is_some_and(|c| is_ours(&json!({"command": c})));
+    if !ours {
+        return Ok(Change::Unchanged);
+    }
+    servers.remove(NAME);
+    if servers.is_empty() {
+        doc.as_table_mut().remove("mcp_servers");
+    }
+    Ok(Change::Changed(doc.to_string()))
+}
+
+/// `mcp install`: the report for stdout.
+pub fn install(request: McpRequest, env: &InstallEnv<'_>) -> Result<String> {
+    let agent = request.agent;
+    let place = locate(agent, request.scope, env)?;
+    let exe = env.exe.to_string_lossy().into_owned();
+    let args = server_args(request.budget);
+    let before = read(&place.file)?;
+    let change = match agent {
+        McpAgent::Codex => add_toml(&place.file, before.as_deref(), &exe, &args)?,
+        _ => add_json(
+            &place.file,
+            before.as_deref(),
+            place.key,
+            &entry(agent, &exe, &args),
+        )?,
+    };
+    let mut writes = Vec::new();
+    let mut report = String::new();
+    match change {
+        Change::Changed(after) => {
+            report.push_str(&format!(
+                "registered the MCP server {NAME} ({exe} {}) in {}\n",
+                args.join(" "),
+                place.file.display()
+            ));
+            writes.push(Write {
+                path: place.file.clone(),
+                before,
+                after,
+            });
+        }
+        Change::Unchanged => report.push_str(&format!(
+            "{} already registers the MCP server {NAME}; left unchanged\n",
+            place.file.display()
+        )),
+    }
+    if let Some(settings) = &place.permissions {
+        let before = read(settings)?;
+        match allow(settings, before.as_deref(), CLAUDE_PERMISSION)? {
+            Change::Changed(after) => {
+                report.push_str(&format!(
+                    "allowed its read-only tools ({CLAUDE_PERMISSION}) in {}\n",
+                    settings.display()
+                ));
+                writes.push(Write {
+                    path: settings.clone(),
+                    before,
+                    after,
+                });
+            }
+            Change::Unchanged => report.push_str(&format!(
+                "{} already allows {CLAUDE_PERMISSION}; left unchanged\n",
+                settings.display()
+            )),
+        }
+    }
+    for backup in apply(&writes)? {
+        report.push_str(&format!("backup: {}\n", backup.display()));
+    }
+    report.push_str(&match agent {
+        McpAgent::Gemini | McpAgent::Qwen => {
+            "note: trusted (\"trust\": true): its read-only tools run without asking\n".to_owned()
+        }
+        McpAgent::Codex => {
+            let mut note =
+                "note: Codex runs its tools unasked: they are annotated read-only\n".to_owned();
+            if request.scope == Scope::Project {
+                note.push_str(
+                    "note: Codex reads a project's .codex/config.toml only in a trusted project\n",
+                );
+            }
+            note
+        }
+        McpAgent::Claude if request.scope == Scope::Project => {
+            "note: Claude Code asks once to approve a project's .mcp.json servers\n".to_owned()
+        }
+        _ => String::new(),
+    });
+    Ok(report)
+}
+
+/// `mcp uninstall`: the report for stdout.
+pub fn uninstall(request: McpRequest, env: &InstallEnv<'_>) -> Result<String> {
+    let agent = request.agent;
+    let place = locate(agent, request.scope, env)?;
+    let mut writes = Vec::new();
+    let mut report = String::new();
+    match read(&place.file)? {
+        None => report.push_str(&format!("{} does not exist\n", place.file.display())),
+        Some(text) => {
+            let change = match agent {
+                McpAgent::Codex => remove_toml(&place.file, &text)?,
+                _ => remove_json(&place.file, &text, place.key)?,
+            };
+            match change {
+                Change::Changed(after) => {
+                    report.push_str(&format!(
+                        "removed the MCP server {NAME} from {}\n",
+                        place.file.display()
+                    ));
+                    writes.push(Write {
+                        path: place.file.clone(),
+                        before: Some(text),
+                        after,
+                    });
+                }
+                Change::Unchanged => report.push_str(&format!(
+                    "{} has no session-ref MCP server\n",
+                    place.file.display()
+                )),
+            }
+        }
+    }
+    if let Some(settings) = &place.permissions {
+        if let Some(text) = read(settings)? {
+            if let Change::Changed(after) = disallow(settings, &text, CLAUDE_PERMISSION)? {
+                report.push_str(&format!(
+                    "removed {CLAUDE_PERMISSION} from permissions.allow in {}\n",
+                    settings.display()
+                ));
+                writes.push(Write {
+                    path: settings.clone(),
+                    before: Some(text),
+                    after,
+                });
+            }
+        }
+    }
+    for backup in apply(&writes)? {
+        report.push_str(&format!("backup: {}\n", backup.display()));
+    }
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const EXE: &str = "/opt/bin/session-ref";
+
+    fn args() -> Vec<String> {
+        server_args(None)
+    }
+
+    #[test]
+    fn entries_are_what_each_agents_mcp_add_writes() {
+        // The files each `mcp add` wrote into a scratch home (see the module docs).
+        let claude = "{\n  \"mcpServers\": {\n    \"session-ref\": {\n      \"type\": \"stdio\",\n      \"command\": \"/opt/bin/session-ref\",\n      \"args\": [\n        \"mcp\"\n      ],\n      \"env\": {}\n    }\n  }\n}\n";
+        let gemini = "{\n  \"mcpServers\": {\n    \"session-ref\": {\n      \"command\": \"/opt/bin/session-ref\",\n      \"args\": [\n        \"mcp\"\n      ],\n      \"trust\": true\n    }\n  }\n}\n";
+        let copilot = "{\n  \"mcpServers\": {\n    \"session-ref\": {\n      \"tools\": [\n        \"*\"\n      ],\n      \"type\": \"local\",\n      \"command\": \"/opt/bin/session-ref\",\n      \"args\": [\n        \"mcp\"\n      ]\n    }\n  }\n}\n";
+        let opencode = "{\n  \"$schema\": \"https://opencode.ai/config.json\",\n  \"mcp\": {\n    \"session-ref\": {\n      \"type\": \"local\",\n      \"command\": [\n        \"/opt/bin/session-ref\",\n        \"mcp\"\n      ]\n    }\n  }\n}\n";
+        let p = Path::new("/x/settings.json");
+        for (agent, key, expected) in [
+            (McpAgent::Claude, "mcpServers", claude),
+            (McpAgent::Gemini, "mcpServers", gemini),
+            (McpAgent::Copilot, "mcpServers", copilot),
+            (McpAgent::Opencode, "mcp", opencode),
+        ] {
+            let path = if agent == McpAgent::Opencode {
+                Path::new("/x/opencode.json")
+            } else {
+                p
+            };
+            assert_eq!(
+                add_json(path, None, key, &entry(agent, EXE, &args())).unwrap(),
+                Change::Changed(expected.to_owned()),
+                "{agent:?}"
+            );
+        }
+        assert_eq!(
+            add_toml(Path::new("/c.toml"), None, EXE, &args()).unwrap(),
+            Change::Changed(
+                "[mcp_servers.session-ref]\ncommand = \"/opt/bin/session-ref\"\nargs = [\"mcp\"]\n"
+                    .to_owned()
+            )
+        );
+    }
+
+    #[test]
+    fn install_is_idempotent_keeps_the_rest_and_uninstall_undoes_it() {
+        let p = Path::new("/x/settings.json");
+        let before = "{\"theme\":\"dark\",\"mcpServers\":{\"other\":{\"command\":\"x\"}}}";
+        let desired = entry(McpAgent::Gemini, EXE, &args());
+        let Change::Changed(after) = add_json(p, Some(before), "mcpServers", &desired).unwrap()
+        else {
+            panic!("unchanged")
+        };
+        assert_eq!(
+            add_json(p, Some(&after), "mcpServers", &desired).unwrap(),
+            Change::Unchanged
+        );
+        let Change::Changed(removed) = remove_json(p, &after, "mcpServers").unwrap() else {
+            panic!("not removed")
+        };
+        let value: Value = serde_json::from_str(&removed).unwrap();
+        assert_eq!(value, serde_json::from_str::<Value>(before).unwrap());
+        // Someone else's server of that name is refused, and never removed.
+        let theirs = "{\"mcpServers\":{\"session-ref\":{\"command\":\"/bin/other\"}}}";
+        assert!(add_json(p, Some(theirs), "mcpServers", &desired).is_err());
+        assert_eq!(
+            remove_json(p, theirs, "mcpServers").unwrap(),
+            Change::Unchanged
+        );
+        // A broken file is refused.
+        assert!(add_json(p, Some("{"), "mcpServers", &desired).is_err());
+    }
+
+    #[test]
+    fn codex_config_is_edited_in_place() {
+        let path = Path::new("/c/config.toml");
+        let before = "# my settings\nmodel = \"gpt-5.5\" # keep\n\n[mcp_servers.docs]\ncommand = \"docs-mcp\"\n";
+        let Change::Changed(after) = add_toml(path, Some(before), EXE, &args()).unwrap() else {
+            panic!("unchanged")
+        };
+        assert!(after.starts_with(before), "{after}");
+        assert!(after.contains(
+            "[mcp_servers.session-ref]\ncommand = \"/opt/bin/session-ref\"\nargs = [\"mcp\"]\n"
+        ));
+        assert_eq!(
+            add_toml(path, Some(&after), EXE, &args()).unwrap(),
+            Change::Unchanged
+        );
+        assert_eq!(
+            remove_toml(path, &after).unwrap(),
+            Change::Changed(before.to_owned())
+        );
+    }
+
+    #[test]
+    fn claude_permission_is_added_once_and_removed_alone() {
+        let p = Path::new("/s.json");
+        let before = "{\"permissions\":{\"allow\":[\"Bash(ls)\"]}}";
+        let Change::Changed(after) = allow(p, Some(before), CLAUDE_PERMISSION).unwrap() else {
+            panic!("unchanged")
+        };
+        assert_eq!(
+            allow(p, Some(&after), CLAUDE_PERMISSION).unwrap(),
+            Change::Unchanged
+        );
+        let Change::Changed(removed) = disallow(p, &after, CLAUDE_PERMISSION).unwrap() else {
+            panic!("not removed")
+        };
+        assert_eq!(
+            serde_json::from_str::<Value>(&removed).unwrap(),
+            serde_json::from_str::<Value>(before).unwrap()
+        );
+        let Change::Changed(only) = allow(p, None, CLAUDE_PERMISSION).unwrap() else {
+            panic!("unchanged")
+        };
+        assert_eq!(
+            disallow(p, &only, CLAUDE_PERMISSION).unwrap(),
+            Change::Changed("{}\n".into())
+        );
+    }
+}

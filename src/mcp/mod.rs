@@ -1,0 +1,110 @@
+//! `session-ref mcp`: a stdio MCP server (on rmcp, the official Rust SDK)
+//! through which an agent lists, searches and reads the user's sessions;
+//! `session-ref mcp install|uninstall AGENT`: registering it the way each
+//! agent's own `mcp add` does.
+//!
+//! - [`transport`]: lines on stdin to rmcp, answers on stdout; refuses what
+//!   is not JSON-RPC, too long, or unknown before `initialize`.
+//! - [`server`]: rmcp's handler; every request is a job on rayon's pool.
+//! - [`sessions`]: the listing the answers come from, kept fresh.
+//! - [`tools`], [`resources`], [`prompts`]: what the server offers.
+//! - [`install`]: the agents' settings files.
+//!
+//! tokio runs only here, on one thread, for rmcp; the rest of the program
+//! keeps its own concurrency (rayon's pool, plain threads).
+
+pub mod install;
+pub mod prompts;
+pub mod resources;
+pub mod server;
+pub mod sessions;
+pub mod tools;
+pub mod transport;
+
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+
+use rmcp::ServiceExt;
+
+use crate::config::{Command, Config};
+
+/// Serve MCP on stdin/stdout until stdin ends. `budget` is `read_session`'s
+/// default; `search_index` the search index's directory.
+pub fn serve(config: &Config, budget: usize, search_index: Option<std::path::PathBuf>) -> ExitCode {
+    let sessions = sessions::Sessions::new(sessions::Source {
+        config: config.clone(),
+        search_index,
+    });
+    // Listing starts at once: the client's handshake and its first
+    // questions overlap with it.
+    sessions.warm();
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("session-ref: SESSION_REFERENCE_INTERNAL: cannot start the MCP runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let out: transport::Out = Arc::new(Mutex::new(Box::new(std::io::stdout())));
+    let stdin = std::io::BufReader::with_capacity(64 * 1024, std::io::stdin());
+    let server = server::Server::new(sessions, budget);
+    runtime.block_on(async move {
+        let transport = transport::StdioTransport::start(stdin, out);
+        match server.serve(transport).await {
+            Ok(running) => {
+                let _ = running.waiting().await;
+            }
+            // Stdin ended before `initialize`: nothing was asked.
+            Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => {}
+            Err(e) => eprintln!("session-ref: mcp: {e}"),
+        }
+    });
+    // Jobs still running (a warm-up, an abandoned search) are not waited for.
+    runtime.shutdown_background();
+    ExitCode::SUCCESS
+}
+
+/// Run an `mcp …` command; `None` for any other command.
+pub fn run_command(config: &Config) -> Option<ExitCode> {
+    match &config.command {
+        Command::Mcp {
+            budget,
+            search_index,
+        } => Some(serve(config, *budget, search_index.clone())),
+        Command::McpInstall(request) | Command::McpUninstall(request) => {
+            let env = |key: &str| std::env::var(key).ok();
+            let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+            let cwd = std::env::current_dir().unwrap_or_default();
+            let exe =
+                std::env::current_exe().unwrap_or_else(|_| std::path::PathBuf::from("session-ref"));
+            let surroundings = crate::hook::InstallEnv {
+                env: &env,
+                home: home.as_deref(),
+                cwd: &cwd,
+                exe: &exe,
+            };
+            let result = if matches!(config.command, Command::McpInstall(_)) {
+                install::install(*request, &surroundings)
+            } else {
+                install::uninstall(*request, &surroundings)
+            };
+            Some(
+                match result.map(|text| crate::output::write_stdout(&text)) {
+                    Ok(Ok(())) => ExitCode::SUCCESS,
+                    Ok(Err(e)) => {
+                        eprintln!("session-ref: {e}");
+                        ExitCode::FAILURE
+                    }
+                    Err(e) => {
+                        eprintln!("session-ref: {}: {}", e.code, e.message);
+                        ExitCode::FAILURE
+                    }
+                },
+            )
+        }
+        _ => None,
+    }
+}

@@ -1,0 +1,240 @@
+//! The MCP server: rmcp's [`ServerHandler`] over [`Sessions`], each request
+//! run as a job on rayon's pool (the program's one concurrency model) while
+//! the async runtime only waits for it or for its cancellation.
+//!
+//! Protocol versions 2024-11-05 to 2025-11-25 are negotiated (Codex 0.171
+//! and Gemini CLI 0.61 ask for 2025-06-18, Claude Code 2.1.332 for
+//! 2025-11-25). The draft 2026-07-28 is not: its `server/discover` probe is
+//! answered −32601, after which Claude Code initializes.
+
+use std::borrow::Cow;
+use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, DiscoverResult,
+    GetPromptRequestParams, GetPromptResponse, GetPromptResult, ListPromptsResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
+use serde_json::{json, Map, Value};
+
+use crate::error::{Error, ErrorCode};
+
+use super::sessions::Sessions;
+use super::{prompts, resources, tools};
+
+/// What the server tells clients about itself (Codex describes the tools'
+/// namespace to the model with it).
+pub const INSTRUCTIONS: &str = "session-ref reads the user's past coding-agent sessions \
+(Claude Code, Codex, Gemini CLI and more) read-only. list_sessions finds sessions by title, \
+directory or id; search_sessions by what was said in them; read_session returns an exact, \
+byte-budgeted snapshot of one (what the user typed and the agent answered) to quote or \
+continue from. Every session is also a resource under its hydra-session: URI.";
+
+/// Clients that hand the model a tool's structured content instead of its
+/// text when it has one (Claude Code 2.1.332 as `claude-code`, Codex
+/// 0.171.0 as `codex-mcp-client`): `read_session` puts the snapshot in
+/// their structured content too. Not for the others: Copilot CLI 1.0.102
+/// and Qwen Code 0.24.4 hand the model both, so a second copy would count
+/// twice against their caps (each saved a 37 KB result to a file); Gemini
+/// CLI and opencode read the text.
+pub const STRUCTURED_ONLY: [&str; 2] = ["claude-code", "codex-mcp-client"];
+
+/// The server.
+#[derive(Debug, Clone)]
+pub struct Server {
+    sessions: Arc<Sessions>,
+    /// `read_session`'s default budget, and the budget of resources and
+    /// `cite`.
+    budget: usize,
+}
+
+impl Server {
+    /// A server over `sessions` whose snapshots default to `budget` bytes.
+    pub fn new(sessions: Arc<Sessions>, budget: usize) -> Server {
+        Server { sessions, budget }
+    }
+}
+
+/// Run `work` on rayon's pool; its result, or an error when `cancelled`
+/// resolves first (then `work`'s cancel flag is set, so a search stops).
+async fn on_pool<T: Send + 'static>(
+    cancelled: impl Future<Output = ()>,
+    work: impl FnOnce(&AtomicBool) -> T + Send + 'static,
+) -> Result<T, McpError> {
+    let cancel = Arc::new(AtomicBool::new(false));
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let flag = cancel.clone();
+    rayon::spawn(move || {
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(&flag)));
+        let _ = tx.send(result.map_err(|panic| Error::from_panic(&*panic)));
+    });
+    tokio::select! {
+        result = rx => match result {
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(e)) => Err(McpError::internal_error(e.message, None)),
+            Err(_) => Err(McpError::internal_error("the request's job ended without an answer", None)),
+        },
+        () = cancelled => {
+            cancel.store(true, Ordering::Relaxed);
+            Err(McpError::new(rmcp::model::ErrorCode(-32800), "request cancelled", None))
+        }
+    }
+}
+
+/// Deserialize a result built as JSON.
+fn from_json<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, McpError> {
+    serde_json::from_value(value).map_err(|e| McpError::internal_error(e.to_string(), None))
+}
+
+/// A session-ref error as a JSON-RPC error: unknown or unreadable sessions
+/// are "resource not found", bad arguments "invalid params".
+fn protocol_error(error: &Error) -> McpError {
+    let message = format!("session-ref: {}: {}", error.code, error.message);
+    match error.code {
+        ErrorCode::ReadFailed => McpError::resource_not_found(message, None),
+        ErrorCode::Internal => McpError::internal_error(message, None),
+        _ => McpError::invalid_params(message, None),
+    }
+}
+
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        let mut info: ServerConfig = serde_json::from_value(json!({
+            "protocolVersion": "2025-11-25",
+            "capabilities": {"tools": {}, "resources": {}, "prompts": {}},
+            "serverInfo": {"name": "session-ref", "title": "session-ref", "version": env!("CARGO_PKG_VERSION")},
+            "instructions": INSTRUCTIONS,
+        }))
+        .expect("a valid server configuration");
+        info.protocol_version = ProtocolVersion::V_2025_11_25;
+        info
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2025_11_25))
+    }
+
+    async fn discover(
+        &self,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<DiscoverResult, McpError> {
+        Err(McpError::new(
+            rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+            "Method not found: server/discover",
+            None,
+        ))
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        from_json(json!({"tools": tools::definitions(self.budget)}))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let name = request.name.to_string();
+        let args: Map<String, Value> = request.arguments.unwrap_or_default();
+        let (sessions, budget) = (self.sessions.clone(), self.budget);
+        let ct = context.ct.clone();
+        let snapshot = name == "read_session";
+        let work = move |cancel: &AtomicBool| tools::call(&sessions, &name, &args, budget, cancel);
+        let Some(mut answer) = on_pool(ct.cancelled_owned(), work).await? else {
+            return Err(McpError::invalid_params(
+                format!("no such tool: {}", request.name),
+                None,
+            ));
+        };
+        let client = context
+            .peer
+            .peer_info()
+            .map(|info| info.client_info.name.clone())
+            .unwrap_or_default();
+        if snapshot && !answer.is_error && STRUCTURED_ONLY.contains(&client.as_str()) {
+            // These hand the model the structured content alone when there
+            // is one: the snapshot goes there too, as `preview --json`'s
+            // whole object.
+            answer.structured["context"] = answer.text.clone().into();
+        }
+        let result: CallToolResult = from_json(json!({
+            "content": [{"type": "text", "text": answer.text}],
+            "structuredContent": answer.structured,
+            "isError": answer.is_error,
+        }))?;
+        Ok(result.into())
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        let cursor = request.and_then(|r| r.cursor);
+        let sessions = self.sessions.clone();
+        let listed = on_pool(context.ct.cancelled_owned(), move |_| {
+            resources::list(&sessions, cursor.as_deref())
+        })
+        .await?;
+        from_json(listed.map_err(|e| protocol_error(&e))?)
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        let (sessions, budget) = (self.sessions.clone(), self.budget);
+        let uri = request.uri.clone();
+        let read = on_pool(context.ct.cancelled_owned(), move |_| {
+            resources::read(&sessions, &uri, budget)
+        })
+        .await?;
+        let result: ReadResourceResult = from_json(read.map_err(|e| protocol_error(&e))?)?;
+        Ok(result.into())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        from_json(json!({"prompts": prompts::definitions()}))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        let (sessions, budget) = (self.sessions.clone(), self.budget);
+        let name = request.name.clone();
+        let args: Map<String, Value> = request
+            .arguments
+            .clone()
+            .unwrap_or_default()
+            .into_iter()
+            .collect();
+        let got = on_pool(context.ct.cancelled_owned(), move |cancel| {
+            prompts::get(&sessions, &name, &args, budget, cancel)
+        })
+        .await?;
+        let Some(got) = got else {
+            return Err(McpError::invalid_params(
+                format!("no such prompt: {}", request.name),
+                None,
+            ));
+        };
+        let result: GetPromptResult = from_json(got.map_err(|e| protocol_error(&e))?)?;
+        Ok(result.into())
+    }
+}

@@ -1,0 +1,411 @@
+//! The MCP tools: `list_sessions`, `search_sessions` and `read_session`,
+//! each one blocking function of the listing and the call's arguments.
+//!
+//! Every tool is read-only (annotated `readOnlyHint: true`, which Codex
+//! 0.171 takes as leave to run it without asking) and answers with JSON as
+//! both a text block and `structuredContent`, except `read_session`, whose
+//! text block is the snapshot itself, exactly as `preview --json` gives its
+//! `context`, so the model reads it as the agent would have received it.
+//! `read_session`'s structured content is its stats (`preview --json`'s
+//! `reference`); for Claude Code and Codex, which hand the model the
+//! structured content alone when there is one, also the snapshot (`preview --json`'s
+//! whole object, see [`super::server::STRUCTURED_ONLY`]).
+//!
+//! A failure the model can act on (an unknown session, a bad regex, a
+//! budget too small) is a tool result with `isError: true` naming what was
+//! wrong, never a protocol error.
+
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use serde_json::{json, Map, Value};
+
+use crate::config::{self, Limits};
+use crate::engine::Engine;
+use crate::error::{Error, Result};
+use session_ref_core::{json as js, mention, uri};
+use session_ref_stores::RecordId;
+
+use super::sessions::{Listing, Sessions};
+
+/// `list_sessions`'s default `limit`.
+pub const LIST_LIMIT: usize = 20;
+/// `search_sessions`'s default `limit`.
+pub const SEARCH_LIMIT: usize = 10;
+/// The most sessions one call lists.
+pub const MOST: usize = 500;
+
+/// What a tool call answers: the text block, the structured content, and
+/// whether it is an error result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
+    /// The one text block.
+    pub text: String,
+    /// `structuredContent`.
+    pub structured: Value,
+    /// `isError`.
+    pub is_error: bool,
+}
+
+impl Answer {
+    /// JSON as both the text block and the structured content.
+    fn json(value: Value) -> Answer {
+        Answer {
+            text: js::stringify_value(&value),
+            structured: value,
+            is_error: false,
+        }
+    }
+
+    /// An error result saying `session-ref: CODE: message`.
+    pub fn error(error: &Error) -> Answer {
+        Answer {
+            text: format!("session-ref: {}: {}", error.code, error.message),
+            structured: json!({"error": {"code": error.code.as_str(), "message": error.message}}),
+            is_error: true,
+        }
+    }
+}
+
+/// The three tools as `tools/list` lists them. `budget` is `read_session`'s
+/// default `max_bytes`: above 32 KiB, Claude Code is told to keep results
+/// that large whole (`anthropic/maxResultSizeChars`).
+pub fn definitions(budget: usize) -> Value {
+    let read_only = json!({"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false});
+    let mut read_meta = json!({"anthropic/alwaysLoad": true});
+    if budget > DEFAULT_BUDGET {
+        read_meta["anthropic/maxResultSizeChars"] = (budget + 16_384).into();
+    }
+    json!([
+        {
+            "name": "list_sessions",
+            "title": "List coding-agent sessions",
+            "description": "List the user's past coding-agent sessions (Claude Code, Codex, Gemini CLI, …), \
+                best first: sessions of the working directory first, then by last activity. `query` filters \
+                as the session-ref picker does (fzf syntax: words in any order, 'exact, ^prefix, suffix$, \
+                !not, a | b) over title, directory and id. Each result has a `mention` to cite it and a \
+                `sessionId` for read_session.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "query": {"type": "string", "description": "Filter in the picker's syntax; empty lists everything."},
+                    "cwd": {"type": "string", "description": "Directory whose sessions rank first (default: the server's --cwd)."},
+                    "limit": {"type": "integer", "minimum": 1, "maximum": MOST, "default": LIST_LIMIT, "description": "Most sessions returned."},
+                    "sort": {"type": "string", "enum": ["updated", "created"], "default": "updated", "description": "Within a directory group: last activity or creation, newest first."}
+                },
+                "additionalProperties": false
+            },
+            "annotations": read_only,
+            "_meta": {"anthropic/alwaysLoad": true}
+        },
+        {
+            "name": "search_sessions",
+            "title": "Search what was said in sessions",
+            "description": "Find the user's past coding-agent sessions by what was said in them (typed prompts, \
+                assistant replies, compaction summaries, over the whole history), newest first. Every word \
+                must appear; \"quoted phrases\" match exactly; an upper-case letter makes the search \
+                case-sensitive. Each hit has a snippet; `beforeCompaction` marks text a snapshot no longer holds.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "query": {"type": "string", "description": "Words and \"phrases\", or a regular expression with regex."},
+                    "regex": {"type": "boolean", "default": false, "description": "Read query as one regular expression (Rust syntax)."},
+                    "limit": {"type": "integer", "minimum": 1, "maximum": MOST, "default": SEARCH_LIMIT, "description": "Most sessions returned."}
+                },
+                "required": ["query"],
+                "additionalProperties": false
+            },
+            "annotations": read_only,
+            "_meta": {"anthropic/alwaysLoad": true}
+        },
+        {
+            "name": "read_session",
+            "title": "Read a session's snapshot",
+            "description": "Read an exact, read-only snapshot of one past session: what the user typed and what \
+                the agent answered (tool output left out), the oldest turns dropped first to fit the byte \
+                budget. `session` is a session id, a mention @[label](hydra-session:…) or a hydra-session: URI.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "session": {"type": "string", "description": "Session id, canonical mention or hydra-session: URI."},
+                    "max_bytes": {"type": "integer", "minimum": 1, "default": budget, "description": "Byte budget of the snapshot."}
+                },
+                "required": ["session"],
+                "additionalProperties": false
+            },
+            "annotations": read_only,
+            "_meta": read_meta
+        }
+    ])
+}
+
+/// `read_session`'s default budget when `--max-reference-bytes` is not
+/// given: one text block this large arrives whole in Claude Code (~50,000
+/// characters), Codex (~47,900) and Gemini CLI (~39,950).
+pub const DEFAULT_BUDGET: usize = 32_768;
+
+/// Run the tool `name` with `args`. `None`: no such tool.
+pub fn call(
+    sessions: &Arc<Sessions>,
+    name: &str,
+    args: &Map<String, Value>,
+    budget: usize,
+    cancel: &AtomicBool,
+) -> Option<Answer> {
+    let result = match name {
+        "list_sessions" => list_sessions(sessions, args),
+        "search_sessions" => search_sessions(sessions, args, cancel),
+        "read_session" => read_session(sessions, args, budget),
+        _ => return None,
+    };
+    Some(result.unwrap_or_else(|e| Answer::error(&e)))
+}
+
+fn bad(message: String) -> Error {
+    Error::invalid_config(message)
+}
+
+fn string_arg<'a>(args: &'a Map<String, Value>, key: &str) -> Result<Option<&'a str>> {
+    match args.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(other) => Err(bad(format!("{key} must be a string (got {other})"))),
+    }
+}
+
+fn count_arg(args: &Map<String, Value>, key: &str, default: usize, most: usize) -> Result<usize> {
+    match args.get(key) {
+        None | Some(Value::Null) => Ok(default),
+        Some(value) => {
+            let n = value
+                .as_u64()
+                .filter(|&n| (1..=config::MAX_SAFE_INTEGER).contains(&n))
+                .ok_or_else(|| bad(format!("{key} must be a whole number from 1 (got {value})")))?;
+            Ok(usize::try_from(n).unwrap_or(usize::MAX).min(most))
+        }
+    }
+}
+
+fn bool_arg(args: &Map<String, Value>, key: &str) -> Result<bool> {
+    match args.get(key) {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(other) => Err(bad(format!("{key} must be true or false (got {other})"))),
+    }
+}
+
+/// One session as the tools list it.
+pub fn session_json(listing: &Listing, id: RecordId) -> Map<String, Value> {
+    let record = listing.record(id);
+    let label = &listing.labels[id];
+    let mut out = Map::new();
+    out.insert("sessionId".into(), record.id.clone().into());
+    out.insert("label".into(), label.clone().into());
+    if let Some(cwd) = &record.cwd {
+        out.insert("cwd".into(), cwd.clone().into());
+    }
+    out.insert("agent".into(), record.kind.as_str().into());
+    out.insert("createdAt".into(), record.created_at.clone().into());
+    if let Some(updated) = listing.updated_at(id) {
+        out.insert("updatedAt".into(), updated.into());
+    }
+    out.insert(
+        "mention".into(),
+        mention::format_mention(&record.id, Some(label)).into(),
+    );
+    out
+}
+
+/// `list_sessions {query?, cwd?, limit?, sort?}`.
+pub fn list_sessions(sessions: &Arc<Sessions>, args: &Map<String, Value>) -> Result<Answer> {
+    let query = string_arg(args, "query")?.unwrap_or("");
+    let limit = count_arg(args, "limit", LIST_LIMIT, MOST)?;
+    let by_activity = match string_arg(args, "sort")? {
+        None | Some("updated") => true,
+        Some("created") => false,
+        Some(other) => {
+            return Err(bad(format!(
+                "sort must be \"updated\" or \"created\" (got {})",
+                js::quote(other, false)
+            )))
+        }
+    };
+    let listing = sessions.listing();
+    let cwd = match string_arg(args, "cwd")? {
+        Some(cwd) => Some(cwd.to_owned()),
+        None => sessions.source().config.target.cwd.clone(),
+    };
+    let found: Vec<Value> = listing
+        .rank(query, cwd.as_deref(), by_activity)
+        .into_iter()
+        .take(limit)
+        .map(|id| Value::Object(session_json(&listing, id)))
+        .collect();
+    Ok(Answer::json(json!({"sessions": found})))
+}
+
+/// `search_sessions {query, regex?, limit?}`: `session-ref search --json`,
+/// its sessions in the tools' shape with their hits.
+pub fn search_sessions(
+    sessions: &Arc<Sessions>,
+    args: &Map<String, Value>,
+    cancel: &AtomicBool,
+) -> Result<Answer> {
+    let Some(query) = string_arg(args, "query")? else {
+        return Err(bad("query is required".to_owned()));
+    };
+    let request = crate::search::command::Request {
+        query: query.to_owned(),
+        regex: bool_arg(args, "regex")?,
+        limit: count_arg(args, "limit", SEARCH_LIMIT, MOST)?,
+        json: true,
+        index: sessions.source().search_index.clone(),
+    };
+    let listing = sessions.listing();
+    let index = request
+        .index
+        .as_deref()
+        .map(session_ref_stores::search::index::Index::open);
+    let mut out = Vec::new();
+    let config = &sessions.source().config;
+    crate::search::command::run(config, listing.catalog(), &request, index, cancel, &mut out)?;
+    let text = String::from_utf8(out).map_err(|_| Error::internal("search output is not UTF-8"))?;
+    let mut found = Vec::new();
+    for line in text.lines() {
+        let row: Value = serde_json::from_str(line)
+            .map_err(|e| Error::internal(format!("search output: {e}")))?;
+        let id = row["sessionId"].as_str().unwrap_or_default();
+        let mut session = match listing.find(id) {
+            Some(record) => session_json(&listing, record),
+            None => Map::new(),
+        };
+        // The row's own fields win: they are what search read.
+        for key in ["sessionId", "label", "cwd", "createdAt", "mention"] {
+            if let Some(value) = row.get(key) {
+                session.insert(key.into(), value.clone());
+            }
+        }
+        if let Some(store) = row.get("store") {
+            session.insert("agent".into(), store.clone());
+        }
+        let hits: Vec<Value> = row["hits"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|hit| {
+                json!({
+                    "role": hit["role"],
+                    "snippet": hit["snippet"],
+                    "beforeCompaction": hit["beforeCompaction"],
+                })
+            })
+            .collect();
+        session.insert("hits".into(), hits.into());
+        found.push(Value::Object(session));
+    }
+    Ok(Answer::json(json!({"sessions": found})))
+}
+
+/// The session id and label a `session` argument names: a canonical
+/// mention (its label kept), a `hydra-session:` URI, or an id.
+pub fn session_arg(raw: &str) -> Result<(String, Option<String>)> {
+    let text = raw.trim();
+    if text.starts_with("@[") {
+        let parsed = mention::parse_text(text)?;
+        let mut references = parsed.references.into_iter();
+        return match (references.next(), references.next()) {
+            (Some(reference), None) => Ok((reference.session_id, Some(reference.label))),
+            _ => Err(Error::invalid_reference(format!(
+                "session must be one mention, an id or a URI (got {})",
+                js::quote(raw, false)
+            ))),
+        };
+    }
+    if text.starts_with(uri::SCHEME) {
+        return Ok((uri::decode(text)?, None));
+    }
+    if text.is_empty() {
+        return Err(Error::invalid_reference("session is empty"));
+    }
+    Ok((text.to_owned(), None))
+}
+
+/// The snapshot of one session at `max_bytes`: its text and
+/// `{"reference": stats}` (`preview --json` without its `context`).
+pub fn snapshot(
+    sessions: &Arc<Sessions>,
+    session: &str,
+    max_bytes: usize,
+) -> Result<(String, Value)> {
+    let (id, label) = session_arg(session)?;
+    let listing = sessions.listing_knowing(&id);
+    let limits = Limits {
+        max_reference_bytes: max_bytes,
+        ..sessions.source().config.limits
+    };
+    let engine = Engine::new(
+        listing.engine.catalog.clone(),
+        limits,
+        listing.engine.target.clone(),
+    );
+    let context = engine.preview(&id, label.as_deref())?;
+    let value = json!({"reference": context.references[0]});
+    Ok((context.text, value))
+}
+
+/// `read_session {session, max_bytes?}`.
+pub fn read_session(
+    sessions: &Arc<Sessions>,
+    args: &Map<String, Value>,
+    budget: usize,
+) -> Result<Answer> {
+    let Some(session) = string_arg(args, "session")? else {
+        return Err(bad("session is required".to_owned()));
+    };
+    let max_bytes = count_arg(args, "max_bytes", budget, usize::MAX)?;
+    let (text, structured) = snapshot(sessions, session, max_bytes)?;
+    Ok(Answer {
+        text,
+        structured,
+        is_error: false,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_session_is_named_by_id_mention_or_uri() {
+        assert_eq!(session_arg(" abc ").unwrap(), ("abc".into(), None));
+        let uri = uri::encode("a b");
+        assert_eq!(session_arg(&uri).unwrap(), ("a b".into(), None));
+        let cite = mention::format_mention("s-1", Some("Fix [it]"));
+        assert_eq!(
+            session_arg(&cite).unwrap(),
+            ("s-1".into(), Some("Fix [it]".into()))
+        );
+        assert!(session_arg("").is_err());
+        assert!(session_arg("hydra-session:").is_err());
+        let two = format!("{cite} {cite}x");
+        assert!(session_arg(&two).is_err());
+    }
+
+    #[test]
+    fn read_only_tools_are_annotated_and_budget_raises_claudes_cap() {
+        let tools = definitions(DEFAULT_BUDGET);
+        for tool in tools.as_array().unwrap() {
+            assert_eq!(tool["annotations"]["readOnlyHint"], true);
+            assert_eq!(tool["inputSchema"]["type"], "object");
+        }
+        assert!(tools[2]["_meta"]
+            .get("anthropic/maxResultSizeChars")
+            .is_none());
+        let raised = definitions(200_000);
+        assert_eq!(raised[2]["_meta"]["anthropic/maxResultSizeChars"], 216_384);
+        assert_eq!(
+            raised[2]["inputSchema"]["properties"]["max_bytes"]["default"],
+            200_000
+        );
+    }
+}

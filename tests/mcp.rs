@@ -1,0 +1,664 @@
+//! `session-ref mcp` driven over stdio by a small JSON-RPC client, against
+//! the built binary: the protocol (handshakes, errors, limits, end of
+//! input), the tools, resources and prompt, and `mcp install|uninstall`.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use common::{command, stdout, Session};
+use serde_json::{json, Value};
+
+/// A native store: a few sessions with titles, a large one, and one whose
+/// text holds a marker for search.
+fn store(dir: &Path) {
+    Session::new("alpha", "2025-01-03T00:00:00Z", Some("/w/a"))
+        .title("Alpha idempotency keys")
+        .user("How do we make payments idempotent?")
+        .assistant("Use idempotency keys <k> & retries.")
+        .write(dir, "alpha.jsonl");
+    Session::new("beta", "2025-01-02T00:00:00Z", Some("/w/b"))
+        .title("Beta dashboard")
+        .user("the xylophone chart is broken")
+        .assistant("Fixed the chart.")
+        .write(dir, "beta.jsonl");
+    Session::new("big", "2024-12-01T00:00:00Z", None)
+        .user("write a long answer")
+        .assistant(&"é and some text. ".repeat(4_000))
+        .write(dir, "big.jsonl");
+}
+
+/// A running server and a client for it.
+struct Client {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: mpsc::Receiver<String>,
+    _home: tempfile::TempDir,
+    next: i64,
+}
+
+impl Client {
+    /// Start `session-ref ARGS mcp` over `store_dir` and initialize.
+    fn start(store_dir: &Path, extra: &[&str]) -> Client {
+        let mut client = Client::spawn(store_dir, extra);
+        let init = client.request(
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}),
+        );
+        assert_eq!(init["result"]["protocolVersion"], "2025-06-18", "{init}");
+        client.notify("notifications/initialized", json!({}));
+        client
+    }
+
+    /// Start the server without a handshake.
+    fn spawn(store_dir: &Path, extra: &[&str]) -> Client {
+        let home = tempfile::tempdir().unwrap();
+        let mut cmd = command(home.path());
+        cmd.arg("--store").arg(store_dir).args(extra).arg("mcp");
+        let mut child = cmd
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn session-ref mcp");
+        let out = child.stdout.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(out).lines() {
+                let Ok(line) = line else { return };
+                if tx.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        Client {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+            _home: home,
+            next: 100,
+        }
+    }
+
+    fn send_raw(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(bytes).unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn send(&mut self, value: &Value) {
+        let mut line = value.to_string();
+        line.push('\n');
+        self.send_raw(line.as_bytes());
+    }
+
+    /// The next line on stdout: always one JSON-RPC message.
+    fn receive(&mut self) -> Value {
+        let line = self
+            .lines
+            .recv_timeout(Duration::from_secs(30))
+            .expect("an answer within 30 s");
+        let value: Value = serde_json::from_str(&line).expect("stdout holds JSON only");
+        assert_eq!(value["jsonrpc"], "2.0", "{line}");
+        value
+    }
+
+    /// The answer to request `id` (skipping notifications).
+    fn answer_to(&mut self, id: &Value) -> Value {
+        loop {
+            let value = self.receive();
+            if value.get("method").is_none() && &value["id"] == id {
+                return value;
+            }
+        }
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        self.next += 1;
+        let id = json!(self.next);
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        self.answer_to(&id)
+    }
+
+    fn notify(&mut self, method: &str, params: Value) {
+        self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params}));
+    }
+
+    fn call(&mut self, tool: &str, args: Value) -> Value {
+        let answer = self.request("tools/call", json!({"name": tool, "arguments": args}));
+        answer["result"].clone()
+    }
+
+    /// Close stdin and wait for the exit status (at most 10 s).
+    fn close(mut self) -> std::process::ExitStatus {
+        drop(self.stdin.take());
+        let start = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "no exit after end of stdin"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+/// `preview --json`'s object at `budget` bytes.
+fn preview(store_dir: &Path, id: &str, budget: usize) -> Value {
+    let home = tempfile::tempdir().unwrap();
+    let out = command(home.path())
+        .arg("--store")
+        .arg(store_dir)
+        .args([
+            "--max-reference-bytes",
+            &budget.to_string(),
+            "preview",
+            "--json",
+            id,
+        ])
+        .output()
+        .unwrap();
+    serde_json::from_str(&stdout(&out)).unwrap()
+}
+
+fn text_of(result: &Value) -> &str {
+    result["content"][0]["text"].as_str().expect("a text block")
+}
+
+#[test]
+fn claude_codes_probe_gets_method_not_found_then_both_versions_negotiate() {
+    let dir = tempfile::tempdir().unwrap();
+    store(dir.path());
+    for version in ["2025-11-25", "2025-06-18"] {
+        let mut client = Client::spawn(dir.path(), &[]);
+        let probe = client.request("server/discover", json!({}));
+        assert_eq!(probe["error"]["code"], -32601, "{probe}");
+        let init = client.request(
+            "initialize",
+            json!({"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}),
+        );
+        assert_eq!(init["result"]["protocolVersion"], version);
+        assert_eq!(init["result"]["serverInfo"]["name"], "session-ref");
+        let caps = &init["result"]["capabilities"];
+        assert!(
+            caps["tools"].is_object()
+                && caps["resources"].is_object()
+                && caps["prompts"].is_object()
+        );
+        client.notify("notifications/initialized", json!({}));
+        // After initialize too, an unknown method is -32601.
+        for method in ["server/discover", "no/such/method"] {
+            assert_eq!(client.request(method, json!({}))["error"]["code"], -32601);
+        }
+        assert!(client.close().success());
+    }
+}
+
+#[test]
+fn malformed_and_oversized_lines_get_errors_and_the_server_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    store(dir.path());
+    let mut client = Client::start(dir.path(), &[]);
+    client.send_raw(b"{this is not json\n");
+    let parse = client.receive();
+    assert_eq!(
+        (parse["id"].clone(), parse["error"]["code"].clone()),
+        (Value::Null, json!(-32700))
+    );
+    client.send_raw(b"[1,2,3]\n");
+    assert_eq!(client.receive()["error"]["code"], -32600);
+    // 4 MiB in one line, its id at the end (where Claude Code writes it).
+    let mut huge = br#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"read_session","arguments":{"session":""#.to_vec();
+    huge.extend(std::iter::repeat_n(b'x', 4 << 20));
+    huge.extend(br#""}},"id":77}"#);
+    huge.push(b'\n');
+    client.send_raw(&huge);
+    let refused = client.answer_to(&json!(77));
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    assert!(refused["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("longer than"));
+    // Bad params of a known method.
+    let bad = client.request("tools/call", json!(7));
+    assert_eq!(bad["error"]["code"], -32602, "{bad}");
+    // Still serving.
+    let listed = client.call("list_sessions", json!({}));
+    assert_eq!(listed["isError"], false);
+    assert!(client.close().success());
+}
+
+#[test]
+fn end_of_stdin_exits_zero_before_and_after_initialize() {
+    let dir = tempfile::tempdir().unwrap();
+    store(dir.path());
+    assert!(Client::spawn(dir.path(), &[]).close().success());
+    let mut client = Client::start(dir.path(), &[]);
+    // Work in flight does not hold the exit.
+    client.send(&json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "search_sessions", "arguments": {"query": "xylophone"}}}));
+    assert!(client.close().success());
+}
+
+#[test]
+fn tools_are_read_only_and_answer_json_as_text_and_structured_content() {
+    let dir = tempfile::tempdir().unwrap();
+    store(dir.path());
+    let mut client = Client::start(dir.path(), &["--cwd", "/w/b"]);
+    let tools = client.request("tools/list", json!({}));
+    let tools = tools["result"]["tools"].as_array().unwrap().clone();
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["list_sessions", "search_sessions", "read_session"]);
+    for tool in &tools {
+        assert_eq!(tool["annotations"]["readOnlyHint"], true);
+        assert_eq!(tool["inputSchema"]["type"], "object");
+    }
+
+    // list_sessions: the --cwd's sessions first; the picker's query syntax.
+    let all = client.call("list_sessions", json!({}));
+    assert_eq!(all["isError"], false);
+    assert_eq!(
+        serde_json::from_str::<Value>(text_of(&all)).unwrap(),
+        all["structuredContent"]
+    );
+    let sessions = all["structuredContent"]["sessions"].as_array().unwrap();
+    assert_eq!(sessions[0]["sessionId"], "beta");
+    for key in [
+        "sessionId",
+        "label",
+        "agent",
+        "createdAt",
+        "updatedAt",
+        "mention",
+    ] {
+        assert!(sessions[0].get(key).is_some(), "{key}");
+    }
+    assert_eq!(sessions[0]["agent"], "hydra");
+    let found = client.call("list_sessions", json!({"query": "idemp !beta", "limit": 5}));
+    let found = found["structuredContent"]["sessions"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0]["label"], "Alpha idempotency keys");
+    let other_cwd = client.call(
+        "list_sessions",
+        json!({"cwd": "/w/a", "sort": "created", "limit": 1}),
+    );
+    assert_eq!(
+        other_cwd["structuredContent"]["sessions"][0]["sessionId"],
+        "alpha"
+    );
+    let bad = client.call("list_sessions", json!({"sort": "sideways"}));
+    assert_eq!(bad["isError"], true);
+
+    // search_sessions: as `search` finds them, with hits.
+    let searched = client.call("search_sessions", json!({"query": "xylophone"}));
+    let hits = &searched["structuredContent"]["sessions"];
+    assert_eq!(hits.as_array().unwrap().len(), 1, "{searched}");
+    assert_eq!(hits[0]["sessionId"], "beta");
+    assert_eq!(hits[0]["hits"][0]["role"], "user");
+    assert_eq!(hits[0]["hits"][0]["beforeCompaction"], false);
+    assert!(hits[0]["hits"][0]["snippet"]
+        .as_str()
+        .unwrap()
+        .contains("xylophone"));
+    let bad_regex = client.call("search_sessions", json!({"query": "(", "regex": true}));
+    assert_eq!(bad_regex["isError"], true);
+
+    // read_session: preview --json's context at 32,768 bytes, by id, URI or mention.
+    let expected = preview(dir.path(), "big", 32_768);
+    let by_id = client.call("read_session", json!({"session": "big"}));
+    assert_eq!(text_of(&by_id), expected["context"].as_str().unwrap());
+    assert_eq!(
+        by_id["structuredContent"],
+        json!({"reference": expected["reference"]})
+    );
+    assert_eq!(by_id["structuredContent"]["reference"]["truncated"], true);
+    let uri = stdout(&common::run(&["uri", "encode", "alpha"], ""))
+        .trim()
+        .to_owned();
+    let by_uri = client.call("read_session", json!({"session": uri}));
+    assert_eq!(
+        text_of(&by_uri),
+        preview(dir.path(), "alpha", 32_768)["context"]
+            .as_str()
+            .unwrap()
+    );
+    let mention = sessions.iter().find(|s| s["sessionId"] == "alpha").unwrap()["mention"].clone();
+    let by_mention = client.call(
+        "read_session",
+        json!({"session": mention, "max_bytes": 2000}),
+    );
+    assert_eq!(
+        text_of(&by_mention),
+        text_of(&by_uri),
+        "a small session is whole at 2000 bytes"
+    );
+    let small = client.call("read_session", json!({"session": "big", "max_bytes": 5000}));
+    assert_eq!(
+        text_of(&small),
+        preview(dir.path(), "big", 5000)["context"]
+            .as_str()
+            .unwrap()
+    );
+
+    // Unknown or malformed: an error result naming it, not a protocol error.
+    let unknown = client.call("read_session", json!({"session": "no-such-session"}));
+    assert_eq!(unknown["isError"], true);
+    assert!(text_of(&unknown).contains("no-such-session"), "{unknown}");
+    let malformed = client.call("read_session", json!({"session": "hydra-session:%%"}));
+    assert_eq!(malformed["isError"], true);
+    let no_tool = client.request(
+        "tools/call",
+        json!({"name": "write_session", "arguments": {}}),
+    );
+    assert!(no_tool.get("error").is_some());
+    assert!(client.close().success());
+}
+
+#[test]
+fn claude_code_gets_the_snapshot_in_the_structured_content_too() {
+    let dir = tempfile::tempdir().unwrap();
+    store(dir.path());
+    let mut client = Client::spawn(dir.path(), &[]);
+    client.request(
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "claude-code", "version": "2.1.332"}}),
+    );
+    let read = client.call("read_session", json!({"session": "alpha"}));
+    let expected = preview(dir.path(), "alpha", 32_768);
+    assert_eq!(text_of(&read), expected["context"].as_str().unwrap());
+    assert_eq!(read["structuredContent"], expected);
+    assert!(client.close().success());
+}
+
+#[test]
+fn max_reference_bytes_changes_the_default_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    store(dir.path());
+    let mut client = Client::start(dir.path(), &["--max-reference-bytes", "60000"]);
+    let read = client.call("read_session", json!({"session": "big"}));
+    assert_eq!(
+        text_of(&read),
+        preview(dir.path(), "big", 60_000)["context"]
+            .as_str()
+            .unwrap()
+    );
+    let tools = client.request("tools/list", json!({}));
+    let read_tool = &tools["result"]["tools"][2];
+    assert_eq!(
+        read_tool["inputSchema"]["properties"]["max_bytes"]["default"],
+        60_000
+    );
+    assert!(
+        read_tool["_meta"]["anthropic/maxResultSizeChars"]
+            .as_u64()
+            .unwrap()
+            > 60_000
+    );
+    assert!(client.close().success());
+}
+
+#[test]
+fn sessions_are_resources_newest_first_in_pages_read_as_the_snapshot() {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..105 {
+        let path = Session::new(&format!("s{i:03}"), "2025-01-01T00:00:00Z", Some("/w"))
+            .title(&format!("Session {i}"))
+            .user("hello")
+            .write(dir.path(), &format!("s{i:03}.jsonl"));
+        let file = std::fs::File::options().write(true).open(&path).unwrap();
+        let time = std::time::UNIX_EPOCH + Duration::from_secs(1_700_000_000 + i * 60);
+        file.set_modified(time).unwrap();
+    }
+    let mut client = Client::start(dir.path(), &[]);
+    let first = client.request("resources/list", json!({}));
+    let page = first["result"]["resources"].as_array().unwrap();
+    assert_eq!(page.len(), 100);
+    assert_eq!(page[0]["name"], "Session 104", "newest first");
+    assert_eq!(page[1]["name"], "Session 103");
+    assert!(page[0]["uri"]
+        .as_str()
+        .unwrap()
+        .starts_with("hydra-session:"));
+    assert!(page[0]["description"]
+        .as_str()
+        .unwrap()
+        .starts_with("hydra · /w · last active 2023-11-"));
+    let cursor = first["result"]["nextCursor"].clone();
+    let second = client.request("resources/list", json!({"cursor": cursor}));
+    let rest = second["result"]["resources"].as_array().unwrap();
+    assert_eq!(rest.len(), 5);
+    assert_eq!(rest[4]["name"], "Session 0");
+    assert!(second["result"].get("nextCursor").is_none());
+
+    let uri = page[0]["uri"].clone();
+    let read = client.request("resources/read", json!({"uri": uri}));
+    let contents = &read["result"]["contents"][0];
+    assert_eq!(contents["uri"], uri);
+    let tool = client.call("read_session", json!({"session": uri}));
+    assert_eq!(contents["text"].as_str().unwrap(), text_of(&tool));
+    let unknown_uri = stdout(&common::run(&["uri", "encode", "gone"], ""))
+        .trim()
+        .to_owned();
+    let missing = client.request("resources/read", json!({"uri": unknown_uri}));
+    assert_eq!(missing["error"]["code"], -32002, "{missing}");
+    assert!(missing["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("gone"));
+    assert!(client.close().success());
+}
+
+#[test]
+fn cite_puts_the_best_matchs_mention_and_snapshot_in_one_user_message() {
+    let dir = tempfile::tempdir().unwrap();
+    store(dir.path());
+    let mut client = Client::start(dir.path(), &[]);
+    let listed = client.request("prompts/list", json!({}));
+    assert_eq!(listed["result"]["prompts"][0]["name"], "cite");
+    assert_eq!(
+        listed["result"]["prompts"][0]["arguments"][0]["name"],
+        "query"
+    );
+    let got = client.request(
+        "prompts/get",
+        json!({"name": "cite", "arguments": {"query": "idempotency keys"}}),
+    );
+    let messages = got["result"]["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 1);
+    assert_eq!(messages[0]["role"], "user");
+    let text = messages[0]["content"]["text"].as_str().unwrap();
+    let mention = stdout(&common::run(
+        &["mention", "alpha", "--label", "Alpha idempotency keys"],
+        "",
+    ));
+    let snapshot = preview(dir.path(), "alpha", 32_768);
+    assert_eq!(
+        text,
+        format!(
+            "{}\n\n{}",
+            mention.trim_end(),
+            snapshot["context"].as_str().unwrap()
+        )
+    );
+    // By what was said, when no title matches.
+    let by_text = client.request(
+        "prompts/get",
+        json!({"name": "cite", "arguments": {"query": "xylophone"}}),
+    );
+    assert!(by_text["result"]["messages"][0]["content"]["text"]
+        .as_str()
+        .unwrap()
+        .contains("(hydra-session:"));
+    let none = client.request(
+        "prompts/get",
+        json!({"name": "cite", "arguments": {"query": "zzzzqqq"}}),
+    );
+    assert!(none["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("zzzzqqq"));
+    assert!(client.close().success());
+}
+
+#[test]
+fn a_cancelled_request_stops_and_the_server_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    store(dir.path());
+    let mut client = Client::start(dir.path(), &[]);
+    client.send(&json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "search_sessions", "arguments": {"query": "answer"}}}));
+    client.notify(
+        "notifications/cancelled",
+        json!({"requestId": 9, "reason": "test"}),
+    );
+    let ping = client.request("ping", json!({}));
+    assert!(ping["result"].is_object(), "{ping}");
+    assert!(client.close().success());
+}
+
+/// `mcp install AGENT` then `uninstall` in a scratch home: the files and
+/// what they hold.
+fn install_round_trip(agent: &str, project: bool) -> (String, Value) {
+    let home = tempfile::tempdir().unwrap();
+    let proj = home.path().join("proj");
+    std::fs::create_dir_all(&proj).unwrap();
+    let run = |args: &[&str]| {
+        let out = command(home.path())
+            .current_dir(&proj)
+            .env("HOME", home.path())
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", common::stderr(&out));
+        stdout(&out)
+    };
+    let mut args = vec!["mcp", "install", agent];
+    if project {
+        args.push("--project");
+    }
+    let report = run(&args);
+    let file = report
+        .lines()
+        .find_map(|l| {
+            l.split(" in ")
+                .nth(1)
+                .filter(|_| l.starts_with("registered"))
+        })
+        .unwrap_or_else(|| panic!("{report}"))
+        .to_owned();
+    let text = std::fs::read_to_string(&file).unwrap();
+    let value: Value = if file.ends_with(".toml") {
+        json!({"toml": text})
+    } else {
+        serde_json::from_str(&text).unwrap()
+    };
+    assert!(run(&args).contains("left unchanged"), "install twice");
+    let mut undo = args.clone();
+    undo[1] = "uninstall";
+    let removed = run(&undo);
+    assert!(removed.contains("removed"), "{removed}");
+    let after = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        !after.contains("session-ref\"") || !after.contains("\"mcp\""),
+        "{after}"
+    );
+    (report, value)
+}
+
+#[test]
+fn mcp_install_registers_as_each_agents_mcp_add_and_uninstall_removes_it() {
+    let exe = common::bin().to_string_lossy().into_owned();
+    let (report, claude) = install_round_trip("claude", false);
+    assert_eq!(
+        claude["mcpServers"]["session-ref"],
+        json!({"type": "stdio", "command": exe, "args": ["mcp"], "env": {}})
+    );
+    assert!(report.contains("mcp__session-ref"), "{report}");
+    let (_, claude_project) = install_round_trip("claude", true);
+    assert_eq!(claude_project["mcpServers"]["session-ref"]["type"], "stdio");
+    let (_, codex) = install_round_trip("codex", false);
+    assert_eq!(
+        codex["toml"],
+        format!("[mcp_servers.session-ref]\ncommand = \"{exe}\"\nargs = [\"mcp\"]\n")
+    );
+    let (_, gemini) = install_round_trip("gemini", false);
+    assert_eq!(
+        gemini["mcpServers"]["session-ref"],
+        json!({"command": exe, "args": ["mcp"], "trust": true})
+    );
+    let (_, qwen) = install_round_trip("qwen", true);
+    assert_eq!(qwen["mcpServers"]["session-ref"]["trust"], true);
+    let (_, copilot) = install_round_trip("copilot", false);
+    assert_eq!(
+        copilot["mcpServers"]["session-ref"],
+        json!({"tools": ["*"], "type": "local", "command": exe, "args": ["mcp"]})
+    );
+    let (_, opencode) = install_round_trip("opencode", false);
+    assert_eq!(
+        opencode["mcp"]["session-ref"],
+        json!({"type": "local", "command": [exe, "mcp"]})
+    );
+}
+
+#[test]
+fn claude_install_pre_approves_the_tools_and_uninstall_takes_only_that_back() {
+    let home = tempfile::tempdir().unwrap();
+    let settings = home.path().join(".claude").join("settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::fs::write(
+        &settings,
+        "{\"permissions\": {\"allow\": [\"Bash(ls)\"]}}\n",
+    )
+    .unwrap();
+    std::fs::write(home.path().join(".claude.json"), "{\"numStartups\": 3}\n").unwrap();
+    let run = |args: &[&str]| {
+        command(home.path())
+            .env("HOME", home.path())
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    assert!(
+        run(&["--max-reference-bytes", "60000", "mcp", "install", "claude"])
+            .status
+            .success()
+    );
+    let allowed: Value =
+        serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(
+        allowed["permissions"]["allow"],
+        json!(["Bash(ls)", "mcp__session-ref"])
+    );
+    let config: Value =
+        serde_json::from_str(&std::fs::read_to_string(home.path().join(".claude.json")).unwrap())
+            .unwrap();
+    assert_eq!(config["numStartups"], 3);
+    assert_eq!(
+        config["mcpServers"]["session-ref"]["args"],
+        json!(["mcp", "--max-reference-bytes", "60000"])
+    );
+    let backups = std::fs::read_dir(home.path()).unwrap().filter(|e| {
+        e.as_ref()
+            .unwrap()
+            .file_name()
+            .to_string_lossy()
+            .starts_with(".claude.json.session-ref-backup-")
+    });
+    assert_eq!(backups.count(), 1);
+    assert!(run(&["mcp", "uninstall", "claude"]).status.success());
+    let allowed: Value =
+        serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(allowed["permissions"]["allow"], json!(["Bash(ls)"]));
+    let config: Value =
+        serde_json::from_str(&std::fs::read_to_string(home.path().join(".claude.json")).unwrap())
+            .unwrap();
+    assert_eq!(config, json!({"numStartups": 3}));
+}
