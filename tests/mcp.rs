@@ -410,12 +410,15 @@ fn max_reference_bytes_changes_the_default_budget() {
 fn sessions_are_resources_newest_first_in_pages_read_as_the_snapshot() {
     let dir = tempfile::tempdir().unwrap();
     for i in 0..105 {
-        let path = Session::new(&format!("s{i:03}"), "2025-01-01T00:00:00Z", Some("/w"))
+        // A native log's last activity is its creation (its events carry no
+        // time); the file times are set too, and must not count.
+        let created = format!("2023-11-15T{:02}:{:02}:00Z", i / 60, i % 60);
+        let path = Session::new(&format!("s{i:03}"), &created, Some("/w"))
             .title(&format!("Session {i}"))
             .user("hello")
             .write(dir.path(), &format!("s{i:03}.jsonl"));
         let file = std::fs::File::options().write(true).open(&path).unwrap();
-        let time = std::time::UNIX_EPOCH + Duration::from_secs(1_700_000_000 + i * 60);
+        let time = std::time::UNIX_EPOCH + Duration::from_secs(1_700_000_000 - i * 60);
         file.set_modified(time).unwrap();
     }
     let mut client = Client::start(dir.path(), &[]);

@@ -13,7 +13,7 @@
 //! async runtime.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 use crate::config::Config;
@@ -180,8 +180,6 @@ impl Listing {
 pub struct Sessions {
     source: Source,
     current: RwLock<Option<Arc<Listing>>>,
-    /// Signalled when the first listing is in.
-    ready: (Mutex<bool>, Condvar),
     reloading: AtomicBool,
 }
 
@@ -191,7 +189,6 @@ impl Sessions {
         Arc::new(Sessions {
             source,
             current: RwLock::new(None),
-            ready: (Mutex::new(false), Condvar::new()),
             reloading: AtomicBool::new(false),
         })
     }
@@ -220,9 +217,6 @@ impl Sessions {
         let listing = Arc::new(Listing::load(&self.source));
         *self.current.write().unwrap_or_else(|e| e.into_inner()) = Some(listing.clone());
         self.reloading.store(false, Ordering::SeqCst);
-        let (done, signal) = &self.ready;
-        *done.lock().unwrap_or_else(|e| e.into_inner()) = true;
-        signal.notify_all();
         listing
     }
 
@@ -236,17 +230,14 @@ impl Sessions {
             .clone();
         let listing = match current {
             Some(listing) => listing,
+            // Before the first listing is in, a request lists by itself
+            // rather than wait for the warm-up: it runs on rayon's pool, and
+            // a worker blocked there could be the one the warm-up's own
+            // parallel listing is waiting on (the stores' "Locks" rule: no
+            // blocking wait on work that may itself need the pool).
             None => {
-                if !self.reloading.swap(true, Ordering::SeqCst) {
-                    return self.reload();
-                }
-                let (done, signal) = &self.ready;
-                let mut ready = done.lock().unwrap_or_else(|e| e.into_inner());
-                while !*ready {
-                    ready = signal.wait(ready).unwrap_or_else(|e| e.into_inner());
-                }
-                drop(ready);
-                return self.listing();
+                self.reloading.store(true, Ordering::SeqCst);
+                return self.reload();
             }
         };
         if listing.loaded.elapsed() >= FRESH_FOR && !self.reloading.swap(true, Ordering::SeqCst) {
