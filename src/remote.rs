@@ -432,6 +432,34 @@ impl WireMatch {
 /// What one host's search gives: its matching sessions, or `(host, why)`.
 pub type RemoteSearch = std::result::Result<Vec<(SessionRecord, SessionMatch)>, (String, String)>;
 
+/// Search `host` with its own index for `query` (`regex`: one regular
+/// expression), at most `limit` matching sessions: its matches, each with
+/// a record named `ID@HOST`, or why it could not (the host's name first).
+/// Waits for the answer on the calling thread (within the client's
+/// deadlines): call it on a thread of its own.
+pub fn search_host(
+    remotes: &Remotes,
+    host: &RemoteHost,
+    query: &str,
+    regex: bool,
+    limit: usize,
+) -> std::result::Result<Vec<(SessionRecord, SessionMatch)>, String> {
+    let args = json!({"query": query, "regex": regex, "limit": limit});
+    let answer = remotes.ask(host, "search", args)?;
+    let found = serde_json::from_value::<Vec<WireMatch>>(answer)
+        .map_err(|e| format!("{}: an answer that does not parse: {e}", host.host))?;
+    Ok(found
+        .into_iter()
+        .filter_map(|m| {
+            let matched = m.session_match();
+            remotes
+                .record_of(host, m.session)
+                .ok()
+                .map(|r| (r, matched))
+        })
+        .collect())
+}
+
 /// Search every configured remote with its own index, each on a thread of
 /// its own: `(record, match)` pairs of each host as it answers, or
 /// `(host, why)` when it cannot; the receiver ends when all have answered.
@@ -444,26 +472,9 @@ pub fn search_remotes(
     let (tx, rx) = crossbeam_channel::unbounded();
     for host in remotes.hosts().to_vec() {
         let (tx, remotes) = (tx.clone(), Arc::clone(&remotes));
-        let args = json!({"query": query, "regex": regex, "limit": limit});
+        let query = query.to_owned();
         std::thread::spawn(move || {
-            let answer = remotes
-                .ask(&host, "search", args)
-                .and_then(|v| {
-                    serde_json::from_value::<Vec<WireMatch>>(v)
-                        .map_err(|e| format!("{}: an answer that does not parse: {e}", host.host))
-                })
-                .map(|found| {
-                    found
-                        .into_iter()
-                        .filter_map(|m| {
-                            let matched = m.session_match();
-                            remotes
-                                .record_of(&host, m.session)
-                                .ok()
-                                .map(|r| (r, matched))
-                        })
-                        .collect()
-                })
+            let answer = search_host(&remotes, &host, &query, regex, limit)
                 .map_err(|why| (host.host.clone(), why));
             let _ = tx.send(answer);
         });

@@ -2,12 +2,15 @@
 //! 127.0.0.1 with a throwaway host key and user key, whose logins run the
 //! built `session-ref` over a store of their own (no stand-in for ssh).
 //! Needs `sshd`, `ssh` and `ssh-keygen` (openssh-server and
-//! openssh-client, installed by `.ci/run`).
+//! openssh-client, installed by `.ci/run`); the picker's test needs tmux.
 
 mod common;
 
 #[path = "support/prerequisite.rs"]
 mod prerequisite;
+
+#[path = "support/tmux.rs"]
+mod tmux;
 
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -428,4 +431,79 @@ fn a_hook_resolves_a_remote_mention_and_skips_remotes_for_local_ones() {
         .as_str()
         .unwrap();
     assert!(context.contains("With keys kept 24h."), "{context}");
+}
+
+#[test]
+fn the_pickers_conversation_search_lists_remote_matches_after_local_ones() {
+    let test = "the_pickers_conversation_search_lists_remote_matches_after_local_ones";
+    if !tmux::available() {
+        prerequisite::missing(test, "tmux is not installed");
+        return;
+    }
+    let Some(server) = start(test) else {
+        return;
+    };
+    let (remote, local) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    remote_store(remote.path());
+    local_store(local.path());
+    let config = server.config(remote.path(), None);
+    let host = server.host();
+    let home = tempfile::tempdir().unwrap();
+    let (h, q) = (home.path(), |p: &Path| tmux::quote(p.to_str().unwrap()));
+    // The picker in a pane of its own, as hermetic as `command` makes a run.
+    let picker = format!(
+        "env -u SESSION_REF_CACHE_DIR -u HYDRA_SESSIONS -u CLAUDE_CONFIG_DIR -u CODEX_HOME \
+         HOME={home} XDG_CACHE_HOME={cache} XDG_STATE_HOME={state} XDG_CONFIG_HOME={config} \
+         {bin} --store {store} --cwd /home/me --format mention > {out} 2> {err}; \
+         echo $? > {rc}.tmp && mv {rc}.tmp {rc}",
+        home = q(h),
+        cache = q(&h.join("cache")),
+        state = q(&h.join("state")),
+        config = q(config.path()),
+        bin = q(&bin()),
+        store = q(local.path()),
+        out = q(&h.join("out")),
+        err = q(&h.join("err")),
+        rc = q(&h.join("rc")),
+    );
+    let pane = tmux::Tmux::start("remote-search", 100, 30, &picker);
+    pane.wait_for("the local and the remote sessions", |s| s.contains("3/3 ·"));
+    pane.keys(&["C-t"]);
+    pane.wait_for("search mode", |s| s.starts_with("search: "));
+    pane.type_text("answer");
+    // The remote's match arrives after the local one, tagged with its host;
+    // the remote text's escape sequence is shown as a space, never run.
+    let tagged = format!("{host}: remote answer");
+    let screen = pane.wait_for("the remote's match", |s| s.contains(&tagged));
+    let rows: Vec<&str> = screen.lines().collect();
+    let local_row = rows.iter().position(|r| r.contains("local answer"));
+    let remote_row = rows.iter().position(|r| r.contains(&tagged));
+    assert!(
+        matches!((local_row, remote_row), (Some(l), Some(r)) if l < r),
+        "local first, then the remote's:\n{screen}"
+    );
+    assert!(
+        !rows[0].contains("asking"),
+        "the remote answered:\n{screen}"
+    );
+    // Enter cites the remote session by `ID@HOST`.
+    pane.keys(&["Down"]);
+    pane.keys(&["Enter"]);
+    pane.wait_for("the chip", |s| s.contains("sessions 1/3"));
+    pane.keys(&["C-s"]);
+    let rc = h.join("rc");
+    let deadline = Instant::now() + tmux::DEADLINE;
+    while !rc.exists() {
+        assert!(
+            Instant::now() < deadline,
+            "the picker did not end:\n{}",
+            pane.screen()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let err = std::fs::read_to_string(h.join("err")).unwrap();
+    assert_eq!(std::fs::read_to_string(&rc).unwrap().trim(), "0", "{err}");
+    let out = std::fs::read_to_string(h.join("out")).unwrap();
+    let uri = session_ref_core::uri::encode(&format!("shared-id@{host}"));
+    assert!(out.contains(&format!("]({uri})")), "{out}");
 }

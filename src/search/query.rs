@@ -25,6 +25,16 @@ pub const MAX_QUERY_BYTES: usize = 1024;
 /// The prefix that makes a picker query a regular expression.
 pub const REGEX_PREFIX: &str = "re:";
 
+/// A picker query as `session-ref search` takes it (what a remote is
+/// asked): the text after a `re:` prefix as a regular expression, else the
+/// whole text as words and phrases.
+pub fn picker_parts(text: &str) -> (&str, Syntax) {
+    match text.strip_prefix(REGEX_PREFIX) {
+        Some(pattern) => (pattern, Syntax::Regex),
+        None => (text, Syntax::Words),
+    }
+}
+
 /// Why a query cannot be run.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum QueryError {
@@ -132,10 +142,8 @@ impl Query {
     /// Parse a picker query: a regular expression after a `re:` prefix,
     /// words and phrases otherwise.
     pub fn parse_picker(text: &str) -> Result<Query, QueryError> {
-        match text.strip_prefix(REGEX_PREFIX) {
-            Some(pattern) => Query::parse(pattern, Syntax::Regex),
-            None => Query::parse(text, Syntax::Words),
-        }
+        let (text, syntax) = picker_parts(text);
+        Query::parse(text, syntax)
     }
 
     /// How many terms must all appear.

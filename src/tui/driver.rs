@@ -30,6 +30,7 @@ use crate::search::{command, scan};
 use crate::tui::keymap;
 use crate::tui::preview::{PreviewKey, Snapshot};
 use crate::tui::rank::EntryId;
+use crate::tui::remote_search::{RemoteAnswer, RemoteAsk};
 use crate::tui::state::{update, Action, Effect, Exit, State};
 use crate::tui::view;
 use session_ref_core::candidates::Target;
@@ -65,6 +66,8 @@ pub enum Msg {
     SearchFound(u64, EntryId, SessionMatch),
     /// Conversation search `generation` ended (or why it could not run).
     SearchDone(u64, std::result::Result<(), String>),
+    /// A remote answered a conversation search.
+    RemoteSearched(RemoteAsk, RemoteAnswer),
     /// The background warm-up of the search index ended.
     IndexWarmed(crate::search::warm::Warmed),
     /// The prepared output, or why preparing failed.
@@ -357,6 +360,11 @@ impl<B: Backend, H: Host> Driver<B, H> {
             Msg::PreviewDropped(key) => Action::PreviewDropped(key),
             Msg::Prepared(result) => Action::Prepared(result),
             Msg::SearchFound(generation, id, found) => Action::SearchFound(generation, id, found),
+            Msg::RemoteSearched(ask, answer) => Action::RemoteSearched {
+                host: ask.host,
+                query: ask.query,
+                answer,
+            },
             Msg::SearchDone(generation, result) => {
                 if self.search_generation == Some(generation) {
                     self.search_generation = None;
@@ -434,6 +442,7 @@ impl<B: Backend, H: Host> Driver<B, H> {
                     records,
                 } => self.search(generation, query, records),
                 Effect::CancelSearch => self.cancel_search(),
+                Effect::SearchRemote(ask) => self.search_remote(ask),
             }
         }
         Ok(None)
@@ -541,6 +550,34 @@ impl<B: Backend, H: Host> Driver<B, H> {
         });
     }
 
+    /// Ask one remote to search (its answer posted as
+    /// [`Msg::RemoteSearched`]) on a plain thread of its own: the answer may
+    /// take up to the client's deadlines, and a slow host must hold no
+    /// rayon thread (previews, titles and the local search run there). The
+    /// state sends at most one per host at a time.
+    fn search_remote(&self, ask: RemoteAsk) {
+        let remotes = self
+            .state
+            .catalog()
+            .caches()
+            .get::<session_ref_stores::remote::Remotes>();
+        let tx = self.tx.clone();
+        let job = ask.clone();
+        let spawned = std::thread::Builder::new()
+            .name("remote-search".to_owned())
+            .spawn(move || {
+                let answer = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    search_remote(&remotes, &job)
+                }))
+                .unwrap_or_else(|_| Err(format!("{}: the search failed", job.host)));
+                let _ = tx.send(Msg::RemoteSearched(job, answer));
+            });
+        if let Err(e) = spawned {
+            let why = format!("{}: cannot start a search: {e}", ask.host);
+            let _ = self.tx.send(Msg::RemoteSearched(ask, Err(why)));
+        }
+    }
+
     /// Prepare with `Engine::prepare_text`, exactly as `session-ref prepare
     /// TEXT` does, and render in `format`.
     fn prepare(&self, text: String, format: PickFormat) {
@@ -620,6 +657,26 @@ pub fn search_records(
         }
     }
     Ok(())
+}
+
+/// The most matching sessions one remote sends for a picker query.
+pub const REMOTE_SEARCH_LIMIT: usize = 1000;
+
+/// Ask the configured remote `ask.host` to search for the picker query
+/// `ask.query` with its own index, as `session-ref search` asks it.
+/// Blocks until it answers or the client's deadline passes.
+pub fn search_remote(
+    remotes: &session_ref_stores::remote::Remotes,
+    ask: &RemoteAsk,
+) -> RemoteAnswer {
+    let host = remotes
+        .hosts()
+        .iter()
+        .find(|h| h.host == ask.host)
+        .ok_or_else(|| format!("{}: not a configured remote", ask.host))?;
+    let (text, syntax) = crate::search::query::picker_parts(&ask.query);
+    let regex = syntax == crate::search::query::Syntax::Regex;
+    crate::remote::search_host(remotes, host, text, regex, REMOTE_SEARCH_LIMIT)
 }
 
 /// A failure of the terminal itself ends the run (exit 1).

@@ -17,6 +17,7 @@ pub mod popup;
 pub mod preview;
 pub mod prompt;
 pub mod rank;
+pub mod remote_search;
 pub mod state;
 pub mod terminal;
 pub mod text;

@@ -24,6 +24,7 @@ use crate::tui::line::{Edit, LineInput};
 use crate::tui::preview::{self, PreviewKey, PreviewMode, PreviewSlot, Snapshot};
 use crate::tui::prompt::Prompt;
 use crate::tui::rank::{Entry, EntryId, Hit, Reranker};
+use crate::tui::remote_search::{RemoteAnswer, RemoteAsk, RemoteSearches};
 use crate::tui::theme::Theme;
 use session_ref_core::candidates::{self, Target};
 use session_ref_core::mention;
@@ -192,6 +193,16 @@ pub enum Action {
     SearchFound(u64, EntryId, SessionMatch),
     /// Conversation search `generation` ended (or why it could not run).
     SearchDone(u64, Result<(), String>),
+    /// A remote answered a conversation search (see
+    /// [`Effect::SearchRemote`]).
+    RemoteSearched {
+        /// The host, as configured.
+        host: String,
+        /// The picker query it answers.
+        query: String,
+        /// Its matches, or why it could not search.
+        answer: RemoteAnswer,
+    },
 }
 
 impl Action {
@@ -213,6 +224,7 @@ impl Action {
                 | Action::PreviewDropped(_)
                 | Action::SearchFound(..)
                 | Action::SearchDone(..)
+                | Action::RemoteSearched { .. }
                 | Action::Prepared(_)
                 | Action::EditorDone(_)
         )
@@ -259,6 +271,11 @@ pub enum Effect {
     },
     /// Stop the running search (its answers are ignored anyway).
     CancelSearch,
+    /// Ask a remote to search its conversations with its own index, on a
+    /// thread of its own (never the UI's, never rayon's); answer with
+    /// [`Action::RemoteSearched`]. At most one is in flight per host
+    /// ([`crate::tui::remote_search`]).
+    SearchRemote(RemoteAsk),
     /// End the picker.
     Exit(Exit),
 }
@@ -373,6 +390,9 @@ pub struct State {
     /// Search generations handed out (kept across toggles so a stale
     /// answer never matches a new search).
     search_generation: u64,
+    /// Conversation search on other machines (kept across toggles: a
+    /// request in flight is answered whatever the picker does meanwhile).
+    pub(crate) remote: RemoteSearches,
 }
 
 /// Apply `action`; return what the driver must do.
@@ -394,6 +414,14 @@ impl State {
         }
         .map(|text| Flash { error: false, text });
         let catalog = Arc::new(Catalog::with_caches(Arc::clone(&setup.caches)));
+        let remote = RemoteSearches::new(
+            setup
+                .caches
+                .get::<session_ref_stores::remote::Remotes>()
+                .hosts()
+                .iter()
+                .map(|h| h.host.clone()),
+        );
         State {
             filter: LineInput::new(&setup.query),
             prompt: Prompt::new(&setup.prompt),
@@ -439,6 +467,7 @@ impl State {
             preview_seek: None,
             seek_pending: false,
             search_generation: 0,
+            remote,
         }
     }
 
@@ -689,6 +718,7 @@ impl State {
             Action::ToggleSearch => {
                 if self.search.take().is_some() {
                     fx.push(Effect::CancelSearch);
+                    self.remote.want(None);
                 } else {
                     self.search = Some(SearchMode::default());
                 }
@@ -697,6 +727,15 @@ impl State {
                 self.stale = true;
             }
             Action::SearchFound(generation, id, found) => self.search_found(generation, id, found),
+            Action::RemoteSearched {
+                host,
+                query,
+                answer,
+            } => {
+                let next = self.remote.answered(&host, &query, answer);
+                fx.extend(next.map(Effect::SearchRemote));
+                self.remote_rows(&query, Some(&host));
+            }
             Action::SearchDone(generation, result) => {
                 if let Some(search) = self.search.as_mut().filter(|s| s.generation == generation) {
                     search.running = false;
@@ -1005,10 +1044,13 @@ impl State {
             if query.is_empty() {
                 fx.push(Effect::CancelSearch);
             } else {
+                // Sessions of other machines are searched there, below.
                 let records = self
                     .order
                     .iter()
-                    .map(|&id| (id, self.entries[id as usize].record.clone()))
+                    .map(|&id| (id, &self.entries[id as usize].record))
+                    .filter(|(_, record)| record.host.is_none())
+                    .map(|(id, record)| (id, record.clone()))
                     .collect();
                 fx.push(Effect::Search {
                     generation: search.generation,
@@ -1017,6 +1059,16 @@ impl State {
                 });
             }
             self.stale = true;
+            // Other machines search with their own indexes; an answer known
+            // for this query is listed at once. A query that does not parse
+            // is reported by the local search and sent nowhere.
+            let remote_query = (!self.remote.is_empty()
+                && !query.is_empty()
+                && crate::search::query::Query::parse_picker(&query).is_ok())
+            .then_some(query.as_str());
+            let asks = self.remote.want(remote_query);
+            fx.extend(asks.into_iter().map(Effect::SearchRemote));
+            self.remote_rows(&query, None);
         }
         // A key no title filter can have, so switching modes re-ranks.
         let key = (format!("\u{0}search\u{0}{query}"), self.scope);
@@ -1025,7 +1077,8 @@ impl State {
         }
     }
 
-    /// List the search's rows: best score first, then list order.
+    /// List the search's rows: this machine's, then other machines'; each
+    /// best score first, then list order.
     fn rank_search(&mut self, key: (String, Scope)) {
         let same = self.ranked.as_ref() == Some(&key);
         let keep = if same && self.pinned {
@@ -1047,10 +1100,14 @@ impl State {
             })
             .filter(|&id| self.scope == Scope::All || self.entries[id as usize].within)
             .collect();
+        // This machine's matches first, then other machines': remote
+        // answers arrive later and never push a local row down.
+        let remote = |id: &EntryId| self.entries[*id as usize].record.host.is_some();
         ids.sort_by(|a, b| {
             let score = |id: &EntryId| search.rows[id].score;
-            score(b)
-                .total_cmp(&score(a))
+            remote(a)
+                .cmp(&remote(b))
+                .then(score(b).total_cmp(&score(a)))
                 .then(self.position[*a as usize].cmp(&self.position[*b as usize]))
         });
         self.hits = ids
@@ -1082,17 +1139,51 @@ impl State {
         let Some(entry) = self.entries.get(id as usize) else {
             return;
         };
-        let age_days = entry
-            .activity
-            .map(|time| (self.setup.now - time) as f64 / 86_400.0);
-        search.rows.insert(
-            id,
-            SearchRow {
-                score: found.score(age_days),
-                best: found.best().clone(),
-                matches: found.matches,
-            },
-        );
+        if found.hits.is_empty() {
+            return;
+        }
+        search
+            .rows
+            .insert(id, scored(&found, entry.activity, self.setup.now));
+        self.stale = true;
+    }
+
+    /// List what other machines found for `query` when it is the query
+    /// searched now (only `only`'s answer, when given). A match names its
+    /// session `ID@HOST` and is shown on that session's listed row; one the
+    /// listing lacks (begun there since) is left out, as is a match
+    /// without a hit (a broken remote: nothing to show).
+    fn remote_rows(&mut self, query: &str, only: Option<&str>) {
+        let Some(search) = self
+            .search
+            .as_mut()
+            .filter(|s| s.asked.as_deref() == Some(query))
+        else {
+            return;
+        };
+        for (host, answer) in self.remote.answers(query) {
+            let Ok(found) = answer else {
+                continue;
+            };
+            if only.is_some_and(|h| h != host) {
+                continue;
+            }
+            for (record, matched) in found {
+                let entries = &self.entries;
+                let listed = self.by_id.get(&record.id).and_then(|ids| {
+                    ids.iter()
+                        .copied()
+                        .find(|&id| entries[id as usize].record.host.as_deref() == Some(host))
+                });
+                let Some(id) = listed.filter(|_| !matched.hits.is_empty()) else {
+                    continue;
+                };
+                let activity = entries[id as usize].activity;
+                search
+                    .rows
+                    .insert(id, scored(matched, activity, self.setup.now));
+            }
+        }
         self.stale = true;
     }
 
@@ -1348,6 +1439,17 @@ impl State {
     }
 }
 
+/// The row of a session the search found (at least one hit): scored by
+/// the core, its recency from the session's last activity.
+fn scored(found: &SessionMatch, activity: Option<i64>, now: i64) -> SearchRow {
+    let age_days = activity.map(|time| (now - time) as f64 / 86_400.0);
+    SearchRow {
+        score: found.score(age_days),
+        best: found.best().clone(),
+        matches: found.matches,
+    }
+}
+
 /// `value + delta`, kept within `0..=max`.
 fn step(value: usize, delta: isize, max: usize) -> usize {
     value.saturating_add_signed(delta).min(max)
@@ -1360,3 +1462,7 @@ mod tests;
 #[cfg(test)]
 #[path = "search_tests.rs"]
 mod search_tests;
+
+#[cfg(test)]
+#[path = "remote_search_tests.rs"]
+mod remote_search_tests;

@@ -36,6 +36,10 @@ fn counts(state: &State) -> String {
         } else if search.running {
             out.push_str(" · searching…");
         }
+        if let Some(remote) = remote_status(state) {
+            out.push_str(" · ");
+            out.push_str(&remote);
+        }
     }
     if state.discovering {
         out.push_str(" · discovering…");
@@ -54,6 +58,33 @@ fn counts(state: &State) -> String {
         SortOrder::Created => " · by created",
     });
     out
+}
+
+/// Widest the remotes' part of the counts may be, in columns.
+const REMOTE_STATUS_WIDTH: usize = 48;
+
+/// In search mode, what the remotes have yet to say or could not (one
+/// short part of the status line, never a wait): `asking devbox…`,
+/// `devbox: unreachable after 3 s`. Host names and reasons come from the
+/// network and are shown only as printable text.
+fn remote_status(state: &State) -> Option<String> {
+    let status = state.remote.status();
+    let mut parts = Vec::new();
+    match &status.asking[..] {
+        [] => {}
+        [host] => parts.push(format!("asking {host}…")),
+        hosts => parts.push(format!("asking {} remotes…", hosts.len())),
+    }
+    match &status.failed[..] {
+        [] => {}
+        [(host, why)] => {
+            let prefix = format!("{host}: ");
+            let why = why.strip_prefix(prefix.as_str()).unwrap_or(why.as_str());
+            parts.push(format!("{host}: {why}"));
+        }
+        failed => parts.push(format!("{} remotes failed", failed.len())),
+    }
+    (!parts.is_empty()).then(|| display::one_line(&parts.join(" · "), REMOTE_STATUS_WIDTH))
 }
 
 /// Columns left for the query text, and how many leading characters of the
@@ -169,6 +200,9 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
                         .to_owned()
                 }
                 (None, true) => "searching conversations…".to_owned(),
+                (None, false) if !state.remote.status().asking.is_empty() => {
+                    "searching other machines…".to_owned()
+                }
                 (None, false) => format!("no conversation matches {:?}", state.query()),
             }
         } else if state.scope == Scope::Here && state.here_count == 0 {
@@ -226,7 +260,14 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
         ];
         if let Some(found) = state.search_row(hit.id) {
             let room = (area.width as usize).saturating_sub(GUTTER + 1);
-            spans.extend(search_spans(found, entry.label(), room, base, dim, matched));
+            let host = entry.record.host.as_deref();
+            spans.extend(search_spans(
+                found,
+                entry.label(),
+                host,
+                room,
+                (base, dim, matched),
+            ));
             spans.push(Span::styled(bar[row], theme.dim()));
             lines.push(Line::from(spans));
             continue;
@@ -302,16 +343,16 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
     frame.render_widget(Paragraph::new(lines), area);
 }
 
-/// A search row after the gutter, `width` columns: the label, then the
-/// best matching line with its matches highlighted (scrolled so the first
-/// shows), marked when that message is no longer in the snapshot.
+/// A search row after the gutter, `width` columns: the label, then (for a
+/// session of another machine) its host, then the best matching line with
+/// its matches highlighted (scrolled so the first shows), marked when that
+/// message is no longer in the snapshot. Styles: (row, dim, matched).
 fn search_spans<'a>(
     found: &SearchRow,
     label: &str,
+    host: Option<&str>,
     width: usize,
-    base: Style,
-    dim: Style,
-    matched: Style,
+    (base, dim, matched): (Style, Style, Style),
 ) -> Vec<Span<'a>> {
     let label_width = (width / 3).clamp(8, 28).min(width);
     let mut spans = vec![Span::styled(
@@ -323,6 +364,17 @@ fn search_spans<'a>(
         return spans;
     }
     spans.push(Span::styled("  ", base));
+    if let Some(host) = host {
+        // The machine, as the listing names it before the cwd, at most a
+        // third of what is left.
+        let host = display::one_line(host, (room / 3).max(1));
+        let tag = format!("{host}: ");
+        room = room.saturating_sub(display::width(&tag));
+        spans.push(Span::styled(tag, dim));
+        if room == 0 {
+            return spans;
+        }
+    }
     let hit = &found.best;
     if hit.before_compaction && room > NOT_IN_SNAPSHOT.len() + 8 {
         spans.push(Span::styled(NOT_IN_SNAPSHOT, dim));
