@@ -12,9 +12,11 @@
 #   ssh true     a bare ssh login to the same server, for scale
 # The remote's side (`session-ref remote serve` under sshd) is not part of a
 # run's CPU time: its own CPU time, logged by /usr/bin/time, is printed after.
-# then the picker's first local row with and without a remote whose
-# ssh_command sleeps 100 ms before exec'ing ssh (added connection latency;
-# tools/first-rows.py, in tmux).
+# then the picker's first local row without a remote, with a remote whose
+# ssh_command sleeps 100 ms before exec'ing ssh (added connection latency),
+# and with one that sleeps 10 s (it never answers within the connect
+# timeout: no ssh or remote work competes for the CPU meanwhile, so any
+# difference would be the picker waiting) (tools/first-rows.py, in tmux).
 #
 #   tools/bench-remote.sh [SESSIONS [RUNS]]      (defaults 10000 and 15)
 #
@@ -88,6 +90,8 @@ cfg plain "$ssh"
 cfg mux "$mux"
 # 100 ms of added latency before every connection.
 cfg late "sleep 0.1; exec $ssh"
+# Silent: unreachable after the connect timeout (3 s).
+cfg silent "sleep 10; exec $ssh"
 empty=$(mktemp -d -p "$work")
 export XDG_CACHE_HOME=$work/local-cache
 # Build both title indexes (here and "there") once, and open the master.
@@ -117,4 +121,5 @@ for name in ["plain", "mux"]:
     print(f"remote serve CPU ({name:5}) median {statistics.median(cpu):6.1f} ms  min {min(cpu):6.1f}  max {max(cpu):6.1f}  ({len(cpu)} runs)")
 EOF
 
-python3 tools/first-rows.py "$bin" "$projects" "$work/late" "$runs"
+python3 tools/first-rows.py "$bin" "$projects" "$runs" \
+  "remote 100 ms late=$work/late" "remote silent 10 s=$work/silent"

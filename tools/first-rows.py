@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Time the picker to its first local row and to the end of listing,
-without and with a remote configured, in tmux (alternating runs, so both
-see the same load).
+without a remote and with each remote configuration given, in tmux
+(alternating runs, so all see the same load).
 
-  tools/first-rows.py BIN CLAUDE_PROJECTS CONFIG_HOME_WITH_REMOTE RUNS
+  tools/first-rows.py BIN CLAUDE_PROJECTS RUNS NAME=CONFIG_HOME ...
 
-Each run starts `BIN --claude CLAUDE_PROJECTS` in a new pane of a private
+Each CONFIG_HOME holds a session-ref/config.toml naming a remote. Each run
+starts `BIN --claude CLAUDE_PROJECTS` in a new pane of a private
 tmux server (100x30, so the list spans the width) and polls the screen:
 
 - first local row: a list row of a Claude Code session that is not the
@@ -25,7 +26,8 @@ import sys
 import tempfile
 import time
 
-binary, store, remote_config, runs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+binary, store, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
+remotes = [spec.split("=", 1) for spec in sys.argv[4:]]
 empty_config = tempfile.mkdtemp()
 socket = f"first-rows-{os.getpid()}"
 count = re.compile(r"(\d+)/(\d+)")
@@ -67,12 +69,12 @@ def run(config_home):
 # A server kept for the whole measurement: no run pays for starting it.
 tmux("-f", "/dev/null", "new-session", "-d", "-s", "keep", "sleep 3600", check=True)
 try:
-    variants = {"local only": empty_config, "with a remote 100 ms late": remote_config}
+    variants = {"local only": empty_config, **dict(remotes)}
     firsts = {name: [] for name in variants}
     listed = {name: [] for name in variants}
     before = loadavg()
-    run(empty_config)  # warm-up
-    run(remote_config)
+    for config in variants.values():  # warm-up
+        run(config)
     for _ in range(runs):
         for name, config in variants.items():
             f, l = run(config)
@@ -88,6 +90,6 @@ base_listed = statistics.median(listed["local only"])
 for name in variants:
     f, l = firsts[name], listed[name]
     print(
-        f"{name:26} first local row median {statistics.median(f):7.1f} ms (min {min(f):6.1f}, max {max(f):6.1f}, {statistics.median(f) / base_first:4.2f}x)"
+        f"{name:28} first local row median {statistics.median(f):7.1f} ms (min {min(f):6.1f}, max {max(f):6.1f}, {statistics.median(f) / base_first:4.2f}x)"
         f"   listed median {statistics.median(l):7.1f} ms (min {min(l):6.1f}, max {max(l):6.1f}, {statistics.median(l) / base_listed:4.2f}x)"
     )
