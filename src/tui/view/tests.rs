@@ -304,3 +304,158 @@ fn a_hit_before_compaction_is_marked() {
     assert_ne!(buffer[(at, 1)].style(), buffer[(plain, 1)].style());
     assert_eq!(buffer[(at, 1)].style(), buffer[(at + 13, 1)].style());
 }
+
+/// Sessions whose labels are longer than a list pane side by side.
+const LONG_TITLES: &[(&str, &str)] = &[
+    (
+        "ts-sdk",
+        "TypeScript SDK: typed client for the sessions endpoint and its pagination",
+    ),
+    (
+        "py-sdk",
+        "Python SDK: async client with retries for the sessions endpoint",
+    ),
+    ("cli", "Release the CLI"),
+];
+
+/// A picker of `width` x 30 over [`LONG_TITLES`] (in memory: their
+/// previews stay loading), filtered by `query`.
+fn long_labels(width: u16, query: &str) -> State {
+    let mut setup = testkit::setup();
+    setup.query = query.into();
+    let mut state = State::new(setup);
+    step(&mut state, Action::Resize(width, 30));
+    let records: Vec<_> = LONG_TITLES
+        .iter()
+        .enumerate()
+        .map(|(i, (id, _))| {
+            let created = format!("2025-05-{:02}T00:00:00Z", 20 + i);
+            testkit::record(id, Some("/home/dev/projects/sdk-workspace"), &created)
+        })
+        .collect();
+    let events = records
+        .into_iter()
+        .map(session_ref_stores::ScanEvent::Record)
+        .collect();
+    for effect in step(&mut state, Action::Discovered(events)) {
+        if let crate::tui::state::Effect::ReadTitles(batch) = effect {
+            let titles = batch
+                .iter()
+                .map(|(id, record)| {
+                    let title = LONG_TITLES.iter().find(|(i, _)| *i == record.id);
+                    (*id, title.map(|(_, t)| (*t).to_owned()))
+                })
+                .collect();
+            step(&mut state, Action::Titles(titles));
+        }
+    }
+    step(&mut state, Action::DiscoveryDone);
+    state
+}
+
+/// Row `y` of the screen, and the characters in the match style on it.
+fn row_and_matched(terminal: &Terminal<TestBackend>, y: u16, width: u16) -> (String, String) {
+    let buffer = terminal.backend().buffer();
+    let row = (0..width).map(|x| buffer[(x, y)].symbol()).collect();
+    let matched = (0..width)
+        .filter(|&x| buffer[(x, y)].fg == Color::Yellow)
+        .map(|x| buffer[(x, y)].symbol())
+        .collect();
+    (row, matched)
+}
+
+#[test]
+fn long_labels_side_by_side_at_110_and_140_columns() {
+    for width in [110, 140] {
+        let state = long_labels(width, "");
+        let list = state.areas().list;
+        let terminal = render(&state);
+        // Each label gets most of its pane: more than 3/4 of its columns
+        // show label text (cwd and kind gave way first).
+        let (row, _) = row_and_matched(&terminal, list.y + 1, width);
+        let pane: String = row.chars().take(list.width as usize).collect();
+        let shown = pane.find("…").map(|at| pane[..at].chars().count()).unwrap();
+        assert!(
+            shown >= list.width as usize * 3 / 4 - 3,
+            "{width}: {shown} of {}: {pane:?}",
+            list.width
+        );
+        match width {
+            110 => insta::assert_snapshot!("long_labels_at_110x30", terminal.backend()),
+            _ => insta::assert_snapshot!("long_labels_at_140x30", terminal.backend()),
+        }
+    }
+}
+
+#[test]
+fn a_match_past_the_cut_scrolls_the_label_to_it() {
+    // "pagination" ends the TypeScript label, far past a 110-column
+    // list pane's cut: the row shows it, highlighted, after a `…`.
+    let state = long_labels(110, "pagination");
+    assert_eq!(state.hits.len(), 1);
+    let list = state.areas().list;
+    let terminal = render(&state);
+    let (row, matched) = row_and_matched(&terminal, list.y, 110);
+    let pane: String = row.chars().take(list.width as usize).collect();
+    assert!(pane.starts_with("›  …"), "{pane:?}");
+    assert!(pane.contains("its pagination"), "{pane:?}");
+    assert_eq!(matched, "pagination", "{pane:?}");
+}
+
+#[test]
+fn conversation_search_rows_give_the_label_most_of_the_pane() {
+    use crate::search::hits::{Hit, SessionMatch};
+    let mut state = long_labels(110, "");
+    let mut effects = step(&mut state, Action::ToggleSearch);
+    for c in "retries".chars() {
+        effects.extend(step(&mut state, Action::Edit(Edit::Insert(c))));
+    }
+    let generation = effects
+        .iter()
+        .filter_map(|e| match e {
+            crate::tui::state::Effect::Search { generation, .. } => Some(*generation),
+            _ => None,
+        })
+        .last()
+        .expect("a search");
+    let id = state
+        .entries
+        .iter()
+        .position(|e| e.record.id == "py-sdk")
+        .unwrap() as crate::tui::rank::EntryId;
+    let snippet = "Add retries with backoff to every request".to_owned();
+    let found = SessionMatch {
+        hits: vec![Hit {
+            message: 0,
+            role: session_ref_core::projection::Role::User,
+            checkpoint: false,
+            before_compaction: false,
+            line: 0,
+            highlights: vec![4..11],
+            snippet,
+            matches: 1,
+            terms: 1,
+        }],
+        matches: 1,
+        text_bytes: 100,
+    };
+    step(&mut state, Action::SearchFound(generation, id, found));
+    step(&mut state, Action::SearchDone(generation, Ok(())));
+    let list = state.areas().list;
+    let terminal = render(&state);
+    let (row, matched) = row_and_matched(&terminal, list.y, 110);
+    let pane: String = row.chars().take(list.width as usize).collect();
+    // The label takes three fifths of the row, the line the rest.
+    let room = list.width as usize - 4;
+    assert!(
+        pane.contains(
+            &"Python SDK: async client with retries for the sessions endpoint"
+                .chars()
+                .take(room * 3 / 5 - 1)
+                .collect::<String>()
+        ),
+        "{pane:?}"
+    );
+    assert!(pane.contains("Add retries"), "{pane:?}");
+    assert_eq!(matched, "retries", "{pane:?}");
+}
