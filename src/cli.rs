@@ -8,9 +8,9 @@ use clap::{Arg, ArgAction, ArgMatches, Args, FromArgMatches, Parser, Subcommand,
 
 use crate::config::{
     self, Agent, Command, Config, Destination, InputFormat, InstallRequest, Limits, McpAgent,
-    McpRequest, OutputFormat, PickFormat, PickOptions, PopupSpec, Scope, SortBy,
+    McpRequest, OutputFormat, PickFormat, PickOptions, PopupSpec, PreviewWindow, Scope, SortBy,
 };
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorCode, Result};
 use session_ref_core::candidates::Target;
 use session_ref_stores::{StoreRoots, REGISTRY};
 
@@ -487,6 +487,15 @@ struct PickArgs {
     /// Do not use the mouse (clicks and the wheel then go to the terminal).
     #[arg(long)]
     no_mouse: bool,
+    /// Where the preview sits and its size, as fzf's --preview-window:
+    /// [right|down][:SIZE[%]][:hidden] (`:` or `,` between words, any
+    /// order). right/down: beside or below the list at any width
+    /// [default: right from 110 columns, else down]; SIZE: the preview's
+    /// share (1%-99%) or columns (right) / rows (down); hidden: start with
+    /// the preview hidden (ctrl-/ shows it). E.g. right:60%, down:40%,
+    /// hidden.
+    #[arg(long, value_name = "SPEC", value_parser = parse_preview_window)]
+    preview_window: Option<PreviewWindow>,
     /// Set by `--tmux` for the picker it runs in the popup: hand the result
     /// back through files in this private directory instead of delivering.
     #[arg(long, value_name = "DIR", hide = true)]
@@ -618,7 +627,8 @@ impl Cli {
             return Err(cmd.error(
                 clap::error::ErrorKind::ArgumentConflict,
                 "picker options (--format, --output, --exec, --tmux, --tmux-paste, \
-                 --tmux-paste-force, --query, --prompt, --prompt-file, --no-mouse) go with `session-ref` or `session-ref pick`, before \
+                 --tmux-paste-force, --query, --prompt, --prompt-file, --no-mouse, \
+                 --preview-window) go with `session-ref` or `session-ref pick`, before \
                  no other command",
             ));
         }
@@ -668,6 +678,7 @@ impl Cli {
                     None => p.prompt,
                 },
                 mouse: !p.no_mouse,
+                preview_window: p.preview_window.unwrap_or_default(),
                 popup: match p.tmux {
                     Some(raw) => {
                         Some((PopupSpec::parse(&raw).map_err(Error::invalid_config)?, raw))
@@ -876,6 +887,12 @@ fn hook_command(action: HookAction) -> Result<Command> {
     })
 }
 
+/// `--preview-window`, validated by [`PreviewWindow::parse`]: a bad value
+/// is a usage error (exit 2) that names the contract's code.
+fn parse_preview_window(text: &str) -> std::result::Result<PreviewWindow, String> {
+    PreviewWindow::parse(text).map_err(|why| format!("{}: {why}", ErrorCode::InvalidConfig))
+}
+
 /// The end of `session-ref --help`: the picker's keys, by context, and the
 /// exit codes.
 fn long_help_end() -> String {
@@ -884,8 +901,9 @@ fn long_help_end() -> String {
          'exact  ^prefix  suffix$  !not  a | b (either); an upper-case letter makes a term\n  \
          case-sensitive. Titles count most; of a cwd only its last component, unless the\n  \
          query holds a `/`.\n\n\
-         Mouse (unless --no-mouse): a click highlights a session or focuses the filter or\n  \
-         the prompt; the wheel scrolls what it is over.\n\n\
+         Mouse (unless --no-mouse): a click highlights a session, a double click inserts\n  \
+         it; a click focuses the filter, or the prompt with the cursor where it lands;\n  \
+         the wheel scrolls what it is over.\n\n\
          Picker keys:\n",
     );
     for (keys, what) in crate::tui::keymap::help_rows() {
@@ -1197,6 +1215,30 @@ mod tests {
             config(&["--tmux", "sideways"]).unwrap_err().code,
             ErrorCode::InvalidConfig
         );
+    }
+
+    #[test]
+    fn preview_window_is_validated_and_a_bad_one_is_a_usage_error() {
+        let window = |args: &[&str]| match config(args).unwrap().command {
+            Command::Pick(p) => p.preview_window,
+            _ => panic!("not pick"),
+        };
+        assert_eq!(window(&[]), PreviewWindow::default());
+        let right = window(&["--preview-window", "right:60%"]);
+        assert_eq!(right, PreviewWindow::parse("right,60%").unwrap());
+        assert!(window(&["--preview-window=hidden"]).hidden);
+        for bad in ["up", "right:0%", "sideways"] {
+            let error = Cli::try_parse_from(["session-ref", "--preview-window", bad]).unwrap_err();
+            assert_eq!(error.exit_code(), 2, "{bad}");
+            let said = error.to_string();
+            assert!(
+                said.contains("SESSION_REFERENCE_INVALID_CONFIG: --preview-window: "),
+                "{said}"
+            );
+        }
+        // A picker option: not with another command.
+        let other = Cli::parse_from(["session-ref", "--preview-window", "down", "candidates"]);
+        assert_eq!(other.unwrap_err().exit_code(), 2);
     }
 
     #[test]

@@ -1086,3 +1086,145 @@ fn prepare_reading_a_terminal_says_how_to_end_the_message() {
     tmux.wait_for("the end", |s| s.contains("done"));
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "plain words\n");
 }
+
+/// A store of native sessions with these (id, title) in `dir/store`, its
+/// sessions in the picker's target directory; its path.
+fn titled_store(dir: &Path, sessions: &[(&str, &str)]) -> PathBuf {
+    let store = dir.join("store");
+    std::fs::create_dir_all(&store).unwrap();
+    for (i, (id, title)) in sessions.iter().enumerate() {
+        let lines = [
+            serde_json::json!({"type": "session", "version": 1, "id": id, "cwd": HERE,
+                "createdAt": format!("2025-05-{:02}T12:00:00Z", 10 + i)}),
+            serde_json::json!({"seq": 1, "type": "user/message", "data": {"id": "u1",
+                "source": {"kind": "user"}, "content": [{"type": "text", "text": "A question."}]}}),
+            serde_json::json!({"seq": 2, "type": "session/title", "data": {"title": title}}),
+        ];
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        std::fs::write(store.join(format!("{id}.jsonl")), text).unwrap();
+    }
+    store
+}
+
+/// The picker on `store` (instead of the fixtures), as [`picker_command`].
+fn picker_on(dir: &Path, store: &Path, args: &[&str]) -> String {
+    picker_command(dir, args).replacen(
+        &quote(fixtures().to_str().unwrap()),
+        &quote(store.to_str().unwrap()),
+        1,
+    )
+}
+
+const LONG_TS: &str = "TypeScript SDK: typed client for the sessions endpoint and its pagination";
+const LONG_PY: &str = "Python SDK: async client with retries for the sessions endpoint";
+
+#[test]
+fn side_by_side_a_label_takes_its_pane_and_scrolls_to_a_match_past_the_cut() {
+    if !tmux_or_skip("side_by_side_labels") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let store = titled_store(dir.path(), &[("ts-sdk", LONG_TS), ("py-sdk", LONG_PY)]);
+    let tmux = Tmux::start("labels", 110, 30, &picker_on(dir.path(), &store, &[]));
+    let screen = tmux.wait_for("discovery", |s| s.contains("2/2 · all dirs"));
+    // Side by side at 110 columns, a label shows ~40 of its pane's 49
+    // columns (it showed 19 when cwd, age and kind kept theirs).
+    let row = screen.lines().nth(1).unwrap();
+    let pane: String = row.chars().take_while(|&c| c != '│').collect();
+    assert!(
+        pane.contains(&LONG_PY[..36]) || pane.contains(&LONG_TS[..36]),
+        "{screen}"
+    );
+    // A match at the end of a label: the row scrolls to it.
+    tmux.type_text("pagination");
+    let screen = tmux.wait_for("the match in view", |s| s.contains("1/2 · all dirs"));
+    let row = screen.lines().nth(1).unwrap();
+    assert!(row.starts_with("›▌ …"), "{screen}");
+    assert!(row.contains("its pagination"), "{screen}");
+    tmux.keys(&["Escape"]);
+    wait_for_file(&dir.path().join("rc"), &tmux);
+}
+
+#[test]
+fn preview_window_places_the_preview_and_ctrl_slash_hides_it() {
+    if !tmux_or_skip("preview_window") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // Below the list at 120 columns (side by side by default), 8 rows.
+    let tmux = Tmux::start(
+        "window",
+        120,
+        30,
+        &picker_command(dir.path(), &["--preview-window", "down:8"]),
+    );
+    let screen = tmux.wait_for("discovery and a preview", |s| {
+        loaded(s) && s.contains("─ Preview: ") && s.contains("kept ")
+    });
+    let at = |screen: &str| screen.lines().position(|l| l.starts_with("─ Preview: "));
+    // 30 rows: filter, list, 8 preview rows, 6 prompt rows, footer.
+    assert_eq!(at(&screen), Some(30 - 1 - 6 - 8), "{screen}");
+    assert!(!screen.contains('│'), "{screen}");
+    // ctrl-/ (0x1f, as terminals send it) hides it; again shows it.
+    tmux.keys(&["-H", "1f"]);
+    let hidden = tmux.wait_for("no preview", |s| !s.contains("Preview: "));
+    assert!(hidden.lines().nth(1).unwrap().starts_with('›'), "{hidden}");
+    tmux.keys(&["-H", "1f"]);
+    tmux.wait_for("the preview again", |s| at(s) == Some(15));
+    tmux.keys(&["Escape"]);
+    wait_for_file(&dir.path().join("rc"), &tmux);
+
+    // A bad value is a usage error before any terminal is touched.
+    let out = Command::new(BIN)
+        .args(["--store", "/nonexistent", "--preview-window", "up:30%"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("SESSION_REFERENCE_INVALID_CONFIG"), "{said}");
+    assert!(said.contains("[right|down][:SIZE[%]][:hidden]"), "{said}");
+}
+
+/// An SGR mouse press and release of the left button at 0-based `x`, `y`,
+/// as a terminal reports a click.
+fn sgr_click(x: u16, y: u16) -> String {
+    format!("\x1b[<0;{};{}M\x1b[<0;{};{}m", x + 1, y + 1, x + 1, y + 1)
+}
+
+#[test]
+fn a_double_click_inserts_a_row_and_a_click_in_the_prompt_moves_the_cursor() {
+    if !tmux_or_skip("mouse") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let tmux = Tmux::start(
+        "mouse",
+        100,
+        30,
+        &picker_command(
+            dir.path(),
+            &["--format", "mention", "--prompt", "compare the parser"],
+        ),
+    );
+    tmux.wait_for("discovery", loaded);
+    // A click in the prompt's first row (y 24 at 30 rows, text from x 1),
+    // column 8: before "the". Typing goes there.
+    tmux.type_text(&sgr_click(1 + 8, 24));
+    tmux.type_text("X ");
+    tmux.wait_for("the text inserted there", |s| {
+        s.contains("compare X the parser")
+    });
+    // A double click (two clicks at once) on the second row inserts it.
+    let second = tmux.screen().lines().nth(2).unwrap().to_owned();
+    tmux.type_text(&format!("{}{}", sgr_click(5, 2), sgr_click(5, 2)));
+    let screen = tmux.wait_for("a chip", |s| s.contains("sessions 1/3"));
+    let row: String = second.chars().skip(3).collect();
+    let label = row.split("  ").next().unwrap().trim().to_owned();
+    assert!(screen.contains(&format!("@{label}")), "{label:?}\n{screen}");
+    tmux.keys(&["C-s"]);
+    let rc = wait_for_file(&dir.path().join("rc"), &tmux);
+    let out = std::fs::read_to_string(dir.path().join("out")).unwrap();
+    assert_eq!(rc.trim(), "0");
+    assert!(out.starts_with("compare X "), "{out}");
+    assert!(out.contains(&format!("@[{label}](hydra-session:")), "{out}");
+}

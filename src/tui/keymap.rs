@@ -133,6 +133,8 @@ pub static BINDINGS: &[Binding] = &[
     bind(When::Always, &[shift(Home), alt(KeyCode::Char('<'))], Action::PreviewEdge(false), "preview: the oldest kept message"),
     bind(When::Always, &[shift(End), alt(KeyCode::Char('>'))], Action::PreviewEdge(true), "preview: the newest kept message"),
     bind(When::Always, &[ctrl('r')], Action::TogglePreviewMode, "preview: by role / the raw text that will be sent").hint(7, "raw", 1),
+    // ctrl-/ arrives as 0x1f in most terminals, which crossterm reads as ctrl-7.
+    bind(When::Always, &[ctrl('/'), ctrl('7')], Action::TogglePreview, "preview: hide / show (the list takes its room)"),
     bind(When::Always, &[ctrl('o')], Action::ToggleScope, "candidates: this directory (and below) / all").hint(5, "dir", 1),
     bind(When::Always, &[ctrl('t')], Action::ToggleSearch, "filter: titles / what was said (conversation search)"),
     bind(When::Always, &[alt(KeyCode::Char('s'))], Action::ToggleSort, "candidates: by last activity / by creation").hint(6, "sort", 1),
@@ -223,6 +225,8 @@ pub fn key_name(key: Key) -> String {
     }
     let name = match key.code {
         KeyCode::Char(' ') => "space".to_owned(),
+        // What a terminal sends for ctrl-/ (0x1f) reads as ctrl-7.
+        KeyCode::Char('7') if key.mods.contains(KeyModifiers::CONTROL) => "/".to_owned(),
         KeyCode::Char(c) => c.to_string(),
         Enter => "enter".to_owned(),
         Esc => "esc".to_owned(),
@@ -415,6 +419,23 @@ mod tests {
             lookup(&press(BackTab, KeyModifiers::SHIFT), c),
             Some(Action::ToggleFocus)
         );
+    }
+
+    #[test]
+    fn ctrl_slash_toggles_the_preview_as_terminals_send_it() {
+        // 0x1f (ctrl-/ in most terminals) is read as ctrl-7; the kitty
+        // keyboard protocol reports ctrl-/ itself. Both are named ctrl-/.
+        for c in ['/', '7'] {
+            let got = lookup(
+                &press(KeyCode::Char(c), KeyModifiers::CONTROL),
+                cx(Focus::Prompt),
+            );
+            assert_eq!(got, Some(Action::TogglePreview), "ctrl-{c}");
+            assert_eq!(key_name(ctrl(c)), "ctrl-/");
+        }
+        assert!(help_rows()
+            .iter()
+            .any(|(k, _)| k.as_deref() == Some("ctrl-/")));
     }
 
     #[test]

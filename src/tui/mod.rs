@@ -158,6 +158,10 @@ pub fn run(
     let key_tx = tx.clone();
     let reader = InputReader::spawn(move |event| {
         let msg = match event {
+            // Stamped when read, not when the loop gets to it.
+            Ok(crossterm::event::Event::Mouse(mouse)) => {
+                Msg::Mouse(mouse, std::time::Instant::now())
+            }
             Ok(event) => Msg::Input(event),
             Err(e) => Msg::InputFailed(e.to_string()),
         };
@@ -206,6 +210,7 @@ pub fn setup(config: &Config, options: &PickOptions) -> Setup {
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX)),
         home: std::env::var("HOME").ok(),
+        preview_window: options.preview_window,
         theme: theme::Theme::from_no_color(no_color.as_deref()),
         drafts: Vec::new(),
         // The picker lists through the title index as `candidates` does.

@@ -16,7 +16,7 @@ use crate::tui::theme::Theme;
 
 /// Draw the whole picker.
 pub fn draw(frame: &mut Frame<'_>, state: &State) {
-    let areas = crate::tui::layout::areas(frame.area());
+    let areas = crate::tui::layout::areas(frame.area(), state.preview_window);
     list::draw_filter(frame, areas.filter, state);
     list::draw(frame, areas.list, state);
     preview::draw(frame, &areas, state);
