@@ -527,11 +527,13 @@ impl PreviewWindow {
                 "down" | "bottom" => window.position = PreviewPosition::Down,
                 "hidden" => window.hidden = true,
                 "nohidden" => window.hidden = false,
-                "up" | "top" | "left" => return Err(format!(
+                "up" | "top" | "left" => {
+                    return Err(format!(
                     "--preview-window: {word:?}: the preview sits right of the list or below it \
                          (right, down) (in {text:?}; accepted: {})",
                     Self::GRAMMAR
-                )),
+                ))
+                }
                 _ => window.size = Some(Self::size(word, text)?),
             }
         }
