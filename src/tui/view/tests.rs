@@ -416,7 +416,7 @@ fn conversation_search_rows_give_the_label_most_of_the_pane() {
             crate::tui::state::Effect::Search { generation, .. } => Some(*generation),
             _ => None,
         })
-        .last()
+        .next_back()
         .expect("a search");
     let id = state
         .entries
@@ -431,7 +431,7 @@ fn conversation_search_rows_give_the_label_most_of_the_pane() {
             checkpoint: false,
             before_compaction: false,
             line: 0,
-            highlights: vec![4..11],
+            highlights: std::iter::once(4..11).collect(),
             snippet,
             matches: 1,
             terms: 1,
