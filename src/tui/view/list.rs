@@ -49,9 +49,12 @@ fn counts(state: &State) -> String {
         Scope::All => " · all dirs",
         Scope::Here => " · this dir",
     });
-    out.push_str(match state.sort {
-        SortOrder::Activity => " · by activity",
-        SortOrder::Created => " · by created",
+    // Conversation search ranks its matches by the search's score (more
+    // and denser matches, recent activity), whatever the sort.
+    out.push_str(match (state.searching(), state.sort) {
+        (true, _) => " · by match score",
+        (false, SortOrder::Activity) => " · by activity",
+        (false, SortOrder::Created) => " · by created",
     });
     out
 }
@@ -226,12 +229,16 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
         ];
         if let Some(found) = state.search_row(hit.id) {
             let room = (area.width as usize).saturating_sub(GUTTER + 1);
-            spans.extend(search_spans(found, entry.label(), room, base, dim, matched));
+            let label = display::label_shown(entry.label(), entry.record.kind);
+            spans.extend(search_spans(found, &label, room, base, dim, matched));
             spans.push(Span::styled(bar[row], theme.dim()));
             lines.push(Line::from(spans));
             continue;
         }
-        let label = display::one_line(entry.label(), usize::MAX);
+        let label = display::one_line(
+            &display::label_shown(entry.label(), entry.record.kind),
+            usize::MAX,
+        );
         // Sessions sharing a label (a fork and its parent start with the
         // same prompt) are told apart by their latest prompt once it is
         // read (at most half the column), else by their ids.
