@@ -1117,7 +1117,9 @@ fn the_footer_and_the_help_teach_search_and_the_query_syntax() {
     };
     assert!(flat(&help).contains("Anywhere"), "{help}");
     tmux.keys(&["PageDown", "PageDown"]);
-    let page = tmux.wait_for("the filter's keys", |s| s.contains("Filter (the query line)"));
+    let page = tmux.wait_for("the filter's keys", |s| {
+        s.contains("Filter (the query line)")
+    });
     assert!(
         flat(&page).contains("insert the highlighted session's mention in the prompt"),
         "{page}"
