@@ -307,11 +307,12 @@ mod tests {
     fn matches_are_highlighted_only_with_color_and_session_text_stays_escaped() {
         let snippet = "retry the \u{1b}[31mwebhook with backoff";
         let start = snippet.find("webhook").unwrap();
-        let highlights = [start..start + "webhook".len()];
-        let plain = snippet_line(snippet, &highlights, false);
+        let word = start..start + "webhook".len();
+        let highlights = std::slice::from_ref(&word);
+        let plain = snippet_line(snippet, highlights, false);
         assert!(!plain.contains('\u{1b}'), "{plain:?}");
         assert_eq!(plain, "retry the  [31mwebhook with backoff");
-        let colored = snippet_line(snippet, &highlights, true);
+        let colored = snippet_line(snippet, highlights, true);
         assert_eq!(
             colored,
             format!("retry the  [31m{MATCH_ON}webhook{MATCH_OFF} with backoff")
@@ -321,7 +322,8 @@ mod tests {
         // A match the width cuts ends before the `…`.
         let long = format!("{} needle", "x".repeat(TEXT_WIDTH));
         let at = long.find("needle").unwrap();
-        let cut = snippet_line(&long, &[at - 3..at + 6], true);
+        let across = at - 3..at + 6;
+        let cut = snippet_line(&long, std::slice::from_ref(&across), true);
         assert!(cut.ends_with(&format!("{MATCH_OFF}…")), "{cut:?}");
     }
 }
