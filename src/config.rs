@@ -270,8 +270,15 @@ pub enum Command {
     },
     /// `completions SHELL`: the script.
     Completions(String),
-    /// `man`: the page.
+    /// `man [COMMAND…]`: the page.
     Man(String),
+    /// `man --dir DIR`: every page, to write into `dir`.
+    ManPages {
+        /// Where the pages go.
+        dir: PathBuf,
+        /// (file name, roff) of each page, session-ref's first.
+        pages: Vec<(String, String)>,
+    },
 }
 
 /// Everything a run needs, validated.

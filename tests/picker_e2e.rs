@@ -1228,3 +1228,184 @@ fn a_double_click_inserts_a_row_and_a_click_in_the_prompt_moves_the_cursor() {
     assert!(out.starts_with("compare X "), "{out}");
     assert!(out.contains(&format!("@[{label}](hydra-session:")), "{out}");
 }
+
+/// The bottom row of a screen.
+fn footer(screen: &str) -> &str {
+    screen.lines().last().unwrap_or("")
+}
+
+#[test]
+fn the_footer_and_the_help_teach_search_and_the_query_syntax() {
+    if !tmux_or_skip("footer_and_help_teach_search") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let tmux = Tmux::start("discover", 80, 24, &picker_command(dir.path(), &[]));
+    let screen = tmux.wait_for("discovery", loaded);
+    assert!(footer(&screen).contains("ctrl-t search"), "{screen}");
+    // F1: the query syntax, and descriptions wrapped, not cut.
+    tmux.keys(&["F1"]);
+    let help = tmux.wait_for("the help", |s| s.contains("Keys (esc closes)"));
+    // Inside the popup (76 columns, centred: its border at columns 2 and
+    // 77), rows joined: a wrapped description reads whole.
+    let flat = |s: &str| -> String {
+        s.lines()
+            .map(|l| l.chars().skip(3).take(74).collect::<String>())
+            .collect::<Vec<_>>()
+            .join(" ")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    assert!(flat(&help).contains("Anywhere"), "{help}");
+    tmux.keys(&["PageDown", "PageDown"]);
+    let page = tmux.wait_for("the filter's keys", |s| {
+        s.contains("Filter (the query line)")
+    });
+    assert!(
+        flat(&page).contains("insert the highlighted session's mention in the prompt"),
+        "{page}"
+    );
+    // Scrolled to its end: both query syntaxes.
+    tmux.keys(&["PageDown"; 8]);
+    let end = tmux.wait_for("the end of the help", |s| {
+        s.contains("Conversation search syntax")
+    });
+    assert!(flat(&end).contains("'word exact: found as typed"), "{end}");
+    assert!(
+        flat(&end).contains("re:REGEX a regular expression"),
+        "{end}"
+    );
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("the help closed", |s| !s.contains("Keys (esc closes)"));
+    // Conversation search ranks by the search's score and says so.
+    tmux.keys(&["C-t"]);
+    tmux.type_text("preview");
+    let screen = tmux.wait_for("search results and their preview", |s| {
+        s.starts_with("search: preview")
+            && s.lines()
+                .next()
+                .is_some_and(|l| l.contains("by match score"))
+            && s.contains("kept ")
+    });
+    // The preview, opened from a match, shows the matches in the match
+    // style (yellow, as in the list).
+    let rule = screen
+        .lines()
+        .position(|l| l.starts_with("─ Preview"))
+        .expect("the preview's rule");
+    let out = tmux
+        .command()
+        .args(["capture-pane", "-p", "-e"])
+        .output()
+        .unwrap();
+    let styled = String::from_utf8_lossy(&out.stdout).into_owned();
+    // tmux writes yellow as `33` or as colour 3 of its palette.
+    let yellow = |l: &str| l.contains("[33m") || l.contains(";33m") || l.contains("38;5;3m");
+    let previewed: Vec<&str> = styled
+        .lines()
+        .skip(rule + 2)
+        .filter(|l| l.to_lowercase().contains("preview"))
+        .collect();
+    assert!(!previewed.is_empty(), "{screen}");
+    assert!(previewed.iter().all(|l| yellow(l)), "{previewed:?}");
+    tmux.keys(&["Escape"]);
+    wait_for_file(&dir.path().join("rc"), &tmux);
+}
+
+#[test]
+fn search_highlights_matches_on_a_terminal_and_never_in_a_pipe() {
+    if !tmux_or_skip("search_highlights_on_a_terminal") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let piped = dir.path().join("piped");
+    let search = |redirect: &str| {
+        format!(
+            "XDG_CACHE_HOME={} {} --store {} search preview {redirect}",
+            quote(dir.path().join("cache").to_str().unwrap()),
+            quote(BIN),
+            quote(fixtures().to_str().unwrap()),
+        )
+    };
+    let command = format!(
+        "{}; {}; echo done; sleep 30",
+        search(""),
+        search(&format!("> {}", quote(piped.to_str().unwrap())))
+    );
+    let tmux = Tmux::start(
+        "searchcolor",
+        160,
+        40,
+        &format!("sh -c {}", quote(&command)),
+    );
+    tmux.wait_for("the searches", |s| s.contains("done"));
+    let out = tmux
+        .command()
+        .args(["capture-pane", "-p", "-e"])
+        .output()
+        .unwrap();
+    let styled = String::from_utf8_lossy(&out.stdout);
+    // A hit line: the match is preceded by an SGR turning on bold/yellow.
+    let hit = styled
+        .lines()
+        .find(|l| l.contains(": ") && l.contains('#') && l.to_lowercase().contains("preview"))
+        .expect("a hit line");
+    let at = hit.to_lowercase().find("preview").unwrap();
+    assert!(
+        hit[..at].ends_with('m') && hit[..at].contains("\u{1b}["),
+        "{hit:?}"
+    );
+    let file = std::fs::read_to_string(&piped).unwrap();
+    assert!(file.to_lowercase().contains("preview"), "{file}");
+    assert!(!file.contains('\u{1b}'), "{file:?}");
+}
+
+#[test]
+fn a_prompt_citing_a_session_no_store_has_is_flagged_once_listed() {
+    if !tmux_or_skip("unknown_mention_flagged") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let gone = format_mention("gone-0000-session", Some("Deleted long ago"));
+    let tmux = Tmux::start(
+        "unknown",
+        100,
+        24,
+        &picker_command(dir.path(), &["--prompt", &format!("see {gone}")]),
+    );
+    let screen = tmux.wait_for("the verdict", |s| s.contains("not found"));
+    let flat = screen.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("@Deleted long ago (gone-0000-session) cites a session no store lists"),
+        "{screen}"
+    );
+    assert!(screen.contains("1 not found"), "{screen}");
+    tmux.keys(&["Escape"]);
+    wait_for_file(&dir.path().join("rc"), &tmux);
+}
+
+#[test]
+fn a_chip_wider_than_the_prompt_is_cut_with_an_ellipsis() {
+    if !tmux_or_skip("wide_chip_ellipsis") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let label = format!("Wide label {}", "and more words ".repeat(8));
+    let mention = format_mention("7f3a-parser", Some(label.trim_end()));
+    let tmux = Tmux::start(
+        "widechip",
+        60,
+        24,
+        &picker_command(dir.path(), &["--prompt", &mention]),
+    );
+    let screen = tmux.wait_for("the chip", |s| s.contains("@Wide label"));
+    let row = screen
+        .lines()
+        .find(|l| l.contains("@Wide label"))
+        .unwrap()
+        .trim_end();
+    assert!(row.ends_with('…'), "{row:?}");
+    tmux.keys(&["Escape"]);
+    wait_for_file(&dir.path().join("rc"), &tmux);
+}

@@ -2,7 +2,8 @@
 //! their mentions into a prompt, preview exactly what each injects, submit.
 //!
 //! Architecture: [`state`] is a pure state machine (`update(state, action)
-//! -> effects`), [`keymap`] the one table of keys, [`view`] draws one pane
+//! -> effects`), [`keymap`] maps keys to actions through the one table of keys
+//! ([`crate::keys`]), [`view`] draws one pane
 //! per module from the state, [`driver`] is the thin event loop performing
 //! effects, and [`terminal`] owns `/dev/tty` (raw mode, alternate screen,
 //! restored on every exit path). stdout is never touched here: the result
@@ -10,6 +11,7 @@
 
 mod char_set;
 pub mod driver;
+pub mod help;
 pub mod keymap;
 pub mod layout;
 pub mod line;

@@ -164,7 +164,7 @@ fn readable(snapshot: &Snapshot, width: usize, theme: Theme, meta: About) -> Lai
     };
     let mut about = format!(
         "{} · {}",
-        display::one_line(&data.label, usize::MAX),
+        display::one_line(&display::label_shown(&data.label, meta.kind), usize::MAX),
         display::printable(data.cwd.as_deref().unwrap_or("no cwd")),
     );
     if let Some(time) = meta.activity {

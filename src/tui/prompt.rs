@@ -34,6 +34,8 @@ pub enum UnitKind {
         text: String,
         /// Whether its URI decodes (an invalid one fails the submit).
         valid: bool,
+        /// The session id its URI decodes to.
+        id: Option<String>,
     },
 }
 
@@ -337,6 +339,7 @@ impl Prompt {
             kind: UnitKind::Chip {
                 text,
                 valid: decoded.is_ok(),
+                id: decoded.ok(),
             },
         }
     }
@@ -529,7 +532,7 @@ mod tests {
         let units: Vec<_> = p.layout(80).rows[0].units.clone();
         assert!(matches!(
             &units.last().unwrap().kind,
-            UnitKind::Chip { text, valid: false } if text == "@x"
+            UnitKind::Chip { text, valid: false, .. } if text == "@x"
         ));
         assert!(p.parse().is_err());
         assert!(p.referenced_ids().is_empty());

@@ -20,7 +20,7 @@ use crate::config::PickFormat;
 use crate::config::PreviewWindow;
 use crate::error::Error;
 use crate::search::hits::{Hit as SearchHit, SessionMatch};
-use crate::tui::keymap::{self, Context};
+use crate::tui::keymap::Context;
 use crate::tui::layout::{self, Areas};
 use crate::tui::line::{Edit, LineInput};
 use crate::tui::preview::{self, PreviewKey, PreviewMode, PreviewSlot, Snapshot};
@@ -303,6 +303,9 @@ pub(crate) struct SearchMode {
     pub(crate) error: Option<String>,
     /// Matching sessions found so far.
     pub(crate) rows: HashMap<EntryId, SearchRow>,
+    /// The asked query compiled, to highlight its matches in the preview
+    /// (`None`: none asked, or it does not compile).
+    pub(crate) compiled: Option<crate::search::query::Query>,
 }
 
 /// The whole picker state. Views read it; only [`update`] and
@@ -529,6 +532,54 @@ impl State {
         self.prompt.text()
     }
 
+    /// Whether no store lists session `id` (a mention's): decided once the
+    /// listing is complete, other machines' included; `false` before.
+    pub fn unknown_session(&self, id: &str) -> bool {
+        !self.discovering
+            && !self.by_id.contains_key(id)
+            && self.setup.target.session_id.as_deref() != Some(id)
+    }
+
+    /// The mentions in the prompt whose session no store lists, said in
+    /// the footer (as an error: the submit would fail) when there are any.
+    /// Called when the listing completes and when the prompt is replaced
+    /// (a draft restored, the editor's text); the chips say it meanwhile.
+    fn flag_unknown_mentions(&mut self) {
+        if self.discovering {
+            return;
+        }
+        let text = self.prompt.text();
+        let mut unknown: Vec<String> = Vec::new();
+        for span in self.prompt.mentions() {
+            let Ok(id) = session_ref_core::uri::decode(&text[span.uri.clone()]) else {
+                continue;
+            };
+            if self.unknown_session(&id) {
+                let label = span
+                    .label
+                    .clone()
+                    .map_or_else(|| id.clone(), |raw| mention::unescape_label(&text[raw]));
+                let named = format!("@{} ({id})", crate::display::one_line(&label, 40));
+                if !unknown.contains(&named) {
+                    unknown.push(named);
+                }
+            }
+        }
+        if unknown.is_empty() {
+            return;
+        }
+        let what = if unknown.len() == 1 {
+            format!("{} cites a session no store lists", unknown[0])
+        } else {
+            format!("these cite sessions no store lists: {}", unknown.join(", "))
+        };
+        let text = match self.flash.take() {
+            Some(before) => format!("{}; {what}: remove it or the submit fails", before.text),
+            None => format!("{what}: remove it or the submit fails"),
+        };
+        self.error(text);
+    }
+
     /// The saved draft this run restored, if any.
     pub fn restored_draft(&self) -> Option<&std::path::Path> {
         self.restored.as_deref()
@@ -739,17 +790,21 @@ impl State {
                 self.help_scroll = 0;
             }
             Action::HelpScroll(lines) => {
-                let rows = keymap::help_rows().len();
                 let area = Rect::new(0, 0, self.size.0, self.size.1);
+                let rows = crate::tui::help::line_count(area);
                 let visible = layout::help_popup(area, rows).height.saturating_sub(2) as usize;
                 self.help_scroll = step(self.help_scroll, lines, rows.saturating_sub(visible));
             }
             Action::OpenEditor => fx.push(Effect::OpenEditor(self.prompt.text().to_owned())),
-            Action::RestoreDraft => self.restore_draft(),
+            Action::RestoreDraft => {
+                self.restore_draft();
+                self.flag_unknown_mentions();
+            }
             Action::EditorDone(Ok(text)) => {
                 self.prompt.set_text(&text);
                 self.focus = Focus::Prompt;
                 self.scroll_prompt();
+                self.flag_unknown_mentions();
             }
             Action::EditorDone(Err(why)) => self.error(format!("$EDITOR: {why}")),
             Action::Submit => self.submit(fx),
@@ -768,6 +823,7 @@ impl State {
             Action::Discovered(events) => self.discovered(events, fx),
             Action::DiscoveryDone => {
                 self.discovering = false;
+                self.flag_unknown_mentions();
                 // Previews of a shared id computed while discovering read the
                 // highlighted record; `prepare` reads the id's first record.
                 let shared = &self.by_id;
@@ -1053,6 +1109,7 @@ impl State {
             search.asked_over = entries;
             search.rows.clear();
             search.error = None;
+            search.compiled = crate::search::query::Query::parse_picker(&query).ok();
             search.running = !query.is_empty();
             if query.is_empty() {
                 fx.push(Effect::CancelSearch);
@@ -1151,6 +1208,15 @@ impl State {
     /// The search row of a listed session, in search mode.
     pub fn search_row(&self, id: EntryId) -> Option<&SearchRow> {
         self.search.as_ref().and_then(|s| s.rows.get(&id))
+    }
+
+    /// The search query whose matches the preview highlights: in
+    /// conversation search, when the highlighted session is one of its
+    /// matches (the preview was opened from a match).
+    pub fn preview_matches(&self) -> Option<&crate::search::query::Query> {
+        let hit = self.hits.get(self.selected)?;
+        self.search_row(hit.id)?;
+        self.search.as_ref()?.compiled.as_ref()
     }
 
     /// Whether the filter searches conversations rather than titles.

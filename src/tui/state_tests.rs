@@ -445,7 +445,7 @@ fn preview_scrolling_is_clamped_to_the_snapshot() {
 fn keys_drive_the_state_through_the_table() {
     use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
     fn press(state: &mut State, code: KeyCode, mods: KeyModifiers) -> Vec<Effect> {
-        let action = keymap::lookup(&KeyEvent::new(code, mods), state.key_context());
+        let action = crate::tui::keymap::lookup(&KeyEvent::new(code, mods), state.key_context());
         action.map(|a| step(state, a)).unwrap_or_default()
     }
     let mut state = ready(testkit::setup());
@@ -481,8 +481,8 @@ fn help_scrolls_within_its_rows() {
     step(&mut state, Action::Resize(80, 12));
     step(&mut state, Action::ToggleHelp);
     step(&mut state, Action::HelpScroll(1000));
-    let rows = keymap::help_rows().len();
     let area = Rect::new(0, 0, 80, 12);
+    let rows = crate::tui::help::line_count(area);
     let visible = layout::help_popup(area, rows).height as usize - 2;
     assert_eq!(state.help_scroll, rows - visible);
     step(&mut state, Action::ToggleHelp);

@@ -49,9 +49,12 @@ fn counts(state: &State) -> String {
         Scope::All => " · all dirs",
         Scope::Here => " · this dir",
     });
-    out.push_str(match state.sort {
-        SortOrder::Activity => " · by activity",
-        SortOrder::Created => " · by created",
+    // Conversation search ranks its matches by the search's score (more
+    // and denser matches, recent activity), whatever the sort.
+    out.push_str(match (state.searching(), state.sort) {
+        (true, _) => " · by match score",
+        (false, SortOrder::Activity) => " · by activity",
+        (false, SortOrder::Created) => " · by created",
     });
     out
 }
@@ -460,7 +463,11 @@ impl RowText {
             ),
         };
         RowText {
-            label: display::one_line(entry.label(), usize::MAX),
+            // A label the 80-character rule cut is marked (the mention keeps it).
+            label: display::one_line(
+                &display::label_shown(entry.label(), entry.record.kind),
+                usize::MAX,
+            ),
             suffix,
             cwd,
         }
