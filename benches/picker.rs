@@ -170,6 +170,7 @@ fn setup(query: &str, caches: &Arc<Caches>) -> Setup {
         drafts: Vec::new(),
         caches: Arc::clone(caches),
         search_index: None,
+        preview_window: Default::default(),
     }
 }
 

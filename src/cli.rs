@@ -8,9 +8,9 @@ use clap::{Arg, ArgAction, ArgMatches, Args, FromArgMatches, Parser, Subcommand,
 
 use crate::config::{
     self, Agent, Command, Config, Destination, InputFormat, InstallRequest, Limits, McpAgent,
-    McpRequest, OutputFormat, PickFormat, PickOptions, PopupSpec, Scope, SortBy,
+    McpRequest, OutputFormat, PickFormat, PickOptions, PopupSpec, PreviewWindow, Scope, SortBy,
 };
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorCode, Result};
 use session_ref_core::candidates::Target;
 use session_ref_stores::{StoreRoots, REGISTRY};
 
@@ -268,8 +268,19 @@ enum CommandArgs {
         /// The shell.
         shell: clap_complete::Shell,
     },
-    /// Print the manual page (roff), e.g. `session-ref man | man -l -`.
-    Man,
+    /// Print a manual page (roff): session-ref's, or a command's with its
+    /// options (`session-ref man search | man -l -`); or write every page
+    /// into a directory with --dir.
+    Man {
+        /// The command whose page to print (`search`, `hook install`)
+        /// [default: session-ref's own].
+        command: Vec<String>,
+        /// Write every page (session-ref.1, session-ref-search.1, …) into
+        /// DIR, e.g. ~/.local/share/man/man1, so that `man
+        /// session-ref-search` finds them; prints the files written.
+        #[arg(long, value_name = "DIR", conflicts_with = "command")]
+        dir: Option<PathBuf>,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -487,6 +498,15 @@ struct PickArgs {
     /// Do not use the mouse (clicks and the wheel then go to the terminal).
     #[arg(long)]
     no_mouse: bool,
+    /// Where the preview sits and its size, as fzf's --preview-window:
+    /// [right|down][:SIZE[%]][:hidden] (`:` or `,` between words, any
+    /// order). right/down: beside or below the list at any width
+    /// [default: right from 110 columns, else down]; SIZE: the preview's
+    /// share (1%-99%) or columns (right) / rows (down); hidden: start with
+    /// the preview hidden (ctrl-/ shows it). E.g. right:60%, down:40%,
+    /// hidden.
+    #[arg(long, value_name = "SPEC", value_parser = parse_preview_window)]
+    preview_window: Option<PreviewWindow>,
     /// Set by `--tmux` for the picker it runs in the popup: hand the result
     /// back through files in this private directory instead of delivering.
     #[arg(long, value_name = "DIR", hide = true)]
@@ -618,7 +638,8 @@ impl Cli {
             return Err(cmd.error(
                 clap::error::ErrorKind::ArgumentConflict,
                 "picker options (--format, --output, --exec, --tmux, --tmux-paste, \
-                 --tmux-paste-force, --query, --prompt, --prompt-file, --no-mouse) go with `session-ref` or `session-ref pick`, before \
+                 --tmux-paste-force, --query, --prompt, --prompt-file, --no-mouse, \
+                 --preview-window) go with `session-ref` or `session-ref pick`, before \
                  no other command",
             ));
         }
@@ -668,6 +689,7 @@ impl Cli {
                     None => p.prompt,
                 },
                 mouse: !p.no_mouse,
+                preview_window: p.preview_window.unwrap_or_default(),
                 popup: match p.tmux {
                     Some(raw) => {
                         Some((PopupSpec::parse(&raw).map_err(Error::invalid_config)?, raw))
@@ -782,13 +804,7 @@ impl Cli {
                     _ => script,
                 })
             }
-            CommandArgs::Man => {
-                let mut page = Vec::new();
-                clap_mangen::Man::new(Cli::full_command())
-                    .render(&mut page)
-                    .map_err(|e| Error::invalid_config(format!("cannot render the manual: {e}")))?;
-                Command::Man(String::from_utf8_lossy(&page).into_owned())
-            }
+            CommandArgs::Man { command, dir } => man_command(&command, dir)?,
         };
         // A server answers for its own machine only: remotes of remotes
         // are never asked (no loops, one hop).
@@ -842,6 +858,66 @@ fn bash_states_agree(script: String, bin: &str) -> String {
     script.replace(&escaped_as_separator, &as_the_loop_names_it)
 }
 
+/// The command as its manual pages show it: built, so that each
+/// subcommand knows its full name (`session-ref-search`) and has the
+/// global options, and without clap's `help` subcommand, which has no page.
+fn man_root() -> clap::Command {
+    let mut cmd = Cli::full_command().disable_help_subcommand(true);
+    cmd.build();
+    cmd
+}
+
+/// The roff page of `cmd`.
+fn man_page(cmd: &clap::Command) -> Result<String> {
+    let mut page = Vec::new();
+    clap_mangen::Man::new(cmd.clone())
+        .render(&mut page)
+        .map_err(|e| Error::invalid_config(format!("cannot render the manual: {e}")))?;
+    Ok(String::from_utf8_lossy(&page).into_owned())
+}
+
+/// Every page: `cmd`'s and, depth first, each visible subcommand's, as
+/// (file name, roff). The main page lists these and no other.
+fn man_pages(cmd: &clap::Command, out: &mut Vec<(String, String)>) -> Result<()> {
+    let name = cmd.get_display_name().unwrap_or_else(|| cmd.get_name());
+    out.push((format!("{name}.1"), man_page(cmd)?));
+    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+        man_pages(sub, out)?;
+    }
+    Ok(())
+}
+
+/// `man [COMMAND…] [--dir DIR]`: one page, or every page for a directory.
+fn man_command(path: &[String], dir: Option<PathBuf>) -> Result<Command> {
+    let root = man_root();
+    if let Some(dir) = dir {
+        let mut pages = Vec::new();
+        man_pages(&root, &mut pages)?;
+        return Ok(Command::ManPages { dir, pages });
+    }
+    let mut cmd = &root;
+    for name in path {
+        cmd = cmd
+            .get_subcommands()
+            .filter(|s| !s.is_hide_set())
+            .find(|s| s.get_name() == name)
+            .ok_or_else(|| {
+                let known: Vec<&str> = cmd
+                    .get_subcommands()
+                    .filter(|s| !s.is_hide_set())
+                    .map(clap::Command::get_name)
+                    .collect();
+                Error::invalid_config(format!(
+                    "man: no command {:?} under `{}` (its commands: {})",
+                    name,
+                    cmd.get_bin_name().unwrap_or("session-ref"),
+                    known.join(", ")
+                ))
+            })?;
+    }
+    Ok(Command::Man(man_page(cmd)?))
+}
+
 fn hook_command(action: HookAction) -> Result<Command> {
     let parse_budget = |raw: Option<String>| -> Result<Option<usize>> {
         raw.map(|raw| {
@@ -876,22 +952,35 @@ fn hook_command(action: HookAction) -> Result<Command> {
     })
 }
 
-/// The end of `session-ref --help`: the picker's keys, by context, and the
-/// exit codes.
+/// `--preview-window`, validated by [`PreviewWindow::parse`]: a bad value
+/// is a usage error (exit 2) that names the contract's code.
+fn parse_preview_window(text: &str) -> std::result::Result<PreviewWindow, String> {
+    PreviewWindow::parse(text).map_err(|why| format!("{}: {why}", ErrorCode::InvalidConfig))
+}
+
+/// The end of `session-ref --help`: the picker's query syntax and keys,
+/// from the one table of [`crate::keys`] (as the picker's help shows
+/// them), and the exit codes.
 fn long_help_end() -> String {
+    use crate::keys::HelpRow;
     let mut out = String::from(
-        "Picker search (fzf's extended syntax): space-separated terms match in any order;\n  \
-         'exact  ^prefix  suffix$  !not  a | b (either); an upper-case letter makes a term\n  \
-         case-sensitive. Titles count most; of a cwd only its last component, unless the\n  \
-         query holds a `/`.\n\n\
-         Mouse (unless --no-mouse): a click highlights a session or focuses the filter or\n  \
-         the prompt; the wheel scrolls what it is over.\n\n\
-         Picker keys:\n",
+        "Mouse (unless --no-mouse): a click highlights a session, a double click inserts\n  \
+         it; a click focuses the filter, or the prompt with the cursor where it lands;\n  \
+         the wheel scrolls what it is over.\n\n\
+         Picker keys and query syntax (f1 in the picker shows them too):\n",
     );
-    for (keys, what) in crate::tui::keymap::help_rows() {
-        match keys {
-            Some(keys) => out.push_str(&format!("    {keys:<24} {what}\n")),
-            None => out.push_str(&format!("  {what}\n")),
+    for row in crate::keys::help_rows() {
+        match row {
+            HelpRow::Heading(title) => out.push_str(&format!("  {title}\n")),
+            HelpRow::Note(note) => out.push_str(&format!("  {note}\n")),
+            HelpRow::Entry { keys, what } => {
+                // Descriptions wrap under themselves past 100 columns.
+                let rows = textwrap::wrap(what, 100 - 29);
+                for (i, part) in rows.iter().enumerate() {
+                    let keys = if i == 0 { keys.as_str() } else { "" };
+                    out.push_str(&format!("    {keys:<24} {part}\n"));
+                }
+            }
         }
     }
     out.push_str(
@@ -899,7 +988,9 @@ fn long_help_end() -> String {
          0    done (a closed stdout pipe is not an error)\n  \
          1    failed: stderr says `session-ref: CODE: message`; or `search` found nothing\n  \
          2    usage error (an unknown flag, a flag value of the wrong type, a store flag\n       naming a file that is not a session)\n  \
-         130  cancelled (Ctrl-C, SIGTERM) or aborted in the picker\n",
+         130  cancelled (Ctrl-C, SIGTERM) or aborted in the picker\n\n\
+         Manual pages: `session-ref man COMMAND` prints a command's (`man search`, `man hook\n  \
+         install`); `session-ref man --dir DIR` writes every page into DIR.\n",
     );
     out
 }
@@ -1059,6 +1150,62 @@ mod tests {
     }
 
     #[test]
+    fn man_produces_every_page_it_lists_with_the_command_options() {
+        let Command::Man(main) = config(&["man"]).unwrap().command else {
+            panic!("not man")
+        };
+        let Command::ManPages { pages, .. } = config(&["man", "--dir", "/m"]).unwrap().command
+        else {
+            panic!("not man --dir")
+        };
+        let names: Vec<&str> = pages.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names[0], "session-ref.1");
+        // Every page the main page names (`session-ref-search(1)`) is
+        // written, and no `help` page is named that would not be.
+        let listed: Vec<String> = main
+            .replace("\\-", "-")
+            .split_whitespace()
+            .filter_map(|w| w.strip_suffix("(1)"))
+            .map(|w| {
+                format!(
+                    "{}.1",
+                    w.trim_start_matches("\\fB").trim_start_matches("\\fR")
+                )
+            })
+            .collect();
+        assert!(!listed.is_empty(), "{main}");
+        for page in &listed {
+            assert!(
+                names.contains(&page.as_str()),
+                "{page} listed, not written: {names:?}"
+            );
+        }
+        assert!(!names.contains(&"session-ref-help.1"));
+        for name in [
+            "session-ref-search.1",
+            "session-ref-hook-install.1",
+            "session-ref-uri-decode.1",
+        ] {
+            assert!(names.contains(&name), "{name}: {names:?}");
+        }
+        // A command's page has its own options and the global ones.
+        let Command::Man(search) = config(&["man", "search"]).unwrap().command else {
+            panic!("not man search")
+        };
+        assert!(search.contains("session\\-ref\\-search"), "{search}");
+        assert!(search.contains("\\-\\-regex") && search.contains("\\-\\-no\\-index"));
+        assert!(search.contains("\\-\\-max\\-references"));
+        let Command::Man(install) = config(&["man", "hook", "install"]).unwrap().command else {
+            panic!("not man hook install")
+        };
+        assert!(install.contains("\\-\\-print"));
+        assert_eq!(
+            config(&["man", "nosuch"]).unwrap_err().code,
+            ErrorCode::InvalidConfig
+        );
+    }
+
+    #[test]
     fn invalid_values_are_config_errors() {
         for args in [
             &["--max-references", "4", "candidates"][..],
@@ -1197,6 +1344,30 @@ mod tests {
             config(&["--tmux", "sideways"]).unwrap_err().code,
             ErrorCode::InvalidConfig
         );
+    }
+
+    #[test]
+    fn preview_window_is_validated_and_a_bad_one_is_a_usage_error() {
+        let window = |args: &[&str]| match config(args).unwrap().command {
+            Command::Pick(p) => p.preview_window,
+            _ => panic!("not pick"),
+        };
+        assert_eq!(window(&[]), PreviewWindow::default());
+        let right = window(&["--preview-window", "right:60%"]);
+        assert_eq!(right, PreviewWindow::parse("right,60%").unwrap());
+        assert!(window(&["--preview-window=hidden"]).hidden);
+        for bad in ["up", "right:0%", "sideways"] {
+            let error = Cli::try_parse_from(["session-ref", "--preview-window", bad]).unwrap_err();
+            assert_eq!(error.exit_code(), 2, "{bad}");
+            let said = error.to_string();
+            assert!(
+                said.contains("SESSION_REFERENCE_INVALID_CONFIG: --preview-window: "),
+                "{said}"
+            );
+        }
+        // A picker option: not with another command.
+        let other = Cli::parse_from(["session-ref", "--preview-window", "down", "candidates"]);
+        assert_eq!(other.unwrap_err().exit_code(), 2);
     }
 
     #[test]

@@ -129,6 +129,11 @@ pub fn search_streaming(
         limit: *limit,
         json: *json,
         index: index.clone(),
+        // Matches stand out on a terminal, unless NO_COLOR; never in a
+        // pipe or a file, and never in JSON.
+        color: !*json
+            && std::io::IsTerminal::is_terminal(&std::io::stdout())
+            && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
     };
     let (index, catalog) = match request.index.as_deref() {
         Some(dir) => {
@@ -173,6 +178,7 @@ pub fn run(config: &Config, stdin: Option<String>) -> Result<String> {
             Ok(format!("{}\n", mention::format_mention(&id, Some(label))))
         }
         Command::Completions(text) | Command::Man(text) => Ok(text.clone()),
+        Command::ManPages { dir, pages } => write_man_pages(dir, pages),
         Command::RemoteCheck(host) => crate::remote::check(&config.remotes, host),
         Command::RemoteServe { .. } => Err(Error::internal(
             "remote serve streams its answers: run it with remote::serve",
@@ -195,6 +201,33 @@ pub fn run(config: &Config, stdin: Option<String>) -> Result<String> {
             out
         }
     }
+}
+
+/// `man --dir`: write each page into `dir` (made if missing), each
+/// replaced whole (written beside, then renamed); the paths written, one a
+/// line.
+fn write_man_pages(dir: &std::path::Path, pages: &[(String, String)]) -> Result<String> {
+    let failed = |what: &std::path::Path, e: std::io::Error| {
+        Error::invalid_config(format!(
+            "man --dir: cannot write {}: {e}",
+            crate::display::path_for_person(what)
+        ))
+    };
+    std::fs::create_dir_all(dir).map_err(|e| failed(dir, e))?;
+    let mut written = String::new();
+    for (name, page) in pages {
+        let path = dir.join(name);
+        let partial = dir.join(format!(".{name}.partial"));
+        std::fs::write(&partial, page)
+            .and_then(|()| std::fs::rename(&partial, &path))
+            .map_err(|e| {
+                let _ = std::fs::remove_file(&partial);
+                failed(&path, e)
+            })?;
+        written.push_str(&crate::display::path_for_person(&path));
+        written.push('\n');
+    }
+    Ok(written)
 }
 
 fn run_with_engine(config: &Config, engine: &Engine, stdin: Option<String>) -> Result<String> {
@@ -301,7 +334,8 @@ fn run_with_engine(config: &Config, engine: &Engine, stdin: Option<String>) -> R
         | Command::Completions(_)
         | Command::RemoteCheck(_)
         | Command::RemoteServe { .. }
-        | Command::Man(_) => {
+        | Command::Man(_)
+        | Command::ManPages { .. } => {
             unreachable!("handled without an engine")
         }
     }

@@ -169,6 +169,9 @@ pub struct PickOptions {
     pub prompt: String,
     /// Whether the picker reads the mouse.
     pub mouse: bool,
+    /// `--preview-window`: where the preview sits, its size, whether it
+    /// starts hidden.
+    pub preview_window: PreviewWindow,
     /// `--tmux`: the popup, and the option's value as given.
     pub popup: Option<(PopupSpec, String)>,
     /// Set in the picker `--tmux` runs in its popup: the private directory
@@ -267,8 +270,15 @@ pub enum Command {
     },
     /// `completions SHELL`: the script.
     Completions(String),
-    /// `man`: the page.
+    /// `man [COMMAND…]`: the page.
     Man(String),
+    /// `man --dir DIR`: every page, to write into `dir`.
+    ManPages {
+        /// Where the pages go.
+        dir: PathBuf,
+        /// (file name, roff) of each page, session-ref's first.
+        pages: Vec<(String, String)>,
+    },
 }
 
 /// Everything a run needs, validated.
@@ -469,6 +479,99 @@ impl PopupSpec {
     }
 }
 
+/// Where the picker's preview sits (`--preview-window`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PreviewPosition {
+    /// Right of the list from 110 columns on, below it on a narrower
+    /// terminal.
+    #[default]
+    Auto,
+    /// Right of the list, whatever the width.
+    Right,
+    /// Below the list, whatever the width.
+    Down,
+}
+
+/// How much of the picker the preview takes (`--preview-window`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PreviewSize {
+    /// This percentage of the columns (right) or rows (down) the list and
+    /// the preview share, 1 to 99.
+    Percent(u8),
+    /// This many columns (right) or rows (down), at least 1.
+    Cells(u16),
+}
+
+/// A parsed `--preview-window`: where the preview sits, its size, and
+/// whether it starts hidden (`ctrl-/` shows it). The default is what the
+/// picker does without the option.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PreviewWindow {
+    /// Where.
+    pub position: PreviewPosition,
+    /// How large (`None`: the picker's own split).
+    pub size: Option<PreviewSize>,
+    /// Whether the preview starts hidden.
+    pub hidden: bool,
+}
+
+impl PreviewWindow {
+    /// The grammar `--help` and the README document.
+    pub const GRAMMAR: &'static str = "[right|down][:SIZE[%]][:hidden]";
+
+    /// Parse fzf's `--preview-window` subset: words separated by `:` or
+    /// `,`, in any order, a later one winning: `right`, `down` (or
+    /// `bottom`), a size (`60%`: a share from 1% to 99%; `40`: columns
+    /// when right, rows when down), `hidden` (and `nohidden`). An empty
+    /// value is the default. fzf's other positions (`up`, `left`) and
+    /// options (borders, wrap, follow) are refused by name, not ignored.
+    pub fn parse(text: &str) -> std::result::Result<PreviewWindow, String> {
+        let mut window = PreviewWindow::default();
+        for word in text.split([':', ',']).map(str::trim) {
+            match word {
+                "" => {}
+                "right" => window.position = PreviewPosition::Right,
+                "down" | "bottom" => window.position = PreviewPosition::Down,
+                "hidden" => window.hidden = true,
+                "nohidden" => window.hidden = false,
+                "up" | "top" | "left" => {
+                    return Err(format!(
+                    "--preview-window: {word:?}: the preview sits right of the list or below it \
+                         (right, down) (in {text:?}; accepted: {})",
+                    Self::GRAMMAR
+                ))
+                }
+                _ => window.size = Some(Self::size(word, text)?),
+            }
+        }
+        Ok(window)
+    }
+
+    fn size(word: &str, text: &str) -> std::result::Result<PreviewSize, String> {
+        let bad = || {
+            format!(
+                "--preview-window: {word:?} is not a position, a size (1% to 99%, or columns/rows) \
+                 or hidden (in {text:?}; accepted: {})",
+                Self::GRAMMAR
+            )
+        };
+        match word.strip_suffix('%') {
+            Some(digits) => digits
+                .parse::<u8>()
+                .ok()
+                .filter(|n| (1..=99).contains(n))
+                .map(PreviewSize::Percent)
+                .ok_or_else(bad),
+            None => word
+                .parse::<u16>()
+                .ok()
+                .filter(|&n| n >= 1)
+                .map(PreviewSize::Cells)
+                .ok_or_else(bad),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -532,5 +635,42 @@ mod tests {
         assert!(PopupSpec::parse("middle").is_err());
         assert!(PopupSpec::parse("center,0%").is_err());
         assert!(PopupSpec::parse("center,1,2,3").is_err());
+    }
+
+    #[test]
+    fn preview_windows_as_fzf_reads_them() {
+        let p = |t| PreviewWindow::parse(t).unwrap();
+        assert_eq!(p(""), PreviewWindow::default());
+        assert_eq!(
+            p("right:60%"),
+            PreviewWindow {
+                position: PreviewPosition::Right,
+                size: Some(PreviewSize::Percent(60)),
+                hidden: false,
+            }
+        );
+        assert_eq!(p("down,12"), p("bottom:12"));
+        assert_eq!(p("down,12").size, Some(PreviewSize::Cells(12)));
+        assert_eq!(p("down,12").position, PreviewPosition::Down);
+        let hidden = p("hidden");
+        assert!(hidden.hidden);
+        assert_eq!(hidden.position, PreviewPosition::Auto);
+        assert!(!p("hidden:nohidden").hidden);
+        assert_eq!(p("40%").position, PreviewPosition::Auto);
+        for bad in [
+            "up",
+            "left:50%",
+            "right:0%",
+            "right:100%",
+            "sideways",
+            "0",
+            "-3",
+            "50%%",
+            "wrap",
+        ] {
+            let err = PreviewWindow::parse(bad).unwrap_err();
+            assert!(err.starts_with("--preview-window: "), "{bad}: {err}");
+            assert!(err.contains(PreviewWindow::GRAMMAR), "{bad}: {err}");
+        }
     }
 }

@@ -7,6 +7,28 @@ use unicode_width::UnicodeWidthChar;
 
 use session_ref_core::time::Instant;
 
+/// A label as the picker shows it: with a trailing `…` when it is a first
+/// prompt that the 80-character rule of SPEC §4 cut, that is the label of
+/// a session of another agent (not a native one, whose titles are its
+/// own) that is exactly [`TITLE_CHARS`] characters long. Only shown so:
+/// mentions, `candidates` and snapshots keep the contract's label. An
+/// agent's own title of exactly that length is taken for a cut one too (a
+/// trailing `…` too many); a cut landing on a blank is trimmed shorter and
+/// not marked.
+///
+/// [`TITLE_CHARS`]: session_ref_stores::kinds::foreign::TITLE_CHARS
+pub fn label_shown(
+    label: &str,
+    kind: session_ref_stores::model::StoreKind,
+) -> std::borrow::Cow<'_, str> {
+    use session_ref_stores::kinds::{foreign::TITLE_CHARS, native};
+    if kind != native::KIND && label.chars().count() == TITLE_CHARS {
+        std::borrow::Cow::Owned(format!("{label}…"))
+    } else {
+        std::borrow::Cow::Borrowed(label)
+    }
+}
+
 pub use session_ref_core::escape::{
     escape_unsafe, escape_unsafe_lines, is_unsafe, path_for_person,
 };

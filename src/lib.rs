@@ -18,6 +18,7 @@ pub mod draft;
 pub mod engine;
 pub mod error;
 pub mod hook;
+pub mod keys;
 pub mod mcp;
 pub mod output;
 pub mod remote;

@@ -910,3 +910,36 @@ fn candidates_json_carries_the_last_activity_and_the_table_says_which_time_it_co
     // Last active in 2025, over a year before these tests run: in years.
     assert!(active.lines().nth(1).unwrap().contains("y "), "{active}");
 }
+
+#[test]
+fn man_writes_every_page_the_main_page_lists() {
+    let dir = tempfile::tempdir().unwrap();
+    let pages = dir.path().join("man1");
+    let out = run(&["man", "--dir", pages.to_str().unwrap()], "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let written: Vec<String> = stdout(&out).lines().map(str::to_owned).collect();
+    assert!(
+        written.iter().all(|p| Path::new(p).is_file()),
+        "{written:?}"
+    );
+    let main = std::fs::read_to_string(pages.join("session-ref.1")).unwrap();
+    // The main page names its commands' pages as `session\-ref\-search(1)`.
+    let mut listed = 0;
+    for word in main.split(|c: char| c.is_whitespace()) {
+        if let Some(name) = word.strip_suffix("(1)") {
+            let name = name.replace("\\-", "-");
+            let name = name.trim_start_matches("\\fB").trim_start_matches("\\fR");
+            assert!(
+                pages.join(format!("{name}.1")).is_file(),
+                "{name} listed, not written"
+            );
+            listed += 1;
+        }
+    }
+    assert!(listed >= 10, "{main}");
+    // A command's page: its options, the global ones, as `man COMMAND` prints it.
+    let search = std::fs::read_to_string(pages.join("session-ref-search.1")).unwrap();
+    assert!(search.contains("\\-\\-regex") && search.contains("\\-\\-max\\-references"));
+    let printed = run(&["man", "search"], "");
+    assert_eq!(stdout(&printed), search);
+}

@@ -1086,3 +1086,326 @@ fn prepare_reading_a_terminal_says_how_to_end_the_message() {
     tmux.wait_for("the end", |s| s.contains("done"));
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "plain words\n");
 }
+
+/// A store of native sessions with these (id, title) in `dir/store`, its
+/// sessions in the picker's target directory; its path.
+fn titled_store(dir: &Path, sessions: &[(&str, &str)]) -> PathBuf {
+    let store = dir.join("store");
+    std::fs::create_dir_all(&store).unwrap();
+    for (i, (id, title)) in sessions.iter().enumerate() {
+        let lines = [
+            serde_json::json!({"type": "session", "version": 1, "id": id, "cwd": HERE,
+                "createdAt": format!("2025-05-{:02}T12:00:00Z", 10 + i)}),
+            serde_json::json!({"seq": 1, "type": "user/message", "data": {"id": "u1",
+                "source": {"kind": "user"}, "content": [{"type": "text", "text": "A question."}]}}),
+            serde_json::json!({"seq": 2, "type": "session/title", "data": {"title": title}}),
+        ];
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        std::fs::write(store.join(format!("{id}.jsonl")), text).unwrap();
+    }
+    store
+}
+
+/// The picker on `store` (instead of the fixtures), as [`picker_command`].
+fn picker_on(dir: &Path, store: &Path, args: &[&str]) -> String {
+    picker_command(dir, args).replacen(
+        &quote(fixtures().to_str().unwrap()),
+        &quote(store.to_str().unwrap()),
+        1,
+    )
+}
+
+const LONG_TS: &str = "TypeScript SDK: typed client for the sessions endpoint and its pagination";
+const LONG_PY: &str = "Python SDK: async client with retries for the sessions endpoint";
+
+#[test]
+fn side_by_side_a_label_takes_its_pane_and_scrolls_to_a_match_past_the_cut() {
+    if !tmux_or_skip("side_by_side_labels") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let store = titled_store(dir.path(), &[("ts-sdk", LONG_TS), ("py-sdk", LONG_PY)]);
+    let tmux = Tmux::start("labels", 110, 30, &picker_on(dir.path(), &store, &[]));
+    let screen = tmux.wait_for("discovery", |s| s.contains("2/2 · all dirs"));
+    // Side by side at 110 columns, a label shows ~40 of its pane's 49
+    // columns (it showed 19 when cwd, age and kind kept theirs).
+    let row = screen.lines().nth(1).unwrap();
+    let pane: String = row.chars().take_while(|&c| c != '│').collect();
+    assert!(
+        pane.contains(&LONG_PY[..36]) || pane.contains(&LONG_TS[..36]),
+        "{screen}"
+    );
+    // A match at the end of a label: the row scrolls to it.
+    tmux.type_text("pagination");
+    let screen = tmux.wait_for("the match in view", |s| s.contains("1/2 · all dirs"));
+    let row = screen.lines().nth(1).unwrap();
+    assert!(row.starts_with("›▌ …"), "{screen}");
+    assert!(row.contains("its pagination"), "{screen}");
+    tmux.keys(&["Escape"]);
+    wait_for_file(&dir.path().join("rc"), &tmux);
+}
+
+#[test]
+fn preview_window_places_the_preview_and_ctrl_slash_hides_it() {
+    if !tmux_or_skip("preview_window") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // Below the list at 120 columns (side by side by default), 8 rows.
+    let tmux = Tmux::start(
+        "window",
+        120,
+        30,
+        &picker_command(dir.path(), &["--preview-window", "down:8"]),
+    );
+    let screen = tmux.wait_for("discovery and a preview", |s| {
+        loaded(s) && s.contains("─ Preview: ") && s.contains("kept ")
+    });
+    let at = |screen: &str| screen.lines().position(|l| l.starts_with("─ Preview: "));
+    // 30 rows: filter, list, 8 preview rows, 6 prompt rows, footer.
+    assert_eq!(at(&screen), Some(30 - 1 - 6 - 8), "{screen}");
+    assert!(!screen.contains('│'), "{screen}");
+    // ctrl-/ (0x1f, as terminals send it) hides it; again shows it.
+    tmux.keys(&["-H", "1f"]);
+    let hidden = tmux.wait_for("no preview", |s| !s.contains("Preview: "));
+    assert!(hidden.lines().nth(1).unwrap().starts_with('›'), "{hidden}");
+    tmux.keys(&["-H", "1f"]);
+    tmux.wait_for("the preview again", |s| at(s) == Some(15));
+    tmux.keys(&["Escape"]);
+    wait_for_file(&dir.path().join("rc"), &tmux);
+
+    // A bad value is a usage error before any terminal is touched.
+    let out = Command::new(BIN)
+        .args(["--store", "/nonexistent", "--preview-window", "up:30%"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("SESSION_REFERENCE_INVALID_CONFIG"), "{said}");
+    assert!(said.contains("[right|down][:SIZE[%]][:hidden]"), "{said}");
+}
+
+/// An SGR mouse press and release of the left button at 0-based `x`, `y`,
+/// as a terminal reports a click.
+fn sgr_click(x: u16, y: u16) -> String {
+    format!("\x1b[<0;{};{}M\x1b[<0;{};{}m", x + 1, y + 1, x + 1, y + 1)
+}
+
+#[test]
+fn a_double_click_inserts_a_row_and_a_click_in_the_prompt_moves_the_cursor() {
+    if !tmux_or_skip("mouse") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let tmux = Tmux::start(
+        "mouse",
+        100,
+        30,
+        &picker_command(
+            dir.path(),
+            &["--format", "mention", "--prompt", "compare the parser"],
+        ),
+    );
+    tmux.wait_for("discovery", loaded);
+    // A click in the prompt's first row (y 24 at 30 rows, text from x 1),
+    // column 8: before "the". Typing goes there.
+    tmux.type_text(&sgr_click(1 + 8, 24));
+    tmux.type_text("X ");
+    tmux.wait_for("the text inserted there", |s| {
+        s.contains("compare X the parser")
+    });
+    // A double click (two clicks at once) on the second row inserts it.
+    let second = tmux.screen().lines().nth(2).unwrap().to_owned();
+    tmux.type_text(&format!("{}{}", sgr_click(5, 2), sgr_click(5, 2)));
+    let screen = tmux.wait_for("a chip", |s| s.contains("sessions 1/3"));
+    let row: String = second.chars().skip(3).collect();
+    let label = row.split("  ").next().unwrap().trim().to_owned();
+    assert!(screen.contains(&format!("@{label}")), "{label:?}\n{screen}");
+    tmux.keys(&["C-s"]);
+    let rc = wait_for_file(&dir.path().join("rc"), &tmux);
+    let out = std::fs::read_to_string(dir.path().join("out")).unwrap();
+    assert_eq!(rc.trim(), "0");
+    assert!(out.starts_with("compare X "), "{out}");
+    assert!(out.contains(&format!("@[{label}](hydra-session:")), "{out}");
+}
+
+/// The bottom row of a screen.
+fn footer(screen: &str) -> &str {
+    screen.lines().last().unwrap_or("")
+}
+
+#[test]
+fn the_footer_and_the_help_teach_search_and_the_query_syntax() {
+    if !tmux_or_skip("footer_and_help_teach_search") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let tmux = Tmux::start("discover", 80, 24, &picker_command(dir.path(), &[]));
+    let screen = tmux.wait_for("discovery", loaded);
+    assert!(footer(&screen).contains("ctrl-t search"), "{screen}");
+    // F1: the query syntax, and descriptions wrapped, not cut.
+    tmux.keys(&["F1"]);
+    let help = tmux.wait_for("the help", |s| s.contains("Keys (esc closes)"));
+    // Inside the popup (76 columns, centred: its border at columns 2 and
+    // 77), rows joined: a wrapped description reads whole.
+    let flat = |s: &str| -> String {
+        s.lines()
+            .map(|l| l.chars().skip(3).take(74).collect::<String>())
+            .collect::<Vec<_>>()
+            .join(" ")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    assert!(flat(&help).contains("Anywhere"), "{help}");
+    tmux.keys(&["PageDown", "PageDown"]);
+    let page = tmux.wait_for("the filter's keys", |s| {
+        s.contains("Filter (the query line)")
+    });
+    assert!(
+        flat(&page).contains("insert the highlighted session's mention in the prompt"),
+        "{page}"
+    );
+    // Scrolled to its end: both query syntaxes.
+    tmux.keys(&["PageDown"; 8]);
+    let end = tmux.wait_for("the end of the help", |s| {
+        s.contains("Conversation search syntax")
+    });
+    assert!(flat(&end).contains("'word exact: found as typed"), "{end}");
+    assert!(
+        flat(&end).contains("re:REGEX a regular expression"),
+        "{end}"
+    );
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("the help closed", |s| !s.contains("Keys (esc closes)"));
+    // Conversation search ranks by the search's score and says so.
+    tmux.keys(&["C-t"]);
+    tmux.type_text("preview");
+    let screen = tmux.wait_for("search results and their preview", |s| {
+        s.starts_with("search: preview")
+            && s.lines()
+                .next()
+                .is_some_and(|l| l.contains("by match score"))
+            && s.contains("kept ")
+    });
+    // The preview, opened from a match, shows the matches in the match
+    // style (yellow, as in the list).
+    let rule = screen
+        .lines()
+        .position(|l| l.starts_with("─ Preview"))
+        .expect("the preview's rule");
+    let out = tmux
+        .command()
+        .args(["capture-pane", "-p", "-e"])
+        .output()
+        .unwrap();
+    let styled = String::from_utf8_lossy(&out.stdout).into_owned();
+    // tmux writes yellow as `33` or as colour 3 of its palette.
+    let yellow = |l: &str| l.contains("[33m") || l.contains(";33m") || l.contains("38;5;3m");
+    let previewed: Vec<&str> = styled
+        .lines()
+        .skip(rule + 2)
+        .filter(|l| l.to_lowercase().contains("preview"))
+        .collect();
+    assert!(!previewed.is_empty(), "{screen}");
+    assert!(previewed.iter().all(|l| yellow(l)), "{previewed:?}");
+    tmux.keys(&["Escape"]);
+    wait_for_file(&dir.path().join("rc"), &tmux);
+}
+
+#[test]
+fn search_highlights_matches_on_a_terminal_and_never_in_a_pipe() {
+    if !tmux_or_skip("search_highlights_on_a_terminal") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let piped = dir.path().join("piped");
+    let search = |redirect: &str| {
+        format!(
+            "XDG_CACHE_HOME={} {} --store {} search preview {redirect}",
+            quote(dir.path().join("cache").to_str().unwrap()),
+            quote(BIN),
+            quote(fixtures().to_str().unwrap()),
+        )
+    };
+    let command = format!(
+        "{}; {}; echo done; sleep 30",
+        search(""),
+        search(&format!("> {}", quote(piped.to_str().unwrap())))
+    );
+    let tmux = Tmux::start(
+        "searchcolor",
+        160,
+        40,
+        &format!("sh -c {}", quote(&command)),
+    );
+    tmux.wait_for("the searches", |s| s.contains("done"));
+    let out = tmux
+        .command()
+        .args(["capture-pane", "-p", "-e"])
+        .output()
+        .unwrap();
+    let styled = String::from_utf8_lossy(&out.stdout);
+    // A hit line: the match is preceded by an SGR turning on bold/yellow.
+    let hit = styled
+        .lines()
+        .find(|l| l.contains(": ") && l.contains('#') && l.to_lowercase().contains("preview"))
+        .expect("a hit line");
+    let at = hit.to_lowercase().find("preview").unwrap();
+    assert!(
+        hit[..at].ends_with('m') && hit[..at].contains("\u{1b}["),
+        "{hit:?}"
+    );
+    let file = std::fs::read_to_string(&piped).unwrap();
+    assert!(file.to_lowercase().contains("preview"), "{file}");
+    assert!(!file.contains('\u{1b}'), "{file:?}");
+}
+
+#[test]
+fn a_prompt_citing_a_session_no_store_has_is_flagged_once_listed() {
+    if !tmux_or_skip("unknown_mention_flagged") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let gone = format_mention("gone-0000-session", Some("Deleted long ago"));
+    let tmux = Tmux::start(
+        "unknown",
+        100,
+        24,
+        &picker_command(dir.path(), &["--prompt", &format!("see {gone}")]),
+    );
+    let screen = tmux.wait_for("the verdict", |s| s.contains("not found"));
+    let flat = screen.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("@Deleted long ago (gone-0000-session) cites a session no store lists"),
+        "{screen}"
+    );
+    assert!(screen.contains("1 not found"), "{screen}");
+    tmux.keys(&["Escape"]);
+    wait_for_file(&dir.path().join("rc"), &tmux);
+}
+
+#[test]
+fn a_chip_wider_than_the_prompt_is_cut_with_an_ellipsis() {
+    if !tmux_or_skip("wide_chip_ellipsis") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let label = format!("Wide label {}", "and more words ".repeat(8));
+    let mention = format_mention("7f3a-parser", Some(label.trim_end()));
+    let tmux = Tmux::start(
+        "widechip",
+        60,
+        24,
+        &picker_command(dir.path(), &["--prompt", &mention]),
+    );
+    let screen = tmux.wait_for("the chip", |s| s.contains("@Wide label"));
+    let row = screen
+        .lines()
+        .find(|l| l.contains("@Wide label"))
+        .unwrap()
+        .trim_end();
+    assert!(row.ends_with('…'), "{row:?}");
+    tmux.keys(&["Escape"]);
+    wait_for_file(&dir.path().join("rc"), &tmux);
+}

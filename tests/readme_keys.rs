@@ -1,10 +1,11 @@
 //! The README's key table lists exactly the picker's keys: every key bound
 //! outside the help screen appears in its first column, and every key there
-//! is bound. The key table in `src/tui/keymap.rs` is the source of truth.
+//! is bound. The key table in `src/keys.rs` is the source of truth, as are its query
+//! syntax tables, whose every element the README shows too.
 
 use std::collections::BTreeSet;
 
-use session_ref::tui::keymap::{key_name, When, BINDINGS};
+use session_ref::keys::{key_name, When, BINDINGS, FILTER_SYNTAX, SEARCH_SYNTAX};
 
 /// The backticked words of the first column of the table under `| key |`.
 fn readme_keys() -> BTreeSet<String> {
@@ -37,4 +38,20 @@ fn readme_key_table_matches_the_key_map() {
         "README key table is out of date: bound but not in README {undocumented:?}; \
          in README but not bound {unbound:?}"
     );
+}
+
+#[test]
+fn readme_shows_the_query_syntax_of_the_key_table() {
+    // In a Markdown table a `|` is written `\|`, even in code.
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("read README.md")
+        .replace("\\|", "|");
+    for syntax in FILTER_SYNTAX.iter().chain(SEARCH_SYNTAX) {
+        assert!(
+            readme.contains(&format!("`{}`", syntax.example)),
+            "README does not show `{}` ({})",
+            syntax.example,
+            syntax.means
+        );
+    }
 }

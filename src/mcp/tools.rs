@@ -260,6 +260,7 @@ pub fn search_sessions(
         limit: count_arg(args, "limit", SEARCH_LIMIT, MOST)?,
         json: true,
         index: sessions.source().search_index.clone(),
+        color: false,
     };
     let listing = sessions.listing();
     let index = request

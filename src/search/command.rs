@@ -36,6 +36,9 @@ pub struct Request {
     pub json: bool,
     /// The index directory; `None` searches the logs only.
     pub index: Option<std::path::PathBuf>,
+    /// Highlight the matches in the text output with terminal colours
+    /// (stdout is a terminal and `NO_COLOR` is not set).
+    pub color: bool,
 }
 
 /// Run `search` over `catalog`, writing to `out`: what the scan saw (how
@@ -87,7 +90,7 @@ pub fn run(
             line.push('\n');
             line
         } else {
-            text_entry(record, &label, found, now, home.as_deref())
+            text_entry(record, &label, found, now, home.as_deref(), request.color)
         }
     };
     let mut emitted = 0;
@@ -206,13 +209,14 @@ pub fn decide_indexed(
 }
 
 /// One session in the text output: a heading (label · store · cwd · age),
-/// its mention, and its first hits.
+/// its mention, and its first hits (their matches highlighted when `color`).
 fn text_entry(
     record: &SessionRecord,
     label: &str,
     found: &SessionMatch,
     now: i64,
     home: Option<&str>,
+    color: bool,
 ) -> String {
     let mut heading = vec![
         display::one_line(&display::printable(label), TEXT_WIDTH),
@@ -243,7 +247,7 @@ fn text_entry(
         text.push_str(&format!(
             "  #{} {role}: {}\n",
             hit.message,
-            display::truncate_width(&hit.snippet, TEXT_WIDTH)
+            snippet_line(&hit.snippet, &hit.highlights, color)
         ));
     }
     if found.hits.len() > TEXT_HITS {
@@ -255,8 +259,71 @@ fn text_entry(
     text
 }
 
+/// Starts a highlighted match on a terminal (bold yellow, as the picker's).
+const MATCH_ON: &str = "\u{1b}[1;33m";
+/// Ends it.
+const MATCH_OFF: &str = "\u{1b}[0m";
+
+/// A hit's snippet as printed: cut to [`TEXT_WIDTH`] columns, every
+/// character printable ([`display::safe_char`]: a remote's snippet is as
+/// untrusted as a log), and with `color` its `highlights` (byte ranges of
+/// `snippet`) wrapped in [`MATCH_ON`]/[`MATCH_OFF`], the only escape
+/// sequences written.
+fn snippet_line(snippet: &str, highlights: &[std::ops::Range<usize>], color: bool) -> String {
+    let cut = display::truncate_width(snippet, TEXT_WIDTH);
+    // `cut` is the snippet, or a prefix of it and `…`.
+    let kept = if cut == snippet {
+        snippet.len()
+    } else {
+        cut.len() - '…'.len_utf8()
+    };
+    let mut out = String::with_capacity(cut.len() + 16);
+    let mut on = false;
+    for (at, c) in cut.char_indices() {
+        let inside = color && at < kept && highlights.iter().any(|r| r.contains(&at));
+        if inside != on {
+            out.push_str(if inside { MATCH_ON } else { MATCH_OFF });
+            on = inside;
+        }
+        out.push(display::safe_char(c));
+    }
+    if on {
+        out.push_str(MATCH_OFF);
+    }
+    out
+}
+
 fn unix_now() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matches_are_highlighted_only_with_color_and_session_text_stays_escaped() {
+        let snippet = "retry the \u{1b}[31mwebhook with backoff";
+        let start = snippet.find("webhook").unwrap();
+        let word = start..start + "webhook".len();
+        let highlights = std::slice::from_ref(&word);
+        let plain = snippet_line(snippet, highlights, false);
+        assert!(!plain.contains('\u{1b}'), "{plain:?}");
+        assert_eq!(plain, "retry the  [31mwebhook with backoff");
+        let colored = snippet_line(snippet, highlights, true);
+        assert_eq!(
+            colored,
+            format!("retry the  [31m{MATCH_ON}webhook{MATCH_OFF} with backoff")
+        );
+        // The only escapes are ours: the log's ESC became a space.
+        assert_eq!(colored.matches('\u{1b}').count(), 2);
+        // A match the width cuts ends before the `…`.
+        let long = format!("{} needle", "x".repeat(TEXT_WIDTH));
+        let at = long.find("needle").unwrap();
+        let across = at - 3..at + 6;
+        let cut = snippet_line(&long, std::slice::from_ref(&across), true);
+        assert!(cut.ends_with(&format!("{MATCH_OFF}…")), "{cut:?}");
+    }
 }

@@ -46,6 +46,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 pub enum Msg {
     /// A terminal event.
     Input(Event),
+    /// A mouse event and when the input thread read it (what tells a
+    /// double click from two clicks).
+    Mouse(crossterm::event::MouseEvent, Instant),
     /// Reading the terminal failed.
     InputFailed(String),
     /// Discovery classified a file.
@@ -334,7 +337,8 @@ impl<B: Backend, H: Host> Driver<B, H> {
                 None => return Ok(None),
             },
             Msg::Input(Event::Paste(text)) => Action::Paste(text),
-            Msg::Input(Event::Mouse(event)) => Action::Mouse(event),
+            Msg::Mouse(event, at) => Action::Mouse(event, at),
+            Msg::Input(Event::Mouse(event)) => Action::Mouse(event, Instant::now()),
             Msg::Input(Event::Resize(width, height)) => Action::Resize(width, height),
             Msg::Input(_) => return Ok(None),
             Msg::InputFailed(why) => {

@@ -1,7 +1,10 @@
-//! Where each pane goes for a terminal size. Shared by the views (to draw)
-//! and the state (to page, scroll and wrap), so both agree. Pure.
+//! Where each pane goes for a terminal size and the `--preview-window`
+//! in force (as `ctrl-/` left it). Shared by the views (to draw) and the
+//! state (to page, scroll and wrap), so both agree. Pure.
 
 use ratatui::layout::Rect;
+
+use crate::config::{PreviewPosition, PreviewSize, PreviewWindow};
 
 /// Width from which the list and the preview sit side by side.
 pub const SIDE_BY_SIDE_WIDTH: u16 = 110;
@@ -29,9 +32,11 @@ pub struct Areas {
     pub footer: Rect,
 }
 
-/// Split `area` into panes: filter, list and preview (stacked below 110
-/// columns, side by side from there), prompt, footer.
-pub fn areas(area: Rect) -> Areas {
+/// Split `area` into panes: filter, list and preview, prompt, footer. The
+/// preview sits where `window` says (by default below the list under 110
+/// columns, right of it from there), takes its size, and gives all its
+/// room to the list when hidden.
+pub fn areas(area: Rect, window: PreviewWindow) -> Areas {
     let Rect {
         x,
         y,
@@ -78,25 +83,64 @@ pub fn areas(area: Rect) -> Areas {
         );
         (header, stats, body)
     };
-    if width >= SIDE_BY_SIDE_WIDTH {
-        let list_width = width * 9 / 20;
+    if window.hidden {
+        // The preview's panes are empty rectangles under the list.
+        let list = Rect::new(x, middle_top, width, main_height);
+        let (preview_header, preview_stats, preview_body) =
+            preview(x, middle_top + main_height, width, 0);
+        return Areas {
+            filter,
+            list,
+            preview_header,
+            preview_stats,
+            preview_body,
+            separator: None,
+            prompt_header,
+            prompt_body,
+            footer,
+        };
+    }
+    let side_by_side = match window.position {
+        PreviewPosition::Auto => width >= SIDE_BY_SIDE_WIDTH,
+        PreviewPosition::Right => true,
+        PreviewPosition::Down => false,
+    };
+    if side_by_side {
+        // The preview's columns include the separator.
+        let preview_width = match window.size {
+            None => width - width * 9 / 20,
+            Some(size) => share(size, width),
+        };
+        let list_width = width - preview_width.min(width);
         let list = Rect::new(x, middle_top, list_width, main_height);
         let right = x + list_width;
-        let (preview_header, preview_stats, preview_body) =
-            preview(right + 1, middle_top, width - list_width - 1, main_height);
+        let (preview_header, preview_stats, preview_body) = preview(
+            right + 1,
+            middle_top,
+            (width - list_width).saturating_sub(1),
+            main_height,
+        );
         Areas {
             filter,
             list,
             preview_header,
             preview_stats,
             preview_body,
-            separator: Some(Rect::new(right, middle_top, 1, main_height)),
+            separator: Some(Rect::new(
+                right,
+                middle_top,
+                (width - list_width).min(1),
+                main_height,
+            )),
             prompt_header,
             prompt_body,
             footer,
         }
     } else {
-        let list_height = (main_height * 2 / 5).max(main_height.min(3));
+        let list_height = match window.size {
+            None => (main_height * 2 / 5).max(main_height.min(3)),
+            Some(size) => main_height - share(size, main_height).min(main_height),
+        };
         let (preview_header, preview_stats, preview_body) = preview(
             x,
             middle_top + list_height,
@@ -114,6 +158,15 @@ pub fn areas(area: Rect) -> Areas {
             prompt_body,
             footer,
         }
+    }
+}
+
+/// The preview's part of `total` columns or rows for a `--preview-window`
+/// size.
+fn share(size: PreviewSize, total: u16) -> u16 {
+    match size {
+        PreviewSize::Percent(p) => (u32::from(total) * u32::from(p) / 100) as u16,
+        PreviewSize::Cells(n) => n.min(total),
     }
 }
 
@@ -151,7 +204,7 @@ mod tests {
             (200, 3),
         ] {
             let area = Rect::new(0, 0, w, h);
-            let a = areas(area);
+            let a = areas(area, PreviewWindow::default());
             let panes = [
                 a.filter,
                 a.list,
@@ -173,15 +226,67 @@ mod tests {
 
     #[test]
     fn stacked_at_80x24_side_by_side_at_120x40() {
-        let a = areas(Rect::new(0, 0, 80, 24));
+        let a = areas(Rect::new(0, 0, 80, 24), PreviewWindow::default());
         assert_eq!(a.separator, None);
         assert_eq!((a.list.height, a.preview_body.height), (7, 9));
         assert_eq!((a.preview_stats.y, a.preview_body.y), (9, 10));
         assert_eq!((a.prompt_body.height, a.footer.y), (3, 23));
-        let b = areas(Rect::new(0, 0, 120, 40));
+        let b = areas(Rect::new(0, 0, 120, 40), PreviewWindow::default());
         assert!(b.separator.is_some());
         assert_eq!((b.list.width, b.list.height), (54, 32));
         assert_eq!(b.preview_body.width, 63);
         assert_eq!(b.prompt_body.height, 5);
+    }
+
+    #[test]
+    fn preview_window_places_sizes_and_hides_the_preview() {
+        let window = |spec: &str| PreviewWindow::parse(spec).unwrap();
+        let area = |w, h| Rect::new(0, 0, w, h);
+        // Right at 80 columns, 60% of them (separator included).
+        let a = areas(area(80, 24), window("right:60%"));
+        assert_eq!(a.list.width, 32);
+        assert_eq!(a.separator.map(|s| s.x), Some(32));
+        assert_eq!(a.preview_body.x, 34);
+        // Down at 140 columns, 10 rows of the 18 the list and preview share.
+        let b = areas(area(140, 24), window("down:10"));
+        assert_eq!(b.separator, None);
+        assert_eq!((b.list.width, b.list.height), (140, 8));
+        assert_eq!(b.preview_header.y, 9);
+        assert_eq!(b.preview_body.height, 8);
+        // Hidden: the list has the whole middle, the preview nothing.
+        let c = areas(area(120, 40), window("hidden"));
+        assert_eq!((c.list.width, c.list.height), (120, 32));
+        assert_eq!(c.preview_body.area() + c.preview_header.area(), 0);
+        assert_eq!(c.separator, None);
+        // Every variant fits and nothing overlaps at any size.
+        for spec in [
+            "right:1",
+            "right:99%",
+            "down:1",
+            "down:99%",
+            "right:500",
+            "down:500",
+        ] {
+            for (w, h) in [(80, 24), (200, 60), (3, 3), (0, 0)] {
+                let all = area(w, h);
+                let a = areas(all, window(spec));
+                let panes = [
+                    a.filter,
+                    a.list,
+                    a.preview_header,
+                    a.preview_stats,
+                    a.preview_body,
+                    a.prompt_header,
+                    a.prompt_body,
+                    a.footer,
+                ];
+                for (i, p) in panes.iter().enumerate() {
+                    assert!(inside(*p, all), "{spec} {w}x{h} pane {i} {p:?}");
+                    for q in &panes[i + 1..] {
+                        assert!(p.intersection(*q).area() == 0, "{spec} {w}x{h} {p:?} {q:?}");
+                    }
+                }
+            }
+        }
     }
 }

@@ -3,38 +3,7 @@
 
 use crate::tui::text;
 
-/// An editing operation on the focused input (what keys map to).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Edit {
-    /// Insert a character at the cursor.
-    Insert(char),
-    /// Insert a line break (the prompt only).
-    Newline,
-    /// Delete the character (or mention) before the cursor.
-    Backspace,
-    /// Delete the character (or mention) under the cursor.
-    Delete,
-    /// Move one character (or mention) left.
-    Left,
-    /// Move one character (or mention) right.
-    Right,
-    /// Move to the start of the previous word.
-    WordLeft,
-    /// Move to the end of the next word.
-    WordRight,
-    /// Move to the start of the line.
-    Home,
-    /// Move to the end of the line.
-    End,
-    /// Move one row up (the prompt only).
-    Up,
-    /// Move one row down (the prompt only).
-    Down,
-    /// Delete back to the start of the previous word (ctrl-w).
-    DeleteWordBack,
-    /// Delete back to the start of the line (ctrl-u).
-    DeleteToStart,
-}
+pub use crate::keys::Edit;
 
 /// A single-line text input with a cursor (a byte offset on a character
 /// boundary).

@@ -2,7 +2,8 @@
 //! their mentions into a prompt, preview exactly what each injects, submit.
 //!
 //! Architecture: [`state`] is a pure state machine (`update(state, action)
-//! -> effects`), [`keymap`] the one table of keys, [`view`] draws one pane
+//! -> effects`), [`keymap`] maps keys to actions through the one table of keys
+//! ([`crate::keys`]), [`view`] draws one pane
 //! per module from the state, [`driver`] is the thin event loop performing
 //! effects, and [`terminal`] owns `/dev/tty` (raw mode, alternate screen,
 //! restored on every exit path). stdout is never touched here: the result
@@ -10,6 +11,7 @@
 
 mod char_set;
 pub mod driver;
+pub mod help;
 pub mod keymap;
 pub mod layout;
 pub mod line;
@@ -159,6 +161,10 @@ pub fn run(
     let key_tx = tx.clone();
     let reader = InputReader::spawn(move |event| {
         let msg = match event {
+            // Stamped when read, not when the loop gets to it.
+            Ok(crossterm::event::Event::Mouse(mouse)) => {
+                Msg::Mouse(mouse, std::time::Instant::now())
+            }
             Ok(event) => Msg::Input(event),
             Err(e) => Msg::InputFailed(e.to_string()),
         };
@@ -207,6 +213,7 @@ pub fn setup(config: &Config, options: &PickOptions) -> Setup {
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX)),
         home: std::env::var("HOME").ok(),
+        preview_window: options.preview_window,
         theme: theme::Theme::from_no_color(no_color.as_deref()),
         drafts: Vec::new(),
         // The picker lists through the title index as `candidates` does.

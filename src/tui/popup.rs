@@ -316,6 +316,15 @@ mod tests {
         assert_eq!(without_tmux(&bare, None), ["--query", "x"]);
         let eq: Vec<OsString> = ["--tmux=center", "x"].iter().map(OsString::from).collect();
         assert_eq!(without_tmux(&eq, Some("center")), ["x"]);
+        // Every other picker option reaches the popup's picker.
+        let window: Vec<OsString> = ["--tmux", "--preview-window", "down:40%", "--no-mouse"]
+            .iter()
+            .map(OsString::from)
+            .collect();
+        assert_eq!(
+            without_tmux(&window, None),
+            ["--preview-window", "down:40%", "--no-mouse"]
+        );
 
         // Nothing of the result goes to the popup's terminal, let alone a pane.
         assert_eq!(

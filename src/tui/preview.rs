@@ -115,6 +115,16 @@ pub struct About {
     pub now: i64,
 }
 
+/// A snapshot laid out for the pane.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Laid {
+    /// The lines, wrapped.
+    pub lines: Vec<Line<'static>>,
+    /// The line of the newest kept message's role (by role only): where
+    /// the preview opens, so that what is read first is a message's start.
+    pub newest: Option<usize>,
+}
+
 /// The lines of a snapshot wrapped to `width` columns.
 pub fn lines(
     snapshot: &Snapshot,
@@ -123,23 +133,38 @@ pub fn lines(
     theme: Theme,
     about: About,
 ) -> Vec<Line<'static>> {
+    lay_out(snapshot, mode, width, theme, about).lines
+}
+
+/// [`lines`], and where the newest kept message starts.
+pub fn lay_out(
+    snapshot: &Snapshot,
+    mode: PreviewMode,
+    width: usize,
+    theme: Theme,
+    about: About,
+) -> Laid {
     match mode {
-        PreviewMode::Raw => text::wrap(&snapshot.context.text, width)
-            .into_iter()
-            .map(Line::raw)
-            .collect(),
+        PreviewMode::Raw => Laid {
+            lines: text::wrap(&snapshot.context.text, width)
+                .into_iter()
+                .map(Line::raw)
+                .collect(),
+            newest: None,
+        },
         PreviewMode::Readable => readable(snapshot, width, theme, about),
     }
 }
 
-fn readable(snapshot: &Snapshot, width: usize, theme: Theme, meta: About) -> Vec<Line<'static>> {
+fn readable(snapshot: &Snapshot, width: usize, theme: Theme, meta: About) -> Laid {
     let mut out = Vec::new();
+    let mut newest = None;
     let Some(data) = snapshot.context.data.first() else {
-        return out;
+        return Laid { lines: out, newest };
     };
     let mut about = format!(
         "{} · {}",
-        display::one_line(&data.label, usize::MAX),
+        display::one_line(&display::label_shown(&data.label, meta.kind), usize::MAX),
         display::printable(data.cwd.as_deref().unwrap_or("no cwd")),
     );
     if let Some(time) = meta.activity {
@@ -189,12 +214,13 @@ fn readable(snapshot: &Snapshot, width: usize, theme: Theme, meta: About) -> Vec
         } else {
             Span::styled(item.role.as_str(), theme.role(item.role))
         };
+        newest = Some(out.len());
         out.push(Line::from(who));
         for row in text::wrap(&item.text, width.saturating_sub(2)) {
             out.push(Line::raw(format!("  {row}")));
         }
     }
-    out
+    Laid { lines: out, newest }
 }
 
 #[cfg(test)]
@@ -316,6 +342,13 @@ mod tests {
                 "user",
                 "  thanks",
             ]
+        );
+        // The newest message starts at its role line.
+        let laid = lay_out(&snap, PreviewMode::Readable, 40, theme, about);
+        assert_eq!(laid.newest, Some(10));
+        assert_eq!(
+            lay_out(&snap, PreviewMode::Raw, 40, theme, about).newest,
+            None
         );
         let raw = plain(&lines(&snap, PreviewMode::Raw, 1000, theme, about));
         // A transcript's preview says when it was last active, not its seq.

@@ -34,6 +34,8 @@ pub enum UnitKind {
         text: String,
         /// Whether its URI decodes (an invalid one fails the submit).
         valid: bool,
+        /// The session id its URI decodes to.
+        id: Option<String>,
     },
 }
 
@@ -337,8 +339,32 @@ impl Prompt {
             kind: UnitKind::Chip {
                 text,
                 valid: decoded.is_ok(),
+                id: decoded.ok(),
             },
         }
+    }
+
+    /// Put the cursor where a click on visual `row`, column `col` of the
+    /// prompt wrapped to `width` falls: before the unit clicked, after it
+    /// when the click is on its right half (a mention is one unit, so the
+    /// cursor never lands inside one); past a row's end, at its end; below
+    /// the last row, at the end of the text.
+    pub fn place_cursor(&mut self, row: usize, col: usize, width: usize) {
+        let layout = self.layout(width);
+        let Some(row) = layout.rows.get(row) else {
+            self.cursor = self.text.len();
+            return;
+        };
+        let mut pos = row.start;
+        let mut used = 0;
+        for unit in &row.units {
+            if col < used + unit.width.div_ceil(2) {
+                break;
+            }
+            used += unit.width;
+            pos = unit.range.end;
+        }
+        self.cursor = pos;
     }
 
     fn move_rows(&mut self, delta: isize, width: usize) {
@@ -506,7 +532,7 @@ mod tests {
         let units: Vec<_> = p.layout(80).rows[0].units.clone();
         assert!(matches!(
             &units.last().unwrap().kind,
-            UnitKind::Chip { text, valid: false } if text == "@x"
+            UnitKind::Chip { text, valid: false, .. } if text == "@x"
         ));
         assert!(p.parse().is_err());
         assert!(p.referenced_ids().is_empty());
@@ -573,5 +599,30 @@ mod tests {
         assert_eq!(p.text(), "one\n");
         p.insert_str("a\rb");
         assert_eq!(p.text(), "one\na\nb");
+    }
+
+    #[test]
+    fn a_click_places_the_cursor_at_the_nearest_unit_boundary() {
+        let m = format_mention("id", Some("chip"));
+        let text = format!("see {m} now\nsecond line");
+        let mut p = Prompt::new(&text);
+        let chip_start = text.find("@[").unwrap();
+        let chip_end = chip_start + m.len();
+        // "see @chip now" then "second line": row 0, column 1 is before "e".
+        p.place_cursor(0, 1, 80);
+        assert_eq!(p.cursor(), 1);
+        // The chip `@chip` spans columns 4..9: its left half puts the
+        // cursor before it, its right half after it, never inside.
+        p.place_cursor(0, 5, 80);
+        assert_eq!(p.cursor(), chip_start);
+        p.place_cursor(0, 7, 80);
+        assert_eq!(p.cursor(), chip_end);
+        // Past a row's end: its end; on the second row; below: the end.
+        p.place_cursor(0, 70, 80);
+        assert_eq!(p.cursor(), text.find('\n').unwrap());
+        p.place_cursor(1, 3, 80);
+        assert_eq!(&text[p.cursor()..], "ond line");
+        p.place_cursor(5, 0, 80);
+        assert_eq!(p.cursor(), text.len());
     }
 }

@@ -10,15 +10,17 @@
 use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
 use ratatui::layout::{Position, Rect};
 
 use crate::config::Limits;
 use crate::config::PickFormat;
+use crate::config::PreviewWindow;
 use crate::error::Error;
 use crate::search::hits::{Hit as SearchHit, SessionMatch};
-use crate::tui::keymap::{self, Context};
+use crate::tui::keymap::Context;
 use crate::tui::layout::{self, Areas};
 use crate::tui::line::{Edit, LineInput};
 use crate::tui::preview::{self, PreviewKey, PreviewMode, PreviewSlot, Snapshot};
@@ -31,6 +33,10 @@ use session_ref_core::mention;
 use session_ref_core::prepare::normalize_references;
 use session_ref_stores::model::{record_order, SessionRecord};
 use session_ref_stores::{Catalog, ScanEvent};
+
+/// The longest time between two clicks on a row that makes them a double
+/// click (which inserts the row's mention, as fzf accepts on one).
+pub const DOUBLE_CLICK: Duration = Duration::from_millis(500);
 
 /// Which input receives typing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -121,6 +127,9 @@ pub struct Setup {
     pub caches: Arc<session_ref_stores::Caches>,
     /// The conversation-search index's directory (`None`: `--no-cache`).
     pub search_index: Option<std::path::PathBuf>,
+    /// `--preview-window`: where the preview sits, its size, whether it
+    /// starts hidden.
+    pub preview_window: PreviewWindow,
 }
 
 /// Everything that can happen to the picker.
@@ -144,14 +153,18 @@ pub enum Action {
     ToggleSort,
     /// Switch the preview between readable and raw.
     TogglePreviewMode,
+    /// Hide the preview (the list takes its room) or show it again.
+    TogglePreview,
     /// Scroll the preview by lines.
     PreviewScroll(isize),
     /// Scroll the preview by pages.
     PreviewPage(isize),
     /// Scroll the preview to its end (`true`) or its start.
     PreviewEdge(bool),
-    /// A click or a turn of the wheel.
-    Mouse(MouseEvent),
+    /// A click or a turn of the wheel, and when it was read (two clicks
+    /// on a row within [`DOUBLE_CLICK`] are a double click: the time is
+    /// data, so the state reads no clock).
+    Mouse(MouseEvent, Instant),
     /// Open or close the help screen.
     ToggleHelp,
     /// Scroll the help screen.
@@ -210,7 +223,7 @@ impl Action {
     /// background result.
     fn by_user(&self) -> bool {
         // Moving the pointer is not doing something.
-        if let Action::Mouse(event) = self {
+        if let Action::Mouse(event, _) = self {
             return !matches!(event.kind, MouseEventKind::Moved);
         }
         !matches!(
@@ -307,6 +320,9 @@ pub(crate) struct SearchMode {
     pub(crate) error: Option<String>,
     /// Matching sessions found so far.
     pub(crate) rows: HashMap<EntryId, SearchRow>,
+    /// The asked query compiled, to highlight its matches in the preview
+    /// (`None`: none asked, or it does not compile).
+    pub(crate) compiled: Option<crate::search::query::Query>,
 }
 
 /// The whole picker state. Views read it; only [`update`] and
@@ -348,8 +364,8 @@ pub struct State {
     pub(crate) previews: HashMap<PreviewKey, PreviewSlot>,
     pub(crate) preview_mode: PreviewMode,
     pub(crate) preview_scroll: usize,
-    /// Whether the preview keeps its newest lines in view (until the user
-    /// scrolls it).
+    /// Whether the preview keeps its newest kept message in view, from its
+    /// role line (until the user scrolls it).
     preview_follow: bool,
     preview_for: Option<PreviewKey>,
     pub(crate) help: bool,
@@ -393,6 +409,11 @@ pub struct State {
     /// Conversation search on other machines (kept across toggles: a
     /// request in flight is answered whatever the picker does meanwhile).
     pub(crate) remote: RemoteSearches,
+    /// Where the preview sits, its size, and whether `ctrl-/` hid it.
+    pub(crate) preview_window: PreviewWindow,
+    /// The last click on a row: when, and which session (the first half
+    /// of a double click).
+    last_click: Option<(Instant, EntryId)>,
 }
 
 /// Apply `action`; return what the driver must do.
@@ -422,6 +443,7 @@ impl State {
                 .iter()
                 .map(|h| h.host.clone()),
         );
+        let preview_window = setup.preview_window;
         State {
             filter: LineInput::new(&setup.query),
             prompt: Prompt::new(&setup.prompt),
@@ -468,6 +490,8 @@ impl State {
             seek_pending: false,
             search_generation: 0,
             remote,
+            preview_window,
+            last_click: None,
         }
     }
 
@@ -537,6 +561,54 @@ impl State {
         self.prompt.text()
     }
 
+    /// Whether no store lists session `id` (a mention's): decided once the
+    /// listing is complete, other machines' included; `false` before.
+    pub fn unknown_session(&self, id: &str) -> bool {
+        !self.discovering
+            && !self.by_id.contains_key(id)
+            && self.setup.target.session_id.as_deref() != Some(id)
+    }
+
+    /// The mentions in the prompt whose session no store lists, said in
+    /// the footer (as an error: the submit would fail) when there are any.
+    /// Called when the listing completes and when the prompt is replaced
+    /// (a draft restored, the editor's text); the chips say it meanwhile.
+    fn flag_unknown_mentions(&mut self) {
+        if self.discovering {
+            return;
+        }
+        let text = self.prompt.text();
+        let mut unknown: Vec<String> = Vec::new();
+        for span in self.prompt.mentions() {
+            let Ok(id) = session_ref_core::uri::decode(&text[span.uri.clone()]) else {
+                continue;
+            };
+            if self.unknown_session(&id) {
+                let label = span
+                    .label
+                    .clone()
+                    .map_or_else(|| id.clone(), |raw| mention::unescape_label(&text[raw]));
+                let named = format!("@{} ({id})", crate::display::one_line(&label, 40));
+                if !unknown.contains(&named) {
+                    unknown.push(named);
+                }
+            }
+        }
+        if unknown.is_empty() {
+            return;
+        }
+        let what = if unknown.len() == 1 {
+            format!("{} cites a session no store lists", unknown[0])
+        } else {
+            format!("these cite sessions no store lists: {}", unknown.join(", "))
+        };
+        let text = match self.flash.take() {
+            Some(before) => format!("{}; {what}: remove it or the submit fails", before.text),
+            None => format!("{what}: remove it or the submit fails"),
+        };
+        self.error(text);
+    }
+
     /// The saved draft this run restored, if any.
     pub fn restored_draft(&self) -> Option<&std::path::Path> {
         self.restored.as_deref()
@@ -604,7 +676,10 @@ impl State {
 
     /// The panes for the current size.
     pub fn areas(&self) -> Areas {
-        layout::areas(Rect::new(0, 0, self.size.0, self.size.1))
+        layout::areas(
+            Rect::new(0, 0, self.size.0, self.size.1),
+            self.preview_window,
+        )
     }
 
     /// What the preview says about the highlighted session.
@@ -700,6 +775,13 @@ impl State {
                 self.preview_scroll = 0;
                 self.scroll_preview(0);
             }
+            Action::TogglePreview => {
+                self.preview_window.hidden = !self.preview_window.hidden;
+                // The list and the prompt changed size: as on a resize.
+                self.clamp_list();
+                self.scroll_prompt();
+                self.scroll_preview(0);
+            }
             Action::PreviewScroll(lines) => {
                 self.preview_follow = false;
                 self.scroll_preview(lines);
@@ -714,7 +796,7 @@ impl State {
                 self.preview_scroll = 0;
                 self.scroll_preview(0);
             }
-            Action::Mouse(event) => self.mouse(event, fx),
+            Action::Mouse(event, at) => self.mouse(event, at, fx),
             Action::ToggleSearch => {
                 if self.search.take().is_some() {
                     fx.push(Effect::CancelSearch);
@@ -747,17 +829,21 @@ impl State {
                 self.help_scroll = 0;
             }
             Action::HelpScroll(lines) => {
-                let rows = keymap::help_rows().len();
                 let area = Rect::new(0, 0, self.size.0, self.size.1);
+                let rows = crate::tui::help::line_count(area);
                 let visible = layout::help_popup(area, rows).height.saturating_sub(2) as usize;
                 self.help_scroll = step(self.help_scroll, lines, rows.saturating_sub(visible));
             }
             Action::OpenEditor => fx.push(Effect::OpenEditor(self.prompt.text().to_owned())),
-            Action::RestoreDraft => self.restore_draft(),
+            Action::RestoreDraft => {
+                self.restore_draft();
+                self.flag_unknown_mentions();
+            }
             Action::EditorDone(Ok(text)) => {
                 self.prompt.set_text(&text);
                 self.focus = Focus::Prompt;
                 self.scroll_prompt();
+                self.flag_unknown_mentions();
             }
             Action::EditorDone(Err(why)) => self.error(format!("$EDITOR: {why}")),
             Action::Submit => self.submit(fx),
@@ -776,6 +862,7 @@ impl State {
             Action::Discovered(events) => self.discovered(events, fx),
             Action::DiscoveryDone => {
                 self.discovering = false;
+                self.flag_unknown_mentions();
                 // Previews of a shared id computed while discovering read the
                 // highlighted record; `prepare` reads the id's first record.
                 let shared = &self.by_id;
@@ -826,9 +913,12 @@ impl State {
     }
 
     /// The wheel scrolls what it is over (the list moves its highlight, as
-    /// in fzf); a click on a row highlights it, a click on the filter or the
-    /// prompt gives it the focus.
-    fn mouse(&mut self, event: MouseEvent, fx: &mut Vec<Effect>) {
+    /// in fzf). A click on a row highlights it, and a second click on the
+    /// same session within [`DOUBLE_CLICK`] of the first (`when` tells) inserts its
+    /// mention, as fzf accepts on a double click; a click on the filter
+    /// gives it the focus, a click on the prompt's text the focus and the
+    /// cursor there.
+    fn mouse(&mut self, event: MouseEvent, when: Instant, fx: &mut Vec<Effect>) {
         const WHEEL: isize = 3;
         let at = Position::new(event.column, event.row);
         let areas = self.areas();
@@ -846,25 +936,43 @@ impl State {
         let over = |area: Rect| area.contains(at);
         let in_preview =
             over(areas.preview_body) || over(areas.preview_stats) || over(areas.preview_header);
+        let body = areas.prompt_body;
+        // The prompt's rows from edge to edge (its text is indented by one).
+        let prompt_rows = Rect::new(0, body.y, self.size.0, body.height);
         match (wheel, event.kind) {
             (Some(lines), _) if over(areas.list) => self.apply(Action::Move(lines), fx),
             (Some(lines), _) if in_preview => self.apply(Action::PreviewScroll(lines), fx),
             (Some(lines), _) if over(areas.prompt_body) => {
-                let body = areas.prompt_body;
                 let rows = self.prompt.layout(body.width as usize).rows.len();
                 let max = rows.saturating_sub(body.height as usize);
                 self.prompt_scroll = step(self.prompt_scroll, lines.signum(), max);
             }
             (None, MouseEventKind::Down(MouseButton::Left)) => {
+                let earlier = self.last_click.take();
                 if over(areas.list) {
                     self.settle_into(fx);
                     let row = (at.y - areas.list.y) as usize + self.list_offset;
-                    if row < self.hits.len() {
-                        self.select(row as isize, fx);
+                    let Some(id) = self.hits.get(row).map(|h| h.id) else {
+                        return;
+                    };
+                    self.select(row as isize, fx);
+                    let double = earlier.is_some_and(|(then, on)| {
+                        on == id && when.saturating_duration_since(then) <= DOUBLE_CLICK
+                    });
+                    if double {
+                        self.insert_mention();
+                    } else {
+                        self.last_click = Some((when, id));
                     }
                 } else if over(areas.filter) {
                     self.focus = Focus::Filter;
-                } else if over(areas.prompt_body) || over(areas.prompt_header) {
+                } else if over(prompt_rows) && body.width > 0 {
+                    self.focus = Focus::Prompt;
+                    let row = (at.y - body.y) as usize + self.prompt_scroll;
+                    let col = at.x.saturating_sub(body.x) as usize;
+                    self.prompt.place_cursor(row, col, body.width as usize);
+                    self.scroll_prompt();
+                } else if over(areas.prompt_header) {
                     self.focus = Focus::Prompt;
                 }
             }
@@ -1040,6 +1148,7 @@ impl State {
             search.asked_over = entries;
             search.rows.clear();
             search.error = None;
+            search.compiled = crate::search::query::Query::parse_picker(&query).ok();
             search.running = !query.is_empty();
             if query.is_empty() {
                 fx.push(Effect::CancelSearch);
@@ -1190,6 +1299,15 @@ impl State {
     /// The search row of a listed session, in search mode.
     pub fn search_row(&self, id: EntryId) -> Option<&SearchRow> {
         self.search.as_ref().and_then(|s| s.rows.get(&id))
+    }
+
+    /// The search query whose matches the preview highlights: in
+    /// conversation search, when the highlighted session is one of its
+    /// matches (the preview was opened from a match).
+    pub fn preview_matches(&self) -> Option<&crate::search::query::Query> {
+        let hit = self.hits.get(self.selected)?;
+        self.search_row(hit.id)?;
+        self.search.as_ref()?.compiled.as_ref()
     }
 
     /// Whether the filter searches conversations rather than titles.
@@ -1374,16 +1492,18 @@ impl State {
 
     fn scroll_preview(&mut self, lines: isize) {
         let body = self.areas().preview_body;
-        let total = match self.current_preview() {
-            Some(PreviewSlot::Ready(snapshot)) => preview::lines(
-                snapshot,
-                self.preview_mode,
-                body.width as usize,
-                self.setup.theme,
-                self.about(),
-            )
-            .len(),
-            _ => 0,
+        let (total, newest) = match self.current_preview() {
+            Some(PreviewSlot::Ready(snapshot)) => {
+                let laid = preview::lay_out(
+                    snapshot,
+                    self.preview_mode,
+                    body.width as usize,
+                    self.setup.theme,
+                    self.about(),
+                );
+                (laid.lines.len(), laid.newest)
+            }
+            _ => (0, None),
         };
         let max = total.saturating_sub(body.height as usize);
         if let (Some(line), Some(PreviewSlot::Ready(_))) =
@@ -1394,8 +1514,12 @@ impl State {
             self.preview_scroll = line.saturating_sub(1).min(max);
             return;
         }
+        // Following, the preview opens at the newest kept message: its
+        // role line in view, at the top when the message is longer than
+        // the pane (never mid-paragraph), else with the end of the
+        // snapshot at the bottom.
         self.preview_scroll = if self.preview_follow {
-            max
+            newest.map_or(max, |start| start.min(max))
         } else {
             step(self.preview_scroll, lines, max)
         };

@@ -445,7 +445,7 @@ fn preview_scrolling_is_clamped_to_the_snapshot() {
 fn keys_drive_the_state_through_the_table() {
     use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
     fn press(state: &mut State, code: KeyCode, mods: KeyModifiers) -> Vec<Effect> {
-        let action = keymap::lookup(&KeyEvent::new(code, mods), state.key_context());
+        let action = crate::tui::keymap::lookup(&KeyEvent::new(code, mods), state.key_context());
         action.map(|a| step(state, a)).unwrap_or_default()
     }
     let mut state = ready(testkit::setup());
@@ -481,8 +481,8 @@ fn help_scrolls_within_its_rows() {
     step(&mut state, Action::Resize(80, 12));
     step(&mut state, Action::ToggleHelp);
     step(&mut state, Action::HelpScroll(1000));
-    let rows = keymap::help_rows().len();
     let area = Rect::new(0, 0, 80, 12);
+    let rows = crate::tui::help::line_count(area);
     let visible = layout::help_popup(area, rows).height as usize - 2;
     assert_eq!(state.help_scroll, rows - visible);
     step(&mut state, Action::ToggleHelp);
@@ -633,12 +633,196 @@ fn restoring_steps_through_older_drafts_and_keeps_what_it_replaces() {
 }
 
 fn mouse(kind: crossterm::event::MouseEventKind, column: u16, row: u16) -> Action {
-    Action::Mouse(crossterm::event::MouseEvent {
-        kind,
-        column,
-        row,
-        modifiers: crossterm::event::KeyModifiers::NONE,
-    })
+    mouse_at(kind, column, row, Instant::now())
+}
+
+fn mouse_at(kind: crossterm::event::MouseEventKind, column: u16, row: u16, at: Instant) -> Action {
+    Action::Mouse(
+        crossterm::event::MouseEvent {
+            kind,
+            column,
+            row,
+            modifiers: crossterm::event::KeyModifiers::NONE,
+        },
+        at,
+    )
+}
+
+fn left_click(column: u16, row: u16, at: Instant) -> Action {
+    use crossterm::event::{MouseButton, MouseEventKind};
+    mouse_at(MouseEventKind::Down(MouseButton::Left), column, row, at)
+}
+
+#[test]
+fn a_double_click_on_a_row_inserts_it_and_two_slow_clicks_do_not() {
+    let mut state = ready(testkit::setup());
+    let list = state.areas().list;
+    let t0 = Instant::now();
+    let ms = Duration::from_millis;
+    // Two clicks on the second row, further apart than a double click:
+    // each highlights it, nothing is inserted.
+    step(&mut state, left_click(5, list.y + 1, t0));
+    step(
+        &mut state,
+        left_click(5, list.y + 1, t0 + DOUBLE_CLICK + ms(1)),
+    );
+    assert_eq!(state.selected, 1);
+    assert_eq!(state.prompt().referenced_ids(), Vec::<String>::new());
+    // Clicks on two rows in quick succession are two clicks.
+    step(&mut state, left_click(5, list.y, t0 + ms(2000)));
+    step(&mut state, left_click(5, list.y + 1, t0 + ms(2100)));
+    assert_eq!(state.prompt().referenced_ids(), Vec::<String>::new());
+    // A second click on the same row within the interval inserts it, once.
+    let second = state.current().unwrap().record.id.clone();
+    step(
+        &mut state,
+        left_click(5, list.y + 1, t0 + ms(2100) + DOUBLE_CLICK),
+    );
+    assert_eq!(
+        state.prompt().referenced_ids(),
+        std::slice::from_ref(&second)
+    );
+    // A third click starts over: it is not another double click.
+    step(&mut state, left_click(5, list.y + 1, t0 + ms(2700)));
+    assert_eq!(state.prompt().referenced_ids(), [second]);
+    assert!(state.prompt_text().ends_with(' '));
+    assert_eq!(state.focus, Focus::Filter);
+}
+
+#[test]
+fn a_click_in_the_prompt_puts_the_cursor_there() {
+    let mut setup = testkit::setup();
+    setup.prompt = "compare the parser\nwith the lexer".into();
+    let mut state = ready(setup);
+    let body = state.areas().prompt_body;
+    let t0 = Instant::now();
+    // Column 8 of the first row: before "the".
+    step(&mut state, left_click(body.x + 8, body.y, t0));
+    assert_eq!(state.focus, Focus::Prompt);
+    assert_eq!(
+        &state.prompt_text()[state.prompt().cursor()..],
+        "the parser\nwith the lexer"
+    );
+    // Typing goes there.
+    step(&mut state, Action::Edit(Edit::Insert('X')));
+    assert_eq!(state.prompt_text(), "compare Xthe parser\nwith the lexer");
+    // Past the end of the second row: the end; on the margin: the start.
+    step(&mut state, left_click(body.x + 60, body.y + 1, t0));
+    assert_eq!(state.prompt().cursor(), state.prompt_text().len());
+    step(&mut state, left_click(0, body.y + 1, t0));
+    assert_eq!(
+        &state.prompt_text()[state.prompt().cursor()..],
+        "with the lexer"
+    );
+}
+
+#[test]
+fn ctrl_slash_hides_the_preview_and_the_list_takes_its_room() {
+    let mut state = ready(testkit::setup());
+    step(&mut state, Action::Resize(120, 40));
+    let shown = state.areas();
+    assert!(shown.preview_body.height > 0);
+    step(&mut state, Action::TogglePreview);
+    let hidden = state.areas();
+    assert_eq!(hidden.preview_body.area(), 0);
+    assert_eq!(hidden.list.width, 120);
+    assert!(hidden.list.height >= shown.list.height);
+    step(&mut state, Action::TogglePreview);
+    assert_eq!(state.areas(), shown);
+    // `--preview-window hidden` starts hidden; the key shows it.
+    let mut setup = testkit::setup();
+    setup.preview_window = crate::config::PreviewWindow::parse("right:30%:hidden").unwrap();
+    let mut state = ready(setup);
+    assert_eq!(state.areas().preview_body.area(), 0);
+    step(&mut state, Action::TogglePreview);
+    let right = state.areas();
+    assert_eq!(right.list.width, 80 - 80 * 30 / 100);
+    assert!(right.separator.is_some());
+}
+
+/// A snapshot of one session with these messages (user when `true`).
+fn snapshot_of(messages: &[(&str, bool)], budget: usize) -> preview::Snapshot {
+    use session_ref_core::prepare::{build_context, ReadSource, SourceRef};
+    use session_ref_stores::model::{Block, EventKind, MessageSource, Surface, SurfaceEvent};
+    let events = messages
+        .iter()
+        .enumerate()
+        .map(|(i, (text, user))| SurfaceEvent {
+            seq: i as u64 + 1,
+            kind: if *user {
+                EventKind::UserMessage {
+                    source: MessageSource::User,
+                    content: vec![Block::Text((*text).into())],
+                }
+            } else {
+                EventKind::AssistantMessage {
+                    content: vec![Block::Text((*text).into())],
+                }
+            },
+        })
+        .collect();
+    let surface = Surface {
+        events,
+        captured_through_seq: messages.len() as u64,
+    };
+    let sources = [SourceRef {
+        session_id: "s".into(),
+        label: "s".into(),
+    }];
+    let read = vec![ReadSource::of_surface(Some("/w"), &surface, budget)];
+    preview::Snapshot::new(build_context(&sources, read).unwrap(), budget)
+}
+
+#[test]
+fn the_preview_opens_at_the_role_line_of_the_newest_message() {
+    let mut state = ready(testkit::setup());
+    let key = state.preview_key().cloned().unwrap();
+    let long = "a long answer that wraps over many rows of the pane ".repeat(30);
+    let snapshot = snapshot_of(
+        &[("question", true), ("answer", false), (&long, false)],
+        65_536,
+    );
+    step(
+        &mut state,
+        Action::PreviewReady(key.clone(), Ok(snapshot.clone())),
+    );
+    let body = state.areas().preview_body;
+    let lay = |state: &State| {
+        preview::lay_out(
+            &snapshot,
+            PreviewMode::Readable,
+            body.width as usize,
+            state.setup.theme,
+            state.about(),
+        )
+    };
+    let laid = lay(&state);
+    let start = laid.newest.unwrap();
+    let end = laid.lines.len() - body.height as usize;
+    // The newest message is longer than the pane: the end of the
+    // snapshot would open mid-paragraph; the preview opens at its role.
+    assert!(start < end, "{start} {end}");
+    assert_eq!(state.preview_scroll, start);
+    assert_eq!(laid.lines[start].to_string(), "assistant");
+    // shift-end goes back there; a resize keeps it there.
+    step(&mut state, Action::PreviewEdge(false));
+    assert_eq!(state.preview_scroll, 0);
+    step(&mut state, Action::PreviewEdge(true));
+    assert_eq!(state.preview_scroll, start);
+    // A newest message that fits: the snapshot's end at the bottom, the
+    // message whole, its role line in view.
+    let short = snapshot_of(&[(&long, true), ("ok", false)], 65_536);
+    step(&mut state, Action::PreviewReady(key, Ok(short.clone())));
+    let laid = preview::lay_out(
+        &short,
+        PreviewMode::Readable,
+        body.width as usize,
+        state.setup.theme,
+        state.about(),
+    );
+    let end = laid.lines.len() - body.height as usize;
+    assert_eq!(state.preview_scroll, end);
+    assert!(laid.newest.unwrap() >= end);
 }
 
 #[test]

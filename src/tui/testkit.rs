@@ -45,6 +45,7 @@ pub fn setup() -> Setup {
         theme: Theme { color: true },
         empty_hint: "no sessions found".into(),
         drafts: Vec::new(),
+        preview_window: Default::default(),
     }
 }
 

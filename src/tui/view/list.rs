@@ -10,7 +10,7 @@ use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 use crate::display;
-use crate::tui::rank::{Query, Ranker};
+use crate::tui::rank::{EntryId, Hit, Query, Ranker};
 use crate::tui::state::{Focus, Scope, SearchRow, SortOrder, State};
 use crate::tui::text;
 use crate::tui::view::{fit, highlighted};
@@ -53,9 +53,12 @@ fn counts(state: &State) -> String {
         Scope::All => " · all dirs",
         Scope::Here => " · this dir",
     });
-    out.push_str(match state.sort {
-        SortOrder::Activity => " · by activity",
-        SortOrder::Created => " · by created",
+    // Conversation search ranks its matches by the search's score (more
+    // and denser matches, recent activity), whatever the sort.
+    out.push_str(match (state.searching(), state.sort) {
+        (true, _) => " · by match score",
+        (false, SortOrder::Activity) => " · by activity",
+        (false, SortOrder::Created) => " · by created",
     });
     out
 }
@@ -144,19 +147,124 @@ pub fn filter_cursor(area: Rect, state: &State) -> Option<Position> {
 
 /// Columns of the gutter: highlight, this-directory bar, cited mark.
 const GUTTER: usize = 3;
-/// Columns after the cwd: `  AGE kind  ` and the scrollbar.
-const TAIL: usize = 2 + 3 + 1 + 6 + 1;
+/// The scrollbar's column.
+const BAR: usize = 1;
+/// The age column, `  AGE `.
+const AGE: usize = 2 + 3 + 1;
+/// The store kind column (`claude`, `hydra`, …).
+const KIND: usize = 6;
+/// The cwd's separator from the label.
+const CWD_GAP: usize = 2;
+/// The narrowest cwd worth showing (its last component, mostly).
+const CWD_MIN: usize = 10;
+/// The widest cwd column.
+const CWD_MAX: usize = 30;
+/// The most columns a label gets before cwd, kind and age do (at most four
+/// fifths of the row): they shrink and drop first (kind, then cwd, then
+/// age), as long as the labels need it.
+const LABEL_WANT: usize = 48;
 
-/// Column widths of a row: (label, cwd); gutter, age, kind and scrollbar
-/// are fixed.
-fn widths(width: usize) -> (usize, usize) {
-    let cwd = (width / 4).clamp(8, 30);
-    let label = width.saturating_sub(GUTTER + 2 + cwd + TAIL);
-    if label < 12 {
-        (width.saturating_sub(GUTTER + TAIL), 0)
-    } else {
-        (label, cwd)
+/// The columns of a title row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Columns {
+    /// The label's (and a shared label's suffix's) columns.
+    label: usize,
+    /// The cwd's columns, 0 when it is dropped.
+    cwd: usize,
+    /// Whether the age shows.
+    age: bool,
+    /// Whether the store kind shows.
+    kind: bool,
+}
+
+/// How a row of `width` columns is shared when the widest label shown
+/// takes `label` columns and the widest cwd `cwd`: the label gets what it
+/// needs up to [`LABEL_WANT`] (and four fifths of the row) first, then the cwd (up to [`CWD_MAX`]), age
+/// and kind take what is left, in that order of dropping (kind first);
+/// the label takes whatever remains.
+fn columns(width: usize, label: usize, cwd: usize) -> Columns {
+    let avail = width.saturating_sub(GUTTER + BAR);
+    let want = label.min(LABEL_WANT).min(avail * 4 / 5);
+    let cwd = cwd.clamp(CWD_MIN, CWD_MAX);
+    let fit = |age: bool, kind: bool, with_cwd: bool| {
+        let fixed = if age { AGE } else { 0 } + if kind { KIND } else { 0 };
+        let cwd = if with_cwd {
+            let room = avail.checked_sub(want + fixed + CWD_GAP)?;
+            let cwd = cwd.min(room);
+            (cwd >= CWD_MIN).then_some(cwd)?
+        } else {
+            (avail >= want + fixed).then_some(0)?
+        };
+        let used = fixed + if cwd > 0 { CWD_GAP + cwd } else { 0 };
+        Some(Columns {
+            label: avail - used,
+            cwd,
+            age,
+            kind,
+        })
+    };
+    fit(true, true, true)
+        .or_else(|| fit(true, false, true))
+        .or_else(|| fit(true, false, false))
+        .unwrap_or(Columns {
+            label: avail,
+            cwd: 0,
+            age: false,
+            kind: false,
+        })
+}
+
+/// `text` cut to `room` columns, scrolled so that the matched characters
+/// (`marks`, sorted char indices) show, as fzf scrolls an item to its
+/// match: when the last match falls past the cut, the text starts with `…`
+/// and as late as it must (never past the first match); what is cut at
+/// the end is marked `…` too. The marks returned index the text returned.
+fn scroll_to_match(text: &str, marks: &[usize], room: usize) -> (String, Vec<usize>) {
+    let chars: Vec<char> = text.chars().collect();
+    let widths: Vec<usize> = chars.iter().map(|&c| text::char_width(c)).collect();
+    let span = |from: usize, to: usize| widths[from..to].iter().sum::<usize>();
+    if span(0, chars.len()) <= room {
+        return (text.to_owned(), marks.to_vec());
     }
+    // Without scrolling: as many characters as fit before a final `…`.
+    let mut end = 0;
+    while end < chars.len() && span(0, end + 1) < room {
+        end += 1;
+    }
+    let (first, last) = match (marks.first(), marks.last()) {
+        (Some(&first), Some(&last)) if last >= end && room >= 3 => {
+            (first, last.min(chars.len() - 1))
+        }
+        _ => {
+            let shown: String =
+                chars[..end].iter().collect::<String>() + if room > 0 { "…" } else { "" };
+            return (shown, marks.iter().copied().filter(|&m| m < end).collect());
+        }
+    };
+    // `…` then chars[start..stop], then `…` unless stop is the end.
+    let fits =
+        |start: usize, stop: usize| 1 + span(start, stop) + usize::from(stop < chars.len()) <= room;
+    let mut start = (1..=first.max(1))
+        .find(|&start| fits(start, last + 1))
+        .unwrap_or(first.max(1));
+    if !fits(start, start + 1) {
+        start = last.max(1);
+    }
+    let mut stop = start;
+    while stop < chars.len() && fits(start, stop + 1) {
+        stop += 1;
+    }
+    let mut shown = String::from("…");
+    shown.extend(&chars[start..stop]);
+    if stop < chars.len() {
+        shown.push('…');
+    }
+    let marks = marks
+        .iter()
+        .filter(|&&m| (start..stop).contains(&m))
+        .map(|&m| m - start + 1)
+        .collect();
+    (shown, marks)
 }
 
 /// The list's scrollbar: a thumb over the track when not every row fits.
@@ -217,19 +325,36 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
         frame.render_widget(Paragraph::new(lines), area);
         return;
     }
-    let (label_width, cwd_width) = widths(area.width as usize);
     let query = Query::parse(state.query());
     let mut ranker = Ranker::new();
     let cited = state.prompt().referenced_ids();
     let bar = scrollbar(area, state);
     let mut lines = Vec::with_capacity(area.height as usize);
-    let visible = state
+    let visible: Vec<(usize, &Hit)> = state
         .hits
         .iter()
         .enumerate()
         .skip(state.list_offset)
-        .take(area.height as usize);
-    for (row, (index, hit)) in visible.enumerate() {
+        .take(area.height as usize)
+        .collect();
+    // What the rows shown hold decides how the columns share the width.
+    let rows: Vec<RowText> = visible
+        .iter()
+        .map(|(_, hit)| RowText::of(state, hit.id))
+        .collect();
+    let natural = |f: fn(&RowText) -> usize| rows.iter().map(f).max().unwrap_or(0);
+    let cols = columns(
+        area.width as usize,
+        natural(RowText::label_width),
+        natural(|r| display::width(&r.cwd)),
+    );
+    let search_label = {
+        let room = (area.width as usize).saturating_sub(GUTTER + BAR);
+        natural(|r| display::width(&r.label))
+            .min(room * 3 / 5)
+            .max(room.min(8))
+    };
+    for (row, ((index, hit), shown)) in visible.into_iter().zip(&rows).enumerate() {
         let entry = &state.entries[hit.id as usize];
         let selected = index == state.selected;
         let base = if selected {
@@ -259,11 +384,12 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
             },
         ];
         if let Some(found) = state.search_row(hit.id) {
-            let room = (area.width as usize).saturating_sub(GUTTER + 1);
+            let room = (area.width as usize).saturating_sub(GUTTER + BAR);
             let host = entry.record.host.as_deref();
             spans.extend(search_spans(
                 found,
-                entry.label(),
+                &shown.label,
+                search_label,
                 host,
                 room,
                 (base, dim, matched),
@@ -272,39 +398,34 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
             lines.push(Line::from(spans));
             continue;
         }
-        let label = display::one_line(entry.label(), usize::MAX);
+        let label_width = cols.label;
         // Sessions sharing a label (a fork and its parent start with the
         // same prompt) are told apart by their latest prompt once it is
         // read (at most half the column), else by their ids.
-        let suffix = if state.shared_label(entry.label()) {
-            match state.latest_prompt(hit.id) {
-                Some(prompt) if prompt != entry.label() => format!(
-                    " · {}",
-                    display::one_line(prompt, (label_width / 2).saturating_sub(3))
-                ),
-                _ => format!(" · {}", short_id(&entry.record.id)),
-            }
-        } else {
-            String::new()
+        let suffix = match &shown.suffix {
+            Some(tail) => format!(
+                " · {}",
+                display::truncate_width(tail, (label_width / 2).saturating_sub(3))
+            ),
+            None => String::new(),
         };
         let room = label_width.saturating_sub(display::width(&suffix));
+        // Matched characters past the cut scroll the label to them.
+        let marks = ranker.highlight(&query, &shown.label, false);
+        let (label, shown_marks) = scroll_to_match(&shown.label, &marks, room);
         // The suffix follows the label, the pair padded to the column.
         let label = if suffix.is_empty() {
             fit(&label, room)
         } else {
-            display::truncate_width(&label, room)
+            label
         };
-        let marks = ranker.highlight(&query, &label, false);
-        spans.extend(highlighted(&label, &marks, base, matched));
+        spans.extend(highlighted(&label, &shown_marks, base, matched));
         if !suffix.is_empty() {
             let rest = label_width.saturating_sub(display::width(&label));
             spans.push(Span::styled(fit(&suffix, rest), dim));
         }
-        if cwd_width > 0 {
-            let cwd = entry.record.cwd.as_deref().map_or_else(
-                || "-".to_owned(),
-                |c| display::short_path(c, state.setup.home.as_deref()),
-            );
+        if cols.cwd > 0 {
+            let cwd_width = cols.cwd;
             // A session of another machine names it before its cwd, and
             // the path gives way before the host does (the local home is
             // not its home: the path is shown whole).
@@ -318,7 +439,7 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
                     let path = entry.record.cwd.as_deref().unwrap_or("-");
                     format!("{host}:{}", text::truncate_left(path, room))
                 }
-                None => text::truncate_left(&cwd, cwd_width),
+                None => text::truncate_left(&shown.cwd, cwd_width),
             };
             let marks = if marks.is_empty() {
                 ranker.highlight(&query, &cwd, true)
@@ -328,37 +449,91 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
             spans.push(Span::styled("  ", base));
             spans.extend(highlighted(&fit(&cwd, cwd_width), &marks, dim, matched));
         }
-        let age = match (state.sort, entry.activity) {
-            (SortOrder::Activity, Some(time)) => display::age_since(time, state.setup.now),
-            _ => display::age(&entry.record.created_at, state.setup.now),
-        };
-        spans.push(Span::styled(format!("  {age:>3} "), dim));
-        spans.push(Span::styled(
-            format!("{:<6}", entry.record.kind.as_str()),
-            dim,
-        ));
+        if cols.age {
+            let age = match (state.sort, entry.activity) {
+                (SortOrder::Activity, Some(time)) => display::age_since(time, state.setup.now),
+                _ => display::age(&entry.record.created_at, state.setup.now),
+            };
+            spans.push(Span::styled(format!("  {age:>3} "), dim));
+        }
+        if cols.kind {
+            spans.push(Span::styled(
+                format!("{:<6}", entry.record.kind.as_str()),
+                dim,
+            ));
+        }
         spans.push(Span::styled(bar[row], theme.dim()));
         lines.push(Line::from(spans));
     }
     frame.render_widget(Paragraph::new(lines), area);
 }
 
-/// A search row after the gutter, `width` columns: the label, then (for a
-/// session of another machine) its host, then the best matching line with
-/// its matches highlighted (scrolled so the first shows), marked when that
-/// message is no longer in the snapshot. Styles: (row, dim, matched).
+/// The text of a row before it is fitted to columns.
+struct RowText {
+    /// The label on one line.
+    label: String,
+    /// What tells a shared label's sessions apart: the latest prompt, or
+    /// the start of the id.
+    suffix: Option<String>,
+    /// The cwd as shown whole (`~` for home; `host:path` for a remote).
+    cwd: String,
+}
+
+impl RowText {
+    fn of(state: &State, id: EntryId) -> RowText {
+        let entry = &state.entries[id as usize];
+        let suffix = state
+            .shared_label(entry.label())
+            .then(|| match state.latest_prompt(id) {
+                Some(prompt) if prompt != entry.label() => display::one_line(prompt, usize::MAX),
+                _ => short_id(&entry.record.id),
+            });
+        let path = entry.record.cwd.as_deref();
+        let cwd = match &entry.record.host {
+            Some(host) => format!("{}:{}", display::escape_unsafe(host), path.unwrap_or("-")),
+            None => path.map_or_else(
+                || "-".to_owned(),
+                |c| display::short_path(c, state.setup.home.as_deref()),
+            ),
+        };
+        RowText {
+            // A label the 80-character rule cut is marked (the mention keeps it).
+            label: display::one_line(
+                &display::label_shown(entry.label(), entry.record.kind),
+                usize::MAX,
+            ),
+            suffix,
+            cwd,
+        }
+    }
+
+    /// Columns the label wants: itself, and a suffix at most half of
+    /// [`LABEL_WANT`].
+    fn label_width(&self) -> usize {
+        display::width(&self.label)
+            + self
+                .suffix
+                .as_ref()
+                .map_or(0, |s| 3 + display::width(s).min(LABEL_WANT / 2))
+    }
+}
+
+/// A search row after the gutter, `width` columns: the label in its
+/// `label_width` columns (the widest label shown, up to three fifths of the
+/// row: the label counts most), then (for a session of another machine)
+/// its host, then the best matching line with its matches highlighted
+/// (scrolled so the first shows), marked when that message is no longer in
+/// the snapshot. Styles: (row, dim, matched).
 fn search_spans<'a>(
     found: &SearchRow,
     label: &str,
+    label_width: usize,
     host: Option<&str>,
     width: usize,
     (base, dim, matched): (Style, Style, Style),
 ) -> Vec<Span<'a>> {
-    let label_width = (width / 3).clamp(8, 28).min(width);
-    let mut spans = vec![Span::styled(
-        fit(&display::one_line(label, usize::MAX), label_width),
-        base,
-    )];
+    let label_width = label_width.min(width);
+    let mut spans = vec![Span::styled(fit(label, label_width), base)];
     let mut room = width.saturating_sub(label_width + 2);
     if room == 0 {
         return spans;
@@ -424,14 +599,117 @@ fn short_id(id: &str) -> String {
 mod tests {
     use super::*;
 
+    fn row_width(c: Columns) -> usize {
+        GUTTER
+            + c.label
+            + if c.cwd > 0 { CWD_GAP + c.cwd } else { 0 }
+            + if c.age { AGE } else { 0 }
+            + if c.kind { KIND } else { 0 }
+            + BAR
+    }
+
     #[test]
-    fn columns_fill_the_row() {
-        for width in [40, 60, 80, 120, 200] {
-            let (label, cwd) = widths(width);
-            let sep = if cwd > 0 { 2 } else { 0 };
-            assert_eq!(GUTTER + label + sep + cwd + TAIL, width, "{width}");
+    fn columns_fill_the_row_and_the_label_gets_its_room_first() {
+        for width in [0, 10, 30, 40, 49, 60, 63, 80, 100, 120, 200] {
+            for (label, cwd) in [(0, 0), (20, 12), (60, 25), (200, 80)] {
+                let c = columns(width, label, cwd);
+                assert_eq!(
+                    row_width(c),
+                    width.max(GUTTER + BAR),
+                    "{width} {label} {cwd}"
+                );
+                // The label never gets less than it asks for up to LABEL_WANT
+                // while a column it could take shows.
+                let want = label.min(LABEL_WANT).min((width.saturating_sub(4)) * 4 / 5);
+                if c.age {
+                    assert!(c.label >= want, "{width} {label} {cwd}: {c:?}");
+                }
+            }
         }
-        assert_eq!(widths(80), (42, 20));
-        assert_eq!(widths(30).1, 0);
+        // The list pane side by side at 110 columns (49) and 140 (63), long
+        // labels: the label takes most of the row, kind and cwd give way.
+        let at_110 = columns(49, 80, 23);
+        assert_eq!(
+            at_110,
+            Columns {
+                label: 39,
+                cwd: 0,
+                age: true,
+                kind: false
+            }
+        );
+        let at_140 = columns(63, 80, 23);
+        assert_eq!(
+            at_140,
+            Columns {
+                label: 53,
+                cwd: 0,
+                age: true,
+                kind: false
+            }
+        );
+        // Stacked at 100 columns everything shows.
+        let at_100 = columns(100, 80, 23);
+        assert_eq!(
+            at_100,
+            Columns {
+                label: 59,
+                cwd: 23,
+                age: true,
+                kind: true
+            }
+        );
+        // Short labels leave the other columns their room.
+        assert_eq!(
+            columns(49, 20, 23),
+            Columns {
+                label: 20,
+                cwd: 11,
+                age: true,
+                kind: true
+            }
+        );
+    }
+
+    #[test]
+    fn a_match_past_the_cut_scrolls_the_label_to_it() {
+        let label = "TypeScript SDK: typed client for the sessions endpoint";
+        let at = |needle: &str| label.find(needle).unwrap();
+        // Fits: unchanged.
+        assert_eq!(
+            scroll_to_match("short", &[1], 10),
+            ("short".to_owned(), vec![1])
+        );
+        // A match within the cut: cut at the end, marks kept.
+        assert_eq!(
+            scroll_to_match(label, &[0, 1], 12),
+            ("TypeScript …".to_owned(), vec![0, 1])
+        );
+        // A match past the cut: `…`, the text up to the match, `…`.
+        let marks: Vec<usize> = (at("sessions")..at("sessions") + 8).collect();
+        let (shown, moved) = scroll_to_match(label, &marks, 20);
+        assert_eq!(shown, "…t for the sessions…");
+        assert!(display::width(&shown) <= 20, "{shown}");
+        let chars: Vec<char> = shown.chars().collect();
+        let highlighted: String = moved.iter().map(|&m| chars[m]).collect();
+        assert_eq!(highlighted, "sessions");
+        assert!(shown.starts_with('…') && shown.ends_with('…'), "{shown}");
+        // The match at the very end: no trailing `…`.
+        let marks: Vec<usize> = (at("endpoint")..label.len()).collect();
+        let (shown, moved) = scroll_to_match(label, &marks, 20);
+        assert!(
+            shown.starts_with('…') && shown.ends_with("endpoint"),
+            "{shown}"
+        );
+        assert_eq!(display::width(&shown), 20);
+        let chars: Vec<char> = shown.chars().collect();
+        assert_eq!(
+            moved.iter().map(|&m| chars[m]).collect::<String>(),
+            "endpoint"
+        );
+        // Matches too far apart for the room: the first one shows.
+        let (shown, moved) = scroll_to_match(label, &[at("SDK"), at("endpoint")], 12);
+        assert!(shown.starts_with("…SDK"), "{shown}");
+        assert_eq!(moved, vec![1]);
     }
 }

@@ -16,7 +16,7 @@ use crate::tui::theme::Theme;
 
 /// Draw the whole picker.
 pub fn draw(frame: &mut Frame<'_>, state: &State) {
-    let areas = crate::tui::layout::areas(frame.area());
+    let areas = crate::tui::layout::areas(frame.area(), state.preview_window);
     list::draw_filter(frame, areas.filter, state);
     list::draw(frame, areas.list, state);
     preview::draw(frame, &areas, state);
@@ -101,6 +101,52 @@ pub(crate) fn highlighted<'a>(
         spans.push(Span::styled(run, if run_matched { matched } else { base }));
     }
     spans
+}
+
+/// `line` with the bytes in `ranges` (sorted byte ranges of the line's
+/// text, its spans' contents joined) patched with `matched`.
+pub(crate) fn mark_ranges<'a>(
+    line: Line<'a>,
+    ranges: &[std::ops::Range<usize>],
+    matched: ratatui::style::Style,
+) -> Line<'a> {
+    if ranges.is_empty() {
+        return line;
+    }
+    let mut spans = Vec::new();
+    let mut at = 0;
+    for span in line.spans {
+        let content = span.content.as_ref();
+        let end = at + content.len();
+        // Cut points of this span: range edges inside it.
+        let mut cuts: Vec<usize> = vec![at, end];
+        for r in ranges {
+            for edge in [r.start, r.end] {
+                if edge > at && edge < end && content.is_char_boundary(edge - at) {
+                    cuts.push(edge);
+                }
+            }
+        }
+        cuts.sort_unstable();
+        cuts.dedup();
+        for pair in cuts.windows(2) {
+            let (from, to) = (pair[0], pair[1]);
+            let piece = content[from - at..to - at].to_owned();
+            let inside = ranges.iter().any(|r| r.start <= from && to <= r.end);
+            let style = if inside {
+                span.style.patch(matched)
+            } else {
+                span.style
+            };
+            spans.push(Span::styled(piece, style));
+        }
+        at = end;
+    }
+    Line {
+        spans,
+        style: line.style,
+        alignment: line.alignment,
+    }
 }
 
 /// Pad `text` with spaces to exactly `width` columns (cutting with `…`).

@@ -1,7 +1,8 @@
 //! The preview pane: a rule with the candidate's label and the mode, a line
 //! of stats (kept/omitted messages, omitted bytes, budget used of budget,
 //! compacted), then the snapshot by role or raw, scrolled; the rule says
-//! which lines are shown of how many.
+//! which lines are shown of how many. Opened from a conversation search
+//! match, the query's matches are highlighted.
 
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
@@ -11,7 +12,7 @@ use crate::tui::layout::Areas;
 use crate::tui::preview::{self, PreviewMode, PreviewSlot};
 use crate::tui::state::State;
 use crate::tui::text;
-use crate::tui::view::rule;
+use crate::tui::view::{mark_ranges, rule};
 
 /// Draw the preview header, separator and body.
 pub fn draw(frame: &mut Frame<'_>, areas: &Areas, state: &State) {
@@ -28,7 +29,10 @@ pub fn draw(frame: &mut Frame<'_>, areas: &Areas, state: &State) {
         |entry| {
             format!(
                 "Preview: {}",
-                crate::display::one_line(entry.label(), usize::MAX)
+                crate::display::one_line(
+                    &crate::display::label_shown(entry.label(), entry.record.kind),
+                    usize::MAX
+                )
             )
         },
     );
@@ -79,10 +83,21 @@ pub fn draw(frame: &mut Frame<'_>, areas: &Areas, state: &State) {
     if height == 0 || width == 0 {
         return;
     }
+    let matches = state.preview_matches();
     let shown: Vec<Line<'_>> = lines
         .into_iter()
         .skip(state.preview_scroll)
         .take(height)
+        .map(|line| match matches {
+            // Opened from a conversation search match: its matches stand
+            // out as in the list (per row: a phrase a wrap splits is not).
+            Some(query) => {
+                let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
+                let ranges: Vec<_> = query.find_all(&text).into_iter().map(|m| m.range).collect();
+                mark_ranges(line, &ranges, theme.matched())
+            }
+            None => line,
+        })
         .collect();
     frame.render_widget(Paragraph::new(shown), body);
 }

@@ -1,7 +1,9 @@
 //! The prompt pane: a rule with the reference counter (distinct sessions
 //! cited of `maxReferences`, or why the mentions do not parse), then the
-//! buffer with mentions drawn as `@label` chips; the rule says which rows
-//! are shown when the buffer is taller than the pane.
+//! buffer with mentions drawn as `@label` chips (in the invalid style when
+//! the mention does not decode or no store has its session; cut with `…`
+//! when wider than the pane); the rule says which rows are shown when the
+//! buffer is taller than the pane.
 
 use ratatui::layout::Position;
 use ratatui::style::Style;
@@ -9,10 +11,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-use crate::tui::keymap;
+use crate::keys::{self, Command};
 use crate::tui::layout::Areas;
 use crate::tui::prompt::UnitKind;
-use crate::tui::state::{Action, Focus, State};
+use crate::tui::state::{Focus, State};
 use crate::tui::view::preview::position;
 use crate::tui::view::rule;
 
@@ -21,8 +23,17 @@ pub fn counter(state: &State) -> (String, bool) {
     let max = state.setup.limits.max_references;
     match state.prompt().parse() {
         Ok(_) => {
-            let cited = state.prompt().referenced_ids().len();
-            (format!("sessions {cited}/{max}"), cited > max)
+            let ids = state.prompt().referenced_ids();
+            let cited = ids.len();
+            let unknown = ids.iter().filter(|id| state.unknown_session(id)).count();
+            if unknown > 0 {
+                (
+                    format!("sessions {cited}/{max} · ✗ {unknown} not found"),
+                    true,
+                )
+            } else {
+                (format!("sessions {cited}/{max}"), cited > max)
+            }
         }
         Err(e) => (format!("✗ {}", e.message), true),
     }
@@ -47,7 +58,7 @@ pub fn draw(frame: &mut Frame<'_>, areas: &Areas, state: &State) {
         if let Some(at) = position(state.prompt_scroll, body.height as usize, rows) {
             right.push(Span::styled(format!("{at} · "), theme.accent()));
         }
-        if let Some(key) = keymap::key_for(&Action::OpenEditor) {
+        if let Some(key) = keys::key_for(Command::OpenEditor) {
             right.push(Span::styled(format!("{key} $EDITOR"), theme.dim()));
         }
         let line = rule(
@@ -81,21 +92,31 @@ pub fn draw(frame: &mut Frame<'_>, areas: &Areas, state: &State) {
         .map(|row| {
             let mut spans = Vec::new();
             let mut run = String::new();
+            let mut column = 0;
             for unit in &row.units {
                 match &unit.kind {
                     UnitKind::Char(c) => run.push(crate::display::safe_char(*c)),
-                    UnitKind::Chip { text, valid } => {
+                    UnitKind::Chip { text, valid, id } => {
                         if !run.is_empty() {
                             spans.push(Span::raw(std::mem::take(&mut run)));
                         }
-                        let style = if *valid {
+                        // Invalid: its URI does not decode, or (once the
+                        // listing is complete) no store has its session.
+                        let known = id.as_deref().is_none_or(|id| !state.unknown_session(id));
+                        let style = if *valid && known {
                             theme.chip()
                         } else {
                             theme.chip_invalid()
                         };
-                        spans.push(Span::styled(text.clone(), style));
+                        // A chip wider than the row left says it is cut.
+                        let room = (body.width as usize).saturating_sub(column);
+                        spans.push(Span::styled(
+                            crate::display::truncate_width(text, room),
+                            style,
+                        ));
                     }
                 }
+                column += unit.width;
             }
             if !run.is_empty() {
                 spans.push(Span::raw(run));
