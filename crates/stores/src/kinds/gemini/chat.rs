@@ -11,9 +11,10 @@
 //! metadata lines update the chat's metadata. A legacy `.json` is one object
 //! holding the list. [`parse_jsonl`] and [`parse_legacy`] are pure (bytes in,
 //! [`Chat`] out); the rest of the store only finds and reads files. Records
-//! are read as borrowed `RawValue` fields with the helpers of
-//! [`loose`](crate::jsonl::loose): only message texts are built, and tool
-//! calls, tool output and thoughts, most of a chat's bytes, are skipped.
+//! are read as borrowed raw JSON text by the envelope scanner (`record`),
+//! with the helpers of [`loose`](crate::jsonl::loose): only message texts
+//! are built, and tool calls, tool output and thoughts, most of a chat's
+//! bytes, are skipped.
 //!
 //! # Mapping
 //!
@@ -40,7 +41,7 @@ use std::collections::HashMap;
 use serde_json::value::RawValue;
 
 use super::record::{is_array, is_string, parts, Part, Record};
-use crate::jsonl::loose::{elements, is_str, is_true, string};
+use crate::jsonl::loose::{is_str, is_true, raw_elements, string, RawText};
 use crate::kinds::foreign::title_from_text;
 use crate::model::{Block, EventKind, MessageSource, Surface, SurfaceEvent};
 
@@ -167,12 +168,12 @@ impl Chat {
     /// Merge a metadata object (a metadata line, a `$set`, a legacy file):
     /// identity and start from the first that has them, the rest latest.
     fn merge_metadata(&mut self, fields: &Record<'_>) {
-        fn first(slot: &mut Option<String>, raw: Option<&RawValue>) {
+        fn first(slot: &mut Option<String>, raw: Option<RawText<'_>>) {
             if slot.is_none() {
                 *slot = string(raw);
             }
         }
-        fn latest(slot: &mut Option<String>, raw: Option<&RawValue>) {
+        fn latest(slot: &mut Option<String>, raw: Option<RawText<'_>>) {
             if let Some(value) = string(raw) {
                 *slot = Some(value);
             }
@@ -221,7 +222,7 @@ impl Replay {
 
 /// Classify one message record; `None` when it is not one (no string `id`).
 fn message(record: &Record<'_>, seq: u64) -> Option<Message> {
-    let id = string(record.id.filter(|id| is_string(Some(id))))?;
+    let id = string(record.id.filter(|id| is_string(Some(*id))))?;
     Some(Message {
         id,
         seq,
@@ -243,7 +244,7 @@ fn turn(record: &Record<'_>) -> Turn {
 
 /// A `user` record: tool results, injected or generated text, or a prompt
 /// (what was typed: `displayContent` when present).
-fn user_turn(content: Option<&RawValue>, display: Option<&RawValue>) -> Turn {
+fn user_turn(content: Option<RawText<'_>>, display: Option<RawText<'_>>) -> Turn {
     let sent = part_texts(content, false).concat();
     let sent = sent.trim();
     if sent.is_empty() {
@@ -256,7 +257,7 @@ fn user_turn(content: Option<&RawValue>, display: Option<&RawValue>) -> Turn {
     if INJECTED.iter().any(|p| sent.starts_with(p)) || CONTINUATIONS.contains(&sent) {
         return Turn::Hidden;
     }
-    let typed = match display.filter(|d| d.get() != "null") {
+    let typed = match display.filter(|d| d.0 != "null") {
         Some(display) => part_texts(Some(display), false).concat(),
         None => part_texts(content, true).concat(),
     };
@@ -276,14 +277,13 @@ fn is_bare_command(text: &str) -> bool {
 
 /// The texts of a part list, thought parts left out. With `typed_only`,
 /// stop at the expansion of `@file` references.
-fn part_texts(value: Option<&RawValue>, typed_only: bool) -> Vec<String> {
+fn part_texts(value: Option<RawText<'_>>, typed_only: bool) -> Vec<String> {
     let mut texts = Vec::new();
     for part in parts(value) {
         let text = if is_string(Some(part)) {
             string(Some(part))
         } else {
-            serde_json::from_str::<Part<'_>>(part.get())
-                .ok()
+            Part::parse(part)
                 .filter(|p| !is_true(p.thought))
                 .and_then(|p| string(p.text))
         };
@@ -297,10 +297,10 @@ fn part_texts(value: Option<&RawValue>, typed_only: bool) -> Vec<String> {
 }
 
 /// Whether a part list holds a `functionResponse` part.
-fn has_function_response(value: Option<&RawValue>) -> bool {
-    parts(value).into_iter().any(|part| {
-        serde_json::from_str::<Part<'_>>(part.get()).is_ok_and(|p| p.function_response.is_some())
-    })
+fn has_function_response(value: Option<RawText<'_>>) -> bool {
+    parts(value)
+        .into_iter()
+        .any(|part| Part::parse(part).is_some_and(|p| p.function_response.is_some()))
 }
 
 /// Replay a `.jsonl` chat. Lines that are not JSON objects are passed over
@@ -358,7 +358,7 @@ fn apply(chat: &mut Chat, replay: &mut Replay, record: &Record<'_>, seq: u64) {
 
 /// Upsert the messages of a record's `messages` list.
 fn add_messages(replay: &mut Replay, record: &Record<'_>, seq: u64) {
-    for m in elements(record.messages)
+    for m in raw_elements(record.messages)
         .into_iter()
         .filter_map(Record::of)
         .filter_map(|r| message(&r, seq))
@@ -372,7 +372,7 @@ fn add_messages(replay: &mut Replay, record: &Record<'_>, seq: u64) {
 /// an `id` are kept (legacy files were written whole, never upserted).
 pub fn parse_legacy(bytes: &[u8]) -> Result<Chat, String> {
     let fields: Record<'_> = match serde_json::from_slice::<&RawValue>(bytes) {
-        Ok(raw) => Record::of(raw).ok_or("not a JSON object")?,
+        Ok(raw) => Record::of(RawText(raw.get())).ok_or("not a JSON object")?,
         Err(e) => return Err(format!("not JSON: {e}")),
     };
     if !is_string(fields.session_id) {
@@ -381,7 +381,7 @@ pub fn parse_legacy(bytes: &[u8]) -> Result<Chat, String> {
     let mut chat = Chat::default();
     chat.merge_metadata(&fields);
     let mut replay = Replay::default();
-    for (index, raw) in elements(fields.messages).into_iter().enumerate() {
+    for (index, raw) in raw_elements(fields.messages).into_iter().enumerate() {
         let seq = index as u64 + 1;
         let record = Record::of(raw).unwrap_or_default();
         let id = string(record.id).unwrap_or_else(|| format!("#{seq}"));
