@@ -199,7 +199,7 @@ fn listing_is_identical_with_and_without_the_index() {
     // the current one is written.
     let name = file.file_name().unwrap().to_str().unwrap();
     let earlier = file.with_file_name(
-        name.replace("titles-v4-", "titles-v1-")
+        name.replace("titles-v5-", "titles-v1-")
             .replace(".bin", ".json"),
     );
     std::fs::write(&earlier, "{\"version\":1,\"entries\":[]}").unwrap();
