@@ -199,11 +199,11 @@ fn listing_is_identical_with_and_without_the_index() {
     // the current one is written.
     let name = file.file_name().unwrap().to_str().unwrap();
     let earlier = file.with_file_name(
-        name.replace("titles-v4-", "titles-v1-")
+        name.replace("titles-v5-", "titles-v1-")
             .replace(".bin", ".json"),
     );
     std::fs::write(&earlier, "{\"version\":1,\"entries\":[]}").unwrap();
-    assert!(good.starts_with(b"SRTI\x04\0\0\0"), "{good:?}");
+    assert!(good.starts_with(b"SRTI\x05\0\0\0"), "{good:?}");
     let mut flipped = good.clone();
     *flipped.last_mut().unwrap() ^= 0x20;
     let mut other_version = good.clone();
@@ -211,7 +211,7 @@ fn listing_is_identical_with_and_without_the_index() {
     // Checksum right, but the payload claims a length far beyond itself:
     // rejected by the decoder's limit, without allocating that length.
     let huge = [0xffu8; 16];
-    let mut huge_length = b"SRTI\x04\0\0\0".to_vec();
+    let mut huge_length = b"SRTI\x05\0\0\0".to_vec();
     huge_length.extend_from_slice(&crc32(&huge).to_le_bytes());
     huge_length.extend_from_slice(&huge);
     for damaged in [
@@ -227,7 +227,7 @@ fn listing_is_identical_with_and_without_the_index() {
         let (out, err) = list(store.path(), cache.path(), &[]);
         assert_eq!((out.as_str(), err.as_str()), (expected.as_str(), ""));
         let rebuilt = std::fs::read(&file).unwrap();
-        assert!(rebuilt.starts_with(b"SRTI\x04\0\0\0"));
+        assert!(rebuilt.starts_with(b"SRTI\x05\0\0\0"));
         assert!(read_lossy(&file).contains("a.jsonl"));
         assert!(!earlier.exists());
     }

@@ -40,10 +40,11 @@
 //! listing and JSON made that the largest cost of a warm listing (a
 //! 10,000-entry shard was 5.6 MB of JSON to parse). It is an 8-byte header
 //! (`SRTI` and the version, little-endian), the CRC-32 of the payload
-//! (`crc32fast`), then the payload encoded by postcard (serde, varint
-//! integers; see [`sealed`]) from the same serde types. A serde format
+//! (`crc32fast`), then the payload encoded by bitcode (serde mode; see
+//! [`sealed`]) from the same serde types: a small head (the kind and path
+//! of the first entry, for pruning) and the entries. A serde format
 //! over a hand-rolled layout: the entries are nested optional structs
-//! whose serde derive already exists, postcard decodes them at memory
+//! whose serde derive already exists, bitcode decodes them at memory
 //! speed, and a hand-rolled reader
 //! would need its own bounds checks for the same result. Damage is caught
 //! three ways, each meaning "ignore and rebuild": the magic or version
@@ -67,8 +68,9 @@ use crate::model::{SessionRecord, StoreKind};
 use crate::{Caches, ReadError, ScanEvent, Store};
 
 /// Version of the index file; another version is ignored and rebuilt
-/// (4: postcard replaced bincode, and entries keep the last activity).
-const VERSION: u32 = 4;
+/// (4: postcard replaced bincode, and entries keep the last activity;
+/// 5: bitcode replaced postcard, with a head for pruning).
+const VERSION: u32 = 5;
 /// First bytes of an index file.
 const MAGIC: &[u8; 4] = b"SRTI";
 /// Bytes before the end of the last scan compared to tell growth by
@@ -773,13 +775,6 @@ const HEAD_BYTES: u64 = 12 + 16 * 1024;
 /// Safe beside another run writing: shards are replaced by rename, so
 /// this reads whole versions, and a root that exists keeps its shard.
 fn prune_gone_roots(dir: &Path) {
-    #[derive(Deserialize)]
-    struct Head {
-        _version: u32,
-        entries: u64,
-        kind: String,
-        path: PathBuf,
-    }
     let Ok(listing) = std::fs::read_dir(dir) else {
         return;
     };
@@ -792,11 +787,10 @@ fn prune_gone_roots(dir: &Path) {
         let mut bytes = Vec::new();
         let read = std::fs::File::open(item.path())
             .and_then(|file| file.take(HEAD_BYTES).read_to_end(&mut bytes));
-        let Some(payload) = bytes.get(sealed::HEADER_LEN..).filter(|_| read.is_ok()) else {
-            continue;
-        };
-        let head: Option<Head> = sealed::decode_prefix(payload);
-        let Some(head) = head.filter(|h| h.entries > 0) else {
+        let head: Option<ShardHead> = read
+            .ok()
+            .and_then(|_| sealed::peek_head(MAGIC, VERSION, &bytes));
+        let Some(head) = head.filter(|h| !h.kind.is_empty()) else {
             continue;
         };
         let root = head
@@ -846,7 +840,24 @@ fn fingerprint_of(inputs: &TitleInputs) -> Option<u64> {
 /// The bytes of an index file holding `index` (see the module docs);
 /// `None` when it cannot be encoded (a path that is not UTF-8).
 fn encode(index: &IndexFile) -> Option<Vec<u8>> {
-    sealed::seal(MAGIC, VERSION, index)
+    let head = index
+        .entries
+        .first()
+        .map(|first| ShardHead {
+            kind: first.kind.clone(),
+            path: first.path.clone(),
+        })
+        .unwrap_or_default();
+    sealed::seal_with_head(MAGIC, VERSION, &head, index)
+}
+
+/// What a shard says of itself before its entries: the kind and path of
+/// its first entry (none when it has no entries), from which pruning
+/// recovers the store root.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct ShardHead {
+    kind: String,
+    path: PathBuf,
 }
 
 /// The index held in `bytes`; `None` when it is another version, damaged

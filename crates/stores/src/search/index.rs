@@ -39,7 +39,7 @@
 //! It is binary for the same reason as the title index's shards (a
 //! 10,000-entry JSON manifest was 2.9 MB to parse before every search):
 //! `SRSX`, the format version and the CRC-32 of the payload, then the
-//! payload in postcard ([`sealed`]). Data is only ever appended after the committed
+//! payload in bitcode ([`sealed`]). Data is only ever appended after the committed
 //! length, and the manifest is replaced atomically (written beside, then
 //! renamed), so a reader always sees a consistent pair; bytes a crashed
 //! writer left after the committed length are cut off by the next writer.
@@ -95,8 +95,9 @@ use crate::search::extract::{self, Message};
 use crate::{walk_files, Caches, Catalog, ReadError, ScanEvent, StoreRoots};
 
 /// The manifest format; another value is rebuilt (4: postcard replaced
-/// bincode, in the manifest and in the resume points it holds).
-const FORMAT: u32 = 4;
+/// bincode, in the manifest and in the resume points it holds; 5: bitcode
+/// replaced postcard).
+const FORMAT: u32 = 5;
 /// First bytes of a manifest.
 const MAGIC: &[u8; 4] = b"SRSX";
 
