@@ -1158,8 +1158,11 @@ fn preview_window_places_the_preview_and_ctrl_slash_hides_it() {
         30,
         &picker_command(dir.path(), &["--preview-window", "down:8"]),
     );
+    // Whichever session the highlight tracks once activity is read (one
+    // fixture is broken on purpose: its preview is an error), the pane's
+    // place is what is checked.
     let screen = tmux.wait_for("discovery and a preview", |s| {
-        loaded(s) && s.contains("─ Preview: ") && s.contains("kept ")
+        loaded(s) && s.contains("─ Preview: ") && (s.contains("kept ") || s.contains("✗ "))
     });
     let at = |screen: &str| screen.lines().position(|l| l.starts_with("─ Preview: "));
     // 30 rows: filter, list, 8 preview rows, 6 prompt rows, footer.
@@ -1245,7 +1248,10 @@ fn the_footer_and_the_help_teach_search_and_the_query_syntax() {
     assert!(footer(&screen).contains("ctrl-t search"), "{screen}");
     // F1: the query syntax, and descriptions wrapped, not cut.
     tmux.keys(&["F1"]);
-    let help = tmux.wait_for("the help", |s| s.contains("Keys (esc closes)"));
+    // The popup's body, not only its border (a capture can land between).
+    let help = tmux.wait_for("the help", |s| {
+        s.contains("Keys (esc closes)") && s.contains("Anywhere")
+    });
     // Inside the popup (76 columns, centred: its border at columns 2 and
     // 77), rows joined: a wrapped description reads whole.
     let flat = |s: &str| -> String {
