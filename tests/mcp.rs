@@ -527,6 +527,226 @@ fn a_cancelled_request_stops_and_the_server_goes_on() {
     assert!(client.close().success());
 }
 
+/// A `/proc/PID/status` field's number (`VmRSS` in KiB, `Threads`).
+fn proc_status(pid: u32, field: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status
+        .lines()
+        .find(|line| line.starts_with(&format!("{field}:")))
+        .unwrap_or_else(|| panic!("no {field} in /proc/{pid}/status"));
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+/// A client that writes 10,000 requests and reads nothing: the server
+/// stops reading once its answers cannot be written, its memory and
+/// threads stay bounded (it used to start a thread per blocked answer and
+/// keep every answer: 516 threads, 281 MB here), and once read it answers
+/// every request, once.
+#[test]
+fn a_client_that_never_reads_keeps_the_server_bounded_then_gets_every_answer() {
+    const REQUESTS: u64 = 10_000;
+    if !Path::new("/proc/self/status").exists() {
+        assert!(std::env::var_os("CI").is_none(), "/proc is needed");
+        eprintln!("SKIPPED: no /proc to read the server's memory and threads from");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    store(dir.path());
+    let home = tempfile::tempdir().unwrap();
+    let mut child = command(home.path())
+        .arg("--store")
+        .arg(dir.path())
+        .arg("mcp")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let written = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let writer = {
+        let written = written.clone();
+        std::thread::spawn(move || {
+            let line = |value: Value| format!("{value}\n").into_bytes();
+            stdin.write_all(&line(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}))).unwrap();
+            stdin
+                .write_all(&line(
+                    json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+                ))
+                .unwrap();
+            for id in 1..=REQUESTS {
+                // Every tenth a tool call (a job on the pool), the rest a
+                // 4 KB answer that needs no job.
+                let request = if id % 10 == 0 {
+                    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "list_sessions", "arguments": {}}})
+                } else {
+                    json!({"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": {}})
+                };
+                stdin.write_all(&line(request)).unwrap();
+                written.store(id, std::sync::atomic::Ordering::SeqCst);
+            }
+            stdin
+        })
+    };
+    // Until the writer is blocked: nothing written for half a second.
+    let mut last = u64::MAX;
+    let start = Instant::now();
+    loop {
+        std::thread::sleep(Duration::from_millis(500));
+        let now = written.load(std::sync::atomic::Ordering::SeqCst);
+        if now == last || start.elapsed() > Duration::from_secs(20) {
+            break;
+        }
+        last = now;
+    }
+    let (rss_kib, threads) = (
+        proc_status(child.id(), "VmRSS"),
+        proc_status(child.id(), "Threads"),
+    );
+    let cores = std::thread::available_parallelism().map_or(1, usize::from) as u64;
+    assert!(
+        written.load(std::sync::atomic::Ordering::SeqCst) < REQUESTS,
+        "the server read every request while its answers piled up"
+    );
+    assert!(threads <= cores + 8, "{threads} threads on {cores} cores");
+    assert!(rss_kib < 120 * 1024, "{rss_kib} KiB resident");
+    // Read now: every request is answered, once.
+    let mut seen = std::collections::HashSet::new();
+    for line in BufReader::new(child.stdout.take().unwrap()).lines() {
+        let answer: Value = serde_json::from_str(&line.unwrap()).unwrap();
+        assert!(answer.get("result").is_some(), "{answer}");
+        assert!(
+            seen.insert(answer["id"].as_u64().unwrap()),
+            "answered twice: {answer}"
+        );
+        if seen.len() as u64 == REQUESTS + 1 {
+            break;
+        }
+    }
+    assert_eq!(seen.len() as u64, REQUESTS + 1);
+    drop(writer.join().unwrap());
+    assert!(child.wait().unwrap().success());
+}
+
+/// A query too large to rank (a 100 KB one of 50,000 terms kept a core
+/// busy for two minutes) is refused at once, JSON-RPC −32602 naming the
+/// limit; so is a `cwd` longer than a path can be.
+#[test]
+fn oversized_queries_are_refused_at_once_as_invalid_params() {
+    let dir = tempfile::tempdir().unwrap();
+    store(dir.path());
+    let mut client = Client::start(dir.path(), &[]);
+    let huge = vec!["ab"; 50_000].join(" ");
+    let many = vec!["ab"; 33].join(" ");
+    for (tool, args, says) in [
+        ("list_sessions", json!({"query": huge}), "bytes"),
+        ("list_sessions", json!({"query": many}), "33 terms"),
+        (
+            "search_sessions",
+            json!({"query": "x".repeat(2_000)}),
+            "2000 bytes",
+        ),
+        ("list_sessions", json!({"cwd": "/a".repeat(3_000)}), "cwd"),
+    ] {
+        let start = Instant::now();
+        let answer = client.request("tools/call", json!({"name": tool, "arguments": args}));
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "{tool} took {:?}",
+            start.elapsed()
+        );
+        assert_eq!(answer["error"]["code"], -32602, "{answer}");
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains(tool) && message.contains(says),
+            "{message}"
+        );
+    }
+    let cite = client.request(
+        "prompts/get",
+        json!({"name": "cite", "arguments": {"query": huge}}),
+    );
+    assert_eq!(cite["error"]["code"], -32602, "{cite}");
+    // At the limits, a query runs.
+    let listed = client.call("list_sessions", json!({"query": vec!["a"; 32].join(" ")}));
+    assert_eq!(listed["isError"], false, "{listed}");
+    assert!(client.close().success());
+}
+
+/// `list_sessions` is cancelled like a search: the ranking stops, the
+/// cancelled request gets no answer and frees its place, and the server
+/// goes on.
+#[test]
+fn a_cancelled_ranking_stops_and_the_server_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    store(dir.path());
+    let mut client = Client::start(dir.path(), &[]);
+    let query = vec!["lpha"; 32].join(" | ");
+    for id in 1000..1100 {
+        client.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "list_sessions", "arguments": {"query": query}}}));
+        client.notify(
+            "notifications/cancelled",
+            json!({"requestId": id, "reason": "test"}),
+        );
+    }
+    // Had the cancelled requests kept their places, this would wait for
+    // ever behind them.
+    let listed = client.call("list_sessions", json!({"query": "alpha"}));
+    assert_eq!(
+        listed["structuredContent"]["sessions"][0]["sessionId"],
+        "alpha"
+    );
+    assert!(client.close().success());
+}
+
+/// `read_session`'s `max_bytes` is capped at the configured maximum
+/// (`--max-reference-bytes`, else 65,536 as for `prepare`): a larger one is
+/// taken as that maximum, as `tools/list` says.
+#[test]
+fn max_bytes_is_capped_at_the_configured_maximum() {
+    let dir = tempfile::tempdir().unwrap();
+    store(dir.path());
+    for (flags, most) in [
+        (&[][..], 65_536),
+        (&["--max-reference-bytes", "40000"][..], 40_000),
+    ] {
+        let mut client = Client::start(dir.path(), flags);
+        let tools = client.request("tools/list", json!({}));
+        assert_eq!(
+            tools["result"]["tools"][2]["inputSchema"]["properties"]["max_bytes"]["maximum"],
+            most
+        );
+        let read = client.call(
+            "read_session",
+            json!({"session": "big", "max_bytes": 1_000_000_000u64}),
+        );
+        assert_eq!(read["isError"], false, "{read}");
+        let capped = preview(dir.path(), "big", most);
+        assert_eq!(text_of(&read), capped["context"].as_str().unwrap());
+        assert!(text_of(&read).len() < most + 4096);
+        assert!(client.close().success());
+    }
+}
+
+/// Tool arguments that are not an object are invalid params (−32602), not
+/// an unknown method.
+#[test]
+fn non_object_tool_arguments_are_invalid_params() {
+    let dir = tempfile::tempdir().unwrap();
+    store(dir.path());
+    let mut client = Client::start(dir.path(), &[]);
+    for arguments in [json!(7), json!([1]), json!("x"), json!(true)] {
+        let answer = client.request(
+            "tools/call",
+            json!({"name": "list_sessions", "arguments": arguments}),
+        );
+        assert_eq!(answer["error"]["code"], -32602, "{answer}");
+    }
+    let listed = client.call("list_sessions", json!({}));
+    assert_eq!(listed["isError"], false);
+    assert!(client.close().success());
+}
+
 /// `mcp install AGENT` then `uninstall` in a scratch home: the files and
 /// what they hold.
 fn install_round_trip(agent: &str, project: bool) -> (String, Value) {

@@ -51,8 +51,8 @@ pub fn serve(config: &Config, budget: usize, search_index: Option<std::path::Pat
     let out: transport::Out = Arc::new(Mutex::new(Box::new(std::io::stdout())));
     let stdin = std::io::BufReader::with_capacity(64 * 1024, std::io::stdin());
     let server = server::Server::new(sessions, budget);
+    let (transport, written) = transport::StdioTransport::start(stdin, out);
     runtime.block_on(async move {
-        let transport = transport::StdioTransport::start(stdin, out);
         match server.serve(transport).await {
             Ok(running) => {
                 let _ = running.waiting().await;
@@ -64,6 +64,9 @@ pub fn serve(config: &Config, budget: usize, search_index: Option<std::path::Pat
     });
     // Jobs still running (a warm-up, an abandoned search) are not waited for.
     runtime.shutdown_background();
+    // Answers already handed to the writer are: as long as rmcp waits for
+    // its last answers after end of input (5 s).
+    written.wait(std::time::Duration::from_secs(5));
     ExitCode::SUCCESS
 }
 

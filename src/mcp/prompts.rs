@@ -71,7 +71,8 @@ fn cite(
     // A session titled by a cite command is the one it is being typed in
     // (an agent titles a session by its first prompt): never the answer.
     let best = listing
-        .rank(query, cwd.as_deref(), true)
+        .rank(query, cwd.as_deref(), true, cancel)
+        .ok_or_else(Error::cancelled)?
         .into_iter()
         .find(|&id| !is_cite_command(&listing.labels[id]));
     let best = match best {

@@ -51,25 +51,54 @@ pub struct Server {
     /// `read_session`'s default budget, and the budget of resources and
     /// `cite`.
     budget: usize,
+    /// `read_session`'s largest `max_bytes` ([`tools::most_bytes`]).
+    most: usize,
+    /// Jobs on rayon's pool at once, queued ones included: a client that
+    /// sends faster than the pool answers waits here, not in rayon's
+    /// unbounded queue.
+    jobs: Arc<tokio::sync::Semaphore>,
 }
 
 impl Server {
     /// A server over `sessions` whose snapshots default to `budget` bytes.
     pub fn new(sessions: Arc<Sessions>, budget: usize) -> Server {
-        Server { sessions, budget }
+        let most = tools::most_bytes(&sessions.source().config, budget);
+        let jobs = (2 * rayon::current_num_threads()).max(4);
+        Server {
+            sessions,
+            budget,
+            most,
+            jobs: Arc::new(tokio::sync::Semaphore::new(jobs)),
+        }
     }
 }
 
-/// Run `work` on rayon's pool; its result, or an error when `cancelled`
-/// resolves first (then `work`'s cancel flag is set, so a search stops).
+/// The JSON-RPC error of a cancelled request (rmcp drops it unsent).
+fn cancelled_error() -> McpError {
+    McpError::new(rmcp::model::ErrorCode(-32800), "request cancelled", None)
+}
+
+/// Run `work` on rayon's pool once one of `jobs` is free; its result, or
+/// an error when `cancelled` resolves first (then `work`'s cancel flag is
+/// set, so a search or a ranking stops, and a job not started yet does
+/// nothing). The job holds its permit until it ends, even when its
+/// request was cancelled.
 async fn on_pool<T: Send + 'static>(
+    jobs: &Arc<tokio::sync::Semaphore>,
     cancelled: impl Future<Output = ()>,
     work: impl FnOnce(&AtomicBool) -> T + Send + 'static,
 ) -> Result<T, McpError> {
+    tokio::pin!(cancelled);
+    let permit = tokio::select! {
+        permit = jobs.clone().acquire_owned() => permit
+            .map_err(|_| McpError::internal_error("the server is shutting down", None))?,
+        () = &mut cancelled => return Err(cancelled_error()),
+    };
     let cancel = Arc::new(AtomicBool::new(false));
     let (tx, rx) = tokio::sync::oneshot::channel();
     let flag = cancel.clone();
     rayon::spawn(move || {
+        let _permit = permit;
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(&flag)));
         let _ = tx.send(result.map_err(|panic| Error::from_panic(&*panic)));
     });
@@ -81,7 +110,7 @@ async fn on_pool<T: Send + 'static>(
         },
         () = cancelled => {
             cancel.store(true, Ordering::Relaxed);
-            Err(McpError::new(rmcp::model::ErrorCode(-32800), "request cancelled", None))
+            Err(cancelled_error())
         }
     }
 }
@@ -135,7 +164,7 @@ impl ServerHandler for Server {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        from_json(json!({"tools": tools::definitions(self.budget)}))
+        from_json(json!({"tools": tools::definitions(self.budget, self.most)}))
     }
 
     async fn call_tool(
@@ -145,11 +174,15 @@ impl ServerHandler for Server {
     ) -> Result<CallToolResponse, McpError> {
         let name = request.name.to_string();
         let args: Map<String, Value> = request.arguments.unwrap_or_default();
+        // Refused before it takes a job: arguments too large to be worth
+        // running.
+        tools::check_arguments(&name, &args)
+            .map_err(|why| McpError::invalid_params(format!("{name}: {why}"), None))?;
         let (sessions, budget) = (self.sessions.clone(), self.budget);
         let ct = context.ct.clone();
         let snapshot = name == "read_session";
         let work = move |cancel: &AtomicBool| tools::call(&sessions, &name, &args, budget, cancel);
-        let Some(mut answer) = on_pool(ct.cancelled_owned(), work).await? else {
+        let Some(mut answer) = on_pool(&self.jobs, ct.cancelled_owned(), work).await? else {
             return Err(McpError::invalid_params(
                 format!("no such tool: {}", request.name),
                 None,
@@ -181,7 +214,7 @@ impl ServerHandler for Server {
     ) -> Result<ListResourcesResult, McpError> {
         let cursor = request.and_then(|r| r.cursor);
         let sessions = self.sessions.clone();
-        let listed = on_pool(context.ct.cancelled_owned(), move |_| {
+        let listed = on_pool(&self.jobs, context.ct.cancelled_owned(), move |_| {
             resources::list(&sessions, cursor.as_deref())
         })
         .await?;
@@ -195,7 +228,7 @@ impl ServerHandler for Server {
     ) -> Result<ReadResourceResponse, McpError> {
         let (sessions, budget) = (self.sessions.clone(), self.budget);
         let uri = request.uri.clone();
-        let read = on_pool(context.ct.cancelled_owned(), move |_| {
+        let read = on_pool(&self.jobs, context.ct.cancelled_owned(), move |_| {
             resources::read(&sessions, &uri, budget)
         })
         .await?;
@@ -224,7 +257,12 @@ impl ServerHandler for Server {
             .unwrap_or_default()
             .into_iter()
             .collect();
-        let got = on_pool(context.ct.cancelled_owned(), move |cancel| {
+        if let Some(query) = args.get("query").and_then(Value::as_str) {
+            tools::check_query(query, true).map_err(|why| {
+                McpError::invalid_params(format!("{}: {why}", request.name), None)
+            })?;
+        }
+        let got = on_pool(&self.jobs, context.ct.cancelled_owned(), move |cancel| {
             prompts::get(&sessions, &name, &args, budget, cancel)
         })
         .await?;

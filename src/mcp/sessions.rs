@@ -94,7 +94,15 @@ impl Listing {
     /// The records matching `query` in the picker's syntax and ranking, the
     /// list ordered as the picker orders it for a target in `cwd`: this
     /// directory first, then by `sort` (last activity, or creation).
-    pub fn rank(&self, query: &str, cwd: Option<&str>, by_activity: bool) -> Vec<RecordId> {
+    /// `None` when `cancel` was set before the ranking ended (a long query
+    /// over many sessions takes a while, and its client may give up).
+    pub fn rank(
+        &self,
+        query: &str,
+        cwd: Option<&str>,
+        by_activity: bool,
+        cancel: &AtomicBool,
+    ) -> Option<Vec<RecordId>> {
         let entries = self.entries_for(cwd);
         let target = Target {
             session_id: self.engine.target.session_id.clone(),
@@ -116,10 +124,8 @@ impl Listing {
             ea.group.cmp(&eb.group).then(activity)
         });
         let query = Query::parse(query);
-        rank::rank(&entries, &pool, &query, &mut Ranker::new())
-            .into_iter()
-            .map(|hit| hit.id as RecordId)
-            .collect()
+        let hits = rank::rank_until(&entries, &pool, &query, &mut Ranker::new(), cancel)?;
+        Some(hits.into_iter().map(|hit| hit.id as RecordId).collect())
     }
 
     /// The picker's entries for a target in `cwd`, labelled.

@@ -20,9 +20,10 @@ use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 
-use crate::config::{self, Limits};
+use crate::config::{self, Config, Limits};
 use crate::engine::Engine;
 use crate::error::{Error, Result};
+use crate::tui::rank::Query;
 use session_ref_core::{json as js, mention, uri};
 use session_ref_stores::RecordId;
 
@@ -34,6 +35,15 @@ pub const LIST_LIMIT: usize = 20;
 pub const SEARCH_LIMIT: usize = 10;
 /// The most sessions one call lists.
 pub const MOST: usize = 500;
+/// The longest `query` a tool or the `cite` prompt takes, in bytes: a
+/// picker query is a few words, and ranking's cost grows with its terms
+/// (a 100 KB query of 50,000 terms kept a core busy for two minutes).
+pub const MAX_QUERY_BYTES: usize = 1024;
+/// The most terms (alternatives included) of a `list_sessions` or `cite`
+/// query.
+pub const MAX_QUERY_TERMS: usize = 32;
+/// The longest `cwd` taken, in bytes (Linux's `PATH_MAX`).
+pub const MAX_CWD_BYTES: usize = 4096;
 
 /// What a tool call answers: the text block, the structured content, and
 /// whether it is an error result.
@@ -67,10 +77,66 @@ impl Answer {
     }
 }
 
+/// The largest `max_bytes` a `read_session` call gets, in bytes: the
+/// configured `--max-reference-bytes` (65,536 unless given, as for
+/// `prepare`), and never below the server's default `budget`. A larger
+/// `max_bytes` is clamped to it, as `limit` is to [`MOST`].
+pub fn most_bytes(config: &Config, budget: usize) -> usize {
+    config.limits.max_reference_bytes.max(budget)
+}
+
+/// Whether a query is short enough to rank or search: at most
+/// [`MAX_QUERY_BYTES`] and, when `ranked` (the picker's syntax),
+/// [`MAX_QUERY_TERMS`] terms. The refusal says which limit and by how much.
+pub fn check_query(query: &str, ranked: bool) -> std::result::Result<(), String> {
+    if query.len() > MAX_QUERY_BYTES {
+        return Err(format!(
+            "query is {} bytes long; at most {MAX_QUERY_BYTES} are taken",
+            query.len()
+        ));
+    }
+    let terms = if ranked {
+        Query::parse(query).terms()
+    } else {
+        0
+    };
+    if terms > MAX_QUERY_TERMS {
+        return Err(format!(
+            "query has {terms} terms; at most {MAX_QUERY_TERMS} are taken"
+        ));
+    }
+    Ok(())
+}
+
+/// Refuse, before any work, a call whose `query` or `cwd` is too large to
+/// be worth running (see [`check_query`], [`MAX_CWD_BYTES`]); the server
+/// answers it JSON-RPC −32602. Other argument errors are the tool's own
+/// (`isError` results the model can act on).
+pub fn check_arguments(tool: &str, args: &Map<String, Value>) -> std::result::Result<(), String> {
+    let text = |key: &str| args.get(key).and_then(Value::as_str);
+    match tool {
+        "list_sessions" => {
+            if let Some(query) = text("query") {
+                check_query(query, true)?;
+            }
+            match text("cwd") {
+                Some(cwd) if cwd.len() > MAX_CWD_BYTES => Err(format!(
+                    "cwd is {} bytes long; at most {MAX_CWD_BYTES} are taken",
+                    cwd.len()
+                )),
+                _ => Ok(()),
+            }
+        }
+        "search_sessions" => text("query").map_or(Ok(()), |query| check_query(query, false)),
+        _ => Ok(()),
+    }
+}
+
 /// The three tools as `tools/list` lists them. `budget` is `read_session`'s
-/// default `max_bytes`: above 32 KiB, Claude Code is told to keep results
-/// that large whole (`anthropic/maxResultSizeChars`).
-pub fn definitions(budget: usize) -> Value {
+/// default `max_bytes` and `most` its largest ([`most_bytes`]): above
+/// 32 KiB, Claude Code is told to keep results that large whole
+/// (`anthropic/maxResultSizeChars`).
+pub fn definitions(budget: usize, most: usize) -> Value {
     let read_only = json!({"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false});
     let mut read_meta = json!({"anthropic/alwaysLoad": true});
     if budget > DEFAULT_BUDGET {
@@ -88,8 +154,8 @@ pub fn definitions(budget: usize) -> Value {
             "inputSchema": {
                 "type": "object",
                 "properties": {
-                    "query": {"type": "string", "description": "Filter in the picker's syntax; empty lists everything."},
-                    "cwd": {"type": "string", "description": "Directory whose sessions rank first (default: the server's --cwd)."},
+                    "query": {"type": "string", "maxLength": MAX_QUERY_BYTES, "description": "Filter in the picker's syntax (at most 32 terms); empty lists everything."},
+                    "cwd": {"type": "string", "maxLength": MAX_CWD_BYTES, "description": "Directory whose sessions rank first (default: the server's --cwd)."},
                     "limit": {"type": "integer", "minimum": 1, "maximum": MOST, "default": LIST_LIMIT, "description": "Most sessions returned."},
                     "sort": {"type": "string", "enum": ["updated", "created"], "default": "updated", "description": "Within a directory group: last activity or creation, newest first."}
                 },
@@ -108,7 +174,7 @@ pub fn definitions(budget: usize) -> Value {
             "inputSchema": {
                 "type": "object",
                 "properties": {
-                    "query": {"type": "string", "description": "Words and \"phrases\", or a regular expression with regex."},
+                    "query": {"type": "string", "maxLength": MAX_QUERY_BYTES, "description": "Words and \"phrases\", or a regular expression with regex."},
                     "regex": {"type": "boolean", "default": false, "description": "Read query as one regular expression (Rust syntax)."},
                     "limit": {"type": "integer", "minimum": 1, "maximum": MOST, "default": SEARCH_LIMIT, "description": "Most sessions returned."}
                 },
@@ -128,7 +194,7 @@ pub fn definitions(budget: usize) -> Value {
                 "type": "object",
                 "properties": {
                     "session": {"type": "string", "description": "Session id, canonical mention or hydra-session: URI."},
-                    "max_bytes": {"type": "integer", "minimum": 1, "default": budget, "description": "Byte budget of the snapshot."}
+                    "max_bytes": {"type": "integer", "minimum": 1, "maximum": most, "default": budget, "description": "Byte budget of the snapshot (a larger value is taken as the maximum)."}
                 },
                 "required": ["session"],
                 "additionalProperties": false
@@ -153,7 +219,7 @@ pub fn call(
     cancel: &AtomicBool,
 ) -> Option<Answer> {
     let result = match name {
-        "list_sessions" => list_sessions(sessions, args),
+        "list_sessions" => list_sessions(sessions, args, cancel),
         "search_sessions" => search_sessions(sessions, args, cancel),
         "read_session" => read_session(sessions, args, budget),
         _ => return None,
@@ -216,8 +282,13 @@ pub fn session_json(listing: &Listing, id: RecordId) -> Map<String, Value> {
     out
 }
 
-/// `list_sessions {query?, cwd?, limit?, sort?}`.
-pub fn list_sessions(sessions: &Arc<Sessions>, args: &Map<String, Value>) -> Result<Answer> {
+/// `list_sessions {query?, cwd?, limit?, sort?}`; stops when `cancel` is
+/// set.
+pub fn list_sessions(
+    sessions: &Arc<Sessions>,
+    args: &Map<String, Value>,
+    cancel: &AtomicBool,
+) -> Result<Answer> {
     let query = string_arg(args, "query")?.unwrap_or("");
     let limit = count_arg(args, "limit", LIST_LIMIT, MOST)?;
     let by_activity = match string_arg(args, "sort")? {
@@ -236,7 +307,8 @@ pub fn list_sessions(sessions: &Arc<Sessions>, args: &Map<String, Value>) -> Res
         None => sessions.source().config.target.cwd.clone(),
     };
     let found: Vec<Value> = listing
-        .rank(query, cwd.as_deref(), by_activity)
+        .rank(query, cwd.as_deref(), by_activity, cancel)
+        .ok_or_else(Error::cancelled)?
         .into_iter()
         .take(limit)
         .map(|id| Value::Object(session_json(&listing, id)))
@@ -363,7 +435,8 @@ pub fn read_session(
     let Some(session) = string_arg(args, "session")? else {
         return Err(bad("session is required".to_owned()));
     };
-    let max_bytes = count_arg(args, "max_bytes", budget, usize::MAX)?;
+    let most = most_bytes(&sessions.source().config, budget);
+    let max_bytes = count_arg(args, "max_bytes", budget, most)?;
     let (text, structured) = snapshot(sessions, session, max_bytes)?;
     Ok(Answer {
         text,
@@ -394,7 +467,7 @@ mod tests {
 
     #[test]
     fn read_only_tools_are_annotated_and_budget_raises_claudes_cap() {
-        let tools = definitions(DEFAULT_BUDGET);
+        let tools = definitions(DEFAULT_BUDGET, 65_536);
         for tool in tools.as_array().unwrap() {
             assert_eq!(tool["annotations"]["readOnlyHint"], true);
             assert_eq!(tool["inputSchema"]["type"], "object");
@@ -402,11 +475,42 @@ mod tests {
         assert!(tools[2]["_meta"]
             .get("anthropic/maxResultSizeChars")
             .is_none());
-        let raised = definitions(200_000);
+        let raised = definitions(200_000, 200_000);
         assert_eq!(raised[2]["_meta"]["anthropic/maxResultSizeChars"], 216_384);
         assert_eq!(
             raised[2]["inputSchema"]["properties"]["max_bytes"]["default"],
             200_000
         );
+        assert_eq!(
+            tools[2]["inputSchema"]["properties"]["max_bytes"]["maximum"],
+            65_536
+        );
+    }
+
+    #[test]
+    fn queries_and_directories_too_large_to_rank_are_refused_first() {
+        let args = |pairs: Value| pairs.as_object().unwrap().clone();
+        let words = vec!["w"; MAX_QUERY_TERMS].join(" ");
+        assert!(check_arguments("list_sessions", &args(json!({"query": words}))).is_ok());
+        let more = format!("{words} | x");
+        let refused = check_arguments("list_sessions", &args(json!({"query": more}))).unwrap_err();
+        assert!(refused.contains("33 terms"), "{refused}");
+        // Searching takes as many words as fit, ranking does not.
+        assert!(check_arguments("search_sessions", &args(json!({"query": more}))).is_ok());
+        let long = "a".repeat(MAX_QUERY_BYTES + 1);
+        for tool in ["list_sessions", "search_sessions"] {
+            let refused = check_arguments(tool, &args(json!({"query": long}))).unwrap_err();
+            assert!(refused.contains("1025 bytes"), "{refused}");
+        }
+        assert!(check_arguments(
+            "list_sessions",
+            &args(json!({"query": "a".repeat(MAX_QUERY_BYTES)}))
+        )
+        .is_ok());
+        let cwd = "/".repeat(MAX_CWD_BYTES + 1);
+        assert!(check_arguments("list_sessions", &args(json!({"cwd": cwd}))).is_err());
+        // Wrong types are the tool's to report.
+        assert!(check_arguments("list_sessions", &args(json!({"query": 7}))).is_ok());
+        assert!(check_arguments("read_session", &args(json!({"session": long}))).is_ok());
     }
 }

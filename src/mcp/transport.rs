@@ -20,12 +20,25 @@
 //! - everything else goes to rmcp through a channel; end of stdin closes
 //!   the channel, which ends the server.
 //!
+//! Backpressure: at most [`MAX_IN_FLIGHT`] requests are between being read
+//! and having their answer written (a cancelled one no longer counts); at
+//! that many the reader stops reading stdin until an answer is written, so
+//! a client that never reads its answers fills the pipes and blocks instead
+//! of growing the server (rmcp itself spawns a task per request and per
+//! answer without a bound). Answers are written by one thread of their
+//! own, fed through a small bounded channel, never by a thread per answer.
+//! A request id already in flight is refused (−32600): its answers could
+//! not be told apart.
+//!
 //! Writes go through one lock so that a refusal written here never
 //! interleaves with rmcp's answers.
 
+use std::collections::HashSet;
 use std::io::{BufRead, Write};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
 
+use rmcp::model::{ClientRequest, JsonRpcMessage, RequestId};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::RoleServer;
@@ -35,6 +48,13 @@ use tokio::sync::mpsc;
 /// The longest request line accepted (1 MiB): requests are small; a longer
 /// line is refused without being held.
 pub const MAX_LINE: usize = 1 << 20;
+
+/// The most requests read and not yet answered (see the module's
+/// backpressure).
+pub const MAX_IN_FLIGHT: usize = 32;
+
+/// Answers waiting for the writer thread.
+const WRITE_QUEUE: usize = 8;
 
 /// How much of an over-long line's start and end is kept to find its id.
 const KEPT_EDGE: usize = 512;
@@ -88,22 +108,104 @@ pub fn error_response(id: &Value, code: i32, message: &str) -> String {
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}).to_string()
 }
 
+/// A request id as a key (`1` and `"1"` differ).
+fn key(id: &RequestId) -> String {
+    serde_json::to_string(id).unwrap_or_default()
+}
+
+/// The requests read and not yet answered, by id.
+#[derive(Debug, Default)]
+pub struct InFlight {
+    ids: Mutex<HashSet<String>>,
+    freed: Condvar,
+}
+
+impl InFlight {
+    /// Count request `id` in, waiting while [`MAX_IN_FLIGHT`] are; `false`
+    /// when that id is already in flight.
+    pub fn admit(&self, id: &RequestId) -> bool {
+        let mut ids = self.ids.lock().unwrap_or_else(|e| e.into_inner());
+        while ids.len() >= MAX_IN_FLIGHT {
+            ids = self.freed.wait(ids).unwrap_or_else(|e| e.into_inner());
+        }
+        ids.insert(key(id))
+    }
+
+    /// Request `id` was answered or cancelled.
+    pub fn release(&self, id: &RequestId) {
+        let mut ids = self.ids.lock().unwrap_or_else(|e| e.into_inner());
+        if ids.remove(&key(id)) {
+            self.freed.notify_all();
+        }
+    }
+
+    /// How many requests are in flight.
+    pub fn len(&self) -> usize {
+        self.ids.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    /// Whether none is.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// One answer for the writer thread, and the request it answers.
+type Outgoing = (String, Option<RequestId>);
+
 /// The transport rmcp serves on.
 pub struct StdioTransport {
     incoming: mpsc::Receiver<RxJsonRpcMessage<RoleServer>>,
-    out: Out,
+    outgoing: mpsc::Sender<Outgoing>,
+}
+
+/// Ends when every answer handed to the writer thread is written (or
+/// stdout failed): [`Written::wait`].
+#[derive(Debug)]
+pub struct Written(std::sync::mpsc::Receiver<()>);
+
+impl Written {
+    /// Wait at most `limit` for the writer thread to finish (once the
+    /// transport is dropped); whether it did.
+    pub fn wait(&self, limit: Duration) -> bool {
+        !matches!(
+            self.0.recv_timeout(limit),
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout)
+        )
+    }
 }
 
 impl StdioTransport {
-    /// Read `input` on a thread of its own and write to `out`.
-    pub fn start(input: impl BufRead + Send + 'static, out: Out) -> StdioTransport {
+    /// Read `input` on a thread of its own and write to `out` from
+    /// another.
+    pub fn start(input: impl BufRead + Send + 'static, out: Out) -> (StdioTransport, Written) {
         let (tx, incoming) = mpsc::channel(64);
-        let writer = out.clone();
+        let (outgoing, mut queue) = mpsc::channel::<Outgoing>(WRITE_QUEUE);
+        let in_flight = Arc::new(InFlight::default());
+        let (reader_out, reader_flight) = (out.clone(), in_flight.clone());
         std::thread::Builder::new()
             .name("session-ref-mcp-stdin".into())
-            .spawn(move || read_loop(input, &writer, &tx))
+            .spawn(move || read_loop(input, &reader_out, &tx, &reader_flight))
             .expect("a thread starts");
-        StdioTransport { incoming, out }
+        let (done, written) = std::sync::mpsc::channel();
+        std::thread::Builder::new()
+            .name("session-ref-mcp-stdout".into())
+            .spawn(move || {
+                let mut failed = false;
+                while let Some((line, answers)) = queue.blocking_recv() {
+                    // Once stdout failed, answers are dropped, still freeing
+                    // their requests' places.
+                    if !failed && write_line(&out, &line).is_err() {
+                        failed = true;
+                    }
+                    if let Some(id) = answers {
+                        in_flight.release(&id);
+                    }
+                }
+                drop(done);
+            })
+            .expect("a thread starts");
+        (StdioTransport { incoming, outgoing }, Written(written))
     }
 }
 
@@ -114,13 +216,20 @@ impl Transport<RoleServer> for StdioTransport {
         &mut self,
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send + 'static {
-        let out = self.out.clone();
+        let outgoing = self.outgoing.clone();
         async move {
+            let answers = match &item {
+                JsonRpcMessage::Response(response) => Some(response.id.clone()),
+                JsonRpcMessage::Error(error) => error.id.clone(),
+                _ => None,
+            };
             let line = serde_json::to_string(&item).map_err(std::io::Error::other)?;
-            // A full pipe blocks the write: not on the runtime's thread.
-            tokio::task::spawn_blocking(move || write_line(&out, &line))
+            // Waits while the writer is behind (a full pipe): no thread
+            // is held meanwhile.
+            outgoing
+                .send((line, answers))
                 .await
-                .map_err(std::io::Error::other)?
+                .map_err(|_| std::io::Error::other("the MCP writer has stopped"))
         }
     }
 
@@ -293,7 +402,25 @@ pub fn judge(line: &[u8], initialized: &mut bool) -> Verdict {
             _ => return Verdict::Skip,
         }
     }
+    let params = value.get("params").cloned();
     match serde_json::from_value::<RxJsonRpcMessage<RoleServer>>(value) {
+        // rmcp takes a known method whose params do not fit (`arguments`
+        // that are not an object) for a custom request, and answers it
+        // −32601: it is −32602.
+        Ok(JsonRpcMessage::Request(request))
+            if matches!(request.request, ClientRequest::CustomRequest(_))
+                && KNOWN.contains(&method.as_deref().unwrap_or_default()) =>
+        {
+            let method = method.unwrap_or_default();
+            Verdict::Refuse(error_response(
+                &id,
+                code::INVALID_PARAMS,
+                &format!(
+                    "Invalid params for {method}: {}",
+                    params_error(&method, params.unwrap_or(Value::Null))
+                ),
+            ))
+        }
         Ok(message) => Verdict::Forward(Box::new(message)),
         Err(e) if is_request => {
             let method = method.unwrap_or_default();
@@ -318,8 +445,32 @@ pub fn judge(line: &[u8], initialized: &mut bool) -> Verdict {
     }
 }
 
-/// Read lines until end of input or until rmcp is gone.
-fn read_loop(mut input: impl BufRead, out: &Out, tx: &mpsc::Sender<RxJsonRpcMessage<RoleServer>>) {
+/// Why `params` do not fit `method`'s parameters: serde's word for it.
+fn params_error(method: &str, params: Value) -> String {
+    use rmcp::model as m;
+    fn why<T: serde::de::DeserializeOwned>(params: Value) -> Option<String> {
+        serde_json::from_value::<T>(params)
+            .err()
+            .map(|e| e.to_string())
+    }
+    let found = match method {
+        "tools/call" => why::<m::CallToolRequestParams>(params),
+        "resources/read" => why::<m::ReadResourceRequestParams>(params),
+        "prompts/get" => why::<m::GetPromptRequestParams>(params),
+        "initialize" => why::<m::InitializeRequestParams>(params),
+        _ => None,
+    };
+    found.unwrap_or_else(|| "they do not fit the method".to_owned())
+}
+
+/// Read lines until end of input or until rmcp is gone, forwarding at
+/// most [`MAX_IN_FLIGHT`] requests not yet answered.
+fn read_loop(
+    mut input: impl BufRead,
+    out: &Out,
+    tx: &mpsc::Sender<RxJsonRpcMessage<RoleServer>>,
+    in_flight: &InFlight,
+) {
     let mut initialized = false;
     loop {
         let verdict = match read_line(&mut input, MAX_LINE) {
@@ -343,6 +494,32 @@ fn read_loop(mut input: impl BufRead, out: &Out, tx: &mpsc::Sender<RxJsonRpcMess
                 }
             }
             Verdict::Forward(message) => {
+                match &*message {
+                    // Blocks while too many are in flight: backpressure.
+                    JsonRpcMessage::Request(request) if !in_flight.admit(&request.id) => {
+                        let id = serde_json::to_value(&request.id).unwrap_or_default();
+                        let refusal = error_response(
+                            &id,
+                            code::INVALID_REQUEST,
+                            "Invalid Request: a request with this id is still in progress",
+                        );
+                        if write_line(out, &refusal).is_err() {
+                            return;
+                        }
+                        continue;
+                    }
+                    // A cancelled request gets no answer: its place is free.
+                    JsonRpcMessage::Notification(notification) => {
+                        if let rmcp::model::ClientNotification::CancelledNotification(cancelled) =
+                            &notification.notification
+                        {
+                            if let Some(id) = &cancelled.params.request_id {
+                                in_flight.release(id);
+                            }
+                        }
+                    }
+                    _ => {}
+                }
                 if tx.blocking_send(*message).is_err() {
                     return;
                 }
@@ -439,5 +616,53 @@ mod tests {
         assert_eq!(e["error"]["code"], json!(-32602));
         let e = refused(judge(br#"[1,2]"#, &mut init));
         assert_eq!(e["error"]["code"], json!(-32600));
+        for arguments in ["7", "[1]", "\"x\"", "true"] {
+            let line = format!(
+                r#"{{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{{"name":"list_sessions","arguments":{arguments}}}}}"#
+            );
+            let e = refused(judge(line.as_bytes(), &mut init));
+            assert_eq!(
+                (e["id"].clone(), e["error"]["code"].clone()),
+                (json!(6), json!(-32602)),
+                "{e}"
+            );
+            assert!(
+                e["error"]["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains("tools/call"),
+                "{e}"
+            );
+        }
+        assert!(matches!(
+            judge(
+                br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"list_sessions","arguments":{}}}"#,
+                &mut init
+            ),
+            Verdict::Forward(_)
+        ));
+    }
+
+    #[test]
+    fn a_request_in_flight_holds_its_place_until_released() {
+        let in_flight = Arc::new(InFlight::default());
+        for n in 0..MAX_IN_FLIGHT {
+            assert!(in_flight.admit(&RequestId::Number(n as i64)));
+        }
+        assert_eq!(in_flight.len(), MAX_IN_FLIGHT);
+        let waiting = {
+            let in_flight = in_flight.clone();
+            std::thread::spawn(move || in_flight.admit(&RequestId::String("x".into())))
+        };
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(!waiting.is_finished(), "admitted past the limit");
+        in_flight.release(&RequestId::Number(0));
+        assert!(waiting.join().unwrap());
+        assert_eq!(in_flight.len(), MAX_IN_FLIGHT);
+        // A duplicate id is not admitted; `1` and `"1"` are two ids.
+        in_flight.release(&RequestId::Number(1));
+        assert!(!in_flight.admit(&RequestId::Number(2)));
+        in_flight.release(&RequestId::Number(3));
+        assert!(in_flight.admit(&RequestId::String("2".into())));
     }
 }

@@ -24,6 +24,7 @@
 //! Pure.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 use nucleo_matcher::pattern::{Atom, AtomKind, CaseMatching, Normalization};
@@ -458,6 +459,12 @@ impl Query {
     pub fn is_empty(&self) -> bool {
         self.groups.is_empty()
     }
+
+    /// How many terms the query has, alternatives included: what one
+    /// entry's scoring costs grows with it.
+    pub fn terms(&self) -> usize {
+        self.groups.iter().map(Vec::len).sum()
+    }
 }
 
 /// Matchers for titles and for paths (path separators score as word
@@ -833,6 +840,46 @@ pub fn rank(entries: &[Entry], pool: &[EntryId], query: &Query, ranker: &mut Ran
     let mut scored = Vec::new();
     score_into(ranker, entries, pool, query, Pass::Plain, &mut scored);
     ordered(&[scored])
+}
+
+/// Entries scored between two looks at [`rank_until`]'s cancel flag: a
+/// few milliseconds of work at the longest query the MCP server takes.
+pub const CANCEL_EVERY: usize = 64;
+
+/// [`rank`]'s list, scored [`CANCEL_EVERY`] entries at a time on this
+/// thread with `cancel` checked in between; `None` once it is set. For
+/// callers (the MCP server) whose caller may give up on a long ranking.
+pub fn rank_until(
+    entries: &[Entry],
+    pool: &[EntryId],
+    query: &Query,
+    ranker: &mut Ranker,
+    cancel: &AtomicBool,
+) -> Option<Vec<Hit>> {
+    rank_while(entries, pool, query, ranker, || {
+        !cancel.load(Ordering::Relaxed)
+    })
+}
+
+/// [`rank_until`], asking `go_on` before each chunk.
+fn rank_while(
+    entries: &[Entry],
+    pool: &[EntryId],
+    query: &Query,
+    ranker: &mut Ranker,
+    mut go_on: impl FnMut() -> bool,
+) -> Option<Vec<Hit>> {
+    if query.is_empty() {
+        return Some(everything(pool));
+    }
+    let mut scored = Vec::new();
+    for chunk in pool.chunks(CANCEL_EVERY) {
+        if !go_on() {
+            return None;
+        }
+        score_into(ranker, entries, chunk, query, Pass::Quick, &mut scored);
+    }
+    Some(ordered(&[scored]))
 }
 
 /// Results kept for earlier queries, at most this many hits in all (about
@@ -1309,6 +1356,53 @@ mod tests {
         ]
     }
 
+    #[test]
+    fn a_cancelled_ranking_stops_between_chunks() {
+        let labels: Vec<String> = (0..3 * CANCEL_EVERY)
+            .map(|i| format!("fix bug {i}"))
+            .collect();
+        let ids: Vec<String> = (0..labels.len()).map(|i| format!("s{i}")).collect();
+        let specs = specs_of(&ids, &[Some("/w/a")], &labels);
+        let (entries, pool) = setup(&specs);
+        let query = Query::parse("fix bug");
+        assert_eq!(query.terms(), 2);
+        let cancelled = AtomicBool::new(true);
+        assert_eq!(
+            rank_until(&entries, &pool, &query, &mut Ranker::new(), &cancelled),
+            None
+        );
+        // The empty query does no scoring: answered whatever the flag.
+        assert_eq!(
+            rank_until(
+                &entries,
+                &pool,
+                &Query::parse(""),
+                &mut Ranker::new(),
+                &cancelled
+            )
+            .map(|h| h.len()),
+            Some(pool.len())
+        );
+        let go_on = AtomicBool::new(false);
+        let hits = rank_until(&entries, &pool, &query, &mut Ranker::new(), &go_on).unwrap();
+        assert_eq!(hits, rank(&entries, &pool, &query, &mut Ranker::new()));
+        assert_eq!(hits.len(), pool.len());
+        // Asked before every chunk: once per chunk when it goes on, and
+        // no chunk is scored after the answer turns to stop.
+        let mut asked = 0;
+        let whole = rank_while(&entries, &pool, &query, &mut Ranker::new(), || {
+            asked += 1;
+            true
+        });
+        assert_eq!((whole.map(|h| h.len()), asked), (Some(pool.len()), 3));
+        let mut asked = 0;
+        let stopped = rank_while(&entries, &pool, &query, &mut Ranker::new(), || {
+            asked += 1;
+            asked < 2
+        });
+        assert_eq!((stopped, asked), (None, 2));
+    }
+
     proptest! {
         /// The reranker (kept results, narrowing, parallel tasks joined in
         /// list order) lists exactly what a plain full re-rank lists, for
@@ -1345,7 +1439,10 @@ mod tests {
                     }
                 }
                 let full = rank(&entries, &pool, &Query::parse(&text), &mut Ranker::new());
-                prop_assert_eq!(reranker.rank(&entries, &pool, &text), full, "query {:?}", text);
+                prop_assert_eq!(reranker.rank(&entries, &pool, &text), full.clone(), "query {:?}", text);
+                let go_on = AtomicBool::new(false);
+                let until = rank_until(&entries, &pool, &Query::parse(&text), &mut Ranker::new(), &go_on);
+                prop_assert_eq!(until, Some(full), "query {:?}", text);
             }
         }
     }
