@@ -363,20 +363,52 @@ fn tools_are_read_only_and_answer_json_as_text_and_structured_content() {
     assert!(client.close().success());
 }
 
+/// Claude Code and Codex hand the model a result's structured content
+/// alone when it has one: their `read_session` result has none, so the
+/// model reads the snapshot as text, framed as `preview` frames it. The
+/// others get the stats beside the text, never a second copy of it.
 #[test]
-fn claude_code_gets_the_snapshot_in_the_structured_content_too() {
+fn every_client_gets_the_snapshot_as_text_and_never_twice() {
     let dir = tempfile::tempdir().unwrap();
     store(dir.path());
-    let mut client = Client::spawn(dir.path(), &[]);
-    client.request(
-        "initialize",
-        json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "claude-code", "version": "2.1.332"}}),
-    );
-    let read = client.call("read_session", json!({"session": "alpha"}));
     let expected = preview(dir.path(), "alpha", 32_768);
-    assert_eq!(text_of(&read), expected["context"].as_str().unwrap());
-    assert_eq!(read["structuredContent"], expected);
-    assert!(client.close().success());
+    let snapshot = expected["context"].as_str().unwrap();
+    for (name, version, structured) in [
+        ("claude-code", "2025-11-25", false),
+        ("codex-mcp-client", "2025-06-18", false),
+        ("gemini-cli-mcp-client", "2025-06-18", true),
+        ("github-copilot-developer", "2025-06-18", true),
+        ("qwen-code-mcp-client", "2025-06-18", true),
+        ("opencode", "2025-06-18", true),
+    ] {
+        let mut client = Client::spawn(dir.path(), &[]);
+        client.request(
+            "initialize",
+            json!({"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": name, "version": "1"}}),
+        );
+        client.notify("notifications/initialized", json!({}));
+        let read = client.call("read_session", json!({"session": "alpha"}));
+        assert_eq!(read["content"].as_array().unwrap().len(), 1, "{name}");
+        assert_eq!(read["content"][0]["type"], "text", "{name}");
+        assert_eq!(text_of(&read), snapshot, "{name}");
+        if structured {
+            assert_eq!(
+                read["structuredContent"],
+                json!({"reference": expected["reference"]}),
+                "{name}"
+            );
+        } else {
+            assert!(read.get("structuredContent").is_none(), "{name}: {read}");
+        }
+        // The other tools answer JSON both ways, for every client.
+        let listed = client.call("list_sessions", json!({"query": "alpha"}));
+        assert_eq!(
+            serde_json::from_str::<Value>(text_of(&listed)).unwrap(),
+            listed["structuredContent"],
+            "{name}"
+        );
+        assert!(client.close().success());
+    }
 }
 
 #[test]

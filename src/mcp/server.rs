@@ -37,11 +37,14 @@ continue from. Every session is also a resource under its hydra-session: URI.";
 
 /// Clients that hand the model a tool's structured content instead of its
 /// text when it has one (Claude Code 2.1.332 as `claude-code`, Codex
-/// 0.171.0 as `codex-mcp-client`): `read_session` puts the snapshot in
-/// their structured content too. Not for the others: Copilot CLI 1.0.102
-/// and Qwen Code 0.24.4 hand the model both, so a second copy would count
-/// twice against their caps (each saved a 37 KB result to a file); Gemini
-/// CLI and opencode read the text.
+/// 0.171.0 as `codex-mcp-client`; AGENTS.md). Their `read_session` result
+/// has no structured content, so the model reads the snapshot as the text
+/// block, framed as `preview` frames it, not JSON-escaped inside JSON
+/// (1,546 characters for a 1,227-character snapshot, quotes escaped
+/// twice). The other clients (Gemini CLI, opencode, Copilot CLI 1.0.102,
+/// Qwen Code 0.24.4) get the text block and the stats as structured
+/// content, which never holds the snapshot: Copilot CLI and Qwen Code hand
+/// the model both, and a second copy would count twice against their caps.
 pub const STRUCTURED_ONLY: [&str; 2] = ["claude-code", "codex-mcp-client"];
 
 /// The server.
@@ -182,7 +185,7 @@ impl ServerHandler for Server {
         let ct = context.ct.clone();
         let snapshot = name == "read_session";
         let work = move |cancel: &AtomicBool| tools::call(&sessions, &name, &args, budget, cancel);
-        let Some(mut answer) = on_pool(&self.jobs, ct.cancelled_owned(), work).await? else {
+        let Some(answer) = on_pool(&self.jobs, ct.cancelled_owned(), work).await? else {
             return Err(McpError::invalid_params(
                 format!("no such tool: {}", request.name),
                 None,
@@ -193,17 +196,16 @@ impl ServerHandler for Server {
             .peer_info()
             .map(|info| info.client_info.name.clone())
             .unwrap_or_default();
-        if snapshot && !answer.is_error && STRUCTURED_ONLY.contains(&client.as_str()) {
-            // These hand the model the structured content alone when there
-            // is one: the snapshot goes there too, as `preview --json`'s
-            // whole object.
-            answer.structured["context"] = answer.text.clone().into();
-        }
-        let result: CallToolResult = from_json(json!({
+        let mut result = json!({
             "content": [{"type": "text", "text": answer.text}],
-            "structuredContent": answer.structured,
             "isError": answer.is_error,
-        }))?;
+        });
+        // The tools declare no output schema, so structured content is
+        // optional: left out where it would hide the text from the model.
+        if !(snapshot && STRUCTURED_ONLY.contains(&client.as_str())) {
+            result["structuredContent"] = answer.structured;
+        }
+        let result: CallToolResult = from_json(result)?;
         Ok(result.into())
     }
 

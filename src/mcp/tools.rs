@@ -7,9 +7,9 @@
 //! text block is the snapshot itself, exactly as `preview --json` gives its
 //! `context`, so the model reads it as the agent would have received it.
 //! `read_session`'s structured content is its stats (`preview --json`'s
-//! `reference`); for Claude Code and Codex, which hand the model the
-//! structured content alone when there is one, also the snapshot (`preview --json`'s
-//! whole object, see [`super::server::STRUCTURED_ONLY`]).
+//! `reference`), and never the snapshot; Claude Code and Codex, which hand
+//! the model the structured content alone when there is one, get none
+//! (see [`super::server::STRUCTURED_ONLY`]).
 //!
 //! A failure the model can act on (an unknown session, a bad regex, a
 //! budget too small) is a tool result with `isError: true` naming what was
