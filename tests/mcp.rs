@@ -201,6 +201,77 @@ fn claude_codes_probe_gets_method_not_found_then_both_versions_negotiate() {
     }
 }
 
+/// The 2026-07-28 revision's per-request context, as a client puts it in
+/// every request's `_meta`.
+fn stateless_meta(client: &str) -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": client, "version": "1"}
+    })
+}
+
+/// The stateless revision (2026-07-28) is served by the same stdio server
+/// as `initialize`: `server/discover` names both eras' versions, requests
+/// carrying their context in `_meta` are answered without a handshake,
+/// with `resultType` and cache hints; older clients see neither.
+#[test]
+fn the_stateless_revision_is_served_beside_initialize() {
+    let dir = tempfile::tempdir().unwrap();
+    store(dir.path());
+    let mut client = Client::spawn(dir.path(), &[]);
+    let meta = stateless_meta("claude-code");
+    let discover = client.request("server/discover", json!({"_meta": meta}));
+    let versions = discover["result"]["supportedVersions"].as_array().unwrap();
+    for version in ["2026-07-28", "2025-11-25", "2025-06-18"] {
+        assert!(versions.contains(&json!(version)), "{discover}");
+    }
+    assert_eq!(discover["result"]["resultType"], "complete");
+    assert!(discover["result"]["capabilities"]["tools"].is_object());
+    let tools = client.request("tools/list", json!({"_meta": meta}));
+    assert_eq!(
+        tools["result"]["tools"].as_array().unwrap().len(),
+        3,
+        "{tools}"
+    );
+    assert_eq!(tools["result"]["resultType"], "complete");
+    assert_eq!(tools["result"]["cacheScope"], "private");
+    assert!(tools["result"]["ttlMs"].as_u64().unwrap() > 0);
+    let resources = client.request("resources/list", json!({"_meta": meta}));
+    assert_eq!(resources["result"]["ttlMs"], 15_000, "{resources}");
+    let read = client.request(
+        "tools/call",
+        json!({"name": "read_session", "arguments": {"session": "alpha"}, "_meta": meta}),
+    );
+    let read = &read["result"];
+    assert_eq!(read["resultType"], "complete");
+    assert_eq!(
+        text_of(read),
+        preview(dir.path(), "alpha", 32_768)["context"]
+            .as_str()
+            .unwrap()
+    );
+    // The client named in `_meta` counts: Claude Code gets text only.
+    assert!(read.get("structuredContent").is_none(), "{read}");
+    let bad = client.request(
+        "tools/call",
+        json!({"name": "list_sessions", "arguments": 7, "_meta": meta}),
+    );
+    assert_eq!(bad["error"]["code"], -32602, "{bad}");
+    // Without its context, a request of this lifecycle is refused.
+    let bare = client.request("tools/list", json!({}));
+    assert_eq!(bare["error"]["code"], -32602, "{bare}");
+    assert!(client.close().success());
+
+    // A client of the older revision sees results as before.
+    let mut client = Client::start(dir.path(), &[]);
+    let tools = client.request("tools/list", json!({}));
+    for key in ["resultType", "ttlMs", "cacheScope"] {
+        assert!(tools["result"].get(key).is_none(), "{key}: {tools}");
+    }
+    assert!(client.close().success());
+}
+
 #[test]
 fn malformed_and_oversized_lines_get_errors_and_the_server_goes_on() {
     let dir = tempfile::tempdir().unwrap();

@@ -2,10 +2,15 @@
 //! run as a job on rayon's pool (the program's one concurrency model) while
 //! the async runtime only waits for it or for its cancellation.
 //!
-//! Protocol versions 2024-11-05 to 2025-11-25 are negotiated (Codex 0.171
-//! and Gemini CLI 0.61 ask for 2025-06-18, Claude Code 2.1.332 for
-//! 2025-11-25). The draft 2026-07-28 is not: its `server/discover` probe is
-//! answered −32601, after which Claude Code initializes.
+//! Both eras of MCP are served on the one stdio server: `initialize` with
+//! 2024-11-05 to 2025-11-25 (Codex 0.171 and Gemini CLI 0.61 ask for
+//! 2025-06-18), and the stateless 2026-07-28 revision (`server/discover`,
+//! the protocol version and client capabilities in each request's `_meta`,
+//! `resultType` and cache hints on results), which Claude Code 2.1.332
+//! probes first. rmcp 3.11 implements the revision's lifecycle; the
+//! transport hands it such requests ([`super::transport::is_stateless`]).
+//! Results are built with `resultType: "complete"`, which rmcp strips for
+//! peers of the older revisions.
 
 use std::borrow::Cow;
 use std::future::Future;
@@ -13,10 +18,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, DiscoverResult,
-    GetPromptRequestParams, GetPromptResponse, GetPromptResult, ListPromptsResult,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, GetPromptRequestParams,
+    GetPromptResponse, GetPromptResult, ListPromptsResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -118,10 +123,36 @@ async fn on_pool<T: Send + 'static>(
     }
 }
 
-/// Deserialize a result built as JSON.
-fn from_json<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, McpError> {
+/// Deserialize a result built as JSON, marked complete (the 2026-07-28
+/// revision's `resultType`; rmcp drops it for older peers).
+fn from_json<T: serde::de::DeserializeOwned>(mut value: Value) -> Result<T, McpError> {
+    if let Some(object) = value.as_object_mut() {
+        object.insert("resultType".into(), "complete".into());
+    }
     serde_json::from_value(value).map_err(|e| McpError::internal_error(e.to_string(), None))
 }
+
+/// How long a client of the 2026-07-28 revision may keep a list: the tools
+/// and the prompt do not change while the server runs (an hour); the
+/// sessions as long as the server answers from one listing.
+/// Given only to clients of that revision (`context`'s version).
+fn cache_hints(
+    mut value: Value,
+    ttl: std::time::Duration,
+    context: &RequestContext<RoleServer>,
+) -> Value {
+    let stateless = context
+        .protocol_version()
+        .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+    if stateless {
+        value["ttlMs"] = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).into();
+        value["cacheScope"] = "private".into();
+    }
+    value
+}
+
+/// The lists that do not change while the server runs.
+const STATIC_FOR: std::time::Duration = std::time::Duration::from_secs(3600);
 
 /// A session-ref error as a JSON-RPC error: unknown or unreadable sessions
 /// are "resource not found", bad arguments "invalid params".
@@ -148,26 +179,19 @@ impl ServerHandler for Server {
     }
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2025_11_25))
-    }
-
-    async fn discover(
-        &self,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<DiscoverResult, McpError> {
-        Err(McpError::new(
-            rmcp::model::ErrorCode::METHOD_NOT_FOUND,
-            "Method not found: server/discover",
-            None,
-        ))
+        Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2026_07_28))
     }
 
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        from_json(json!({"tools": tools::definitions(self.budget, self.most)}))
+        from_json(cache_hints(
+            json!({"tools": tools::definitions(self.budget, self.most)}),
+            STATIC_FOR,
+            &context,
+        ))
     }
 
     async fn call_tool(
@@ -191,10 +215,10 @@ impl ServerHandler for Server {
                 None,
             ));
         };
+        // From `initialize`, or from the request's `_meta` (2026-07-28).
         let client = context
-            .peer
-            .peer_info()
-            .map(|info| info.client_info.name.clone())
+            .client_info()
+            .map(|info| info.name)
             .unwrap_or_default();
         let mut result = json!({
             "content": [{"type": "text", "text": answer.text}],
@@ -216,11 +240,17 @@ impl ServerHandler for Server {
     ) -> Result<ListResourcesResult, McpError> {
         let cursor = request.and_then(|r| r.cursor);
         let sessions = self.sessions.clone();
-        let listed = on_pool(&self.jobs, context.ct.cancelled_owned(), move |_| {
-            resources::list(&sessions, cursor.as_deref())
-        })
+        let listed = on_pool(
+            &self.jobs,
+            context.ct.clone().cancelled_owned(),
+            move |_| resources::list(&sessions, cursor.as_deref()),
+        )
         .await?;
-        from_json(listed.map_err(|e| protocol_error(&e))?)
+        from_json(cache_hints(
+            listed.map_err(|e| protocol_error(&e))?,
+            super::sessions::FRESH_FOR,
+            &context,
+        ))
     }
 
     async fn read_resource(
@@ -230,20 +260,30 @@ impl ServerHandler for Server {
     ) -> Result<ReadResourceResponse, McpError> {
         let (sessions, budget) = (self.sessions.clone(), self.budget);
         let uri = request.uri.clone();
-        let read = on_pool(&self.jobs, context.ct.cancelled_owned(), move |_| {
-            resources::read(&sessions, &uri, budget)
-        })
+        let read = on_pool(
+            &self.jobs,
+            context.ct.clone().cancelled_owned(),
+            move |_| resources::read(&sessions, &uri, budget),
+        )
         .await?;
-        let result: ReadResourceResult = from_json(read.map_err(|e| protocol_error(&e))?)?;
+        let result: ReadResourceResult = from_json(cache_hints(
+            read.map_err(|e| protocol_error(&e))?,
+            super::sessions::FRESH_FOR,
+            &context,
+        ))?;
         Ok(result.into())
     }
 
     async fn list_prompts(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
-        from_json(json!({"prompts": prompts::definitions()}))
+        from_json(cache_hints(
+            json!({"prompts": prompts::definitions()}),
+            STATIC_FOR,
+            &context,
+        ))
     }
 
     async fn get_prompt(

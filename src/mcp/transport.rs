@@ -4,9 +4,9 @@
 //! rmcp's own stdio transport (3.11) ignores a line that is not JSON and
 //! drops an over-long one without a word, and its pre-initialize loop
 //! answers an unknown method with an `_meta` error rather than −32601; a
-//! client waiting on such a request would wait forever, and Claude Code
-//! 2.1.332 only initializes once its first probe, `server/discover`, gets
-//! −32601. So lines are read here, on a thread of their own:
+//! client waiting on such a request would wait forever, and a client of the
+//! older revisions that probes with `server/discover` only initializes once
+//! it gets −32601. So lines are read here, on a thread of their own:
 //!
 //! - a line is read through a bounded buffer ([`MAX_LINE`]): a longer one is
 //!   skipped to its end without being kept, and refused with −32600 under
@@ -14,9 +14,14 @@
 //! - a line that is not JSON gets −32700, one that is not a JSON-RPC message
 //!   −32600, known methods with malformed params −32602, and the next line
 //!   is read;
-//! - before `initialize`, any request but `initialize` and `ping` is
-//!   answered here (−32601 for unknown methods) and notifications are
-//!   dropped; `server/discover` gets −32601 at any time;
+//! - both eras of the protocol are served: a request whose `_meta` holds
+//!   the 2026-07-28 revision's protocol version and client capabilities
+//!   ([`is_stateless`]) goes to rmcp, which serves it without `initialize`
+//!   (`server/discover` included); `server/discover` without them gets
+//!   −32601, after which such a client initializes;
+//! - before `initialize` (or a first stateless request), any other request
+//!   but `initialize` and `ping` is answered here (−32601 for unknown
+//!   methods) and notifications are dropped;
 //! - everything else goes to rmcp through a channel; end of stdin closes
 //!   the channel, which ends the server.
 //!
@@ -89,8 +94,21 @@ const KNOWN: [&str; 12] = [
     "completion/complete",
 ];
 
-/// The draft protocol's discovery probe.
+/// The 2026-07-28 revision's discovery request.
 const DISCOVER: &str = "server/discover";
+
+/// Whether a request carries the 2026-07-28 revision's per-request context
+/// in `params._meta` (its protocol version and client capabilities), so it
+/// needs no `initialize`.
+pub fn is_stateless(request: &Value) -> bool {
+    let Some(meta) = request.pointer("/params/_meta") else {
+        return false;
+    };
+    serde_json::from_value::<rmcp::model::RequestMetaObject>(meta.clone()).is_ok_and(|meta| {
+        meta.missing_required_keys(&rmcp::model::ProtocolVersion::V_2026_07_28)
+            .is_empty()
+    })
+}
 
 /// Where answers are written.
 pub type Out = Arc<Mutex<Box<dyn Write + Send>>>;
@@ -372,19 +390,24 @@ pub fn judge(line: &[u8], initialized: &mut bool) -> Verdict {
             "Invalid Request: not a JSON-RPC 2.0 message",
         ));
     }
-    // The draft protocol's probe (2026-07-28) is not served, before or
-    // after `initialize`: −32601 is what makes Claude Code initialize.
-    if is_request && method.as_deref() == Some(DISCOVER) {
+    let stateless = is_request && is_stateless(&value);
+    // A discovery without the new revision's context is a client of the
+    // older ones probing: −32601 is what makes it initialize.
+    if is_request && method.as_deref() == Some(DISCOVER) && !stateless {
         return Verdict::Refuse(error_response(
             &id,
             code::METHOD_NOT_FOUND,
-            &format!("Method not found: {DISCOVER}"),
+            &format!("Method not found: {DISCOVER} (without the 2026-07-28 request _meta)"),
         ));
     }
     if !*initialized {
         match method.as_deref() {
             Some("initialize") if is_request => *initialized = true,
             Some("ping") if is_request => {}
+            // Answered without choosing a lifecycle.
+            Some(DISCOVER) if stateless => {}
+            // The first stateless request chooses that lifecycle.
+            Some(_) if stateless => *initialized = true,
             Some(method) if is_request => {
                 let (code, why) = if KNOWN.contains(&method) {
                     (
@@ -641,6 +664,32 @@ mod tests {
             ),
             Verdict::Forward(_)
         ));
+    }
+
+    #[test]
+    fn requests_with_the_stateless_context_need_no_initialize() {
+        let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+        let mut init = false;
+        let discover =
+            format!(r#"{{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{{{meta}}}}}"#);
+        assert!(matches!(
+            judge(discover.as_bytes(), &mut init),
+            Verdict::Forward(_)
+        ));
+        assert!(!init, "a discovery chooses no lifecycle");
+        // Half the context is none: refused as before initialize.
+        let half = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+        assert!(matches!(
+            judge(half.as_bytes(), &mut init),
+            Verdict::Refuse(_)
+        ));
+        let list =
+            format!(r#"{{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{{{meta}}}}}"#);
+        assert!(matches!(
+            judge(list.as_bytes(), &mut init),
+            Verdict::Forward(_)
+        ));
+        assert!(init, "the first stateless request chooses that lifecycle");
     }
 
     #[test]
