@@ -776,9 +776,88 @@ fn oversized_queries_are_refused_at_once_as_invalid_params() {
     assert!(client.close().success());
 }
 
-/// `list_sessions` is cancelled like a search: the ranking stops, the
-/// cancelled request gets no answer and frees its place, and the server
-/// goes on.
+/// The server's CPU time so far, in clock ticks (`/proc/PID/stat`'s
+/// utime + stime).
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    // After the command name's closing parenthesis: state is field 3,
+    // utime 14 and stime 15.
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .unwrap()
+        .1
+        .split_whitespace()
+        .collect();
+    fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
+}
+
+/// The CPU ticks `pid` spends from now until it is idle (no tick for
+/// 300 ms), after `act`.
+fn cpu_until_idle(pid: u32, act: impl FnOnce()) -> u64 {
+    let start = cpu_ticks(pid);
+    act();
+    let mut last = cpu_ticks(pid);
+    loop {
+        std::thread::sleep(Duration::from_millis(300));
+        let now = cpu_ticks(pid);
+        if now == last {
+            return now - start;
+        }
+        last = now;
+    }
+}
+
+/// A ranking as long as the limits allow (32 fuzzy terms against
+/// directory names of 2,000 characters) stops when cancelled: the server
+/// spends a fraction of the CPU the whole ranking takes (it used to rank to
+/// the end, its answer thrown away).
+#[test]
+fn cancelling_a_long_ranking_stops_it() {
+    if !Path::new("/proc/self/stat").exists() {
+        assert!(std::env::var_os("CI").is_none(), "/proc is needed");
+        eprintln!("SKIPPED: no /proc to read the server's CPU time from");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..300 {
+        let cwd = format!("/w/{}{i}", "ab".repeat(1_000));
+        Session::new(&format!("s-{i}"), "2025-01-03T00:00:00Z", Some(&cwd))
+            .title(&format!("session {i}"))
+            .user("hello")
+            .write(dir.path(), &format!("s{i}.jsonl"));
+    }
+    let mut client = Client::start(dir.path(), &[]);
+    // The listing and the search index's warm-up first.
+    client.call("list_sessions", json!({"query": "session"}));
+    let pid = client.child.id();
+    cpu_until_idle(pid, || {});
+    let query = vec![format!("{}a", "aabb".repeat(7)); 32].join(" ");
+    let args = json!({"name": "list_sessions", "arguments": {"query": query}});
+    let started = Instant::now();
+    let whole = cpu_until_idle(pid, || {
+        let answer = client.request("tools/call", args.clone());
+        assert_eq!(answer["result"]["isError"], false, "{answer}");
+    });
+    let took = started.elapsed();
+    let cancelled = cpu_until_idle(pid, || {
+        client.send(&json!({"jsonrpc": "2.0", "id": 5000, "method": "tools/call", "params": args}));
+        std::thread::sleep(took / 10);
+        client.notify(
+            "notifications/cancelled",
+            json!({"requestId": 5000, "reason": "test"}),
+        );
+    });
+    assert!(
+        cancelled * 2 < whole,
+        "cancelled: {cancelled} ticks, the whole ranking: {whole} ({took:?})"
+    );
+    let ping = client.request("ping", json!({}));
+    assert!(ping["result"].is_object(), "{ping}");
+    assert!(client.close().success());
+}
+
+/// `list_sessions` is cancelled like a search: the cancelled request gets
+/// no answer and frees its place, and the server goes on.
 #[test]
 fn a_cancelled_ranking_stops_and_the_server_goes_on() {
     let dir = tempfile::tempdir().unwrap();

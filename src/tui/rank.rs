@@ -843,8 +843,10 @@ pub fn rank(entries: &[Entry], pool: &[EntryId], query: &Query, ranker: &mut Ran
 }
 
 /// Entries scored between two looks at [`rank_until`]'s cancel flag: a
-/// few milliseconds of work at the longest query the MCP server takes.
-pub const CANCEL_EVERY: usize = 64;
+/// look costs nothing beside scoring, and one entry with a path of
+/// thousands of characters takes milliseconds at the longest query the MCP
+/// server takes.
+pub const CANCEL_EVERY: usize = 16;
 
 /// [`rank`]'s list, scored [`CANCEL_EVERY`] entries at a time on this
 /// thread with `cancel` checked in between; `None` once it is set. For
