@@ -882,31 +882,54 @@ fn a_cancelled_ranking_stops_and_the_server_goes_on() {
 }
 
 /// `read_session`'s `max_bytes` is capped at the configured maximum
-/// (`--max-reference-bytes`, else 65,536 as for `prepare`): a larger one is
+/// (`--max-reference-bytes`, else 65,536 as for `prepare`, and no more than
+/// Codex and Gemini CLI take whole in one text block): a larger one is
 /// taken as that maximum, as `tools/list` says.
 #[test]
 fn max_bytes_is_capped_at_the_configured_maximum() {
     let dir = tempfile::tempdir().unwrap();
     store(dir.path());
-    for (flags, most) in [
-        (&[][..], 65_536),
-        (&["--max-reference-bytes", "40000"][..], 40_000),
+    let given = &["--max-reference-bytes", "40000"][..];
+    for (flags, client, most) in [
+        (&[][..], "test", 65_536),
+        (&[][..], "codex-mcp-client", 47_000),
+        (&[][..], "gemini-cli-mcp-client", 39_000),
+        (given, "test", 40_000),
+        (given, "codex-mcp-client", 40_000),
     ] {
-        let mut client = Client::start(dir.path(), flags);
-        let tools = client.request("tools/list", json!({}));
-        assert_eq!(
-            tools["result"]["tools"][2]["inputSchema"]["properties"]["max_bytes"]["maximum"],
-            most
+        let mut client_ = Client::spawn(dir.path(), flags);
+        client_.request(
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": client, "version": "1"}}),
         );
-        let read = client.call(
+        client_.notify("notifications/initialized", json!({}));
+        let tools = client_.request("tools/list", json!({}));
+        let read_tool = &tools["result"]["tools"][2];
+        let described = read_tool["inputSchema"]["properties"]["max_bytes"]["description"]
+            .as_str()
+            .unwrap();
+        assert!(
+            described.contains(&format!("at most {most} ")),
+            "{client}: {described}"
+        );
+        assert_eq!(
+            read_tool["_meta"]["anthropic/maxResultSizeChars"],
+            most + 16_384,
+            "{client}"
+        );
+        let read = client_.call(
             "read_session",
             json!({"session": "big", "max_bytes": 1_000_000_000u64}),
         );
         assert_eq!(read["isError"], false, "{read}");
         let capped = preview(dir.path(), "big", most);
-        assert_eq!(text_of(&read), capped["context"].as_str().unwrap());
+        assert_eq!(
+            text_of(&read),
+            capped["context"].as_str().unwrap(),
+            "{client}"
+        );
         assert!(text_of(&read).len() < most + 4096);
-        assert!(client.close().success());
+        assert!(client_.close().success());
     }
 }
 

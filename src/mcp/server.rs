@@ -59,8 +59,6 @@ pub struct Server {
     /// `read_session`'s default budget, and the budget of resources and
     /// `cite`.
     budget: usize,
-    /// `read_session`'s largest `max_bytes` ([`tools::most_bytes`]).
-    most: usize,
     /// Jobs on rayon's pool at once, queued ones included: a client that
     /// sends faster than the pool answers waits here, not in rayon's
     /// unbounded queue.
@@ -70,14 +68,28 @@ pub struct Server {
 impl Server {
     /// A server over `sessions` whose snapshots default to `budget` bytes.
     pub fn new(sessions: Arc<Sessions>, budget: usize) -> Server {
-        let most = tools::most_bytes(&sessions.source().config, budget);
         let jobs = (2 * rayon::current_num_threads()).max(4);
         Server {
             sessions,
             budget,
-            most,
             jobs: Arc::new(tokio::sync::Semaphore::new(jobs)),
         }
+    }
+}
+
+/// The client's name: from `initialize`, or from the request's `_meta`
+/// (2026-07-28).
+fn client_name(context: &RequestContext<RoleServer>) -> String {
+    context
+        .client_info()
+        .map(|info| info.name)
+        .unwrap_or_default()
+}
+
+impl Server {
+    /// `read_session`'s largest `max_bytes` for `client`.
+    fn most(&self, client: &str) -> usize {
+        tools::most_bytes(&self.sessions.source().config, self.budget, client)
     }
 }
 
@@ -188,7 +200,7 @@ impl ServerHandler for Server {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         from_json(cache_hints(
-            json!({"tools": tools::definitions(self.budget, self.most)}),
+            json!({"tools": tools::definitions(self.budget, self.most(&client_name(&context)))}),
             STATIC_FOR,
             &context,
         ))
@@ -205,21 +217,18 @@ impl ServerHandler for Server {
         // running.
         tools::check_arguments(&name, &args)
             .map_err(|why| McpError::invalid_params(format!("{name}: {why}"), None))?;
-        let (sessions, budget) = (self.sessions.clone(), self.budget);
+        let client = client_name(&context);
+        let (sessions, budget, most) = (self.sessions.clone(), self.budget, self.most(&client));
         let ct = context.ct.clone();
         let snapshot = name == "read_session";
-        let work = move |cancel: &AtomicBool| tools::call(&sessions, &name, &args, budget, cancel);
+        let work =
+            move |cancel: &AtomicBool| tools::call(&sessions, &name, &args, (budget, most), cancel);
         let Some(answer) = on_pool(&self.jobs, ct.cancelled_owned(), work).await? else {
             return Err(McpError::invalid_params(
                 format!("no such tool: {}", request.name),
                 None,
             ));
         };
-        // From `initialize`, or from the request's `_meta` (2026-07-28).
-        let client = context
-            .client_info()
-            .map(|info| info.name)
-            .unwrap_or_default();
         let mut result = json!({
             "content": [{"type": "text", "text": answer.text}],
             "isError": answer.is_error,

@@ -77,12 +77,35 @@ impl Answer {
     }
 }
 
-/// The largest `max_bytes` a `read_session` call gets, in bytes: the
-/// configured `--max-reference-bytes` (65,536 unless given, as for
-/// `prepare`), and never below the server's default `budget`. A larger
-/// `max_bytes` is clamped to it, as `limit` is to [`MOST`].
-pub fn most_bytes(config: &Config, budget: usize) -> usize {
-    config.limits.max_reference_bytes.max(budget)
+/// The largest snapshot, in bytes, a client takes whole as one text block
+/// while its cap is not raised (AGENTS.md: Codex 0.171 ~47,900
+/// characters, Gemini CLI 0.61 ~39,950 with its `<untrusted_context>`
+/// wrapper; a snapshot's text runs a few hundred bytes over its budget, and
+/// has no more characters than bytes). Claude Code's cap is lifted by
+/// `read_session`'s `_meta` instead ([`definitions`]).
+fn client_cap(client: &str) -> Option<usize> {
+    match client {
+        "codex-mcp-client" => Some(47_000),
+        "gemini-cli-mcp-client" => Some(39_000),
+        _ => None,
+    }
+}
+
+/// The largest `max_bytes` a `read_session` call of `client` gets, in
+/// bytes; a larger one is clamped to it, as `limit` is to [`MOST`]. Given
+/// `--max-reference-bytes` (which also sets the default `budget`), that
+/// value: the user raised the agent's cap with it. Otherwise 65,536, as
+/// for `prepare`, but no more than the client takes whole
+/// ([`client_cap`]), and never below the default `budget`.
+pub fn most_bytes(config: &Config, budget: usize, client: &str) -> usize {
+    let configured = config.limits.max_reference_bytes;
+    if configured == budget {
+        return budget;
+    }
+    let most = configured.max(budget);
+    client_cap(client)
+        .map_or(most, |cap| cap.min(most))
+        .max(budget)
 }
 
 /// Whether a query is short enough to rank or search: at most
@@ -135,12 +158,13 @@ pub fn check_arguments(tool: &str, args: &Map<String, Value>) -> std::result::Re
 /// The three tools as `tools/list` lists them. `budget` is `read_session`'s
 /// default `max_bytes` and `most` its largest ([`most_bytes`]): above
 /// 32 KiB, Claude Code is told to keep results that large whole
-/// (`anthropic/maxResultSizeChars`).
+/// (`anthropic/maxResultSizeChars`), else it would show its model a 2 KB
+/// preview and a file above ~50,000 characters.
 pub fn definitions(budget: usize, most: usize) -> Value {
     let read_only = json!({"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false});
     let mut read_meta = json!({"anthropic/alwaysLoad": true});
-    if budget > DEFAULT_BUDGET {
-        read_meta["anthropic/maxResultSizeChars"] = (budget + 16_384).into();
+    if most > DEFAULT_BUDGET {
+        read_meta["anthropic/maxResultSizeChars"] = (most + 16_384).into();
     }
     json!([
         {
@@ -194,7 +218,7 @@ pub fn definitions(budget: usize, most: usize) -> Value {
                 "type": "object",
                 "properties": {
                     "session": {"type": "string", "description": "Session id, canonical mention or hydra-session: URI."},
-                    "max_bytes": {"type": "integer", "minimum": 1, "maximum": most, "default": budget, "description": "Byte budget of the snapshot (a larger value is taken as the maximum)."}
+                    "max_bytes": {"type": "integer", "minimum": 1, "default": budget, "description": format!("Byte budget of the snapshot, at most {most} (a larger one is taken as {most}).")}
                 },
                 "required": ["session"],
                 "additionalProperties": false
@@ -210,18 +234,19 @@ pub fn definitions(budget: usize, most: usize) -> Value {
 /// characters), Codex (~47,900) and Gemini CLI (~39,950).
 pub const DEFAULT_BUDGET: usize = 32_768;
 
-/// Run the tool `name` with `args`. `None`: no such tool.
+/// Run the tool `name` with `args`; `read_session`'s default and largest
+/// `max_bytes` are `budget` and `most`. `None`: no such tool.
 pub fn call(
     sessions: &Arc<Sessions>,
     name: &str,
     args: &Map<String, Value>,
-    budget: usize,
+    (budget, most): (usize, usize),
     cancel: &AtomicBool,
 ) -> Option<Answer> {
     let result = match name {
         "list_sessions" => list_sessions(sessions, args, cancel),
         "search_sessions" => search_sessions(sessions, args, cancel),
-        "read_session" => read_session(sessions, args, budget),
+        "read_session" => read_session(sessions, args, budget, most),
         _ => return None,
     };
     Some(result.unwrap_or_else(|e| Answer::error(&e)))
@@ -426,16 +451,16 @@ pub fn snapshot(
     Ok((context.text, value))
 }
 
-/// `read_session {session, max_bytes?}`.
+/// `read_session {session, max_bytes?}`, `max_bytes` at most `most`.
 pub fn read_session(
     sessions: &Arc<Sessions>,
     args: &Map<String, Value>,
     budget: usize,
+    most: usize,
 ) -> Result<Answer> {
     let Some(session) = string_arg(args, "session")? else {
         return Err(bad("session is required".to_owned()));
     };
-    let most = most_bytes(&sessions.source().config, budget);
     let max_bytes = count_arg(args, "max_bytes", budget, most)?;
     let (text, structured) = snapshot(sessions, session, max_bytes)?;
     Ok(Answer {
@@ -472,7 +497,8 @@ mod tests {
             assert_eq!(tool["annotations"]["readOnlyHint"], true);
             assert_eq!(tool["inputSchema"]["type"], "object");
         }
-        assert!(tools[2]["_meta"]
+        assert_eq!(tools[2]["_meta"]["anthropic/maxResultSizeChars"], 81_920);
+        assert!(definitions(DEFAULT_BUDGET, DEFAULT_BUDGET)[2]["_meta"]
             .get("anthropic/maxResultSizeChars")
             .is_none());
         let raised = definitions(200_000, 200_000);
@@ -481,10 +507,14 @@ mod tests {
             raised[2]["inputSchema"]["properties"]["max_bytes"]["default"],
             200_000
         );
-        assert_eq!(
-            tools[2]["inputSchema"]["properties"]["max_bytes"]["maximum"],
-            65_536
-        );
+        // Not a schema `maximum`: Gemini CLI would refuse a larger value
+        // rather than let it be clamped.
+        let max_bytes = &tools[2]["inputSchema"]["properties"]["max_bytes"];
+        assert!(max_bytes.get("maximum").is_none());
+        assert!(max_bytes["description"]
+            .as_str()
+            .unwrap()
+            .contains("at most 65536"));
     }
 
     #[test]
