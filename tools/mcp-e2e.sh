@@ -14,7 +14,7 @@
 # unasked). It checks what the model received:
 #   1. after the mock model calls read_session, the next model request
 #      carries the snapshot whole (Claude Code, Codex, Gemini CLI, opencode,
-#      Copilot CLI, Qwen Code);
+#      Copilot CLI, Qwen Code), as plain text for the first three;
 #   2. /cite works in Claude Code and Gemini CLI -p;
 #   3. the Gemini CLI and Copilot CLI hooks' context reaches the model
 #      (Gemini's with < and > escaped, otherwise whole), and a bad mention
@@ -89,6 +89,25 @@ assert n >= 800, f"only {n} of 800 repeats"
 '
 }
 
+# What Claude Code, Codex and Gemini CLI got as text: the snapshot as
+# preview frames it, its line breaks real (not JSON-escaped inside JSON,
+# as when it went in the structured content), in one string of the request.
+plain() {
+  last_request | python3 -c '
+import json, sys
+body = json.loads(sys.stdin.read())["body"]
+def strings(v):
+    if isinstance(v, str): yield v
+    elif isinstance(v, list):
+        for x in v: yield from strings(x)
+    elif isinstance(v, dict):
+        for x in v.values(): yield from strings(x)
+found = [s for s in strings(body) if "## Referenced sessions\n\nThe JSON below" in s and "SNAPSHOT-END" in s]
+assert found, "the snapshot is not plain text in the request"
+print(len(found[0]))
+'
+}
+
 # Each agent's settings pointing it at the mock, kept to compare after uninstall.
 mock_codex_config >"$H/.codex/config.toml"
 cat >"$H/.gemini/settings.json" <<JSON
@@ -148,6 +167,9 @@ for agent in $AGENTS; do
     || fail "$agent: the mock model never saw a tool result: $(tail -5 "$T/$agent-call.out" "$T/$agent-call.err")"
   grep -q "end=yes" "$T/$agent-call.out" || fail "$agent: the result lost its end: $(grep -o 'MOCK-GOT-RESULT[^"]*' "$T/$agent-call.out")"
   whole || fail "$agent: the request after the tool call lacks the whole snapshot"
+  if [[ " claude codex gemini " == *" $agent "* ]]; then
+    plain >/dev/null || fail "$agent: the model got the snapshot JSON-escaped, not as text"
+  fi
   pass "$agent: read_session's snapshot reaches the model whole ($(grep -o 'MOCK-GOT-RESULT chars=[0-9]*' "$T/$agent-call.out" | head -1))"
 done
 
