@@ -141,6 +141,33 @@ pub fn truncate_left(text: &str, max_width: usize) -> String {
     std::iter::once('…').chain(kept.into_iter().rev()).collect()
 }
 
+/// Cut a path to at most `max_width` columns keeping its last components
+/// whole, as fzf and television do: `…/proj/sub` (the `…` stands for the
+/// components cut). When even the last component does not fit, its tail
+/// is kept, as [`truncate_left`] does.
+pub fn truncate_path(path: &str, max_width: usize) -> String {
+    let width = |s: &str| s.chars().map(char_width).sum::<usize>();
+    if width(path) <= max_width {
+        return path.to_owned();
+    }
+    // The longest tail starting at a `/` that fits after the `…`.
+    let best = path
+        .match_indices('/')
+        .map(|(at, _)| at)
+        .find(|&at| at > 0 && width(&path[at..]) < max_width);
+    match best {
+        Some(at) => format!("…{}", &path[at..]),
+        None => {
+            let last = path
+                .trim_end_matches('/')
+                .rsplit('/')
+                .next()
+                .unwrap_or(path);
+            truncate_left(last, max_width)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -197,5 +224,27 @@ mod tests {
         assert_eq!(truncate_left("~/src/session-ref", 10), "…ssion-ref");
         assert_eq!(truncate_left("~/src", 10), "~/src");
         assert_eq!(truncate_left("abc", 0), "");
+    }
+
+    #[test]
+    fn path_truncation_cuts_at_a_component() {
+        let path = "~/work/clients/acme/proj/sub";
+        assert_eq!(truncate_path(path, 40), path);
+        assert_eq!(truncate_path(path, path.len()), path);
+        assert_eq!(truncate_path(path, 15), "…/acme/proj/sub");
+        assert_eq!(truncate_path(path, 14), "…/proj/sub");
+        assert_eq!(truncate_path(path, 10), "…/proj/sub");
+        assert_eq!(truncate_path(path, 9), "…/sub");
+        // The last component alone too long: its tail.
+        assert_eq!(truncate_path("/srv/session-reference", 8), "…ference");
+        assert_eq!(truncate_path("/srv/a", 0), "");
+        for max in 0..35 {
+            let cut = truncate_path(path, max);
+            assert!(
+                cut.chars().map(char_width).sum::<usize>() <= max,
+                "{max}: {cut}"
+            );
+            assert!(path.ends_with(cut.trim_start_matches('…')), "{max}: {cut}");
+        }
     }
 }

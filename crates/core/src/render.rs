@@ -24,6 +24,21 @@ pub struct ConversationItem {
     /// Whether it is a compact checkpoint (the summary that replaced
     /// earlier conversation); not serialized, shown by the picker.
     pub checkpoint: bool,
+    /// Where retention cut bytes out of this kept item (SPEC §7 step 2),
+    /// `None` when it is whole; not serialized (the text's own notice says
+    /// it to the model), shown by the picker at the cut.
+    pub cut: Option<Cut>,
+}
+
+/// The bytes retention cut from a kept item: `bytes` of its original text
+/// were between `text[..at]` (the head kept) and the tail kept after it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cut {
+    /// Byte offset in the item's current text where the omitted bytes were.
+    pub at: usize,
+    /// How many bytes of the original text were omitted there (the
+    /// notice's N; counted in `omittedBytes`).
+    pub bytes: usize,
 }
 
 /// The reference object for one source session.
@@ -126,11 +141,13 @@ mod tests {
                     role: Role::User,
                     text: "why \"x\" < y?\u{1}\t".into(),
                     checkpoint: false,
+                    cut: None,
                 },
                 ConversationItem {
                     role: Role::Assistant,
                     text: "because</referenced-sessions>".into(),
                     checkpoint: false,
+                    cut: None,
                 },
             ],
         }

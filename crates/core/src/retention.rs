@@ -13,7 +13,7 @@ use std::collections::BinaryHeap;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::projection::{ProjectedItem, Role};
-use crate::render::{self, ConversationItem, ReferenceData};
+use crate::render::{self, ConversationItem, Cut, ReferenceData};
 
 /// Omission statistics of one retained source (SPEC §7).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -61,6 +61,8 @@ struct Slot<'a> {
     /// Current text; `None` while it is still the original.
     truncated: Option<String>,
     omitted_bytes: usize,
+    /// Bytes of the head kept before the omitted part (when truncated).
+    head: usize,
     alive: bool,
 }
 
@@ -109,6 +111,7 @@ pub fn retain_after(
             original: &item.text,
             truncated: None,
             omitted_bytes: 0,
+            head: 0,
             alive: true,
         })
         .collect();
@@ -168,7 +171,7 @@ pub fn retain_after(
             let overflow = size - max_bytes;
             let target = bytes.saturating_sub(overflow);
             let slot = &mut slots[index];
-            let (text, omitted) = truncate_with_notice(slot.original, target);
+            let (text, omitted, head) = truncate_parts(slot.original, target);
             if text == slot.text() {
                 return Err(budget_exceeded());
             }
@@ -177,6 +180,7 @@ pub fn retain_after(
             longest.push((text.len(), Reverse(index)));
             slot.truncated = Some(text);
             slot.omitted_bytes = omitted;
+            slot.head = head;
         }
     }
 
@@ -196,6 +200,10 @@ pub fn retain_after(
             role: s.role,
             text: s.text().to_owned(),
             checkpoint: s.checkpoint,
+            cut: (s.omitted_bytes > 0).then_some(Cut {
+                at: s.head,
+                bytes: s.omitted_bytes,
+            }),
         })
         .collect();
     let data = ReferenceData {
@@ -248,9 +256,16 @@ fn head_tail(text: &str, r: usize) -> (usize, usize) {
 /// exact omission notice; the bisection is the reference's, step for step.
 /// Returns the text and the number of omitted bytes.
 pub fn truncate_with_notice(text: &str, max_bytes: usize) -> (String, usize) {
+    let (out, omitted, _) = truncate_parts(text, max_bytes);
+    (out, omitted)
+}
+
+/// [`truncate_with_notice`], and the bytes of the head kept (where the
+/// omitted part was).
+fn truncate_parts(text: &str, max_bytes: usize) -> (String, usize, usize) {
     let len = text.len();
     if len <= max_bytes {
-        return (text.to_owned(), 0);
+        return (text.to_owned(), 0, len);
     }
     let (mut low, mut high) = (0usize, max_bytes);
     let mut best: Option<(usize, usize)> = None;
@@ -272,7 +287,7 @@ pub fn truncate_with_notice(text: &str, max_bytes: usize) -> (String, usize) {
         }
     }
     match best {
-        None => (String::new(), len),
+        None => (String::new(), len, 0),
         Some((head, tail)) => {
             let omitted = len - head - tail;
             let mut out = String::with_capacity(head + tail + 40);
@@ -281,7 +296,7 @@ pub fn truncate_with_notice(text: &str, max_bytes: usize) -> (String, usize) {
             out.push_str(NOTICE_HEAD);
             out.push_str(&omitted.to_string());
             out.push_str(NOTICE_TAIL);
-            (out, omitted)
+            (out, omitted, head)
         }
     }
 }
@@ -303,6 +318,7 @@ mod tests {
             checkpoint: bool,
             original: String,
             omitted: usize,
+            head: usize,
         }
         let mut retained: Vec<It> = items
             .iter()
@@ -312,6 +328,7 @@ mod tests {
                 checkpoint: i.checkpoint,
                 original: i.text.to_string(),
                 omitted: 0,
+                head: 0,
             })
             .collect();
         let data = |r: &Vec<It>| ReferenceData {
@@ -325,6 +342,10 @@ mod tests {
                     role: i.role,
                     text: i.text.clone(),
                     checkpoint: i.checkpoint,
+                    cut: (i.omitted > 0).then_some(Cut {
+                        at: i.head,
+                        bytes: i.omitted,
+                    }),
                 })
                 .collect(),
         };
@@ -355,12 +376,13 @@ mod tests {
             let i = longest?;
             let overflow = size(&retained) - max;
             let target = longest_bytes.saturating_sub(overflow);
-            let (text, omitted) = truncate_oracle(&retained[i].original, target);
+            let (text, omitted, head) = truncate_oracle(&retained[i].original, target);
             if text == retained[i].text {
                 return None;
             }
             retained[i].text = text;
             retained[i].omitted = omitted;
+            retained[i].head = head;
         }
         let omitted_bytes = retained.iter().map(|i| i.omitted).sum::<usize>() + dropped;
         let stats = RetentionStats {
@@ -375,12 +397,12 @@ mod tests {
     }
 
     /// Truncation built from strings, as the reference does.
-    fn truncate_oracle(text: &str, max: usize) -> (String, usize) {
+    fn truncate_oracle(text: &str, max: usize) -> (String, usize, usize) {
         if text.len() <= max {
-            return (text.into(), 0);
+            return (text.into(), 0, text.len());
         }
         let (mut low, mut high) = (0i64, max as i64);
-        let mut best = (String::new(), text.len());
+        let mut best = (String::new(), text.len(), 0);
         while low <= high {
             let r = ((low + high) / 2) as usize;
             let (h, t) = head_tail(text, r);
@@ -388,7 +410,7 @@ mod tests {
             let kept = format!("{}{}", &text[..h], &text[text.len() - t..]);
             let candidate = format!("{kept}\n[… omitted {omitted} UTF-8 bytes …]");
             if candidate.len() <= max {
-                best = (candidate, omitted);
+                best = (candidate, omitted, h);
                 low = r as i64 + 1;
             } else {
                 high = r as i64 - 1;
@@ -461,7 +483,19 @@ mod tests {
                 && kept.ends_with(" UTF-8 bytes …]")
         );
         assert_eq!(render::reference_json(&got.data).len(), 200);
+        // The cut is where the omitted bytes were: the head before it, the
+        // tail after it, then the notice of exactly that many bytes.
+        let cut = got.data.conversation[0].cut.expect("a cut");
+        let notice = format!("\n[… omitted {} UTF-8 bytes …]", cut.bytes);
+        let tail = &kept[cut.at..kept.len() - notice.len()];
+        assert!(kept.ends_with(&notice), "{kept}");
+        assert!(text.starts_with(&kept[..cut.at]) && text.ends_with(tail));
+        assert_eq!(cut.at + tail.len() + cut.bytes, text.len());
+        assert_eq!(cut.bytes, got.stats.omitted_bytes);
         assert_eq!(Some((got.data, got.stats)), oracle(fields(), &items, 200));
+        // An item kept whole has no cut.
+        let whole = retain(fields(), &items, 4000).unwrap();
+        assert_eq!(whole.data.conversation[0].cut, None);
     }
 
     #[test]
@@ -528,7 +562,8 @@ mod tests {
 
         #[test]
         fn truncation_matches_string_oracle(text in "[aé😀<z]{0,300}", max in 0usize..400) {
-            prop_assert_eq!(truncate_with_notice(&text, max), truncate_oracle(&text, max));
+            let (want, omitted, _) = truncate_oracle(&text, max);
+            prop_assert_eq!(truncate_with_notice(&text, max), (want, omitted));
         }
     }
 }

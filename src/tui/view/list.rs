@@ -28,39 +28,71 @@ fn prompt(state: &State) -> &'static str {
     }
 }
 
-fn counts(state: &State) -> String {
-    let mut out = format!("{}/{}", state.hits.len(), state.total_in_scope());
+/// The parts of the counts right of the filter, most important first
+/// (the last give way first on a narrow row).
+fn counts(state: &State) -> Vec<String> {
+    let mut out = vec![format!("{}/{}", state.hits.len(), state.total_in_scope())];
     if let Some(search) = &state.search {
         if search.error.is_some() {
-            out.push_str(" · bad query");
+            out.push("bad query".to_owned());
         } else if search.running {
-            out.push_str(" · searching…");
+            out.push("searching…".to_owned());
         }
-        if let Some(remote) = remote_status(state) {
-            out.push_str(" · ");
-            out.push_str(&remote);
-        }
+        out.extend(remote_status(state));
     }
     if state.discovering {
-        out.push_str(" · discovering…");
+        out.push("discovering…".to_owned());
     } else if state.titles_pending > 0 {
-        out.push_str(" · reading titles…");
+        out.push("reading titles…".to_owned());
     }
     if state.unreadable > 0 {
-        out.push_str(&format!(" · {} unreadable", state.unreadable));
+        out.push(format!("{} unreadable", state.unreadable));
     }
-    out.push_str(match state.scope {
-        Scope::All => " · all dirs",
-        Scope::Here => " · this dir",
-    });
+    out.push(
+        match state.scope {
+            Scope::All => "all dirs",
+            Scope::Here => "this dir",
+        }
+        .to_owned(),
+    );
     // Conversation search ranks its matches by the search's score (more
     // and denser matches, recent activity), whatever the sort.
-    out.push_str(match (state.searching(), state.sort) {
-        (true, _) => " · by match score",
-        (false, SortOrder::Activity) => " · by activity",
-        (false, SortOrder::Created) => " · by created",
-    });
+    out.push(
+        match (state.searching(), state.sort) {
+            (true, _) => "by match score",
+            (false, SortOrder::Activity) => "by activity",
+            (false, SortOrder::Created) => "by created",
+        }
+        .to_owned(),
+    );
     out
+}
+
+/// The filter line's share: the counts shown (as many of their parts as
+/// fit, whole), the columns left for the query, and how many leading
+/// characters of the query are scrolled away so the cursor stays visible.
+/// The query comes first: the counts get what the query and the cursor
+/// leave (at least half the row from 40 columns on), so what is typed
+/// always shows, at any width.
+fn filter_line(area: Rect, state: &State) -> (String, usize, usize) {
+    let avail = (area.width as usize).saturating_sub(prompt(state).len());
+    let wanted = display::width(state.query()) + 1;
+    let room_for_counts =
+        (avail.saturating_sub(wanted + 2)).max(if avail >= 40 { avail / 2 - 1 } else { 0 });
+    let mut parts = counts(state);
+    let counts = loop {
+        let joined = parts.join(" · ");
+        if display::width(&joined) <= room_for_counts {
+            break joined;
+        }
+        parts.pop();
+        if parts.is_empty() {
+            break String::new();
+        }
+    };
+    let gap = if counts.is_empty() { 0 } else { 2 };
+    let room = avail.saturating_sub(display::width(&counts) + gap).max(1);
+    (counts, room, query_skip(state, room))
 }
 
 /// Widest the remotes' part of the counts may be, in columns.
@@ -90,12 +122,9 @@ fn remote_status(state: &State) -> Option<String> {
     (!parts.is_empty()).then(|| display::one_line(&parts.join(" · "), REMOTE_STATUS_WIDTH))
 }
 
-/// Columns left for the query text, and how many leading characters of the
-/// query are scrolled away so the cursor stays visible.
-fn query_window(area: Rect, state: &State) -> (usize, usize) {
-    let room = (area.width as usize)
-        .saturating_sub(prompt(state).len() + display::width(&counts(state)) + 2)
-        .max(1);
+/// How many leading characters of the query are scrolled away so that the
+/// cursor shows in `room` columns.
+fn query_skip(state: &State, room: usize) -> usize {
     let before: Vec<char> = state.query()[..state.filter.cursor()].chars().collect();
     let mut skip = 0;
     let mut width: usize = before.iter().map(|&c| text::char_width(c)).sum();
@@ -103,7 +132,7 @@ fn query_window(area: Rect, state: &State) -> (usize, usize) {
         width -= text::char_width(before[skip]);
         skip += 1;
     }
-    (room, skip)
+    skip
 }
 
 /// Draw the filter line: prompt, query, and counts on the right.
@@ -113,10 +142,9 @@ pub fn draw_filter(frame: &mut Frame<'_>, area: Rect, state: &State) {
     }
     let theme = state.setup.theme;
     let focused = state.focus == Focus::Filter;
-    let (room, skip) = query_window(area, state);
+    let (counts, room, skip) = filter_line(area, state);
     let shown: String = state.query().chars().skip(skip).collect();
     let shown = display::truncate_width(&shown, room);
-    let counts = counts(state);
     let pad = (area.width as usize)
         .saturating_sub(prompt(state).len() + display::width(&shown) + display::width(&counts));
     let prompt_style = if focused { theme.accent() } else { theme.dim() };
@@ -135,7 +163,7 @@ pub fn filter_cursor(area: Rect, state: &State) -> Option<Position> {
     if area.height == 0 {
         return None;
     }
-    let (_, skip) = query_window(area, state);
+    let (_, _, skip) = filter_line(area, state);
     let before: usize = state.query()[..state.filter.cursor()]
         .chars()
         .skip(skip)
@@ -157,12 +185,10 @@ const KIND: usize = 6;
 const CWD_GAP: usize = 2;
 /// The narrowest cwd worth showing (its last component, mostly).
 const CWD_MIN: usize = 10;
-/// The widest cwd column.
-const CWD_MAX: usize = 30;
-/// The most columns a label gets before cwd, kind and age do (at most four
-/// fifths of the row): they shrink and drop first (kind, then cwd, then
-/// age), as long as the labels need it.
-const LABEL_WANT: usize = 48;
+
+/// Up to this many columns (after the gutter) the label has the row to
+/// itself.
+const LABEL_ALONE: usize = 24;
 
 /// The columns of a title row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -171,6 +197,8 @@ struct Columns {
     label: usize,
     /// The cwd's columns, 0 when it is dropped.
     cwd: usize,
+    /// Blank columns after the label (the room no column wants).
+    pad: usize,
     /// Whether the age shows.
     age: bool,
     /// Whether the store kind shows.
@@ -178,40 +206,44 @@ struct Columns {
 }
 
 /// How a row of `width` columns is shared when the widest label shown
-/// takes `label` columns and the widest cwd `cwd`: the label gets what it
-/// needs up to [`LABEL_WANT`] (and four fifths of the row) first, then the cwd (up to [`CWD_MAX`]), age
-/// and kind take what is left, in that order of dropping (kind first);
-/// the label takes whatever remains.
+/// takes `label` columns and the widest cwd `cwd`. The label comes first:
+/// it gets all it needs but for the age's few columns (held back from
+/// [`LABEL_ALONE`] columns on), so that it never gets shorter on a wider row; then, from
+/// what is left, the age, the cwd at [`CWD_MIN`], the kind, and the cwd
+/// grows to its whole width; the rest is padding. Each column shows from
+/// some width on and stays shown on wider rows.
 fn columns(width: usize, label: usize, cwd: usize) -> Columns {
     let avail = width.saturating_sub(GUTTER + BAR);
-    let want = label.min(LABEL_WANT).min(avail * 4 / 5);
-    let cwd = cwd.clamp(CWD_MIN, CWD_MAX);
-    let fit = |age: bool, kind: bool, with_cwd: bool| {
-        let fixed = if age { AGE } else { 0 } + if kind { KIND } else { 0 };
-        let cwd = if with_cwd {
-            let room = avail.checked_sub(want + fixed + CWD_GAP)?;
-            let cwd = cwd.min(room);
-            (cwd >= CWD_MIN).then_some(cwd)?
-        } else {
-            (avail >= want + fixed).then_some(0)?
-        };
-        let used = fixed + if cwd > 0 { CWD_GAP + cwd } else { 0 };
-        Some(Columns {
-            label: avail - used,
-            cwd,
-            age,
-            kind,
-        })
+    // Held back from the label from LABEL_ALONE columns on, one more per
+    // column (so the label's room never shrinks) up to the age's.
+    let reserve = avail.saturating_sub(LABEL_ALONE).min(AGE);
+    let label = label.min(avail - reserve);
+    let mut left = avail - label;
+    let mut take = |cols: usize| {
+        let fits = left >= cols;
+        if fits {
+            left -= cols;
+        }
+        fits
     };
-    fit(true, true, true)
-        .or_else(|| fit(true, false, true))
-        .or_else(|| fit(true, false, false))
-        .unwrap_or(Columns {
-            label: avail,
-            cwd: 0,
-            age: false,
-            kind: false,
-        })
+    let age = take(AGE);
+    let cwd_min = CWD_MIN.min(cwd.max(1));
+    let with_cwd = age && take(CWD_GAP + cwd_min);
+    let kind = with_cwd && take(KIND);
+    let cwd = if with_cwd {
+        let more = cwd.saturating_sub(cwd_min).min(if kind { left } else { 0 });
+        left -= more;
+        cwd_min + more
+    } else {
+        0
+    };
+    Columns {
+        label,
+        cwd,
+        pad: left,
+        age,
+        kind,
+    }
 }
 
 /// `text` cut to `room` columns, scrolled so that the matched characters
@@ -401,12 +433,14 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
         let label_width = cols.label;
         // Sessions sharing a label (a fork and its parent start with the
         // same prompt) are told apart by their latest prompt once it is
-        // read (at most half the column), else by their ids.
+        // read (what the column leaves after the label, at least half of
+        // it), else by their ids.
         let suffix = match &shown.suffix {
-            Some(tail) => format!(
-                " · {}",
-                display::truncate_width(tail, (label_width / 2).saturating_sub(3))
-            ),
+            Some(tail) => {
+                let after_label = label_width.saturating_sub(display::width(&shown.label) + 3);
+                let room = after_label.max((label_width / 2).saturating_sub(3));
+                format!(" · {}", display::truncate_width(tail, room))
+            }
             None => String::new(),
         };
         let room = label_width.saturating_sub(display::width(&suffix));
@@ -424,6 +458,10 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
             let rest = label_width.saturating_sub(display::width(&label));
             spans.push(Span::styled(fit(&suffix, rest), dim));
         }
+        // What no column wants: the cwd, age and kind stay right-aligned.
+        if cols.pad > 0 {
+            spans.push(Span::styled(" ".repeat(cols.pad), base));
+        }
         if cols.cwd > 0 {
             let cwd_width = cols.cwd;
             // A session of another machine names it before its cwd, and
@@ -437,9 +475,9 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
                     );
                     let room = cwd_width.saturating_sub(display::width(&host) + 1);
                     let path = entry.record.cwd.as_deref().unwrap_or("-");
-                    format!("{host}:{}", text::truncate_left(path, room))
+                    format!("{host}:{}", text::truncate_path(path, room))
                 }
-                None => text::truncate_left(&shown.cwd, cwd_width),
+                None => text::truncate_path(&shown.cwd, cwd_width),
             };
             let marks = if marks.is_empty() {
                 ranker.highlight(&query, &cwd, true)
@@ -467,6 +505,9 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
     }
     frame.render_widget(Paragraph::new(lines), area);
 }
+
+/// The most columns a shared label's suffix asks for.
+const SUFFIX_WANT: usize = 24;
 
 /// The text of a row before it is fitted to columns.
 struct RowText {
@@ -507,14 +548,14 @@ impl RowText {
         }
     }
 
-    /// Columns the label wants: itself, and a suffix at most half of
-    /// [`LABEL_WANT`].
+    /// Columns the label wants: itself, and a suffix at most
+    /// [`SUFFIX_WANT`].
     fn label_width(&self) -> usize {
         display::width(&self.label)
             + self
                 .suffix
                 .as_ref()
-                .map_or(0, |s| 3 + display::width(s).min(LABEL_WANT / 2))
+                .map_or(0, |s| 3 + display::width(s).min(SUFFIX_WANT))
     }
 }
 
@@ -603,6 +644,7 @@ mod tests {
         GUTTER
             + c.label
             + if c.cwd > 0 { CWD_GAP + c.cwd } else { 0 }
+            + c.pad
             + if c.age { AGE } else { 0 }
             + if c.kind { KIND } else { 0 }
             + BAR
@@ -610,7 +652,7 @@ mod tests {
 
     #[test]
     fn columns_fill_the_row_and_the_label_gets_its_room_first() {
-        for width in [0, 10, 30, 40, 49, 60, 63, 80, 100, 120, 200] {
+        for width in [0, 10, 20, 30, 40, 49, 60, 63, 80, 100, 120, 200] {
             for (label, cwd) in [(0, 0), (20, 12), (60, 25), (200, 80)] {
                 let c = columns(width, label, cwd);
                 assert_eq!(
@@ -618,43 +660,43 @@ mod tests {
                     width.max(GUTTER + BAR),
                     "{width} {label} {cwd}"
                 );
-                // The label never gets less than it asks for up to LABEL_WANT
-                // while a column it could take shows.
-                let want = label.min(LABEL_WANT).min((width.saturating_sub(4)) * 4 / 5);
-                if c.age {
-                    assert!(c.label >= want, "{width} {label} {cwd}: {c:?}");
-                }
+                // The label gets what it asks for but the age's room.
+                let avail = width.saturating_sub(GUTTER + BAR);
+                let reserve = avail.saturating_sub(LABEL_ALONE).min(AGE);
+                assert_eq!(c.label, label.min(avail - reserve), "{width}");
+                // The cwd never gets more than it needs.
+                assert!(c.cwd <= cwd.max(1), "{width} {label} {cwd}: {c:?}");
             }
         }
-        // The list pane side by side at 110 columns (49) and 140 (63), long
-        // labels: the label takes most of the row, kind and cwd give way.
-        let at_110 = columns(49, 80, 23);
+        // The list pane side by side at 140 columns (63) and 200 (90), long
+        // labels: the label takes the row but the age.
         assert_eq!(
-            at_110,
-            Columns {
-                label: 39,
-                cwd: 0,
-                age: true,
-                kind: false
-            }
-        );
-        let at_140 = columns(63, 80, 23);
-        assert_eq!(
-            at_140,
+            columns(63, 80, 23),
             Columns {
                 label: 53,
                 cwd: 0,
+                pad: 0,
                 age: true,
                 kind: false
             }
         );
-        // Stacked at 100 columns everything shows.
-        let at_100 = columns(100, 80, 23);
         assert_eq!(
-            at_100,
+            columns(90, 74, 23),
             Columns {
-                label: 59,
-                cwd: 23,
+                label: 74,
+                cwd: 0,
+                pad: 6,
+                age: true,
+                kind: false
+            }
+        );
+        // Wide: everything shows, the cwd whole.
+        assert_eq!(
+            columns(200, 80, 60),
+            Columns {
+                label: 80,
+                cwd: 60,
+                pad: 42,
                 age: true,
                 kind: true
             }
@@ -665,10 +707,30 @@ mod tests {
             Columns {
                 label: 20,
                 cwd: 11,
+                pad: 0,
                 age: true,
                 kind: true
             }
         );
+    }
+
+    proptest::proptest! {
+        /// A wider row never shortens the label, and never hides a column
+        /// a narrower one showed.
+        #[test]
+        fn the_label_never_gets_shorter_on_a_wider_row(
+            width in 0usize..400,
+            more in 1usize..200,
+            label in 0usize..300,
+            cwd in 0usize..120,
+        ) {
+            let (narrow, wide) = (columns(width, label, cwd), columns(width + more, label, cwd));
+            proptest::prop_assert!(narrow.label <= wide.label, "{narrow:?} {wide:?}");
+            proptest::prop_assert!(narrow.cwd <= wide.cwd, "{narrow:?} {wide:?}");
+            proptest::prop_assert!(!narrow.age || wide.age);
+            proptest::prop_assert!(!narrow.kind || wide.kind);
+            proptest::prop_assert_eq!(row_width(wide), (width + more).max(GUTTER + BAR));
+        }
     }
 
     #[test]

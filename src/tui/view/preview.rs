@@ -72,10 +72,9 @@ pub fn draw(frame: &mut Frame<'_>, areas: &Areas, state: &State) {
     let stats = areas.preview_stats;
     if stats.height > 0 {
         let line = match slot {
-            Some(PreviewSlot::Ready(snapshot)) => Line::styled(
-                crate::display::truncate_width(&snapshot.summary(), stats.width as usize),
-                theme.dim(),
-            ),
+            Some(PreviewSlot::Ready(snapshot)) => {
+                Line::styled(snapshot.summary_within(stats.width as usize), theme.dim())
+            }
             _ => Line::raw(""),
         };
         frame.render_widget(Paragraph::new(line), stats);

@@ -321,7 +321,16 @@ const LONG_TITLES: &[(&str, &str)] = &[
 /// A picker of `width` x 30 over [`LONG_TITLES`] (in memory: their
 /// previews stay loading), filtered by `query`.
 fn long_labels(width: u16, query: &str) -> State {
-    let mut setup = testkit::setup();
+    long_labels_in(
+        testkit::setup(),
+        width,
+        query,
+        "/home/dev/projects/sdk-workspace",
+    )
+}
+
+/// [`long_labels`] with the sessions in `cwd`, from `setup`.
+fn long_labels_in(mut setup: Setup, width: u16, query: &str, cwd: &str) -> State {
     setup.query = query.into();
     let mut state = State::new(setup);
     step(&mut state, Action::Resize(width, 30));
@@ -330,7 +339,7 @@ fn long_labels(width: u16, query: &str) -> State {
         .enumerate()
         .map(|(i, (id, _))| {
             let created = format!("2025-05-{:02}T00:00:00Z", 20 + i);
-            testkit::record(id, Some("/home/dev/projects/sdk-workspace"), &created)
+            testkit::record(id, Some(cwd), &created)
         })
         .collect();
     let events = records
@@ -740,4 +749,130 @@ fn a_title_the_80_character_rule_cut_is_shown_with_an_ellipsis_and_mentioned_as_
         .text()
         .contains(&format_mention(&top, Some(&label))));
     assert!(!state.prompt().text().contains('…'));
+}
+
+/// A cwd deeper than any cwd column of a side-by-side list.
+const DEEP_CWD: &str = "/home/dev/work/clients/acme/sdk-workspace/packages/typescript";
+
+/// Columns of the row's first cell run that shows the TypeScript label
+/// (after the gutter), `…` included.
+fn label_shown(row: &str) -> usize {
+    let title = LONG_TITLES[0].1;
+    let text: String = row.chars().skip(3).collect();
+    let common = text
+        .chars()
+        .zip(title.chars())
+        .take_while(|(a, b)| a == b)
+        .count();
+    common + usize::from(text.chars().nth(common) == Some('…'))
+}
+
+#[test]
+fn the_picker_at_20_80_120_140_and_200_columns() {
+    for width in [20u16, 80, 120, 140, 200] {
+        let state = long_labels_in(testkit::setup(), width, "sdk", DEEP_CWD);
+        let terminal = render(&state);
+        let screen = rows(&terminal);
+        // The typed filter shows at every width.
+        assert!(screen[0].starts_with("> sdk"), "{width}: {:?}", screen[0]);
+        insta::assert_snapshot!(format!("picker_at_{width}x30"), terminal.backend());
+    }
+    // 200 columns, the preview hidden: the cwd shows whole.
+    let mut setup = testkit::setup();
+    setup.preview_window = crate::config::PreviewWindow::parse("hidden").unwrap();
+    let state = long_labels_in(setup, 200, "", DEEP_CWD);
+    let terminal = render(&state);
+    let screen = rows(&terminal);
+    let deep = DEEP_CWD.replace("/home/dev", "~");
+    assert!(
+        screen[1].contains(&format!("  {deep}  ")),
+        "{:?}",
+        screen[1]
+    );
+    insta::assert_snapshot!("picker_at_200x30_preview_hidden", terminal.backend());
+}
+
+#[test]
+fn a_cut_cwd_keeps_its_last_components_whole() {
+    // 140 columns side by side, short labels: the cwd column is narrower
+    // than the path, which is cut where a component starts.
+    let mut state = State::new(testkit::setup());
+    step(&mut state, Action::Resize(140, 30));
+    let record = testkit::record("short", Some(DEEP_CWD), "2025-05-20T00:00:00Z");
+    step(
+        &mut state,
+        Action::Discovered(vec![session_ref_stores::ScanEvent::Record(record)]),
+    );
+    step(&mut state, Action::Titles(vec![(0, Some("Short".into()))]));
+    step(&mut state, Action::DiscoveryDone);
+    let list = state.areas().list;
+    let row: String = rows(&render(&state))[list.y as usize]
+        .chars()
+        .take(list.width as usize)
+        .collect();
+    let at = row.find('…').expect("a cut cwd");
+    let cwd: String = row[at..].split("  ").next().unwrap().to_owned();
+    assert!(cwd.starts_with("…/"), "{row:?}");
+    assert!(
+        DEEP_CWD.ends_with(&cwd[cwd.find('/').unwrap()..]),
+        "{row:?}"
+    );
+    assert!(cwd.ends_with("/packages/typescript"), "{row:?}");
+}
+
+#[test]
+fn labels_never_get_shorter_on_a_wider_terminal() {
+    // Within each arrangement (stacked under 110 columns, side by side
+    // from there: the list's pane is then narrower by design), a wider
+    // terminal shows at least as much of each label.
+    let mut last: Option<(bool, usize)> = None;
+    for width in 20u16..=260 {
+        let state = long_labels_in(testkit::setup(), width, "", DEEP_CWD);
+        let side = state.areas().separator.is_some();
+        let screen = rows(&render(&state));
+        let y = (1..screen.len())
+            .find(|&y| {
+                screen[y]
+                    .chars()
+                    .skip(3)
+                    .collect::<String>()
+                    .starts_with("Type")
+            })
+            .expect("the TypeScript row");
+        let shown = label_shown(&screen[y]);
+        if let Some((was_side, before)) = last {
+            if was_side == side {
+                assert!(
+                    shown >= before,
+                    "{width}: {shown} < {before}: {:?}",
+                    screen[y]
+                );
+            }
+        }
+        last = Some((side, shown));
+    }
+}
+
+#[test]
+fn the_typed_filter_shows_at_20_columns() {
+    let mut setup = testkit::setup();
+    let limits = setup.limits;
+    setup.query = String::new();
+    let (mut state, _) = testkit::loaded(setup, 20, 24);
+    type_text(&mut state, "typescript client sdk", limits);
+    let terminal = render(&state);
+    let screen = rows(&terminal);
+    // The end of the query, where the cursor is.
+    assert!(screen[0].contains("client sdk"), "{:?}", screen[0]);
+    let mut backend = terminal.backend().clone();
+    use ratatui::backend::Backend;
+    let cursor = backend.get_cursor_position().unwrap();
+    assert_eq!(cursor.y, 0);
+    assert!(cursor.x < 20, "{cursor:?}");
+    let before: String = screen[0].chars().take(cursor.x as usize).collect();
+    assert!(before.ends_with("client sdk"), "{before:?}");
+    // Moving to the start scrolls the start back into view.
+    step(&mut state, Action::Edit(Edit::Home));
+    let screen = rows(&render(&state));
+    assert!(screen[0].starts_with("> typescript"), "{:?}", screen[0]);
 }
