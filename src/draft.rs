@@ -60,20 +60,12 @@ impl Drafts {
     /// it), and so does every draft beyond the newest [`KEPT`].
     pub fn save(&self, text: &str) -> io::Result<PathBuf> {
         let path = self.write(text)?;
-        let mut kept = 0;
-        for draft in self.all() {
-            let repeat = draft.path != path && draft.text == text;
-            if repeat || kept >= KEPT {
-                let _ = std::fs::remove_file(&draft.path);
-            } else {
-                kept += 1;
-            }
-        }
+        prune(&path, self.all());
         Ok(path)
     }
 
     fn write(&self, text: &str) -> io::Result<PathBuf> {
-        create_private_dir(&self.dir)?;
+        session_ref_stores::private::dir(&self.dir)?;
         let secs = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
@@ -84,7 +76,7 @@ impl Drafts {
                 n => format!("{PREFIX}{secs}-{}-{n}{SUFFIX}", std::process::id()),
             };
             let path = self.dir.join(name);
-            match create_private_file(&path) {
+            match session_ref_stores::private::create_new(&path) {
                 Ok(mut file) => {
                     file.write_all(text.as_bytes())?;
                     file.sync_all()?;
@@ -104,63 +96,55 @@ impl Drafts {
     /// Every draft that can be read, newest first (by modification time,
     /// then name).
     pub fn all(&self) -> Vec<Draft> {
-        let Ok(entries) = std::fs::read_dir(&self.dir) else {
-            return Vec::new();
-        };
-        let mut found: Vec<_> = entries
-            .flatten()
-            .filter(|e| {
-                let name = e.file_name();
-                let name = name.to_string_lossy();
-                name.starts_with(PREFIX) && name.ends_with(SUFFIX)
-            })
-            .filter_map(|e| {
-                let meta = e.metadata().ok()?;
-                meta.is_file()
-                    .then(|| (meta.modified().ok(), e.file_name(), e.path()))
-            })
-            .collect();
-        found.sort_unstable_by(|a, b| b.cmp(a));
-        found
-            .into_iter()
-            .filter_map(|(.., path)| {
-                let text = std::fs::read_to_string(&path).ok()?;
-                Some(Draft { path, text })
-            })
-            .collect()
+        listed(&self.dir, |name| {
+            name.starts_with(PREFIX) && name.ends_with(SUFFIX)
+        })
     }
 }
 
-#[cfg(unix)]
-fn create_private_dir(dir: &Path) -> io::Result<()> {
-    use std::os::unix::fs::DirBuilderExt;
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)
+/// The readable files in `dir` whose name `is_draft` accepts, newest first
+/// (by modification time, then name).
+pub(crate) fn listed(dir: &Path, is_draft: impl Fn(&str) -> bool) -> Vec<Draft> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut found: Vec<_> = entries
+        .flatten()
+        .filter(|e| is_draft(&e.file_name().to_string_lossy()))
+        .filter_map(|e| {
+            let meta = e.metadata().ok()?;
+            meta.is_file()
+                .then(|| (meta.modified().ok(), e.file_name(), e.path()))
+        })
+        .collect();
+    found.sort_unstable_by(|a, b| b.cmp(a));
+    found
+        .into_iter()
+        .filter_map(|(.., path)| {
+            let text = std::fs::read_to_string(&path).ok()?;
+            Some(Draft { path, text })
+        })
+        .collect()
 }
 
-#[cfg(not(unix))]
-fn create_private_dir(dir: &Path) -> io::Result<()> {
-    std::fs::create_dir_all(dir)
-}
-
-#[cfg(unix)]
-fn create_private_file(path: &Path) -> io::Result<std::fs::File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)
-}
-
-#[cfg(not(unix))]
-fn create_private_file(path: &Path) -> io::Result<std::fs::File> {
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)
+/// The one pruning rule of drafts (the picker's and the hooks'), applied
+/// after `saved` was written: a draft with the same text as an earlier one
+/// replaces it, and every draft beyond the newest [`KEPT`] goes. `drafts`
+/// is newest first, as [`listed`] gives them.
+pub(crate) fn prune(saved: &Path, drafts: Vec<Draft>) {
+    let text = drafts
+        .iter()
+        .find(|d| d.path == saved)
+        .map(|d| d.text.clone());
+    let mut kept = 0;
+    for draft in drafts {
+        let repeat = draft.path != saved && Some(&draft.text) == text.as_ref();
+        if repeat || kept >= KEPT {
+            let _ = std::fs::remove_file(&draft.path);
+        } else {
+            kept += 1;
+        }
+    }
 }
 
 #[cfg(test)]

@@ -612,3 +612,66 @@ fn last_activity_is_the_newest_recorded_time_not_the_file_time() {
         "{table}"
     );
 }
+
+/// Modes under `dir`, each path relative to it, with the directory itself.
+#[cfg(unix)]
+fn modes(dir: &Path) -> Vec<(String, u32)> {
+    use std::os::unix::fs::PermissionsExt;
+    let mut all: Vec<_> = walkdir::WalkDir::new(dir)
+        .into_iter()
+        .map(|e| {
+            let e = e.unwrap();
+            let rel = e.path().strip_prefix(dir).unwrap().display().to_string();
+            (rel, e.metadata().unwrap().permissions().mode() & 0o777)
+        })
+        .collect();
+    all.sort();
+    all
+}
+
+/// The caches hold session text: whatever the umask, a listing and a
+/// search leave their directories 0700 and their files 0600, and tighten
+/// a cache an older version left 0755/0644 (#25 item 1).
+#[cfg(unix)]
+#[test]
+fn caches_are_private_whatever_the_umask() {
+    use std::os::unix::fs::PermissionsExt;
+    let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/search");
+    let home = tempfile::tempdir().unwrap();
+    let cache = home.path().join("cache");
+    let root = cache.join("session-ref");
+    // As an older version left it: a wide root and search folder, a wide
+    // data file of the search index.
+    std::fs::create_dir_all(root.join("search")).unwrap();
+    std::fs::write(root.join("search/data-0.bin"), "").unwrap();
+    for (path, mode) in [
+        (root.clone(), 0o755),
+        (root.join("search"), 0o755),
+        (root.join("search/data-0.bin"), 0o644),
+    ] {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+    let run = |args: &[&str]| {
+        let mut command = Command::new("/bin/sh");
+        hermetic::isolate(&mut command, home.path())
+            .args(["-c", "umask 000; exec \"$0\" \"$@\""])
+            .arg(env!("CARGO_BIN_EXE_session-ref"))
+            .args(["--store", &format!("{fixtures}/hydra")])
+            .args(["--claude", &format!("{fixtures}/claude")])
+            .args(["--codex", &format!("{fixtures}/codex")])
+            .args(args)
+            .env("XDG_CACHE_HOME", &cache);
+        let output = command.output().unwrap();
+        assert!(output.status.success(), "{output:?}");
+    };
+    run(&["candidates", "--json"]);
+    run(&["search", "zephyr"]);
+    let found = modes(&root);
+    let names: Vec<&str> = found.iter().map(|(p, _)| p.as_str()).collect();
+    assert!(names.iter().any(|p| p.starts_with("titles-")), "{names:?}");
+    assert!(names.contains(&"search/manifest.bin"), "{names:?}");
+    for (path, mode) in &found {
+        let dir = root.join(path).is_dir();
+        assert_eq!(*mode, if dir { 0o700 } else { 0o600 }, "{path:?}");
+    }
+}

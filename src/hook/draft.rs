@@ -46,13 +46,11 @@ pub fn render(draft: &Draft<'_>) -> String {
 }
 
 /// Write `draft` to a new file in `dir` (created, private to the user) and
-/// return its path.
+/// return its path. Then prune by the picker's rule
+/// ([`crate::draft::prune`]): the same draft saved before goes, and so does
+/// every draft beyond the newest [`crate::draft::KEPT`].
 pub fn save(dir: &Path, draft: &Draft<'_>) -> std::io::Result<PathBuf> {
-    let mut builder = std::fs::DirBuilder::new();
-    builder.recursive(true);
-    #[cfg(unix)]
-    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-    builder.create(dir)?;
+    session_ref_stores::private::dir(dir)?;
     let now = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap_or_default();
@@ -63,14 +61,18 @@ pub fn save(dir: &Path, draft: &Draft<'_>) -> std::io::Result<PathBuf> {
         draft.agent,
         std::process::id()
     );
-    let path = dir.join(format!("{stem}.txt"));
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    let mut file = options.open(&path)?;
+    let path = dir.join(format!("{stem}{SUFFIX}"));
+    let mut file = session_ref_stores::private::create_new(&path)?;
     file.write_all(render(draft).as_bytes())?;
+    crate::draft::prune(&path, crate::draft::listed(dir, is_draft));
     Ok(path)
+}
+
+/// How hook draft files are named: `<secs>-<nanos>-<agent>-<pid>.txt`.
+const SUFFIX: &str = ".txt";
+
+fn is_draft(name: &str) -> bool {
+    name.starts_with(|c: char| c.is_ascii_digit()) && name.ends_with(SUFFIX)
 }
 
 #[cfg(test)]
@@ -114,5 +116,38 @@ mod tests {
         assert!(text.starts_with(draft.reason));
         let (_, kept) = text.split_once(PROMPT_MARKER).unwrap();
         assert_eq!(kept, prompt);
+    }
+
+    #[test]
+    fn hook_drafts_are_pruned_like_the_pickers() {
+        use std::os::unix::fs::PermissionsExt;
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("drafts");
+        let draft = |prompt| Draft {
+            agent: "claude",
+            session_id: "s",
+            cwd: "/w",
+            reason: "session-ref: SESSION_NOT_FOUND: x",
+            prompt,
+        };
+        let prompts: Vec<String> = (0..crate::draft::KEPT + 3)
+            .map(|n| format!("p{n}"))
+            .collect();
+        let mut paths = Vec::new();
+        for prompt in &prompts {
+            paths.push(save(&dir, &draft(prompt)).unwrap());
+        }
+        // A file of the user's own in the folder is not a draft.
+        std::fs::write(dir.join("notes.txt"), "mine").unwrap();
+        let again = save(&dir, &draft(prompts.last().unwrap())).unwrap();
+        let left = crate::draft::listed(&dir, is_draft);
+        assert_eq!(left.len(), crate::draft::KEPT);
+        assert_eq!(left[0].path, again);
+        // The repeat replaced its earlier copy; the oldest are gone.
+        assert!(!paths.last().unwrap().exists());
+        assert!(!paths[0].exists() && !paths[2].exists() && paths[3].exists());
+        assert!(dir.join("notes.txt").exists());
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!((mode(&dir), mode(&again)), (0o700, 0o600));
     }
 }

@@ -109,7 +109,9 @@ impl Channel {
         builder.prefix("session-ref-popup-");
         // Created with this mode, never wider for a moment.
         #[cfg(unix)]
-        builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700));
+        builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(
+            session_ref_stores::private::DIR_MODE,
+        ));
         let dir = builder.tempdir()?;
         Ok(Channel { dir })
     }
@@ -155,11 +157,7 @@ pub fn send(dir: &Path, submitted: &Submitted) -> std::io::Result<()> {
 /// Create `path` (it must not exist), readable by this user alone.
 fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write;
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    let mut file = options.open(path)?;
+    let mut file = session_ref_stores::private::create_new(path)?;
     file.write_all(bytes)?;
     file.flush()
 }

@@ -87,6 +87,7 @@ pub mod index;
 pub mod jsonl;
 pub mod kinds;
 pub mod model;
+pub mod private;
 pub mod remote;
 pub mod search;
 

@@ -319,10 +319,11 @@ impl Shard {
         let Some(dir) = self.file.parent() else {
             return false;
         };
-        if std::fs::create_dir_all(dir).is_err() {
+        // Private: titles are session text.
+        if crate::private::dir(dir).is_err() {
             return false;
         }
-        let Ok(mut temp) = tempfile::NamedTempFile::new_in(dir) else {
+        let Ok(mut temp) = crate::private::temp_in(dir) else {
             return false;
         };
         let Some(bytes) = encode(&index) else {

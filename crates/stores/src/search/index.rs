@@ -91,6 +91,7 @@ use crate::index::journal::{self, Folded, ResumePoint};
 use crate::index::sealed;
 use crate::index::title::TitleIndex;
 use crate::model::SessionRecord;
+use crate::private;
 use crate::search::extract::{self, Message};
 use crate::{walk_files, Caches, Catalog, ReadError, ScanEvent, StoreRoots};
 
@@ -774,12 +775,12 @@ impl Index {
         if fresh.is_empty() && !forget {
             return Ok(false);
         }
-        fs::create_dir_all(&self.dir)?;
-        let lock = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(self.dir.join(LOCK))?;
+        // Private: the data files hold transcript text.
+        private::dir(&self.dir)?;
+        let lock = private::open(
+            OpenOptions::new().create(true).truncate(false).write(true),
+            &self.dir.join(LOCK),
+        )?;
         if lock.try_lock().is_err() {
             return Ok(false);
         }
@@ -788,12 +789,14 @@ impl Index {
         if let Some(kept) = &kept {
             current.entries.retain(|e| is_kept(kept, &e.path));
         }
-        let mut data = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .read(true)
-            .write(true)
-            .open(self.dir.join(data_name(current.generation)))?;
+        let mut data = private::open(
+            OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .read(true)
+                .write(true),
+            &self.dir.join(data_name(current.generation)),
+        )?;
         data.set_len(current.data_len)?;
         let mut at = current.data_len;
         let mut writer = io::BufWriter::new(&mut data);
@@ -913,7 +916,10 @@ fn rewrite(dir: &Path, old: &File, mut manifest: Manifest) -> io::Result<Manifes
         data_name(manifest.generation),
         std::process::id()
     ));
-    let mut out = io::BufWriter::new(File::create(&temp)?);
+    let mut out = io::BufWriter::new(private::open(
+        OpenOptions::new().write(true).create(true).truncate(true),
+        &temp,
+    )?);
     let mut at = 0;
     let mut copy = |from: &[Segment]| -> io::Result<Segment> {
         let total: u64 = from.iter().map(|s| s.bytes).sum();
@@ -949,11 +955,7 @@ fn rewrite(dir: &Path, old: &File, mut manifest: Manifest) -> io::Result<Manifes
 
 fn write_manifest(dir: &Path, manifest: &Manifest) -> io::Result<()> {
     let bytes = encode_manifest(manifest)?;
-    let mut temp = tempfile::NamedTempFile::new_in(dir)?;
-    temp.as_file_mut().write_all(&bytes)?;
-    temp.as_file().sync_data()?;
-    temp.persist(dir.join(MANIFEST)).map_err(|e| e.error)?;
-    Ok(())
+    private::write_atomic(&dir.join(MANIFEST), &bytes)
 }
 
 /// The searchable messages of an indexed journal: its stream `chosen`
