@@ -197,11 +197,9 @@ fn start(dir: PathBuf, query: &str) -> Run {
     let roots = StoreRoots::new().with(session_ref_stores::kinds::native::KIND, dir);
     let (scan_caches, scan_listed) = (Arc::clone(&caches), Arc::clone(&listed_at));
     driver::spawn_job(tx.clone(), move |tx| {
-        session_ref_stores::scan(&scan_caches, &roots, &|event| {
-            let _ = tx.send(Msg::Found(event));
-        });
+        // As the picker lists: titles and activity read with each record.
+        driver::discover(&scan_caches, &roots, tx);
         *scan_listed.lock().unwrap() = Some(Instant::now());
-        let _ = tx.send(Msg::ScanDone);
     });
     let backend = TimedBackend {
         inner: TestBackend::new(160, 48),

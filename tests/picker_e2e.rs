@@ -1418,3 +1418,69 @@ fn a_chip_wider_than_the_prompt_is_cut_with_an_ellipsis() {
     tmux.keys(&["Escape"]);
     wait_for_file(&dir.path().join("rc"), &tmux);
 }
+
+/// Write `count` native sessions of other directories into `dir`, the
+/// newest created last, titled `Elsewhere N`.
+fn elsewhere_store(dir: &Path, count: usize) {
+    std::fs::create_dir_all(dir).unwrap();
+    for i in 0..count {
+        let id = format!("elsewhere-{i:05}");
+        let lines = [
+            serde_json::json!({"type": "session", "version": 1, "id": id,
+                "cwd": format!("/home/dev/other/p{}", i % 17),
+                "createdAt": format!("2025-06-{:02}T{:02}:{:02}:00Z", 1 + i / 1440 % 28, i / 60 % 24, i % 60)}),
+            serde_json::json!({"seq": 1, "type": "session/title", "data": {"title": format!("Elsewhere {i}")}}),
+        ];
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        std::fs::write(dir.join(format!("{id}.jsonl")), text).unwrap();
+    }
+}
+
+#[test]
+fn the_picker_opens_on_this_directorys_session_even_when_it_is_discovered_last() {
+    // #25 item 10: the highlight followed the session discovered first and
+    // Enter inserted it. Sessions of other directories are listed first
+    // (the first store given, thousands of them, in several batches), this
+    // directory's one last (the second store): until the user moves, the
+    // highlight stays on the top row, this directory's session.
+    if !tmux_or_skip("the_picker_opens_on_this_directorys_session") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let others = dir.path().join("others");
+    elsewhere_store(&others, 4000);
+    let here = titled_store(dir.path(), &[("here-1", "The session of this directory")]);
+    let command = picker_command(dir.path(), &["--format", "mention"]).replacen(
+        &quote(fixtures().to_str().unwrap()),
+        &format!(
+            "{} --store {}",
+            quote(others.to_str().unwrap()),
+            quote(here.to_str().unwrap())
+        ),
+        1,
+    );
+    let tmux = Tmux::start("opens-on-top", 120, 30, &command);
+    let screen = tmux.wait_for("everything listed", |s| {
+        s.lines().next().is_some_and(|header| {
+            header.contains("4001/4001")
+                && !header.contains("discovering")
+                && !header.contains("reading titles")
+        })
+    });
+    assert!(
+        highlighted("The session of this directory")(&screen),
+        "the top row is not highlighted:\n{screen}"
+    );
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("the mention in the prompt", |s| {
+        s.contains("@The session of this directory")
+    });
+    tmux.keys(&["C-s"]);
+    let rc = wait_for_file(&dir.path().join("rc"), &tmux);
+    let stderr = std::fs::read_to_string(dir.path().join("err")).unwrap();
+    assert_eq!(rc.trim(), "0", "stderr: {stderr}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("out")).unwrap(),
+        format_mention("here-1", Some("The session of this directory"))
+    );
+}

@@ -10,6 +10,7 @@
 //! rayon's global pool ([`spawn_job`]) that post their results. The loop
 //! itself never blocks on anything but that channel.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -51,8 +52,9 @@ pub enum Msg {
     Mouse(crossterm::event::MouseEvent, Instant),
     /// Reading the terminal failed.
     InputFailed(String),
-    /// Discovery classified a file.
-    Found(ScanEvent),
+    /// Discovery classified a file; for a session, what listing read of
+    /// it beside the record ([`discover`]).
+    Found(ScanEvent, Option<Listed>),
     /// Discovery finished.
     ScanDone,
     /// Titles read in the background.
@@ -114,8 +116,9 @@ pub trait Host {
 /// How often the loop asks [`Host::health`].
 pub const HEALTH_EVERY: Duration = Duration::from_millis(500);
 
-/// Read the titles of `batch` with `caches` on rayon's pool, `None` for an
-/// absent or unreadable title.
+/// Read the titles of `batch` with `caches` on rayon's pool, through the
+/// title index as `candidates` reads them ([`session_ref_stores::read_title`]),
+/// `None` for an absent or unreadable title.
 pub fn read_titles(
     caches: &Caches,
     batch: &[(EntryId, SessionRecord)],
@@ -123,22 +126,66 @@ pub fn read_titles(
     batch
         .par_iter()
         .map(|(id, record)| {
-            let title = session_ref_stores::reader_of(record).read_title(caches, record);
+            let title = session_ref_stores::read_title(caches, record);
             (*id, title.ok().flatten())
         })
         .collect()
 }
 
+/// What the list shows of a session besides its record, read by
+/// [`discover`] on the thread that listed it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Listed {
+    /// Its latest title (`None`: absent or unreadable).
+    pub title: Option<String>,
+    /// Its last activity (Unix seconds), when it can be read.
+    pub activity: Option<i64>,
+}
+
+impl Listed {
+    /// Read what the list shows of `record` with `caches`: its title and
+    /// last activity through the title index, as `candidates` reads them
+    /// (a warm listing opens no log).
+    pub fn read(caches: &Caches, record: &SessionRecord) -> Listed {
+        Listed {
+            title: session_ref_stores::read_title(caches, record).ok().flatten(),
+            activity: session_ref_stores::last_activity(caches, record),
+        }
+    }
+}
+
+/// The picker's listing: discover every session under `roots` with
+/// `caches` and post each file as [`Msg::Found`], a session's title and
+/// activity read on the same thread of rayon's pool that listed it (the
+/// data-parallel pass `candidates` makes, not jobs queued behind the
+/// scan), then [`Msg::ScanDone`]. Rows then arrive titled and in their
+/// final order, and the picker lists as fast as `candidates` (#25 item
+/// 11). Stops posting once the loop is gone.
+pub fn discover(caches: &Caches, roots: &session_ref_stores::StoreRoots, tx: &Sender<Msg>) {
+    session_ref_stores::scan(caches, roots, &|event| {
+        let listed = match &event {
+            ScanEvent::Record(record) => Some(Listed::read(caches, record)),
+            _ => None,
+        };
+        let _ = tx.send(Msg::Found(event, listed));
+    });
+    let _ = tx.send(Msg::ScanDone);
+}
+
 /// The latest prompt typed in each session of `batch` (its first line),
 /// `None` when it has none or cannot be read: what tells a fork from its
 /// parent, which start alike, in the list.
+/// Read with `caches` alone: a job holding the catalog would make the
+/// next discovery batch copy it (the state appends to it in place).
 pub fn read_latest_prompts(
-    catalog: &Catalog,
+    caches: &Caches,
     batch: &[(EntryId, SessionRecord)],
 ) -> Vec<(EntryId, Option<String>)> {
     use session_ref_stores::model::{Block, EventKind, MessageSource};
     let latest = |record: &SessionRecord| -> Option<String> {
-        let surface = catalog.read_surface(record).ok()?;
+        let surface = session_ref_stores::reader_of(record)
+            .read_surface(caches, record)
+            .ok()?;
         surface
             .events
             .iter()
@@ -191,7 +238,12 @@ pub struct Driver<B: Backend, H: Host> {
     rx: Receiver<Msg>,
     limits: Limits,
     target: Target,
-    pending: Vec<ScanEvent>,
+    /// Discovery's events not yet given to the state, and what was read of
+    /// each session with its record.
+    pending: Vec<(ScanEvent, Option<Listed>)>,
+    /// What was read with the records of the batch given to the state
+    /// last, by entry id: the answer to its title requests.
+    listed: HashMap<EntryId, Listed>,
     engine: Option<Engine>,
     /// The preview the highlighted candidate needs; queued requests for
     /// others are dropped when their turn comes.
@@ -242,6 +294,7 @@ impl<B: Backend, H: Host> Driver<B, H> {
             limits,
             target,
             pending: Vec::new(),
+            listed: HashMap::new(),
             engine: None,
             wanted: Arc::default(),
             search_cancel: None,
@@ -324,8 +377,8 @@ impl<B: Backend, H: Host> Driver<B, H> {
     }
 
     fn handle(&mut self, msg: Msg) -> Result<Option<Exit>> {
-        if let Msg::Found(event) = msg {
-            self.pending.push(event);
+        if let Msg::Found(event, listed) = msg {
+            self.pending.push((event, listed));
             return Ok(None);
         }
         if let Some(exit) = self.flush_found()? {
@@ -347,7 +400,7 @@ impl<B: Backend, H: Host> Driver<B, H> {
                     crate::tui::terminal::TTY
                 )))
             }
-            Msg::Found(_) => unreachable!("handled above"),
+            Msg::Found(..) => unreachable!("handled above"),
             Msg::ScanDone => {
                 self.engine = Some(Engine::new(
                     Arc::clone(self.state.catalog()),
@@ -405,7 +458,23 @@ impl<B: Backend, H: Host> Driver<B, H> {
             return Ok(None);
         }
         let batch = std::mem::take(&mut self.pending);
-        self.dispatch(Action::Discovered(batch))
+        // Records become entries in arrival order, numbered after those
+        // listed so far (an entry id is the catalog's record id).
+        let mut next = self.state.catalog().len();
+        let mut events = Vec::with_capacity(batch.len());
+        for (event, listed) in batch {
+            if let ScanEvent::Record(_) = &event {
+                let id = EntryId::try_from(next).expect("fewer than 2^32 sessions");
+                if let Some(listed) = listed {
+                    self.listed.insert(id, listed);
+                }
+                next += 1;
+            }
+            events.push(event);
+        }
+        let exit = self.dispatch(Action::Discovered(events));
+        self.listed.clear();
+        exit
     }
 
     fn dispatch(&mut self, action: Action) -> Result<Option<Exit>> {
@@ -420,14 +489,32 @@ impl<B: Backend, H: Host> Driver<B, H> {
             match effect {
                 Effect::Exit(exit) => return Ok(Some(exit)),
                 Effect::ReadTitles(batch) => {
-                    if let Some(titles) = self.host.read_titles(batch) {
+                    // What discovery read with the records answers at once,
+                    // activity first so the rows take their final order.
+                    let (known, unknown): (Vec<_>, Vec<_>) = batch
+                        .into_iter()
+                        .partition(|(id, _)| self.listed.contains_key(id));
+                    if !known.is_empty() {
+                        let (mut times, mut titles) = (Vec::new(), Vec::new());
+                        for (id, _) in known {
+                            let listed = self.listed.remove(&id).expect("partitioned");
+                            times.extend(listed.activity.map(|t| (id, t)));
+                            titles.push((id, listed.title));
+                        }
+                        queue.extend(update(&mut self.state, Action::Activity(times)));
+                        queue.extend(update(&mut self.state, Action::Titles(titles)));
+                    }
+                    if unknown.is_empty() {
+                        continue;
+                    }
+                    if let Some(titles) = self.host.read_titles(unknown) {
                         queue.extend(update(&mut self.state, Action::Titles(titles)));
                     }
                 }
                 Effect::ReadLatestPrompts(batch) => {
-                    let catalog = Arc::clone(self.state.catalog());
+                    let caches = Arc::clone(self.state.catalog().caches());
                     spawn_job(self.tx.clone(), move |tx| {
-                        let _ = tx.send(Msg::LatestPrompts(read_latest_prompts(&catalog, &batch)));
+                        let _ = tx.send(Msg::LatestPrompts(read_latest_prompts(&caches, &batch)));
                     });
                 }
                 Effect::LoadPreview { key, record } => {

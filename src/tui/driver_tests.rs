@@ -48,7 +48,7 @@ fn driver(
 ) -> Driver<TestBackend, SyncHost> {
     let (tx, rx) = mpsc::unbounded();
     for event in testkit::scan_fixtures() {
-        tx.send(Msg::Found(event)).unwrap();
+        tx.send(Msg::Found(event, None)).unwrap();
     }
     tx.send(Msg::ScanDone).unwrap();
     for msg in inputs {
@@ -264,7 +264,7 @@ fn the_latest_prompt_is_the_last_typed_one() {
     let mut missing = record.clone();
     missing.path = dir.path().join("gone.jsonl");
     assert_eq!(
-        read_latest_prompts(&catalog, &[(0, record), (1, missing)]),
+        read_latest_prompts(catalog.caches(), &[(0, record), (1, missing)]),
         [(0, Some("make it the default".to_owned())), (1, None)]
     );
 }
@@ -274,7 +274,7 @@ fn the_latest_prompt_is_the_last_typed_one() {
 fn warming_driver(cache: &std::path::Path) -> Driver<TestBackend, SyncHost> {
     let (tx, rx) = mpsc::unbounded();
     for event in testkit::scan_fixtures() {
-        tx.send(Msg::Found(event)).unwrap();
+        tx.send(Msg::Found(event, None)).unwrap();
     }
     tx.send(Msg::ScanDone).unwrap();
     let mut setup = testkit::setup();

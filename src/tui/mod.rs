@@ -152,10 +152,7 @@ pub fn run(
     let roots = config.roots.clone();
     let scan_caches = Arc::clone(&caches);
     driver::spawn_job(tx.clone(), move |tx| {
-        session_ref_stores::scan(&scan_caches, &roots, &|event| {
-            let _ = tx.send(Msg::Found(event));
-        });
-        let _ = tx.send(Msg::ScanDone);
+        driver::discover(&scan_caches, &roots, tx)
     });
 
     let key_tx = tx.clone();

@@ -28,7 +28,7 @@ use crate::tui::prompt::Prompt;
 use crate::tui::rank::{Entry, EntryId, Hit, Reranker};
 use crate::tui::remote_search::{RemoteAnswer, RemoteAsk, RemoteSearches};
 use crate::tui::theme::Theme;
-use session_ref_core::candidates::{self, Target};
+use session_ref_core::candidates::Target;
 use session_ref_core::mention;
 use session_ref_core::prepare::normalize_references;
 use session_ref_stores::model::{record_order, SessionRecord};
@@ -336,8 +336,10 @@ pub struct State {
     /// One entry per catalog record, in arrival order (an [`EntryId`] is
     /// the record's [`RecordId`](session_ref_stores::RecordId)).
     pub(crate) entries: Vec<Entry>,
-    /// Entry ids in group-then-record order, the target's records left out
-    /// (SPEC §6's pool, [`candidates::eligible`]).
+    /// Entry ids in the list's order ([`State::compare`]: group, then the
+    /// sort, then record order), the target's records left out (SPEC §6's
+    /// pool, as `candidates::eligible` makes it), kept sorted as sessions
+    /// arrive and their activity is read.
     order: Vec<EntryId>,
     /// `position[id]`: where entry `id` sits in `order` (`u32::MAX`: not there).
     position: Vec<u32>,
@@ -390,10 +392,6 @@ pub struct State {
     /// which tells a fork from its parent in the list (`None`: asked for,
     /// or it has none). A display concern: labels stay the catalog's.
     latest_prompts: HashMap<EntryId, Option<String>>,
-    /// `shared_labels` changed since latest prompts were last asked for.
-    prompts_due: bool,
-    /// Activity changed since `order` was sorted.
-    unsorted: bool,
     /// The ranking, with what it keeps of earlier queries over the same
     /// entries and scope.
     reranker: Reranker,
@@ -480,10 +478,8 @@ impl State {
             size: (80, 24),
             ranked: None,
             stale: true,
-            unsorted: false,
             shared_labels: HashSet::new(),
             latest_prompts: HashMap::new(),
-            prompts_due: false,
             reranker: Reranker::new(),
             search: None,
             preview_seek: None,
@@ -889,12 +885,18 @@ impl State {
             }
             Action::LatestPrompts(found) => self.latest_prompts.extend(found),
             Action::Activity(times) => {
+                let mut moved = Vec::new();
                 for (id, time) in times {
                     if let Some(entry) = self.entries.get_mut(id as usize) {
-                        entry.activity = Some(time);
+                        if entry.activity != Some(time) {
+                            entry.activity = Some(time);
+                            moved.push(id);
+                        }
                     }
                 }
-                self.unsorted |= self.sort == SortOrder::Activity;
+                if self.sort == SortOrder::Activity {
+                    self.replace(moved);
+                }
             }
             Action::PreviewDropped(key) => {
                 if self.previews.get(&key) == Some(&PreviewSlot::Loading) {
@@ -1007,11 +1009,13 @@ impl State {
         }
         let target = &self.setup.target;
         let mut to_read = Vec::new();
+        let mut listed = Vec::new();
         for id in fresh {
             let record = self.catalog.get(id).clone();
             let entry_id = EntryId::try_from(id).expect("fewer than 2^32 sessions");
             debug_assert_eq!(self.entries.len(), id);
             self.entries.push(Entry::new(record.clone(), target));
+            // The target's own session is not a candidate (SPEC §6).
             if target.session_id.as_deref() == Some(record.id.as_str()) {
                 continue;
             }
@@ -1019,24 +1023,15 @@ impl State {
                 .entry(record.id.clone())
                 .or_default()
                 .push(entry_id);
+            listed.push(entry_id);
             to_read.push((entry_id, record));
         }
-        let pool = candidates::eligible(&*self.catalog, target);
-        self.order = pool
-            .into_iter()
-            .map(|(id, _)| EntryId::try_from(id).expect("fewer than 2^32 sessions"))
-            .collect();
-        self.position = vec![u32::MAX; self.entries.len()];
-        for (at, &id) in self.order.iter().enumerate() {
-            self.position[id as usize] = at as u32;
-        }
-        self.here_count = self
-            .order
+        self.position.resize(self.entries.len(), u32::MAX);
+        self.here_count += listed
             .iter()
             .filter(|&&id| self.entries[id as usize].within)
             .count();
-        // The pool comes in record order; the list's own sort applies on top.
-        self.unsorted |= self.sort == SortOrder::Activity;
+        self.place(listed);
         self.titles_pending += to_read.len();
         self.stale = true;
         self.label_shared(to_read.iter().map(|(_, r)| r.id.clone()).collect());
@@ -1083,22 +1078,71 @@ impl State {
             .then_with(|| record_order(&a.record, &b.record))
     }
 
-    /// Sort `order` again (the sort or the activity changed) and re-rank.
+    /// Sort `order` again (the sort changed) and re-rank.
     fn resort(&mut self) {
         let mut order = std::mem::take(&mut self.order);
         order.sort_by(|&a, &b| self.compare(a, b));
         self.order = order;
-        for (at, &id) in self.order.iter().enumerate() {
-            self.position[id as usize] = at as u32;
-        }
-        self.unsorted = false;
+        self.reposition(0);
         self.stale = true;
     }
 
-    fn settle_into(&mut self, fx: &mut Vec<Effect>) {
-        if self.unsorted {
-            self.resort();
+    /// Put `ids`, entries not in `order`, in their places: sorted among
+    /// themselves and merged into the sorted list, so that a batch of k
+    /// sessions arriving in a list of n costs O(n + k log k), not a sort
+    /// of the whole list (#25 item 11). Re-ranked at the next settle.
+    fn place(&mut self, mut ids: Vec<EntryId>) {
+        if ids.is_empty() {
+            return;
         }
+        ids.sort_by(|&a, &b| self.compare(a, b));
+        let old = std::mem::take(&mut self.order);
+        let first = old.partition_point(|&id| self.compare(id, ids[0]) != Ordering::Greater);
+        let mut merged = Vec::with_capacity(old.len() + ids.len());
+        merged.extend_from_slice(&old[..first]);
+        let (mut i, mut j) = (first, 0);
+        while i < old.len() && j < ids.len() {
+            if self.compare(old[i], ids[j]) == Ordering::Greater {
+                merged.push(ids[j]);
+                j += 1;
+            } else {
+                merged.push(old[i]);
+                i += 1;
+            }
+        }
+        merged.extend_from_slice(&old[i..]);
+        merged.extend_from_slice(&ids[j..]);
+        self.order = merged;
+        self.reposition(first);
+        self.stale = true;
+    }
+
+    /// Move `ids` (entries whose activity changed) to their new places.
+    fn replace(&mut self, ids: Vec<EntryId>) {
+        let ids: Vec<EntryId> = ids
+            .into_iter()
+            .filter(|&id| self.position[id as usize] != u32::MAX)
+            .collect();
+        if ids.is_empty() {
+            return;
+        }
+        for &id in &ids {
+            self.position[id as usize] = u32::MAX;
+        }
+        let position = &self.position;
+        self.order.retain(|&id| position[id as usize] != u32::MAX);
+        self.reposition(0);
+        self.place(ids);
+    }
+
+    /// `position` again for `order` from index `from` on.
+    fn reposition(&mut self, from: usize) {
+        for (at, &id) in self.order.iter().enumerate().skip(from) {
+            self.position[id as usize] = at as u32;
+        }
+    }
+
+    fn settle_into(&mut self, fx: &mut Vec<Effect>) {
         if self.search.is_some() {
             self.settle_search(fx);
         } else {
@@ -1111,19 +1155,25 @@ impl State {
         self.ensure_preview(fx);
     }
 
-    /// Ask for the latest prompt of every session with a shared label not
-    /// asked for yet (once per session: a few forks, not the whole list).
+    /// Ask for the latest prompt of each session in view whose label is
+    /// shared, not asked for yet (once per session). Only the rows shown
+    /// need it, and reading a log whole for each of thousands of sessions
+    /// sharing generic titles took the CPU listing needs (#25 item 11);
+    /// rows scrolled into view are asked for at the next settle.
     fn ask_latest_prompts(&mut self, fx: &mut Vec<Effect>) {
-        if !std::mem::take(&mut self.prompts_due) {
+        if self.shared_labels.is_empty() {
             return;
         }
+        let height = self.areas().list.height as usize;
+        let end = self.hits.len().min(self.list_offset + height);
         let mut batch = Vec::new();
-        for (id, entry) in self.entries.iter().enumerate() {
-            let id = id as EntryId;
-            if self.shared_labels.contains(entry.label()) && !self.latest_prompts.contains_key(&id)
+        for hit in &self.hits[self.list_offset.min(end)..end] {
+            let entry = &self.entries[hit.id as usize];
+            if self.shared_labels.contains(entry.label())
+                && !self.latest_prompts.contains_key(&hit.id)
             {
-                self.latest_prompts.insert(id, None);
-                batch.push((id, entry.record.clone()));
+                self.latest_prompts.insert(hit.id, None);
+                batch.push((hit.id, entry.record.clone()));
             }
         }
         if !batch.is_empty() {
@@ -1190,11 +1240,7 @@ impl State {
     /// best score first, then list order.
     fn rank_search(&mut self, key: (String, Scope)) {
         let same = self.ranked.as_ref() == Some(&key);
-        let keep = if same && self.pinned {
-            self.hits.get(self.selected).map(|h| h.id)
-        } else {
-            None
-        };
+        let keep = self.tracked(same);
         let Some(search) = self.search.as_ref() else {
             return;
         };
@@ -1227,13 +1273,7 @@ impl State {
                 score: 0,
             })
             .collect();
-        self.selected = keep
-            .and_then(|id| self.hits.iter().position(|h| h.id == id))
-            .unwrap_or(0);
-        if !same {
-            self.pinned = false;
-            self.list_offset = 0;
-        }
+        self.place_highlight(same, keep);
         self.ranked = Some(key);
         self.stale = false;
         self.clamp_list();
@@ -1317,14 +1357,7 @@ impl State {
 
     fn rank(&mut self, key: (String, Scope)) {
         let same = self.ranked.as_ref() == Some(&key);
-        // As fzf's --track: while the query stays, the highlight stays on
-        // its session however the list moves (sessions arriving, activity
-        // read), so Enter inserts the session shown highlighted.
-        let keep = if same {
-            self.hits.get(self.selected).map(|h| h.id)
-        } else {
-            None
-        };
+        let keep = self.tracked(same);
         // What the reranker kept holds for these entries, labels and scope only.
         let rescoped = !matches!(&self.ranked, Some((_, scope)) if *scope == key.1);
         if self.stale || rescoped {
@@ -1340,16 +1373,41 @@ impl State {
             self.find_shared_labels();
         }
         self.hits = self.reranker.rank(&self.entries, &pool, &key.0);
-        self.selected = keep
-            .and_then(|id| self.hits.iter().position(|h| h.id == id))
-            .unwrap_or(0);
-        if !same {
-            self.pinned = false;
-            self.list_offset = 0;
-        }
+        self.place_highlight(same, keep);
         self.ranked = Some(key);
         self.stale = false;
         self.clamp_list();
+    }
+
+    /// The session the highlight must stay on through a re-rank: as fzf's
+    /// `--track`, the one the user moved to, while the query stays
+    /// (sessions arriving, titles and activity read move it in the list;
+    /// the highlight follows it, so Enter inserts the session shown
+    /// highlighted). `None` until the user moves: the highlight then stays
+    /// on the top row of the current order, not on whichever session
+    /// arrived first (#25 item 10).
+    fn tracked(&self, same: bool) -> Option<EntryId> {
+        if same && self.pinned {
+            self.hits.get(self.selected).map(|h| h.id)
+        } else {
+            None
+        }
+    }
+
+    /// Put the highlight on `keep` ([`State::tracked`]) after a re-rank,
+    /// else on the top row with the view at the top. A new query (or mode,
+    /// or scope) forgets the user's move.
+    fn place_highlight(&mut self, same: bool, keep: Option<EntryId>) {
+        if !same {
+            self.pinned = false;
+        }
+        match keep.and_then(|id| self.hits.iter().position(|h| h.id == id)) {
+            Some(at) => self.selected = at,
+            None => {
+                self.selected = 0;
+                self.list_offset = 0;
+            }
+        }
     }
 
     fn find_shared_labels(&mut self) {
@@ -1361,7 +1419,6 @@ impl State {
                 shared.insert(entry.label().to_owned());
             }
         }
-        self.prompts_due |= !shared.is_empty();
         self.shared_labels = shared;
     }
 

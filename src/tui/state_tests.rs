@@ -118,21 +118,100 @@ fn discovery_orders_by_group_then_recency_and_counts_what_it_cannot_list() {
 }
 
 #[test]
-fn the_highlight_tracks_its_session_while_loading() {
-    // As fzf --track: sessions arriving above the highlighted one do not
-    // move the highlight to another session (Enter inserts what is shown).
+fn the_highlight_tracks_its_session_while_loading_once_the_user_moved() {
+    // As fzf --track: once the user moved the highlight, sessions arriving
+    // above it do not move it to another session (Enter inserts what is
+    // shown). Until then it is on the top row.
     let mut state = State::new(testkit::setup());
     let records = sample();
     step(&mut state, Action::Discovered(events(&records[..1])));
     assert_eq!(state.current().unwrap().record.id, "old-here");
     step(&mut state, Action::Discovered(events(&records[3..4])));
     assert_eq!(ids(&state)[..2], ["new-here", "old-here"]);
+    assert_eq!(state.current().unwrap().record.id, "new-here");
+    step(&mut state, Action::Move(1));
     assert_eq!(state.current().unwrap().record.id, "old-here");
-    step(&mut state, Action::Move(-1));
-    assert_eq!(state.current().unwrap().record.id, "new-here");
     step(&mut state, Action::Discovered(events(&records[1..3])));
-    assert_eq!(state.current().unwrap().record.id, "new-here");
+    assert_eq!(state.current().unwrap().record.id, "old-here");
+    assert_eq!(state.selected, 1);
+    // A new query forgets the move: its best hit is highlighted, and
+    // stays so as more sessions arrive above it.
+    type_text(&mut state, "e");
     assert_eq!(state.selected, 0);
+    let top = state.current().unwrap().record.id.clone();
+    let newer = record("newest-here", Some(testkit::HERE), "2025-05-31T12:00:00Z");
+    step(&mut state, Action::Discovered(events(&[newer])));
+    assert_eq!(ids(&state)[0], "newest-here");
+    assert_ne!(top, "newest-here");
+    assert_eq!(state.current().unwrap().record.id, "newest-here");
+}
+
+/// Sessions of other directories first, in batches as discovery posts
+/// them, then the target directory's: the order that made the picker open
+/// on an unrelated session (#25 item 10).
+fn adversarial_stream() -> Vec<Vec<SessionRecord>> {
+    let others: Vec<SessionRecord> = (0..60)
+        .map(|i| {
+            let created = format!("2025-05-{:02}T{:02}:00:00Z", 1 + i % 28, i % 24);
+            record(&format!("other-{i:02}"), Some("/elsewhere"), &created)
+        })
+        .collect();
+    let mut batches: Vec<Vec<SessionRecord>> = others.chunks(7).map(<[_]>::to_vec).collect();
+    batches.push(vec![
+        record("here-old", Some(testkit::HERE), "2025-04-01T00:00:00Z"),
+        record("here-new", Some(testkit::HERE), "2025-04-02T00:00:00Z"),
+    ]);
+    batches
+}
+
+#[test]
+fn until_the_user_moves_the_highlight_is_on_the_top_row_whatever_arrives_first() {
+    let mut state = State::new(testkit::setup());
+    step(&mut state, Action::Resize(100, 20));
+    for batch in adversarial_stream() {
+        let effects = step(&mut state, Action::Discovered(events(&batch)));
+        titled(&mut state, effects, &[]);
+        // Each batch, as it is listed: the top row, the view at the top.
+        assert_eq!(state.selected, 0, "after {:?}", batch[0].id);
+        assert_eq!(state.list_offset, 0);
+        assert_eq!(state.current().unwrap().record.id, ids(&state)[0]);
+    }
+    // Activity read late reorders the list: still the top row.
+    let here_old = state
+        .entries
+        .iter()
+        .position(|e| e.record.id == "here-old")
+        .unwrap() as EntryId;
+    step(&mut state, Action::Activity(vec![(here_old, 1_900_000_000)]));
+    step(&mut state, Action::DiscoveryDone);
+    assert_eq!(ids(&state)[..2], ["here-old", "here-new"]);
+    assert_eq!((state.selected, state.list_offset), (0, 0));
+    // Enter inserts the top row: this directory's most recent session.
+    step(&mut state, Action::InsertMention);
+    assert_eq!(
+        state.prompt_text(),
+        format!("{} ", format_mention("here-old", Some("here-old")))
+    );
+}
+
+#[test]
+fn once_the_user_moved_the_highlight_follows_that_session_as_rows_stream_in() {
+    let mut state = State::new(testkit::setup());
+    step(&mut state, Action::Resize(100, 20));
+    let mut batches = adversarial_stream().into_iter();
+    for batch in batches.by_ref().take(3) {
+        step(&mut state, Action::Discovered(events(&batch)));
+    }
+    step(&mut state, Action::Move(2));
+    let chosen = state.current().unwrap().record.id.clone();
+    for batch in batches {
+        step(&mut state, Action::Discovered(events(&batch)));
+        assert_eq!(state.current().unwrap().record.id, chosen);
+    }
+    // Two of this directory's sessions arrived above it.
+    assert!(state.selected >= 4, "{}", state.selected);
+    let list = state.areas().list.height as usize;
+    assert!(state.selected >= state.list_offset && state.selected < state.list_offset + list);
 }
 
 #[test]
@@ -887,7 +966,7 @@ fn activity_orders_the_list_and_a_key_switches_to_creation() {
 }
 
 #[test]
-fn while_activity_is_read_rows_are_in_their_final_order_and_the_highlight_tracks_its_session() {
+fn while_activity_is_read_rows_are_in_their_final_order_and_the_highlight_tracks_a_chosen_session() {
     let mut state = ready(testkit::setup());
     let entry = |state: &State, id: &str| {
         state
@@ -913,12 +992,21 @@ fn while_activity_is_read_rows_are_in_their_final_order_and_the_highlight_tracks
     step(&mut state, Action::Activity(vec![(old_here, before)]));
     assert_eq!(ids(&state)[..2], ["new-here", "old-here"]);
     // Now old-here turns out the most recently active: it moves up, and
-    // the highlight stays on new-here, which the user was looking at.
+    // the highlight, which the user has not moved, is on the top row.
     step(
         &mut state,
         Action::Activity(vec![(old_here, 1_900_000_000)]),
     );
     assert_eq!(ids(&state)[..2], ["old-here", "new-here"]);
+    assert_eq!(state.hits[state.selected].id, old_here);
+    // Once the user moved to new-here, it stays highlighted when the
+    // order changes again.
+    step(&mut state, Action::Move(1));
+    step(
+        &mut state,
+        Action::Activity(vec![(new_here, 1_900_000_100)]),
+    );
+    assert_eq!(ids(&state)[..2], ["new-here", "old-here"]);
     assert_eq!(state.hits[state.selected].id, new_here);
     // A new query starts from its best hit again.
     type_text(&mut state, "o");
@@ -966,12 +1054,14 @@ fn sessions_sharing_a_label_are_told_apart_by_their_latest_prompt() {
             ("other", "Other"),
         ],
     );
-    // Only the two sessions sharing a label are read, once.
+    // Only the two sessions sharing a label are read (those in view), once.
     let asked: Vec<Vec<String>> = effects
         .iter()
         .filter_map(|e| match e {
             Effect::ReadLatestPrompts(batch) => {
-                Some(batch.iter().map(|(_, r)| r.id.clone()).collect())
+                let mut ids: Vec<String> = batch.iter().map(|(_, r)| r.id.clone()).collect();
+                ids.sort();
+                Some(ids)
             }
             _ => None,
         })

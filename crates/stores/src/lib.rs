@@ -181,7 +181,9 @@ pub trait Store: Send + Sync + 'static {
     }
 
     /// The latest title of a listed session, read as cheaply as the format
-    /// allows. `None` when it has none.
+    /// allows. `None` when it has none. Read through the title index with
+    /// the free function [`read_title`], which calls this only for what
+    /// the index does not know.
     fn read_title(
         &self,
         caches: &Caches,
@@ -317,6 +319,20 @@ pub fn last_activity(caches: &Caches, record: &SessionRecord) -> Option<i64> {
     caches
         .get::<title::TitleIndex>()
         .activity(record.kind.store(), caches, record)
+}
+
+/// The latest title of `record` ([`Store::read_title`]), through the title
+/// index of `caches` when it is in use: the one way the engine,
+/// `candidates` and the picker read a title (a warm listing then opens no
+/// log).
+pub fn read_title(caches: &Caches, record: &SessionRecord) -> Result<Option<String>, ReadError> {
+    if record.host.is_some() {
+        // A session of another machine: as its host reported it.
+        return remote::REMOTE.read_title(caches, record);
+    }
+    caches
+        .get::<title::TitleIndex>()
+        .title(record.kind.store(), caches, record)
 }
 
 /// The registered kind whose flag is `flag`.
@@ -948,11 +964,7 @@ impl Catalog {
     /// The latest title of a session of this catalog (through the title
     /// index when it is in use).
     pub fn read_title(&self, record: &SessionRecord) -> Result<Option<String>, ReadError> {
-        if record.host.is_some() {
-            return remote::REMOTE.read_title(&self.caches, record);
-        }
-        let index = self.caches.get::<title::TitleIndex>();
-        index.title(record.kind.store(), &self.caches, record)
+        read_title(&self.caches, record)
     }
 
     /// The last activity of a session of this catalog (Unix seconds; see
