@@ -1481,6 +1481,9 @@ fn the_picker_opens_on_this_directorys_session_even_when_it_is_discovered_last()
     assert_eq!(rc.trim(), "0", "stderr: {stderr}");
     assert_eq!(
         std::fs::read_to_string(dir.path().join("out")).unwrap(),
-        format_mention("here-1", Some("The session of this directory"))
+        format!(
+            "{}\n",
+            format_mention("here-1", Some("The session of this directory"))
+        )
     );
 }
