@@ -148,7 +148,9 @@ impl Listed {
     /// (a warm listing opens no log).
     pub fn read(caches: &Caches, record: &SessionRecord) -> Listed {
         Listed {
-            title: session_ref_stores::read_title(caches, record).ok().flatten(),
+            title: session_ref_stores::read_title(caches, record)
+                .ok()
+                .flatten(),
             activity: session_ref_stores::last_activity(caches, record),
         }
     }

@@ -182,7 +182,10 @@ fn until_the_user_moves_the_highlight_is_on_the_top_row_whatever_arrives_first()
         .iter()
         .position(|e| e.record.id == "here-old")
         .unwrap() as EntryId;
-    step(&mut state, Action::Activity(vec![(here_old, 1_900_000_000)]));
+    step(
+        &mut state,
+        Action::Activity(vec![(here_old, 1_900_000_000)]),
+    );
     step(&mut state, Action::DiscoveryDone);
     assert_eq!(ids(&state)[..2], ["here-old", "here-new"]);
     assert_eq!((state.selected, state.list_offset), (0, 0));
@@ -966,7 +969,8 @@ fn activity_orders_the_list_and_a_key_switches_to_creation() {
 }
 
 #[test]
-fn while_activity_is_read_rows_are_in_their_final_order_and_the_highlight_tracks_a_chosen_session() {
+fn while_activity_is_read_rows_are_in_their_final_order_and_the_highlight_tracks_a_chosen_session()
+{
     let mut state = ready(testkit::setup());
     let entry = |state: &State, id: &str| {
         state
