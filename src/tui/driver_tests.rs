@@ -349,3 +349,55 @@ fn a_conversation_search_stops_the_warm_up_and_its_end_restarts_it() {
         assert_eq!(picker.handle(msg).unwrap(), None);
     }
 }
+
+/// A host asked for no title: discovery read them all.
+struct NoTitlesHost;
+
+impl Host for NoTitlesHost {
+    fn edit(&mut self, text: &str) -> std::result::Result<String, String> {
+        Ok(text.to_owned())
+    }
+
+    fn read_titles(
+        &mut self,
+        batch: Vec<(EntryId, SessionRecord)>,
+    ) -> Option<Vec<(EntryId, Option<String>)>> {
+        panic!("{} titles asked for after discovery read them", batch.len())
+    }
+}
+
+#[test]
+fn what_discovery_read_with_the_records_labels_them_in_the_same_batch() {
+    // #25 item 11: the picker listed records, then read titles in jobs
+    // queued behind the scan (ids shown meanwhile). What `discover` reads
+    // with each record now labels it when the batch is listed.
+    let (tx, rx) = mpsc::unbounded();
+    let caches = Caches::default();
+    for event in testkit::scan_fixtures() {
+        let listed = match &event {
+            ScanEvent::Record(record) => Some(Listed::read(&caches, record)),
+            _ => None,
+        };
+        tx.send(Msg::Found(event, listed)).unwrap();
+    }
+    let setup = testkit::setup();
+    let (limits, target) = (setup.limits, setup.target.clone());
+    let mut picker = Driver::new(
+        Terminal::new(TestBackend::new(80, 24)).unwrap(),
+        NoTitlesHost,
+        State::new(setup),
+        (tx, rx),
+        limits,
+        target,
+    );
+    while let Ok(msg) = picker.rx.try_recv() {
+        assert_eq!(picker.handle(msg).unwrap(), None);
+    }
+    assert_eq!(picker.flush_found().unwrap(), None);
+    assert_eq!(picker.state.titles_pending, 0);
+    assert!(picker.state.entries.iter().all(|e| e.title_known));
+    let labels = picker.state.entries.iter().map(|e| e.label());
+    assert!(labels.clone().any(|l| l == "Fix the mention parser"));
+    // Activity came with them: the entries the list sorts by it have it.
+    assert!(picker.state.entries.iter().any(|e| e.activity.is_some()));
+}

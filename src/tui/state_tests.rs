@@ -1111,3 +1111,31 @@ fn sessions_sharing_a_label_are_told_apart_by_their_latest_prompt() {
     );
     assert!(!screen.contains("Other ·"), "{screen}");
 }
+
+#[test]
+fn rows_merged_into_place_batch_by_batch_are_in_the_order_a_full_sort_gives() {
+    // Sessions and their activity arrive in batches; each batch is merged
+    // into the sorted list rather than the list sorted again (#25 item 11):
+    // the order must be the one sorting everything at once gives.
+    let mut state = State::new(testkit::setup());
+    let mut next = 0;
+    for (n, batch) in adversarial_stream().into_iter().enumerate() {
+        step(&mut state, Action::Discovered(events(&batch)));
+        let times = (next..next + batch.len())
+            .filter(|i| i % 3 != 0)
+            .map(|i| {
+                (
+                    i as EntryId,
+                    1_800_000_000 + ((i * 7919 + n) % 97) as i64 * 3600,
+                )
+            })
+            .collect();
+        next += batch.len();
+        step(&mut state, Action::Activity(times));
+    }
+    let merged: Vec<String> = ids(&state).into_iter().map(String::from).collect();
+    step(&mut state, Action::ToggleSort);
+    step(&mut state, Action::ToggleSort);
+    assert_eq!(state.sort, SortOrder::Activity);
+    assert_eq!(ids(&state), merged);
+}
