@@ -494,7 +494,11 @@ impl JsonDoc {
         for step in path {
             value = match (step, value) {
                 (Step::Key(key), jsonc_parser::ast::Value::Object(o)) => {
-                    &o.properties.iter().rev().find(|p| p.name.as_str() == *key)?.value
+                    &o.properties
+                        .iter()
+                        .rev()
+                        .find(|p| p.name.as_str() == *key)?
+                        .value
                 }
                 (Step::Index(i), jsonc_parser::ast::Value::Array(a)) => a.elements.get(*i)?,
                 _ => return None,
@@ -515,7 +519,11 @@ impl JsonDoc {
         for step in path {
             value = match (step, value) {
                 (Step::Key(k), jsonc_parser::ast::Value::Object(o)) => {
-                    &o.properties.iter().rev().find(|p| p.name.as_str() == *k)?.value
+                    &o.properties
+                        .iter()
+                        .rev()
+                        .find(|p| p.name.as_str() == *k)?
+                        .value
                 }
                 (Step::Index(i), jsonc_parser::ast::Value::Array(a)) => a.elements.get(*i)?,
                 _ => return None,
@@ -610,12 +618,10 @@ impl JsonDoc {
                 b'/' if bytes.get(i + 1) == Some(&b'/') => {
                     return self.text[i..].find('\n').map_or(to, |n| i + n).min(to);
                 }
-                b'/' if bytes.get(i + 1) == Some(&b'*') => {
-                    match self.text[i + 2..].find("*/") {
-                        Some(n) if !self.text[i..i + 2 + n].contains('\n') => i = i + 2 + n + 2,
-                        _ => return i,
-                    }
-                }
+                b'/' if bytes.get(i + 1) == Some(&b'*') => match self.text[i + 2..].find("*/") {
+                    Some(n) if !self.text[i..i + 2 + n].contains('\n') => i = i + 2 + n + 2,
+                    _ => return i,
+                },
                 _ => return i,
             }
         }
@@ -848,9 +854,18 @@ mod tests {
             "{\n\t\"a\": {\n\t\t\"b\": true\n\t}\n}\n",
         ] {
             let mut d = doc(original);
-            assert!(d.set(&[Step::Key("srv")], "session-ref", &json!({"command": "x", "args": ["mcp"]})));
+            assert!(d.set(
+                &[Step::Key("srv")],
+                "session-ref",
+                &json!({"command": "x", "args": ["mcp"]})
+            ));
             let value = d.value();
-            assert_eq!(value["srv"]["session-ref"]["args"], json!(["mcp"]), "{}", d.text());
+            assert_eq!(
+                value["srv"]["session-ref"]["args"],
+                json!(["mcp"]),
+                "{}",
+                d.text()
+            );
             assert!(d.delete(&[Step::Key("srv")]), "{}", d.text());
             assert_eq!(d.text(), original, "round trip of {original:?}");
         }
@@ -875,9 +890,14 @@ mod tests {
 
     #[test]
     fn comments_stay_where_they_are() {
-        let original = "{\n  // the theme\n  \"theme\": \"dark\", // trailing\n  /* last */ \"n\": 3\n}\n";
+        let original =
+            "{\n  // the theme\n  \"theme\": \"dark\", // trailing\n  /* last */ \"n\": 3\n}\n";
         let mut d = doc(original);
-        d.set(&[Step::Key("mcpServers")], "session-ref", &json!({"command": "x"}));
+        d.set(
+            &[Step::Key("mcpServers")],
+            "session-ref",
+            &json!({"command": "x"}),
+        );
         let text = d.text().to_owned();
         assert!(text.starts_with("{\n  // the theme\n  \"theme\": \"dark\", // trailing\n  /* last */ \"n\": 3,\n  \"mcpServers\": {\n    \"session-ref\": {\n      \"command\": \"x\"\n    }\n  }\n}"), "{text}");
         d.delete(&[Step::Key("mcpServers")]);

@@ -597,7 +597,11 @@ fn a_read_only_settings_file_is_refused_and_unchanged() {
     common::assert_fails_with(&out, "SESSION_REFERENCE_INVALID_CONFIG");
     assert!(stderr(&out).contains("read-only"), "{}", stderr(&out));
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), CLAUDE_SETTINGS);
-    assert_eq!(walk(home.path()), 1, "no backup, lock or temporary file left");
+    assert_eq!(
+        walk(home.path()),
+        1,
+        "no backup, lock or temporary file left"
+    );
 }
 
 #[test]
@@ -621,7 +625,11 @@ fn fifos_and_device_links_are_refused_without_hanging() {
         std::os::unix::fs::symlink(device, &settings).unwrap();
         let out = wait_bounded(spawn_as_user(home.path(), &["hook", "install", "claude"]));
         common::assert_fails_with(&out, "SESSION_REFERENCE_INVALID_CONFIG");
-        assert!(stderr(&out).contains("character device"), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("character device"),
+            "{}",
+            stderr(&out)
+        );
         assert!(std::fs::symlink_metadata(&settings)
             .unwrap()
             .file_type()
@@ -643,7 +651,10 @@ fn comments_and_layout_are_kept_and_uninstall_restores_the_bytes() {
     std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
     std::fs::write(&settings, COMMENTED).unwrap();
     for (install, uninstall) in [
-        (["hook", "install", "gemini"], ["hook", "uninstall", "gemini"]),
+        (
+            ["hook", "install", "gemini"],
+            ["hook", "uninstall", "gemini"],
+        ),
         (["mcp", "install", "gemini"], ["mcp", "uninstall", "gemini"]),
     ] {
         let out = as_user(home.path(), &install);
@@ -654,7 +665,10 @@ fn comments_and_layout_are_kept_and_uninstall_restores_the_bytes() {
         let mut lines = installed.lines();
         for line in COMMENTED.lines() {
             let line = line.trim_end_matches(',');
-            assert!(lines.any(|l| l.starts_with(line)), "{line:?} in\n{installed}");
+            assert!(
+                lines.any(|l| l.starts_with(line)),
+                "{line:?} in\n{installed}"
+            );
         }
         let out = as_user(home.path(), &uninstall);
         assert!(out.status.success(), "{}", stderr(&out));
@@ -678,7 +692,11 @@ fn backups_keep_the_mode_and_never_overwrite_each_other() {
     let backups: Vec<_> = std::fs::read_dir(settings.parent().unwrap())
         .unwrap()
         .flatten()
-        .filter(|e| e.file_name().to_string_lossy().contains("session-ref-backup"))
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .contains("session-ref-backup")
+        })
         .collect();
     assert_eq!(backups.len(), 3);
     for backup in &backups {
@@ -695,14 +713,20 @@ fn store_flags_given_to_install_are_kept() {
     let store = home.path().join("my store");
     std::fs::create_dir_all(&store).unwrap();
     let store = store.to_str().unwrap();
-    let out = as_user(home.path(), &["--store", store, "hook", "install", "claude"]);
+    let out = as_user(
+        home.path(),
+        &["--store", store, "hook", "install", "claude"],
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     let value = json_file(&home.path().join(".claude/settings.json"));
     let command = value["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
         .as_str()
         .unwrap()
         .to_owned();
-    assert!(command.ends_with(&format!(" hook claude --store '{store}'")), "{command}");
+    assert!(
+        command.ends_with(&format!(" hook claude --store '{store}'")),
+        "{command}"
+    );
     let out = as_user(home.path(), &["--store", store, "mcp", "install", "gemini"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let value = json_file(&home.path().join(".gemini/settings.json"));
@@ -712,5 +736,9 @@ fn store_flags_given_to_install_are_kept() {
     );
     // Uninstall still recognises it.
     let out = as_user(home.path(), &["hook", "uninstall", "claude"]);
-    assert!(stdout(&out).contains("removed the hook"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("removed the hook"),
+        "{}",
+        stdout(&out)
+    );
 }

@@ -629,7 +629,12 @@ mod tests {
             json!({"type": "command", "command": "/b/session-ref hook claude --budget 5000"})
         );
         assert_eq!(
-            hook_command(Path::new("/My Apps/it's/session-ref"), Agent::Claude, None, &[]),
+            hook_command(
+                Path::new("/My Apps/it's/session-ref"),
+                Agent::Claude,
+                None,
+                &[]
+            ),
             r"'/My Apps/it'\''s/session-ref' hook claude"
         );
     }

@@ -276,8 +276,7 @@ pub struct InstallEnv<'a> {
 pub fn install(request: InstallRequest, env: &InstallEnv<'_>) -> Result<String> {
     let agent = request.agent;
     let targets = Targets::locate(agent, request.scope, env.env, env.home, env.cwd)?;
-    let desired =
-        install::desired_handler(env.exe, agent, request.budget, &request.store_args);
+    let desired = install::desired_handler(env.exe, agent, request.budget, &request.store_args);
     let hooks_file = &targets.hooks_file;
     if request.print {
         return Ok(print_snippet(agent, &targets, &desired));
@@ -318,7 +317,7 @@ pub fn install(request: InstallRequest, env: &InstallEnv<'_>) -> Result<String> 
             edited.text.as_deref().or(before.as_deref()),
             position,
         )
-            .unwrap_or_else(|| desired.clone());
+        .unwrap_or_else(|| desired.clone());
         let key = install::codex_trust_key(hooks_file, position);
         let hash = install::codex_trust_hash_of(&installed);
         let trusted = install::trust(config, config_before.as_deref(), &key, &hash)?;

@@ -29,8 +29,8 @@ use serde_json::{json, Map, Value};
 
 use crate::error::{Error, Result};
 use crate::hook::install::Scope;
-use crate::settings_file::{self, apply, malformed, read, JsonDoc, Step, Write};
 use crate::hook::InstallEnv;
+use crate::settings_file::{self, apply, malformed, read, JsonDoc, Step, Write};
 
 /// The name the server is registered under.
 pub const NAME: &str = "session-ref";
@@ -259,7 +259,10 @@ pub fn allow(path: &Path, text: Option<&str>, rule: &str) -> Result<Change> {
             }
         }
     }
-    doc.push(&[Step::Key("permissions"), Step::Key("allow")], &rule.into());
+    doc.push(
+        &[Step::Key("permissions"), Step::Key("allow")],
+        &rule.into(),
+    );
     Ok(Change::Changed(doc.text().to_owned()))
 }
 
