@@ -661,6 +661,7 @@ impl Cli {
         )?;
         let explicit = g.stores.roots;
         let roots_explicit = !explicit.is_empty();
+        let store_args = store_args(&explicit, current_dir.as_deref());
         let looked_at = if roots_explicit {
             explicit.clone()
         } else {
@@ -751,7 +752,7 @@ impl Cli {
             CommandArgs::Uri {
                 action: UriAction::Decode { uri },
             } => Command::UriDecode(uri),
-            CommandArgs::Hook { action } => hook_command(action)?,
+            CommandArgs::Hook { action } => hook_command(action, &store_args)?,
             CommandArgs::Remote {
                 action: RemoteAction::Check { host },
             } => Command::RemoteCheck(host),
@@ -782,11 +783,13 @@ impl Cli {
                         agent: args.agent.into(),
                         scope: scope(args.project),
                         budget: explicit,
+                        store_args,
                     }),
                     Some(McpAction::Uninstall(args)) => Command::McpUninstall(McpRequest {
                         agent: args.agent.into(),
                         scope: scope(args.project),
                         budget: None,
+                        store_args: Vec::new(),
                     }),
                 }
             }
@@ -918,7 +921,26 @@ fn man_command(path: &[String], dir: Option<PathBuf>) -> Result<Command> {
     Ok(Command::Man(man_page(cmd)?))
 }
 
-fn hook_command(action: HookAction) -> Result<Command> {
+/// The store flags as given (`--store DIR`, …), each directory made
+/// absolute against `cwd`: what install keeps in the command it registers,
+/// which the agent runs from anywhere.
+fn store_args(roots: &StoreRoots, cwd: Option<&str>) -> Vec<String> {
+    roots
+        .iter()
+        .flat_map(|(kind, dir)| {
+            let dir = match cwd {
+                Some(cwd) if dir.is_relative() => std::path::Path::new(cwd).join(dir),
+                _ => std::path::absolute(dir).unwrap_or_else(|_| dir.clone()),
+            };
+            [
+                format!("--{}", kind.store().flag()),
+                dir.to_string_lossy().into_owned(),
+            ]
+        })
+        .collect()
+}
+
+fn hook_command(action: HookAction, store_args: &[String]) -> Result<Command> {
     let parse_budget = |raw: Option<String>| -> Result<Option<usize>> {
         raw.map(|raw| {
             config::parse_positive("budget", &raw)?
@@ -942,12 +964,14 @@ fn hook_command(action: HookAction) -> Result<Command> {
             scope: scope(args.project),
             print: args.print,
             budget: parse_budget(args.budget)?,
+            store_args: store_args.to_vec(),
         }),
         HookAction::Uninstall(args) => Command::HookUninstall(InstallRequest {
             agent: args.agent.into(),
             scope: scope(args.project),
             print: false,
             budget: None,
+            store_args: Vec::new(),
         }),
     })
 }

@@ -365,7 +365,7 @@ impl McpAgent {
 }
 
 /// What `mcp install` or `mcp uninstall` should do.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct McpRequest {
     /// For which agent.
     pub agent: McpAgent,
@@ -373,6 +373,9 @@ pub struct McpRequest {
     pub scope: Scope,
     /// `--max-reference-bytes` to register with the server, when given.
     pub budget: Option<usize>,
+    /// The store flags given to install (`--store DIR`, … with absolute
+    /// directories), kept in the registered command.
+    pub store_args: Vec<String>,
 }
 
 /// Where the hook is registered.
@@ -386,7 +389,7 @@ pub enum Scope {
 }
 
 /// What `hook install` or `hook uninstall` should do.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InstallRequest {
     /// For which agent.
     pub agent: Agent,
@@ -396,6 +399,9 @@ pub struct InstallRequest {
     pub print: bool,
     /// The installed hook's `--budget` (install only).
     pub budget: Option<usize>,
+    /// The store flags given to install (`--store DIR`, … with absolute
+    /// directories), kept in the installed command.
+    pub store_args: Vec<String>,
 }
 
 /// What the host keeps whole by default: 10,000 characters (Claude Code) or

@@ -23,6 +23,7 @@ pub mod mcp;
 pub mod output;
 pub mod remote;
 pub mod search;
+pub mod settings_file;
 pub mod signals;
 pub mod tui;
 

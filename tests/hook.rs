@@ -503,3 +503,242 @@ fn print_writes_nothing() {
     }
     assert_eq!(std::fs::read_dir(home.path()).unwrap().count(), 0);
 }
+
+// ---- settings files as dotfiles look (#25 items 2 and 5) ------------------
+
+fn spawn_as_user(home: &Path, args: &[&str]) -> std::process::Child {
+    common::command(home)
+        .env("HOME", home)
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Wait at most 10 s for `child`: a hang is a failure, not a stuck test.
+fn wait_bounded(mut child: std::process::Child) -> std::process::Output {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("session-ref hung");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn concurrent_hook_and_mcp_installs_both_land() {
+    for run in 0..20 {
+        let home = tempfile::tempdir().unwrap();
+        let settings = home.path().join(".claude/settings.json");
+        std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+        std::fs::write(&settings, "{\n  \"model\": \"opus\"\n}\n").unwrap();
+        let hook = spawn_as_user(home.path(), &["hook", "install", "claude"]);
+        let mcp = spawn_as_user(home.path(), &["mcp", "install", "claude"]);
+        for out in [wait_bounded(hook), wait_bounded(mcp)] {
+            assert!(out.status.success(), "{}", stderr(&out));
+        }
+        let value = json_file(&settings);
+        assert!(
+            value["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
+                .as_str()
+                .is_some_and(|c| c.ends_with("hook claude")),
+            "run {run}: {value}"
+        );
+        assert_eq!(
+            value["permissions"]["allow"],
+            serde_json::json!(["mcp__session-ref"]),
+            "run {run}"
+        );
+        assert_eq!(value["model"], "opus");
+    }
+}
+
+#[test]
+fn a_symlinked_settings_file_is_edited_through_the_link() {
+    use std::os::unix::fs::PermissionsExt;
+    let home = tempfile::tempdir().unwrap();
+    let dots = home.path().join("dotfiles");
+    std::fs::create_dir_all(&dots).unwrap();
+    let target = dots.join("claude-settings.json");
+    std::fs::write(&target, CLAUDE_SETTINGS).unwrap();
+    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let link = home.path().join(".claude/settings.json");
+    std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink("../dotfiles/claude-settings.json", &link).unwrap();
+    let out = as_user(home.path(), &["hook", "install", "claude"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    let installed = std::fs::read_to_string(&target).unwrap();
+    assert!(installed.contains("hook claude"), "{installed}");
+    let mode = std::fs::metadata(&target).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+    let out = as_user(home.path(), &["hook", "uninstall", "claude"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), CLAUDE_SETTINGS);
+}
+
+#[test]
+fn a_read_only_settings_file_is_refused_and_unchanged() {
+    use std::os::unix::fs::PermissionsExt;
+    let home = tempfile::tempdir().unwrap();
+    let settings = home.path().join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::fs::write(&settings, CLAUDE_SETTINGS).unwrap();
+    std::fs::set_permissions(&settings, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let out = as_user(home.path(), &["hook", "install", "claude"]);
+    common::assert_fails_with(&out, "SESSION_REFERENCE_INVALID_CONFIG");
+    assert!(stderr(&out).contains("read-only"), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), CLAUDE_SETTINGS);
+    assert_eq!(
+        walk(home.path()),
+        1,
+        "no backup, lock or temporary file left"
+    );
+}
+
+#[test]
+fn fifos_and_device_links_are_refused_without_hanging() {
+    let home = tempfile::tempdir().unwrap();
+    let settings = home.path().join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let fifo = std::ffi::CString::new(settings.to_str().unwrap()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+    for args in [
+        &["hook", "install", "claude"][..],
+        &["mcp", "install", "claude"][..],
+    ] {
+        let out = wait_bounded(spawn_as_user(home.path(), args));
+        common::assert_fails_with(&out, "SESSION_REFERENCE_INVALID_CONFIG");
+        assert!(stderr(&out).contains("FIFO"), "{}", stderr(&out));
+    }
+    std::fs::remove_file(&settings).unwrap();
+    for device in ["/dev/null", "/dev/zero"] {
+        let _ = std::fs::remove_file(&settings);
+        std::os::unix::fs::symlink(device, &settings).unwrap();
+        let out = wait_bounded(spawn_as_user(home.path(), &["hook", "install", "claude"]));
+        common::assert_fails_with(&out, "SESSION_REFERENCE_INVALID_CONFIG");
+        assert!(
+            stderr(&out).contains("character device"),
+            "{}",
+            stderr(&out)
+        );
+        assert!(std::fs::symlink_metadata(&settings)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+    }
+    assert!(std::fs::read_dir("/dev")
+        .unwrap()
+        .flatten()
+        .all(|e| !e.file_name().to_string_lossy().contains("session-ref")));
+}
+
+/// Gemini CLI settings with comments and a layout of their own.
+const COMMENTED: &str = "// my gemini settings\n{\n    \"theme\": \"Dracula\", // dark\n    /* tools */\n    \"tools\": {\"sandbox\":   false},\n\n    \"hooks\": {\n        \"AfterAgent\": []\n    },\n}\n";
+
+#[test]
+fn comments_and_layout_are_kept_and_uninstall_restores_the_bytes() {
+    let home = tempfile::tempdir().unwrap();
+    let settings = home.path().join(".gemini/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::fs::write(&settings, COMMENTED).unwrap();
+    for (install, uninstall) in [
+        (
+            ["hook", "install", "gemini"],
+            ["hook", "uninstall", "gemini"],
+        ),
+        (["mcp", "install", "gemini"], ["mcp", "uninstall", "gemini"]),
+    ] {
+        let out = as_user(home.path(), &install);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let installed = std::fs::read_to_string(&settings).unwrap();
+        assert!(installed.contains("session-ref"), "{installed}");
+        // Every line of the original is still there, in order.
+        let mut lines = installed.lines();
+        for line in COMMENTED.lines() {
+            let line = line.trim_end_matches(',');
+            assert!(
+                lines.any(|l| l.starts_with(line)),
+                "{line:?} in\n{installed}"
+            );
+        }
+        let out = as_user(home.path(), &uninstall);
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert_eq!(std::fs::read_to_string(&settings).unwrap(), COMMENTED);
+    }
+}
+
+#[test]
+fn backups_keep_the_mode_and_never_overwrite_each_other() {
+    use std::os::unix::fs::PermissionsExt;
+    let home = tempfile::tempdir().unwrap();
+    let settings = home.path().join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::fs::write(&settings, CLAUDE_SETTINGS).unwrap();
+    std::fs::set_permissions(&settings, std::fs::Permissions::from_mode(0o600)).unwrap();
+    // Install, uninstall, install: three backups, well within one second.
+    for command in ["install", "uninstall", "install"] {
+        let out = as_user(home.path(), &["hook", command, "claude"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    let backups: Vec<_> = std::fs::read_dir(settings.parent().unwrap())
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .contains("session-ref-backup")
+        })
+        .collect();
+    assert_eq!(backups.len(), 3);
+    for backup in &backups {
+        let mode = backup.metadata().unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "{:?}", backup.path());
+    }
+    let mode = std::fs::metadata(&settings).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+}
+
+#[test]
+fn store_flags_given_to_install_are_kept() {
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("my store");
+    std::fs::create_dir_all(&store).unwrap();
+    let store = store.to_str().unwrap();
+    let out = as_user(
+        home.path(),
+        &["--store", store, "hook", "install", "claude"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let value = json_file(&home.path().join(".claude/settings.json"));
+    let command = value["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        command.ends_with(&format!(" hook claude --store '{store}'")),
+        "{command}"
+    );
+    let out = as_user(home.path(), &["--store", store, "mcp", "install", "gemini"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let value = json_file(&home.path().join(".gemini/settings.json"));
+    assert_eq!(
+        value["mcpServers"]["session-ref"]["args"],
+        serde_json::json!(["mcp", "--store", store])
+    );
+    // Uninstall still recognises it.
+    let out = as_user(home.path(), &["hook", "uninstall", "claude"]);
+    assert!(
+        stdout(&out).contains("removed the hook"),
+        "{}",
+        stdout(&out)
+    );
+}

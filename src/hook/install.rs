@@ -10,9 +10,11 @@
 //! The hash is SHA-256 over the handler in Codex's normalized form (sorted
 //! keys, compact JSON), checked against what Codex 0.169.0's app-server
 //! reports in `hooks/list`. The edits are pure functions of the files' text
-//! (tested on fixtures); [`apply`] does the file work: every file is parsed
-//! before any is written, a malformed one is refused and left untouched,
-//! each changed file is first copied to a backup, then replaced whole.
+//! (tested on fixtures), made in place so that every other byte (comments
+//! too) is kept; [`crate::settings_file`] does the file work under a lock:
+//! every file is parsed before any is written, a malformed one is refused
+//! and left untouched, each changed file is first copied to a backup, then
+//! replaced atomically.
 
 use std::path::{Path, PathBuf};
 
@@ -22,6 +24,8 @@ use sha2::{Digest, Sha256};
 pub use crate::config::Scope;
 use crate::error::{Error, Result};
 use crate::hook::protocol::Agent;
+pub use crate::settings_file::{apply, read, Write};
+use crate::settings_file::{malformed, JsonDoc, Step};
 
 /// The files one installation touches.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -103,8 +107,14 @@ impl Targets {
 }
 
 /// The shell command an agent runs: `session-ref`'s own path (quoted for
-/// `sh` when it needs to be), `hook AGENT`, and `--budget N` when given.
-pub fn hook_command(exe: &Path, agent: Agent, budget: Option<usize>) -> String {
+/// `sh` when it needs to be), `hook AGENT`, `--budget N` when given, and
+/// the store flags given to install (`store_args`, each word quoted).
+pub fn hook_command(
+    exe: &Path,
+    agent: Agent,
+    budget: Option<usize>,
+    store_args: &[String],
+) -> String {
     let mut command = format!(
         "{} hook {}",
         shell_quote(&exe.to_string_lossy()),
@@ -112,6 +122,10 @@ pub fn hook_command(exe: &Path, agent: Agent, budget: Option<usize>) -> String {
     );
     if let Some(budget) = budget {
         command.push_str(&format!(" --budget {budget}"));
+    }
+    for word in store_args {
+        command.push(' ');
+        command.push_str(&shell_quote(word));
     }
     command
 }
@@ -123,8 +137,13 @@ pub const COPILOT_HOOK_FILE: &str = "session-ref.json";
 /// Codex's cap, `additionalContextLimit`, counted in tokens of 4 bytes.
 /// Gemini CLI's is named (its `/hooks` list shows the name); Copilot CLI's
 /// runs `bash` and has its own timeout field.
-pub fn desired_handler(exe: &Path, agent: Agent, budget: Option<usize>) -> Value {
-    let command = hook_command(exe, agent, budget);
+pub fn desired_handler(
+    exe: &Path,
+    agent: Agent,
+    budget: Option<usize>,
+    store_args: &[String],
+) -> Value {
+    let command = hook_command(exe, agent, budget, store_args);
     let mut handler = handler(&command);
     match (agent, budget) {
         (Agent::Codex, Some(budget)) => {
@@ -169,17 +188,15 @@ pub fn is_ours(handler: &Value, agent: Agent) -> bool {
     let Some(command) = command.and_then(Value::as_str) else {
         return false;
     };
-    // `PROGRAM hook AGENT`, then nothing or options.
+    // `PROGRAM hook AGENT`, then nothing or options (whose quoted values
+    // may hold the same words: any place that fits will do).
     let needle = format!(" hook {}", agent.as_str());
-    let Some(at) = command.rfind(needle.as_str()) else {
-        return false;
-    };
-    let rest = &command[at + needle.len()..];
-    if !(rest.trim().is_empty() || rest.starts_with(" -")) {
-        return false;
-    }
-    let program = command[..at].trim().trim_matches('\'');
-    Path::new(program).file_name().and_then(|n| n.to_str()) == Some("session-ref")
+    command.match_indices(needle.as_str()).any(|(at, _)| {
+        let rest = &command[at + needle.len()..];
+        let program = command[..at].trim().trim_matches('\'');
+        (rest.trim().is_empty() || rest.starts_with(" -"))
+            && Path::new(program).file_name().and_then(|n| n.to_str()) == Some("session-ref")
+    })
 }
 
 /// The handler object install writes.
@@ -207,23 +224,16 @@ pub struct Edited {
     pub position: Option<Position>,
 }
 
-fn malformed(path: &Path, why: impl std::fmt::Display) -> Error {
-    Error::invalid_config(format!(
-        "{} is not a valid settings file ({why}); it was left untouched",
-        path.display()
-    ))
-}
-
-/// Parse a JSON settings text (absent or blank = `{}`), refusing anything
-/// but an object whose `hooks` and `hooks.EVENT` have the expected shapes.
-fn parse_settings(path: &Path, text: Option<&str>, event: &str) -> Result<Map<String, Value>> {
-    let value: Value = match text {
-        Some(text) if !text.trim().is_empty() => {
-            serde_json::from_str(text).map_err(|e| malformed(path, e))?
-        }
-        _ => Value::Object(Map::new()),
-    };
-    let Value::Object(root) = value else {
+/// Parse a JSON settings text (absent or blank = `{}`, comments allowed),
+/// refusing anything but an object whose `hooks` and `hooks.EVENT` have the
+/// expected shapes.
+fn parse_settings(
+    path: &Path,
+    text: Option<&str>,
+    event: &str,
+) -> Result<(JsonDoc, Map<String, Value>)> {
+    let doc = JsonDoc::new(path, text)?;
+    let Value::Object(root) = doc.value() else {
         return Err(malformed(path, "the top level is not an object"));
     };
     if let Some(hooks) = root.get("hooks") {
@@ -247,14 +257,7 @@ fn parse_settings(path: &Path, text: Option<&str>, event: &str) -> Result<Map<St
             }
         }
     }
-    Ok(root)
-}
-
-/// Settings as written: two-space indented JSON and a final newline.
-fn render_settings(root: Map<String, Value>) -> String {
-    let mut text = serde_json::to_string_pretty(&Value::Object(root)).expect("JSON serializes");
-    text.push('\n');
-    text
+    Ok((doc, root))
 }
 
 /// Find our handler in parsed settings.
@@ -270,79 +273,88 @@ fn find_ours(root: &Map<String, Value>, agent: Agent) -> Option<Position> {
 }
 
 /// Add `desired` to a settings text. One of ours already there is kept when
-/// it is the same, else replaced in place.
+/// it is the same, else replaced in place; the rest of the text is kept.
 pub fn merge(path: &Path, text: Option<&str>, agent: Agent, desired: &Value) -> Result<Edited> {
-    let mut root = parse_settings(path, text, agent.event())?;
+    let (mut doc, root) = parse_settings(path, text, agent.event())?;
+    let event = agent.event();
     if let Some((g, h)) = find_ours(&root, agent) {
-        let current = &mut root["hooks"][agent.event()][g]["hooks"][h];
-        if current == desired {
+        if root["hooks"][event][g]["hooks"][h] == *desired {
             return Ok(Edited {
                 text: None,
                 position: Some((g, h)),
             });
         }
-        *current = desired.clone();
+        let at = [
+            Step::Key("hooks"),
+            Step::Key(event),
+            Step::Index(g),
+            Step::Key("hooks"),
+            Step::Index(h),
+        ];
+        doc.replace(&at, desired);
         return Ok(Edited {
-            text: Some(render_settings(root)),
+            text: Some(doc.text().to_owned()),
             position: Some((g, h)),
         });
     }
-    let hooks = root
-        .entry("hooks")
-        .or_insert_with(|| Value::Object(Map::new()))
-        .as_object_mut()
-        .expect("checked to be an object");
-    let groups = hooks
-        .entry(agent.event())
-        .or_insert_with(|| Value::Array(Vec::new()))
-        .as_array_mut()
-        .expect("checked to be an array");
-    groups.push(json!({"hooks": [desired]}));
-    let position = (groups.len() - 1, 0);
+    let groups = root
+        .get("hooks")
+        .and_then(|h| h.get(event))
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    doc.push(
+        &[Step::Key("hooks"), Step::Key(event)],
+        &json!({"hooks": [desired]}),
+    );
     Ok(Edited {
-        text: Some(render_settings(root)),
-        position: Some(position),
+        text: Some(doc.text().to_owned()),
+        position: Some((groups, 0)),
     })
 }
 
 /// Remove our handlers from a settings text, and the groups, event list and
-/// `hooks` object that this leaves empty.
+/// `hooks` object that this leaves empty; the rest of the text is kept.
 pub fn remove(path: &Path, text: &str, agent: Agent) -> Result<Edited> {
-    let mut root = parse_settings(path, Some(text), agent.event())?;
+    let (mut doc, root) = parse_settings(path, Some(text), agent.event())?;
     if find_ours(&root, agent).is_none() {
         return Ok(Edited {
             text: None,
             position: None,
         });
     }
-    let hooks = root
-        .get_mut("hooks")
-        .and_then(Value::as_object_mut)
-        .expect("ours was found");
-    let groups = hooks
-        .get_mut(agent.event())
-        .and_then(Value::as_array_mut)
-        .expect("ours was found");
-    groups.retain_mut(|group| {
-        let Some(handlers) = group.get_mut("hooks").and_then(Value::as_array_mut) else {
-            return true;
+    let event = agent.event();
+    let groups = root["hooks"][event].as_array().cloned().unwrap_or_default();
+    for (g, group) in groups.iter().enumerate().rev() {
+        let Some(handlers) = group.get("hooks").and_then(Value::as_array) else {
+            continue;
         };
-        let before = handlers.len();
-        handlers.retain(|h| !is_ours(h, agent));
-        let emptied = before > 0 && handlers.is_empty();
+        let ours: Vec<usize> = (0..handlers.len())
+            .filter(|&h| is_ours(&handlers[h], agent))
+            .collect();
+        if ours.is_empty() {
+            continue;
+        }
         let only_hooks = group
             .as_object()
             .is_some_and(|g| g.keys().all(|k| k == "hooks" || k == "matcher"));
-        !(emptied && only_hooks)
-    });
-    if groups.is_empty() {
-        hooks.remove(agent.event());
+        let group_at = [Step::Key("hooks"), Step::Key(event), Step::Index(g)];
+        if ours.len() == handlers.len() && only_hooks {
+            doc.delete(&group_at);
+            continue;
+        }
+        for h in ours.into_iter().rev() {
+            doc.delete(&[&group_at[..], &[Step::Key("hooks"), Step::Index(h)]].concat());
+        }
     }
-    if hooks.is_empty() {
-        root.remove("hooks");
+    let now = doc.value();
+    if now["hooks"][event].as_array().is_some_and(Vec::is_empty) {
+        doc.delete(&[Step::Key("hooks"), Step::Key(event)]);
+    }
+    if doc.value()["hooks"].as_object().is_some_and(Map::is_empty) {
+        doc.delete(&[Step::Key("hooks")]);
     }
     Ok(Edited {
-        text: Some(render_settings(root)),
+        text: Some(doc.text().to_owned()),
         position: None,
     })
 }
@@ -571,65 +583,6 @@ pub fn codex_project_trusted(text: &str, dir: &Path) -> bool {
         == Some("trusted")
 }
 
-/// One file to replace, with its current text (`None` when absent).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Write {
-    /// The file.
-    pub path: PathBuf,
-    /// Its current text.
-    pub before: Option<String>,
-    /// Its new text.
-    pub after: String,
-}
-
-/// Read a settings file; absent is `None`.
-pub fn read(path: &Path) -> Result<Option<String>> {
-    match std::fs::read(path) {
-        Ok(bytes) => String::from_utf8(bytes)
-            .map(Some)
-            .map_err(|_| malformed(path, "not UTF-8 text")),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(Error::invalid_config(format!(
-            "cannot read {}: {e}",
-            path.display()
-        ))),
-    }
-}
-
-/// Write every change: back up each existing file next to it
-/// (`NAME.session-ref-backup-SECONDS`), then replace it through a temporary
-/// file and a rename. Returns the backups made, in order.
-pub fn apply(writes: &[Write]) -> Result<Vec<PathBuf>> {
-    let stamp = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let failed = |path: &Path, e: std::io::Error| {
-        Error::invalid_config(format!("cannot write {}: {e}", path.display()))
-    };
-    let mut backups = Vec::new();
-    for write in writes {
-        let dir = write.path.parent().unwrap_or(Path::new("."));
-        std::fs::create_dir_all(dir).map_err(|e| failed(dir, e))?;
-        if let Some(before) = &write.before {
-            let name = write.path.file_name().unwrap_or_default().to_string_lossy();
-            let backup = dir.join(format!("{name}.session-ref-backup-{stamp}"));
-            std::fs::write(&backup, before).map_err(|e| failed(&backup, e))?;
-            backups.push(backup);
-        }
-        let temp = dir.join(format!(
-            ".{}.session-ref-{}",
-            write.path.file_name().unwrap_or_default().to_string_lossy(),
-            std::process::id()
-        ));
-        std::fs::write(&temp, &write.after).map_err(|e| failed(&temp, e))?;
-        if let Ok(meta) = std::fs::metadata(&write.path) {
-            let _ = std::fs::set_permissions(&temp, meta.permissions());
-        }
-        std::fs::rename(&temp, &write.path).map_err(|e| failed(&write.path, e))?;
-    }
-    Ok(backups)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -664,19 +617,24 @@ mod tests {
     #[test]
     fn commands_are_quoted_for_sh_when_needed() {
         assert_eq!(
-            hook_command(Path::new("/usr/bin/session-ref"), Agent::Codex, None),
+            hook_command(Path::new("/usr/bin/session-ref"), Agent::Codex, None, &[]),
             "/usr/bin/session-ref hook codex"
         );
         assert_eq!(
-            desired_handler(Path::new("/b/session-ref"), Agent::Codex, Some(40_001)),
+            desired_handler(Path::new("/b/session-ref"), Agent::Codex, Some(40_001), &[]),
             json!({"type": "command", "command": "/b/session-ref hook codex --budget 40001", "additionalContextLimit": 10_001})
         );
         assert_eq!(
-            desired_handler(Path::new("/b/session-ref"), Agent::Claude, Some(5_000)),
+            desired_handler(Path::new("/b/session-ref"), Agent::Claude, Some(5_000), &[]),
             json!({"type": "command", "command": "/b/session-ref hook claude --budget 5000"})
         );
         assert_eq!(
-            hook_command(Path::new("/My Apps/it's/session-ref"), Agent::Claude, None),
+            hook_command(
+                Path::new("/My Apps/it's/session-ref"),
+                Agent::Claude,
+                None,
+                &[]
+            ),
             r"'/My Apps/it'\''s/session-ref' hook claude"
         );
     }

@@ -29,6 +29,7 @@ pub use crate::config::{InstallRequest, DEFAULT_HOST_CAP};
 
 use crate::config::Limits;
 use crate::error::{Error, Result};
+use crate::settings_file;
 use budget::Measure;
 use install::{Scope, Targets};
 use protocol::{Agent, Answer, HookInput, PROMPT_SUBMIT};
@@ -40,6 +41,7 @@ use session_ref_stores::{Caches, Catalog, StoreRoots};
 /// `hook install` for Copilot CLI: its hooks file of our own, written whole.
 fn install_copilot(targets: &Targets, desired: &serde_json::Value) -> Result<String> {
     let file = &targets.hooks_file;
+    let _lock = settings_file::lock(&[file], true)?;
     let before = install::read(file)?;
     let after = install::copilot_hooks_file(desired);
     if before.as_deref() == Some(after.as_str()) {
@@ -49,7 +51,7 @@ fn install_copilot(targets: &Targets, desired: &serde_json::Value) -> Result<Str
         ));
     }
     if let Some(text) = &before {
-        let ours = serde_json::from_str::<serde_json::Value>(text)
+        let ours = settings_file::parse_json(file, text)
             .ok()
             .and_then(|v| v["hooks"][Agent::Copilot.event()].as_array().cloned())
             .is_some_and(|handlers| handlers.iter().all(|h| install::is_ours(h, Agent::Copilot)));
@@ -75,10 +77,11 @@ fn install_copilot(targets: &Targets, desired: &serde_json::Value) -> Result<Str
 /// when it holds only our hook (a backup is kept).
 fn uninstall_copilot(targets: &Targets) -> Result<String> {
     let file = &targets.hooks_file;
+    let _lock = settings_file::lock(&[file], false)?;
     let Some(text) = install::read(file)? else {
         return Ok(format!("{} does not exist\n", file.display()));
     };
-    let handlers = serde_json::from_str::<serde_json::Value>(&text)
+    let handlers = settings_file::parse_json(file, &text)
         .ok()
         .and_then(|v| v["hooks"][Agent::Copilot.event()].as_array().cloned())
         .unwrap_or_default();
@@ -88,17 +91,7 @@ fn uninstall_copilot(targets: &Targets) -> Result<String> {
             file.display()
         ));
     }
-    let backup = file.with_file_name(format!(
-        "{}.session-ref-backup-{}",
-        install::COPILOT_HOOK_FILE,
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs())
-    ));
-    let failed =
-        |e: std::io::Error| Error::invalid_config(format!("cannot remove {}: {e}", file.display()));
-    std::fs::write(&backup, &text).map_err(failed)?;
-    std::fs::remove_file(file).map_err(failed)?;
+    let backup = settings_file::remove(file, &text)?;
     Ok(format!(
         "removed {}\nbackup: {}\n",
         file.display(),
@@ -283,7 +276,7 @@ pub struct InstallEnv<'a> {
 pub fn install(request: InstallRequest, env: &InstallEnv<'_>) -> Result<String> {
     let agent = request.agent;
     let targets = Targets::locate(agent, request.scope, env.env, env.home, env.cwd)?;
-    let desired = install::desired_handler(env.exe, agent, request.budget);
+    let desired = install::desired_handler(env.exe, agent, request.budget, &request.store_args);
     let hooks_file = &targets.hooks_file;
     if request.print {
         return Ok(print_snippet(agent, &targets, &desired));
@@ -291,6 +284,10 @@ pub fn install(request: InstallRequest, env: &InstallEnv<'_>) -> Result<String> 
     if agent == Agent::Copilot {
         return install_copilot(&targets, &desired);
     }
+    let mut files = vec![hooks_file.as_path()];
+    files.extend(targets.codex_config.as_deref());
+    // Held until every file is written: a concurrent install reads ours.
+    let _lock = settings_file::lock(&files, true)?;
     let before = install::read(hooks_file)?;
     let edited = install::merge(hooks_file, before.as_deref(), agent, &desired)?;
     let mut writes = Vec::new();
@@ -315,8 +312,12 @@ pub fn install(request: InstallRequest, env: &InstallEnv<'_>) -> Result<String> 
         // The hash covers the handler as written in hooks.json (an earlier
         // install's, possibly edited by hand, when one is there).
         let position = edited.position.expect("merge places the handler");
-        let installed = installed_handler(edited.text.as_deref().or(before.as_deref()), position)
-            .unwrap_or_else(|| desired.clone());
+        let installed = installed_handler(
+            hooks_file,
+            edited.text.as_deref().or(before.as_deref()),
+            position,
+        )
+        .unwrap_or_else(|| desired.clone());
         let key = install::codex_trust_key(hooks_file, position);
         let hash = install::codex_trust_hash_of(&installed);
         let trusted = install::trust(config, config_before.as_deref(), &key, &hash)?;
@@ -369,8 +370,12 @@ pub fn install(request: InstallRequest, env: &InstallEnv<'_>) -> Result<String> 
 }
 
 /// The handler at `position` in a settings text.
-fn installed_handler(text: Option<&str>, (g, h): install::Position) -> Option<serde_json::Value> {
-    let value: serde_json::Value = serde_json::from_str(text?).ok()?;
+fn installed_handler(
+    path: &Path,
+    text: Option<&str>,
+    (g, h): install::Position,
+) -> Option<serde_json::Value> {
+    let value = settings_file::parse_json(path, text?).ok()?;
     value
         .get("hooks")?
         .get(PROMPT_SUBMIT)?
@@ -404,13 +409,16 @@ pub fn uninstall(request: InstallRequest, env: &InstallEnv<'_>) -> Result<String
         return uninstall_copilot(&targets);
     }
     let hooks_file = &targets.hooks_file;
+    let mut files = vec![hooks_file.as_path()];
+    files.extend(targets.codex_config.as_deref());
+    let _lock = settings_file::lock(&files, false)?;
     let mut writes = Vec::new();
     let mut report = String::new();
     let before = install::read(hooks_file)?;
     let mut our_handlers = Vec::new();
     match &before {
         Some(text) => {
-            our_handlers = handlers_of(text, agent);
+            our_handlers = handlers_of(hooks_file, text, agent);
             let edited = install::remove(hooks_file, text, agent)?;
             match edited.text {
                 Some(after) => {
@@ -460,8 +468,8 @@ pub fn uninstall(request: InstallRequest, env: &InstallEnv<'_>) -> Result<String
 }
 
 /// Our handlers in a settings text (for their trust hashes).
-fn handlers_of(text: &str, agent: Agent) -> Vec<serde_json::Value> {
-    let Ok(value) = serde_json::from_str::<serde_json::Value>(text) else {
+fn handlers_of(path: &Path, text: &str, agent: Agent) -> Vec<serde_json::Value> {
+    let Ok(value) = settings_file::parse_json(path, text) else {
         return Vec::new();
     };
     let groups = value
@@ -514,9 +522,9 @@ pub fn run_command(config: &Config) -> Option<ExitCode> {
                 exe: &exe,
             };
             if matches!(config.command, Command::HookInstall(_)) {
-                install(*request, &install_env)
+                install(request.clone(), &install_env)
             } else {
-                uninstall(*request, &install_env)
+                uninstall(request.clone(), &install_env)
             }
         }
         _ => return None,

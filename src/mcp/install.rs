@@ -17,8 +17,9 @@
 //! and Qwen Code get `trust: true`. Codex runs tools annotated
 //! `readOnlyHint` unasked; Copilot's `tools: ["*"]` enables them all.
 //!
-//! Files are read and checked before any is written, backed up, replaced
-//! whole (through [`crate::hook::install::apply`]); an entry named
+//! Files are locked, read and checked before any is written, backed up,
+//! edited in place (every other byte, comments included, kept) and replaced
+//! atomically (through [`crate::settings_file`]); an entry named
 //! `session-ref` that runs another program is left alone with an error.
 //! Uninstall removes our entry and our permission only.
 
@@ -27,8 +28,9 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Map, Value};
 
 use crate::error::{Error, Result};
-use crate::hook::install::{apply, read, Scope, Write};
+use crate::hook::install::Scope;
 use crate::hook::InstallEnv;
+use crate::settings_file::{self, apply, malformed, read, JsonDoc, Step, Write};
 
 /// The name the server is registered under.
 pub const NAME: &str = "session-ref";
@@ -135,13 +137,15 @@ pub fn locate(agent: McpAgent, scope: Scope, env: &InstallEnv<'_>) -> Result<Pla
     })
 }
 
-/// The server's arguments: `mcp`, and the budget when one was given.
-pub fn server_args(budget: Option<usize>) -> Vec<String> {
+/// The server's arguments: `mcp`, the budget when one was given, and the
+/// store flags given to install.
+pub fn server_args(budget: Option<usize>, store_args: &[String]) -> Vec<String> {
     let mut args = vec!["mcp".to_owned()];
     if let Some(budget) = budget {
         args.push("--max-reference-bytes".to_owned());
         args.push(budget.to_string());
     }
+    args.extend(store_args.iter().cloned());
     args
 }
 
@@ -170,28 +174,13 @@ pub fn is_ours(entry: &Value) -> bool {
     program.is_some_and(|p| Path::new(p).file_name().and_then(|n| n.to_str()) == Some(NAME))
 }
 
-fn malformed(path: &Path, why: impl std::fmt::Display) -> Error {
-    Error::invalid_config(format!(
-        "{} is not a valid settings file ({why}); it was left untouched",
-        path.display()
-    ))
-}
-
-fn parse_json(path: &Path, text: Option<&str>) -> Result<Map<String, Value>> {
-    match text {
-        Some(text) if !text.trim().is_empty() => match serde_json::from_str(text) {
-            Ok(Value::Object(root)) => Ok(root),
-            Ok(_) => Err(malformed(path, "the top level is not an object")),
-            Err(e) => Err(malformed(path, e)),
-        },
-        _ => Ok(Map::new()),
+/// A JSON settings text as a document to edit and its top-level object.
+fn parse_json(path: &Path, text: Option<&str>) -> Result<(JsonDoc, Map<String, Value>)> {
+    let doc = JsonDoc::new(path, text)?;
+    match doc.value() {
+        Value::Object(root) => Ok((doc, root)),
+        _ => Err(malformed(path, "the top level is not an object")),
     }
-}
-
-fn render_json(root: &Map<String, Value>) -> String {
-    let mut text = serde_json::to_string_pretty(root).expect("JSON serializes");
-    text.push('\n');
-    text
 }
 
 /// What one edit did to one file.
@@ -205,20 +194,22 @@ pub enum Change {
 
 /// Put `desired` under `root[key][NAME]` of a JSON settings text.
 pub fn add_json(path: &Path, text: Option<&str>, key: &str, desired: &Value) -> Result<Change> {
-    let mut root = parse_json(path, text)?;
+    let (mut doc, root) = parse_json(path, text)?;
     if root.is_empty()
         && path
             .extension()
             .is_some_and(|e| e == "json" || e == "jsonc")
         && key == "mcp"
     {
-        root.insert("$schema".into(), "https://opencode.ai/config.json".into());
+        doc.set(&[], "$schema", &"https://opencode.ai/config.json".into());
     }
-    let servers = root
-        .entry(key)
-        .or_insert_with(|| Value::Object(Map::new()))
-        .as_object_mut()
-        .ok_or_else(|| malformed(path, format!("\"{key}\" is not an object")))?;
+    let empty = Map::new();
+    let servers = match root.get(key) {
+        None => &empty,
+        Some(servers) => servers
+            .as_object()
+            .ok_or_else(|| malformed(path, format!("\"{key}\" is not an object")))?,
+    };
     match servers.get(NAME) {
         Some(current) if current == desired => return Ok(Change::Unchanged),
         Some(current) if !is_ours(current) => {
@@ -231,67 +222,75 @@ pub fn add_json(path: &Path, text: Option<&str>, key: &str, desired: &Value) -> 
         }
         _ => {}
     }
-    servers.insert(NAME.into(), desired.clone());
-    Ok(Change::Changed(render_json(&root)))
+    doc.set(&[Step::Key(key)], NAME, desired);
+    Ok(Change::Changed(doc.text().to_owned()))
 }
 
 /// Remove our `root[key][NAME]` (and `root[key]` when that empties it).
 pub fn remove_json(path: &Path, text: &str, key: &str) -> Result<Change> {
-    let mut root = parse_json(path, Some(text))?;
-    let Some(servers) = root.get_mut(key).and_then(Value::as_object_mut) else {
+    let (mut doc, root) = parse_json(path, Some(text))?;
+    let Some(servers) = root.get(key).and_then(Value::as_object) else {
         return Ok(Change::Unchanged);
     };
     if !servers.get(NAME).is_some_and(is_ours) {
         return Ok(Change::Unchanged);
     }
-    servers.remove(NAME);
-    if servers.is_empty() {
-        root.remove(key);
+    if servers.len() == 1 {
+        doc.delete(&[Step::Key(key)]);
+    } else {
+        doc.delete(&[Step::Key(key), Step::Key(NAME)]);
     }
-    Ok(Change::Changed(render_json(&root)))
+    Ok(Change::Changed(doc.text().to_owned()))
 }
 
 /// Add `rule` to `permissions.allow` of a Claude Code settings text.
 pub fn allow(path: &Path, text: Option<&str>, rule: &str) -> Result<Change> {
-    let mut root = parse_json(path, text)?;
-    let permissions = root
-        .entry("permissions")
-        .or_insert_with(|| Value::Object(Map::new()))
-        .as_object_mut()
-        .ok_or_else(|| malformed(path, "\"permissions\" is not an object"))?;
-    let allowed = permissions
-        .entry("allow")
-        .or_insert_with(|| Value::Array(Vec::new()))
-        .as_array_mut()
-        .ok_or_else(|| malformed(path, "\"permissions.allow\" is not an array"))?;
-    if allowed.iter().any(|r| r.as_str() == Some(rule)) {
-        return Ok(Change::Unchanged);
+    let (mut doc, root) = parse_json(path, text)?;
+    if let Some(permissions) = root.get("permissions") {
+        let permissions = permissions
+            .as_object()
+            .ok_or_else(|| malformed(path, "\"permissions\" is not an object"))?;
+        if let Some(allowed) = permissions.get("allow") {
+            let allowed = allowed
+                .as_array()
+                .ok_or_else(|| malformed(path, "\"permissions.allow\" is not an array"))?;
+            if allowed.iter().any(|r| r.as_str() == Some(rule)) {
+                return Ok(Change::Unchanged);
+            }
+        }
     }
-    allowed.push(rule.into());
-    Ok(Change::Changed(render_json(&root)))
+    doc.push(
+        &[Step::Key("permissions"), Step::Key("allow")],
+        &rule.into(),
+    );
+    Ok(Change::Changed(doc.text().to_owned()))
 }
 
 /// Remove `rule` from `permissions.allow` (and what that leaves empty).
 pub fn disallow(path: &Path, text: &str, rule: &str) -> Result<Change> {
-    let mut root = parse_json(path, Some(text))?;
-    let Some(permissions) = root.get_mut("permissions").and_then(Value::as_object_mut) else {
+    let (mut doc, root) = parse_json(path, Some(text))?;
+    let Some(permissions) = root.get("permissions").and_then(Value::as_object) else {
         return Ok(Change::Unchanged);
     };
-    let Some(allowed) = permissions.get_mut("allow").and_then(Value::as_array_mut) else {
+    let Some(allowed) = permissions.get("allow").and_then(Value::as_array) else {
         return Ok(Change::Unchanged);
     };
-    let before = allowed.len();
-    allowed.retain(|r| r.as_str() != Some(rule));
-    if allowed.len() == before {
+    let ours: Vec<usize> = (0..allowed.len())
+        .filter(|&i| allowed[i].as_str() == Some(rule))
+        .collect();
+    if ours.is_empty() {
         return Ok(Change::Unchanged);
     }
-    if allowed.is_empty() {
-        permissions.remove("allow");
+    if ours.len() == allowed.len() && permissions.len() == 1 {
+        doc.delete(&[Step::Key("permissions")]);
+    } else if ours.len() == allowed.len() {
+        doc.delete(&[Step::Key("permissions"), Step::Key("allow")]);
+    } else {
+        for i in ours.into_iter().rev() {
+            doc.delete(&[Step::Key("permissions"), Step::Key("allow"), Step::Index(i)]);
+        }
     }
-    if permissions.is_empty() {
-        root.remove("permissions");
-    }
-    Ok(Change::Changed(render_json(&root)))
+    Ok(Change::Changed(doc.text().to_owned()))
 }
 
 fn parse_toml(path: &Path, text: Option<&str>) -> Result<toml_edit::DocumentMut> {
@@ -378,7 +377,11 @@ pub fn install(request: McpRequest, env: &InstallEnv<'_>) -> Result<String> {
     let agent = request.agent;
     let place = locate(agent, request.scope, env)?;
     let exe = env.exe.to_string_lossy().into_owned();
-    let args = server_args(request.budget);
+    let args = server_args(request.budget, &request.store_args);
+    let mut files = vec![place.file.as_path()];
+    files.extend(place.permissions.as_deref());
+    // Held until every file is written: a concurrent install reads ours.
+    let _lock = settings_file::lock(&files, true)?;
     let before = read(&place.file)?;
     let change = match agent {
         McpAgent::Codex => add_toml(&place.file, before.as_deref(), &exe, &args)?,
@@ -458,6 +461,9 @@ pub fn install(request: McpRequest, env: &InstallEnv<'_>) -> Result<String> {
 pub fn uninstall(request: McpRequest, env: &InstallEnv<'_>) -> Result<String> {
     let agent = request.agent;
     let place = locate(agent, request.scope, env)?;
+    let mut files = vec![place.file.as_path()];
+    files.extend(place.permissions.as_deref());
+    let _lock = settings_file::lock(&files, false)?;
     let mut writes = Vec::new();
     let mut report = String::new();
     match read(&place.file)? {
@@ -514,7 +520,7 @@ mod tests {
     const EXE: &str = "/opt/bin/session-ref";
 
     fn args() -> Vec<String> {
-        server_args(None)
+        server_args(None, &[])
     }
 
     #[test]

@@ -90,9 +90,9 @@ pub fn run_command(config: &Config) -> Option<ExitCode> {
                 exe: &exe,
             };
             let result = if matches!(config.command, Command::McpInstall(_)) {
-                install::install(*request, &surroundings)
+                install::install(request.clone(), &surroundings)
             } else {
-                install::uninstall(*request, &surroundings)
+                install::uninstall(request.clone(), &surroundings)
             };
             Some(
                 match result.map(|text| crate::output::write_stdout(&text)) {
