@@ -70,8 +70,11 @@ impl Answer {
     /// An error result saying `session-ref: CODE: message`.
     pub fn error(error: &Error) -> Answer {
         Answer {
-            text: format!("session-ref: {}: {}", error.code, error.message),
-            structured: json!({"error": {"code": error.code.as_str(), "message": error.message}}),
+            text: error.stderr_line(),
+            structured: json!({"error": {
+                "code": error.code.as_str(),
+                "message": error.message_for_person(),
+            }}),
             is_error: true,
         }
     }

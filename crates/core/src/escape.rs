@@ -45,7 +45,13 @@ pub fn safe_label(text: &str) -> Cow<'_, str> {
     Cow::Owned(
         text.chars()
             .filter(|&c| !is_bidi(c))
-            .map(|c| if c.is_control() || is_break(c) { ' ' } else { c })
+            .map(|c| {
+                if c.is_control() || is_break(c) {
+                    ' '
+                } else {
+                    c
+                }
+            })
             .collect(),
     )
 }
@@ -100,9 +106,15 @@ mod tests {
             safe_label("invoice \u{202e}gnp.exe \u{2066}x\u{2069}\u{61c}\u{200e}\u{200f}"),
             "invoice gnp.exe x"
         );
-        assert!(matches!(safe_label("Plain title é 日本 😀"), Cow::Borrowed(_)));
+        assert!(matches!(
+            safe_label("Plain title é 日本 😀"),
+            Cow::Borrowed(_)
+        ));
         // What is not a control or bidi control stays: the label is text.
-        assert_eq!(safe_label("a\u{200b}b\u{feff}c\u{a0}d"), "a\u{200b}b\u{feff}c\u{a0}d");
+        assert_eq!(
+            safe_label("a\u{200b}b\u{feff}c\u{a0}d"),
+            "a\u{200b}b\u{feff}c\u{a0}d"
+        );
     }
 
     proptest! {
