@@ -291,10 +291,10 @@ fn bool_arg(args: &Map<String, Value>, key: &str) -> Result<bool> {
 /// One session as the tools list it.
 pub fn session_json(listing: &Listing, id: RecordId) -> Map<String, Value> {
     let record = listing.record(id);
-    let label = &listing.labels[id];
+    let label = &*listing.label(id);
     let mut out = Map::new();
     out.insert("sessionId".into(), record.id.clone().into());
-    out.insert("label".into(), label.clone().into());
+    out.insert("label".into(), label.into());
     if let Some(cwd) = &record.cwd {
         out.insert("cwd".into(), cwd.clone().into());
     }
