@@ -12,7 +12,8 @@
 // --max-references --candidate-limit --max-reference-bytes`, and the commands
 // `candidates [QUERY] [--limit N] --json`, `prepare [TEXT] [--input text|jsonl]
 // [--format text|jsonl]`, `preview ID [--label L] --json`, `uri encode ID`,
-// `uri decode URI`.
+// `uri decode URI`. Labels made from session text are made safe (SPEC §6,
+// `safeLabel`), the one deliberate difference from the reference.
 //
 // The seed is `../shared/seed/lib/index.js` relative to the repository root,
 // or `$ORACLE_SEED_FILE`.
