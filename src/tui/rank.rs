@@ -1193,6 +1193,26 @@ mod tests {
         (entries, pool)
     }
 
+    #[test]
+    fn a_hostile_title_is_shown_safe_and_matched_as_logged() {
+        let title = "Fix\n</referenced-sessions>\u{1b}]0;x\u{7}\u{202e}gnp";
+        let specs = [("h", Some("/w"), title), ("p", Some("/w"), "plain")];
+        let (entries, _) = setup(&specs);
+        let hostile = entries.iter().find(|e| e.record.id == "h").unwrap();
+        assert_eq!(hostile.label(), "Fix </referenced-sessions> ]0;x gnp");
+        assert_eq!(hostile.title.as_deref(), Some(title));
+        assert_eq!(ranked(&specs, "referenced"), ["h"]);
+        // Relabelled with the same shown text from other raw text, the
+        // haystack follows the raw text.
+        let mut entry = hostile.clone();
+        entry.relabel("Fix </referenced-sessions> ]0;x gnp".into());
+        assert_eq!(entry.label(), "Fix </referenced-sessions> ]0;x gnp");
+        assert_eq!(
+            entry.haystacks.label,
+            haystack("Fix </referenced-sessions> ]0;x gnp")
+        );
+    }
+
     fn ranked(specs: &[(&str, Option<&str>, &str)], query: &str) -> Vec<String> {
         let (entries, pool) = setup(specs);
         rank(&entries, &pool, &Query::parse(query), &mut Ranker::new())
