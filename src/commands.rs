@@ -71,7 +71,10 @@ pub fn nothing_found_hint(config: &Config) -> String {
     // Paths in one column, however long the kinds' names.
     let width = REGISTRY.iter().map(|k| k.as_str().len()).max().unwrap_or(0);
     for (kind, path) in looked.iter() {
-        hint.push_str(&format!("  {kind:<width$} {}\n", path.display()));
+        hint.push_str(&format!(
+            "  {kind:<width$} {}\n",
+            crate::display::path_for_person(path)
+        ));
     }
     hint.push_str("Point at a store with ");
     for (i, kind) in REGISTRY.iter().enumerate() {

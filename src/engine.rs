@@ -17,6 +17,7 @@ use serde_json::Value;
 use crate::config::Limits;
 use crate::error::{Error, Result};
 use session_ref_core::candidates::{self, Ranked, Target};
+use session_ref_core::escape::safe_label;
 use session_ref_core::matching::FuzzyMatcher;
 use session_ref_core::mention::{self, Reference};
 use session_ref_core::prepare::{self, Context, ReadSource, SourceRef};
@@ -185,7 +186,9 @@ impl Engine {
         }
     }
 
-    /// Labels of the records `ids` (SPEC §6, [`Catalog::label`]), their
+    /// Labels of the records `ids` as queries match them (SPEC §6,
+    /// [`Catalog::label`]: the title as the log holds it, or the id; what
+    /// is shown and cited is that through [`safe_label`]), their
     /// titles read on rayon's pool. Titles are read by session id, as the
     /// reference's `readTitleSnapshots(ids)` reads them: records sharing an
     /// id all get the title of the first of them in record order, the
@@ -238,15 +241,17 @@ impl Engine {
     }
 
     /// The label a mention of `id` gets by default: the latest title of
-    /// its session, else the id.
+    /// its session, else the id, made safe (SPEC §6: it is session text).
     pub fn default_label(&self, id: &str) -> String {
-        self.catalog
+        let title = self
+            .catalog
             .find(id)
-            .and_then(|record| self.catalog.read_title(record).ok().flatten())
-            .unwrap_or_else(|| id.to_owned())
+            .and_then(|record| self.catalog.read_title(record).ok().flatten());
+        safe_label(title.as_deref().unwrap_or(id)).into_owned()
     }
 
-    /// `label`, or the default label of `id` when there is none.
+    /// `label` (the user's, kept as written), or the default label of `id`
+    /// when there is none.
     pub fn label_or_default(&self, id: &str, label: Option<&str>) -> String {
         match label {
             Some(label) => label.to_owned(),

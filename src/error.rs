@@ -160,11 +160,15 @@ impl Error {
     /// message escaped for a person's terminal (it may quote paths and
     /// session text: see [`crate::display::escape_unsafe_lines`]).
     pub fn stderr_line(&self) -> String {
-        format!(
-            "session-ref: {}: {}",
-            self.code,
-            crate::display::escape_unsafe_lines(&self.message)
-        )
+        format!("session-ref: {}: {}", self.code, self.message_for_person())
+    }
+
+    /// The message as a person may see it: escaped as on stderr, also where
+    /// it travels inside JSON first (a hook's block reason, an MCP error),
+    /// since the agent parses that JSON back into the raw characters before
+    /// it shows them.
+    pub fn message_for_person(&self) -> std::borrow::Cow<'_, str> {
+        crate::display::escape_unsafe_lines(&self.message)
     }
 
     /// `SESSION_REFERENCE_CANCELLED`.

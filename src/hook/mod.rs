@@ -225,7 +225,10 @@ fn resolve(context: &HookContext, input: &HookInput) -> Result<Answer> {
 /// every agent but Claude Code the prompt is kept in a draft file named
 /// there.
 fn blocked(context: &HookContext, input: Option<&HookInput>, error: &Error) -> HookRun {
-    let reason = format!("session-ref: {}: {}", error.code, error.message);
+    // Escaped before it goes into the answer's JSON: the agent parses it
+    // back, so an escape sequence JSON-escaped there would reach its
+    // terminal whole (a remote's error text, an id).
+    let reason = error.stderr_line();
     let notice = match (context.agent, input) {
         (Agent::Claude, _) | (_, None) => None,
         (_, Some(input)) => Some(keep_draft(context, input, &reason)),
@@ -537,7 +540,7 @@ pub fn run_command(config: &Config) -> Option<ExitCode> {
                 ExitCode::FAILURE
             }
             Err(e) => {
-                eprintln!("session-ref: {}: {}", e.code, e.message);
+                eprintln!("{}", e.stderr_line());
                 ExitCode::FAILURE
             }
         },

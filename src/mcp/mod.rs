@@ -102,7 +102,7 @@ pub fn run_command(config: &Config) -> Option<ExitCode> {
                         ExitCode::FAILURE
                     }
                     Err(e) => {
-                        eprintln!("session-ref: {}: {}", e.code, e.message);
+                        eprintln!("{}", e.stderr_line());
                         ExitCode::FAILURE
                     }
                 },

@@ -66,8 +66,8 @@ fn resource(listing: &Listing, id: usize) -> Value {
     }
     json!({
         "uri": uri::encode(&record.id),
-        "name": listing.labels[id],
-        "title": listing.labels[id],
+        "name": listing.label(id),
+        "title": listing.label(id),
         "description": description.join(" · "),
         "mimeType": MIME,
     })

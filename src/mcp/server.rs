@@ -125,7 +125,7 @@ async fn on_pool<T: Send + 'static>(
     tokio::select! {
         result = rx => match result {
             Ok(Ok(value)) => Ok(value),
-            Ok(Err(e)) => Err(McpError::internal_error(e.message, None)),
+            Ok(Err(e)) => Err(McpError::internal_error(e.message_for_person().into_owned(), None)),
             Err(_) => Err(McpError::internal_error("the request's job ended without an answer", None)),
         },
         () = cancelled => {
@@ -169,7 +169,7 @@ const STATIC_FOR: std::time::Duration = std::time::Duration::from_secs(3600);
 /// A session-ref error as a JSON-RPC error: unknown or unreadable sessions
 /// are "resource not found", bad arguments "invalid params".
 fn protocol_error(error: &Error) -> McpError {
-    let message = format!("session-ref: {}: {}", error.code, error.message);
+    let message = error.stderr_line();
     match error.code {
         ErrorCode::ReadFailed => McpError::resource_not_found(message, None),
         ErrorCode::Internal => McpError::internal_error(message, None),

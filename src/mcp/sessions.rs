@@ -44,7 +44,8 @@ type Entries = (Option<String>, Arc<Vec<Entry>>);
 pub struct Listing {
     /// The engine over the listed catalog.
     pub engine: Engine,
-    /// Labels, indexed by [`RecordId`].
+    /// Labels as queries match them (the title as the log holds it, or
+    /// the id), indexed by [`RecordId`]; [`Listing::label`] is what is shown.
     pub labels: Vec<String>,
     /// Last activity (log modification time, Unix seconds), by [`RecordId`].
     pub activity: Vec<Option<i64>>,
@@ -84,6 +85,12 @@ impl Listing {
             loaded: Instant::now(),
             entries: Mutex::new(None),
         }
+    }
+
+    /// The label of record `id` as answers show and cite it: made safe
+    /// (SPEC §6), since a title is session text.
+    pub fn label(&self, id: RecordId) -> std::borrow::Cow<'_, str> {
+        session_ref_core::escape::safe_label(&self.labels[id])
     }
 
     /// The catalog.

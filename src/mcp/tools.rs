@@ -70,8 +70,11 @@ impl Answer {
     /// An error result saying `session-ref: CODE: message`.
     pub fn error(error: &Error) -> Answer {
         Answer {
-            text: format!("session-ref: {}: {}", error.code, error.message),
-            structured: json!({"error": {"code": error.code.as_str(), "message": error.message}}),
+            text: error.stderr_line(),
+            structured: json!({"error": {
+                "code": error.code.as_str(),
+                "message": error.message_for_person(),
+            }}),
             is_error: true,
         }
     }
@@ -288,10 +291,10 @@ fn bool_arg(args: &Map<String, Value>, key: &str) -> Result<bool> {
 /// One session as the tools list it.
 pub fn session_json(listing: &Listing, id: RecordId) -> Map<String, Value> {
     let record = listing.record(id);
-    let label = &listing.labels[id];
+    let label = &*listing.label(id);
     let mut out = Map::new();
     out.insert("sessionId".into(), record.id.clone().into());
-    out.insert("label".into(), label.clone().into());
+    out.insert("label".into(), label.into());
     if let Some(cwd) = &record.cwd {
         out.insert("cwd".into(), cwd.clone().into());
     }

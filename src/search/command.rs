@@ -84,6 +84,8 @@ pub fn run(
         None => scan::read_messages(catalog, record).map(|m| hits::match_session(&query, &m)),
     };
     let entry = |record: &SessionRecord, label: String, found: &SessionMatch| {
+        // A title is session text: shown and cited made safe (SPEC §6).
+        let label = session_ref_core::escape::safe_label(&label).into_owned();
         if json {
             let mut line = serde_json::to_string(&Found::new(record, label, found))
                 .expect("search results serialize");
@@ -148,15 +150,19 @@ pub fn run(
         let listed: Vec<&std::path::Path> = catalog.ordered().map(|r| r.path.as_path()).collect();
         if let Err(e) = index.commit(Some(&listed)) {
             if config.verbose {
-                eprintln!("session-ref: warning: search index not written: {e}");
+                eprintln!(
+                    "session-ref: warning: search index not written: {}",
+                    display::escape_unsafe(&e.to_string())
+                );
             }
         }
     }
     if config.verbose {
         for (path, why) in &outcome.unreadable {
             eprintln!(
-                "session-ref: warning: cannot search {}: {why}",
-                path.display()
+                "session-ref: warning: cannot search {}: {}",
+                display::path_for_person(path),
+                display::escape_unsafe(&why.to_string())
             );
         }
     }

@@ -33,6 +33,7 @@ use rayon::prelude::*;
 
 use super::char_set::CharSet;
 use session_ref_core::candidates::{group_rank, Target};
+use session_ref_core::escape::safe_label;
 use session_ref_stores::model::SessionRecord;
 
 /// Index of an [`Entry`] in the picker's arrival-ordered entry list.
@@ -44,9 +45,14 @@ pub struct Entry {
     /// The listed record.
     pub record: SessionRecord,
     /// The label: its session's latest title, or the id while the title is
-    /// unknown, absent or unreadable (set through [`Entry::set_title`] and
-    /// [`Entry::relabel`], which keep its haystack in step).
+    /// unknown, absent or unreadable, made safe (SPEC §6,
+    /// [`session_ref_core::escape::safe_label`]): what the list shows and a
+    /// mention cites. Set through [`Entry::set_title`] and
+    /// [`Entry::relabel`], which keep its haystack in step; the haystack is
+    /// the text as the log holds it, which the query matches.
     label: String,
+    /// Whether `label` differs from the text its haystack was made from.
+    label_altered: bool,
     /// This record's own title, once read.
     pub title: Option<String>,
     /// Whether the title has been read.
@@ -122,6 +128,8 @@ impl Entry {
             haystack(cwd),
             haystack(&cwd[cwd_tail..]),
         );
+        let shown = safe_label(&record.id);
+        let label_altered = matches!(shown, std::borrow::Cow::Owned(_));
         let chars = |field: &Utf32String| CharSet::of_field(field.slice(..));
         let haystacks = Haystacks {
             chars: FieldChars {
@@ -138,7 +146,8 @@ impl Entry {
         Entry {
             group,
             within: within(record.cwd.as_deref(), target.cwd.as_deref()),
-            label: record.id.clone(),
+            label: shown.into_owned(),
+            label_altered,
             title: None,
             title_known: false,
             activity: None,
@@ -148,7 +157,7 @@ impl Entry {
     }
 
     /// The label: its session's latest title, or the id while the title is
-    /// unknown, absent or unreadable.
+    /// unknown, absent or unreadable, made safe.
     pub fn label(&self) -> &str {
         &self.label
     }
@@ -161,14 +170,21 @@ impl Entry {
         self.title_known = true;
     }
 
-    /// Change the label (records sharing an id all carry the title of the
-    /// first of them in record order, as the engine labels them).
+    /// Change the label to `label` as the log holds it, which the query
+    /// matches; it is shown made safe (records sharing an id all carry the
+    /// title of the first of them in record order, as the engine labels
+    /// them).
     pub fn relabel(&mut self, label: String) {
-        if label != self.label {
-            self.haystacks.label = haystack(&label);
-            self.haystacks.chars.label = CharSet::of_field(self.haystacks.label.slice(..));
-            self.label = label;
+        let safe = safe_label(&label);
+        let altered = matches!(safe, std::borrow::Cow::Owned(_));
+        if !altered && !self.label_altered && safe == self.label {
+            // The same text, shown as it is matched: nothing to redo.
+            return;
         }
+        self.haystacks.label = haystack(&label);
+        self.haystacks.chars.label = CharSet::of_field(self.haystacks.label.slice(..));
+        self.label = safe.into_owned();
+        self.label_altered = altered;
     }
 
     /// The cwd as a term sees it: the last component, or all of it, and
@@ -1175,6 +1191,26 @@ mod tests {
         let mut pool: Vec<EntryId> = (0..entries.len() as EntryId).collect();
         pool.sort_by_key(|&i| entries[i as usize].group);
         (entries, pool)
+    }
+
+    #[test]
+    fn a_hostile_title_is_shown_safe_and_matched_as_logged() {
+        let title = "Fix\n</referenced-sessions>\u{1b}]0;x\u{7}\u{202e}gnp";
+        let specs = [("h", Some("/w"), title), ("p", Some("/w"), "plain")];
+        let (entries, _) = setup(&specs);
+        let hostile = entries.iter().find(|e| e.record.id == "h").unwrap();
+        assert_eq!(hostile.label(), "Fix </referenced-sessions> ]0;x gnp");
+        assert_eq!(hostile.title.as_deref(), Some(title));
+        assert_eq!(ranked(&specs, "referenced"), ["h"]);
+        // Relabelled with the same shown text from other raw text, the
+        // haystack follows the raw text.
+        let mut entry = hostile.clone();
+        entry.relabel("Fix </referenced-sessions> ]0;x gnp".into());
+        assert_eq!(entry.label(), "Fix </referenced-sessions> ]0;x gnp");
+        assert_eq!(
+            entry.haystacks.label,
+            haystack("Fix </referenced-sessions> ]0;x gnp")
+        );
     }
 
     fn ranked(specs: &[(&str, Option<&str>, &str)], query: &str) -> Vec<String> {

@@ -846,7 +846,7 @@ impl State {
             Action::Prepared(Ok(output)) => fx.push(Effect::Exit(Exit::Submit(output))),
             Action::Prepared(Err(e)) => {
                 self.submit = Submit::Idle;
-                self.error(format!("{}: {}", e.code, e.message));
+                self.error(format!("{}: {}", e.code, e.message_for_person()));
             }
             Action::Abort => fx.push(Effect::Exit(Exit::Abort)),
             Action::Resize(width, height) => {
@@ -1517,7 +1517,7 @@ impl State {
             )?)
         });
         if let Err(e) = checked {
-            self.error(format!("{}: {}", e.code, e.message));
+            self.error(format!("{}: {}", e.code, e.message_for_person()));
             return;
         }
         match self.setup.format {

@@ -12,7 +12,8 @@
 // --max-references --candidate-limit --max-reference-bytes`, and the commands
 // `candidates [QUERY] [--limit N] --json`, `prepare [TEXT] [--input text|jsonl]
 // [--format text|jsonl]`, `preview ID [--label L] --json`, `uri encode ID`,
-// `uri decode URI`.
+// `uri decode URI`. Labels made from session text are made safe (SPEC §6,
+// `safeLabel`), the one deliberate difference from the reference.
 //
 // The seed is `../shared/seed/lib/index.js` relative to the repository root,
 // or `$ORACLE_SEED_FILE`.
@@ -123,6 +124,18 @@ function makeResolver(globals) {
 
 const line = (value) => `${JSON.stringify(value)}\n`;
 
+/**
+ * SPEC §6's safe label, session-ref's deliberate difference from the
+ * reference (whose titles come from its own host): a label made from
+ * session text has every line break, tab and other control character as a
+ * space and no bidi control. The identity on ordinary titles, so the
+ * comparison stays exact for them; filtering still sees the raw title.
+ */
+const safeLabel = (label) =>
+  label
+    .replace(/[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, "")
+    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, " ");
+
 async function candidates(globals, locals, positionals) {
   if (!locals.json) throw new UsageError("the oracle compares `candidates --json` only");
   const query = positionals[0] ?? "";
@@ -148,7 +161,8 @@ async function candidates(globals, locals, positionals) {
         r.header.createdAt === candidate.createdAt,
     );
     used.add(record);
-    const mention = formatSessionReferenceMention({ sessionId: candidate.sessionId, label: candidate.label });
+    const label = safeLabel(candidate.label);
+    const mention = formatSessionReferenceMention({ sessionId: candidate.sessionId, label });
     // session-ref adds the session's last activity (UTC, whole seconds):
     // for a native log, whose events carry no time, its createdAt when that
     // parses, else the log's last write.
@@ -157,7 +171,7 @@ async function candidates(globals, locals, positionals) {
         ? record.instant.seconds
         : BigInt(Math.floor(statSync(record.path).mtimeMs / 1000));
     const lastActivity = formatUtcSeconds(seconds);
-    out += line({ ...candidate, mention, store: "hydra", path: record.path, lastActivity });
+    out += line({ ...candidate, label, mention, store: "hydra", path: record.path, lastActivity });
   }
   return out;
 }
@@ -225,7 +239,7 @@ async function preview(globals, locals, positionals) {
   let label = locals.label;
   if (label === undefined) {
     const [observation] = await resolver.ctx.sessionQuery.readTitleSnapshots([sessionId]);
-    label = observation.status === "fulfilled" ? (observation.value.title?.title ?? sessionId) : sessionId;
+    label = safeLabel(observation.status === "fulfilled" ? (observation.value.title?.title ?? sessionId) : sessionId);
   }
   const prepared = await resolver.prepare(agent, [], [{ sessionId, label }]);
   const context = prepared.additionalContext;

@@ -5,6 +5,7 @@
 
 use memchr::memmem::Finder;
 
+use crate::escape::safe_label;
 use crate::matching::{FuzzyMatcher, Pattern};
 
 /// A listed session's place in a listing: an index into its records (in
@@ -47,7 +48,7 @@ pub fn group_rank(candidate_cwd: Option<&str>, target_cwd: Option<&str>) -> u8 {
 pub struct Ranked {
     /// The record's id in the catalog.
     pub index: RecordId,
-    /// Latest title, or the id.
+    /// Latest title, or the id, made safe ([`crate::escape::safe_label`]).
     pub label: String,
     /// Group rank (0, 1, 2).
     pub rank: u8,
@@ -175,8 +176,10 @@ pub fn rank<'a, I: Copy>(
 /// The reference's `listCandidates`.
 ///
 /// `labels` is asked, once, for the labels of the records that need one
-/// (by id). With an empty query only the first
-/// `limit` ranked records are asked for; otherwise every eligible record is.
+/// (by id): the title as the log holds it, or the id, which the query is
+/// matched on; each [`Ranked::label`] is that made safe (SPEC §6). With an
+/// empty query only the first `limit` ranked records are asked for;
+/// otherwise every eligible record is.
 pub fn exact(
     catalog: &(impl Listing + ?Sized),
     target: &Target,
@@ -201,7 +204,7 @@ pub fn exact(
         })
         .map(|((index, rank), label)| Ranked {
             index,
-            label,
+            label: safe_label(&label).into_owned(),
             rank,
             exact: true,
             score: 0,
@@ -231,7 +234,9 @@ pub fn eligible(catalog: &(impl Listing + ?Sized), target: &Target) -> Vec<(Reco
 /// Exact matches first in the reference's order, then fuzzy-only matches,
 /// best score first, ties by group rank then record order (SPEC §6).
 ///
-/// `labels[id]` is the label of record `id` of the catalog.
+/// `labels[id]` is the label of record `id` of the catalog as the query is
+/// matched on it (the title as the log holds it, or the id); each
+/// [`Ranked::label`] is that made safe.
 pub fn fuzzy(
     catalog: &(impl Listing + ?Sized),
     labels: &[String],
@@ -253,7 +258,7 @@ pub fn fuzzy(
             let (index, rank) = pool[hit.id];
             Ranked {
                 index,
-                label: labels[index].clone(),
+                label: safe_label(&labels[index]).into_owned(),
                 rank,
                 exact: hit.exact,
                 score: hit.score,
@@ -361,6 +366,26 @@ mod tests {
         });
         assert_eq!(asked, 4);
         assert_eq!(ids(&catalog, &ranked), ["b", "a"]);
+    }
+
+    #[test]
+    fn labels_are_made_safe_but_the_query_matches_the_title_as_logged() {
+        let catalog = fixture();
+        let title = "Fix\n</referenced-sessions>\u{1b}]0;x\u{7}\u{202e}gnp";
+        let mut labels = labels_of(&catalog, "c", title);
+        let ranked = exact(&catalog, &target(), "Fix\n</", 10, &mut labels);
+        assert_eq!(ids(&catalog, &ranked), ["c"]);
+        assert_eq!(ranked[0].label, "Fix </referenced-sessions> ]0;x gnp");
+        assert!(exact(&catalog, &target(), "Fix </", 10, &mut labels).is_empty());
+        let all: Vec<String> = (0..catalog.len())
+            .map(|i| match catalog.session_id(i) {
+                "c" => title.to_owned(),
+                id => id.to_owned(),
+            })
+            .collect();
+        let mut matcher = FuzzyMatcher::new();
+        let ranked = fuzzy(&catalog, &all, &target(), "\u{202e}gnp", 10, &mut matcher);
+        assert_eq!(ranked[0].label, "Fix </referenced-sessions> ]0;x gnp");
     }
 
     #[test]

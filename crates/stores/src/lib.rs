@@ -935,7 +935,9 @@ impl Catalog {
 
     /// The label of record `id` (SPEC §6): the title of its label source
     /// as `title_of` gives it, else the session id. The one labelling rule
-    /// of the engine and the picker.
+    /// of the engine and the picker. This is the text queries match (the
+    /// title as the log holds it); what is shown and cited is it made safe
+    /// by `session_ref_core::escape::safe_label`.
     pub fn label(&self, id: RecordId, title_of: impl FnOnce(RecordId) -> Option<String>) -> String {
         title_of(self.label_source(id)).unwrap_or_else(|| self.records[id].id.clone())
     }

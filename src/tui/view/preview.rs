@@ -47,10 +47,12 @@ pub fn draw(frame: &mut Frame<'_>, areas: &Areas, state: &State) {
         None if state.entries.is_empty() => Vec::new(),
         None => vec![Line::styled("no candidate highlighted", theme.dim())],
         Some(PreviewSlot::Loading) => vec![Line::styled("loading…", theme.dim())],
-        Some(PreviewSlot::Failed(e)) => text::wrap(&format!("✗ {}: {}", e.code, e.message), width)
-            .into_iter()
-            .map(|row| Line::styled(row, theme.error()))
-            .collect(),
+        Some(PreviewSlot::Failed(e)) => {
+            text::wrap(&format!("✗ {}: {}", e.code, e.message_for_person()), width)
+                .into_iter()
+                .map(|row| Line::styled(row, theme.error()))
+                .collect()
+        }
         Some(PreviewSlot::Ready(snapshot)) => {
             preview::lines(snapshot, state.preview_mode, width, theme, state.about())
         }

@@ -35,7 +35,7 @@ pub fn counter(state: &State) -> (String, bool) {
                 (format!("sessions {cited}/{max}"), cited > max)
             }
         }
-        Err(e) => (format!("✗ {}", e.message), true),
+        Err(e) => (format!("✗ {}", e.message_for_person()), true),
     }
 }
 
