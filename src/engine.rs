@@ -176,6 +176,27 @@ struct Parsed {
     references: Vec<Reference>,
 }
 
+/// Why the session `id` cited cannot be read when `catalog` does not list
+/// it: the host it names and why that host could not be listed (`host lo:
+/// did not answer within 5 s`), else an unknown session. The one message
+/// of `prepare`, the MCP server and the hooks; a host's words escaped.
+pub fn not_listed(catalog: &Catalog, id: &str) -> Error {
+    let remotes = catalog
+        .caches()
+        .get::<session_ref_stores::remote::Remotes>();
+    let quoted = json::quote(id, false);
+    match remotes.failure_for(id) {
+        Some((host, why)) => Error::read_failed(format!(
+            "failed to read referenced session {quoted}: host {}: {}",
+            crate::display::escape_unsafe(&host),
+            crate::display::escape_unsafe(&why)
+        )),
+        None => Error::read_failed(format!(
+            "failed to read referenced session: unknown session {quoted}"
+        )),
+    }
+}
+
 impl Engine {
     /// An engine over `catalog`.
     pub fn new(catalog: Arc<Catalog>, limits: Limits, target: Target) -> Self {
@@ -278,19 +299,7 @@ impl Engine {
                         })
                         .map_err(Error::from)
                 }
-                None => {
-                    let remotes = catalog
-                        .caches()
-                        .get::<session_ref_stores::remote::Remotes>();
-                    let why = remotes
-                        .failure_for(&source.session_id)
-                        .map(|why| format!(" ({})", crate::display::escape_unsafe(&why)))
-                        .unwrap_or_default();
-                    Err(Error::read_failed(format!(
-                        "failed to read referenced session: unknown session {}{why}",
-                        json::quote(&source.session_id, false)
-                    )))
-                }
+                None => Err(not_listed(catalog, &source.session_id)),
             })
             .collect::<Vec<_>>()
             .into_iter()

@@ -26,6 +26,15 @@ const EXIT_USAGE: u8 = 2;
 const EXIT_CANCELLED: u8 = 130;
 
 fn main() -> ExitCode {
+    let code = main_run();
+    // A connection to another machine still open (a listing not waited
+    // for, a cancelled command) is never dropped: end its ssh here.
+    session_ref_stores::remote::end_all();
+    code
+}
+
+/// Everything `main` does before the remotes' ssh are ended.
+fn main_run() -> ExitCode {
     let cli = match Cli::parse_args() {
         Ok(cli) => cli,
         Err(e) => {

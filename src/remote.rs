@@ -9,6 +9,7 @@
 //! ```toml
 //! ssh_command = "ssh -p 2222"   # as GIT_SSH_COMMAND; SESSION_REF_SSH wins
 //! connect_timeout = 3           # seconds
+//! list_timeout = 5              # seconds a host's listing is waited for
 //!
 //! [[remote]]
 //! host = "devbox"               # anything ssh accepts: an alias, user@host
@@ -46,6 +47,12 @@ use session_ref_stores::{Catalog, ScanEvent};
 /// unreachable.
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
 
+/// The default time a host's listing is waited for once connected: a
+/// one-shot command (`candidates`, `prepare`, …) prints its local rows
+/// after at most connecting plus this, whatever a stalled host does. A
+/// remote's warm listing takes well under a second.
+pub const DEFAULT_LIST_TIMEOUT: Duration = Duration::from_secs(5);
+
 /// The longest request a server accepts: requests are small.
 const MAX_REQUEST: usize = 1 << 20;
 
@@ -58,6 +65,8 @@ pub struct RemoteSettings {
     pub ssh: String,
     /// Connect (and greet) timeout.
     pub connect_timeout: Duration,
+    /// How long a host's listing is waited for once connected.
+    pub list_timeout: Duration,
 }
 
 impl RemoteSettings {
@@ -74,6 +83,9 @@ impl RemoteSettings {
         };
         if settings.connect_timeout.is_zero() {
             settings.connect_timeout = DEFAULT_CONNECT_TIMEOUT;
+        }
+        if settings.list_timeout.is_zero() {
+            settings.list_timeout = DEFAULT_LIST_TIMEOUT;
         }
         let mut hosts: Vec<RemoteHost> = Vec::new();
         for flag in flags {
@@ -108,6 +120,7 @@ impl RemoteSettings {
     /// The client of these settings (for a run's caches).
     pub fn remotes(&self) -> Remotes {
         Remotes::new(self.hosts.clone(), &self.ssh, self.connect_timeout)
+            .with_list_timeout(self.list_timeout)
     }
 
     /// The settings limited to the hosts that `ids` name (`ID@HOST`): what
@@ -152,14 +165,17 @@ fn parse_config(path: &Path) -> Result<RemoteSettings> {
             .ok_or_else(|| bad("ssh_command must be a string".to_owned()))?
             .to_owned();
     }
-    if let Some(item) = doc.get("connect_timeout") {
-        let seconds = item
-            .as_integer()
-            .filter(|s| (1..=600).contains(s))
-            .ok_or_else(|| {
-                bad("connect_timeout must be a number of seconds, 1 to 600".to_owned())
-            })?;
-        settings.connect_timeout = Duration::from_secs(seconds.unsigned_abs());
+    for (key, slot) in [
+        ("connect_timeout", &mut settings.connect_timeout),
+        ("list_timeout", &mut settings.list_timeout),
+    ] {
+        if let Some(item) = doc.get(key) {
+            let seconds = item
+                .as_integer()
+                .filter(|s| (1..=600).contains(s))
+                .ok_or_else(|| bad(format!("{key} must be a number of seconds, 1 to 600")))?;
+            *slot = Duration::from_secs(seconds.unsigned_abs());
+        }
     }
     if let Some(item) = doc.get("remote") {
         let tables = item
@@ -634,6 +650,7 @@ mod tests {
         assert_eq!(hosts, ["ci", "laptop", "devbox"]);
         assert_eq!(settings.ssh, "ssh -p 2222");
         assert_eq!(settings.connect_timeout, Duration::from_secs(5));
+        assert_eq!(settings.list_timeout, DEFAULT_LIST_TIMEOUT);
         assert_eq!(settings.hosts[2].command, "/opt/bin/session-ref");
         assert_eq!(settings.hosts[2].args, ["--claude", "/data/c"]);
         let pairs = [
@@ -657,6 +674,7 @@ mod tests {
             "[[remote]]\nport = 1\n",
             "remote = 3\n",
             "connect_timeout = 0\n",
+            "list_timeout = \"5\"\n",
             "x = [\n",
         ] {
             std::fs::write(&file, bad).unwrap();
@@ -673,6 +691,7 @@ mod tests {
             hosts: vec![RemoteHost::new("devbox"), RemoteHost::new("ci")],
             ssh: "ssh".to_owned(),
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
+            list_timeout: DEFAULT_LIST_TIMEOUT,
         };
         let only = settings.only_named_by(["a@ci", "local-id", "b@ci"]);
         assert_eq!(only.hosts, [RemoteHost::new("ci")]);

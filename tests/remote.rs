@@ -507,3 +507,209 @@ fn the_pickers_conversation_search_lists_remote_matches_after_local_ones() {
     let uri = session_ref_core::uri::encode(&format!("shared-id@{host}"));
     assert!(out.contains(&format!("]({uri})")), "{out}");
 }
+
+// A stalled remote: an "ssh" that connects, greets as session-ref does and
+// then never answers (a stand-in for a host that hangs after the login).
+// No sshd is needed: `SESSION_REF_SSH` names the fake.
+
+/// A fake ssh that writes its pid and its child's to `pids`, greets, and
+/// then answers nothing for ten minutes.
+fn stalled_ssh(dir: &Path) -> (PathBuf, PathBuf) {
+    let pids = dir.join("pids");
+    let script = dir.join("stalled-ssh");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\necho $$ >> {pids}\n\
+             printf '%s\\n' '{{\"sessionRef\":\"remote\",\"protocol\":1,\"version\":\"0.1.0\"}}'\n\
+             sleep 600 &\necho $! >> {pids}\nwait\n",
+            pids = pids.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    (script, pids)
+}
+
+/// Whether process `pid` still runs (a zombie no reaper collected has
+/// ended: it holds nothing).
+fn running(pid: u32) -> bool {
+    // SAFETY: kill(2) with signal 0 only checks that the process exists.
+    let exists = unsafe { libc::kill(pid as i32, 0) } == 0;
+    exists
+        && std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |stat| {
+            stat.rsplit_once(") ")
+                .is_none_or(|(_, rest)| !rest.starts_with('Z'))
+        })
+}
+
+/// Every pid the fake wrote, once it wrote both of a connection's.
+fn fake_pids(pids: &Path) -> Vec<u32> {
+    std::fs::read_to_string(pids)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.trim().parse().ok())
+        .collect()
+}
+
+/// Assert that no process the fake started is left, allowing a moment
+/// for the kill to land.
+fn assert_none_left(pids: &Path) {
+    let started = fake_pids(pids);
+    assert!(started.len() >= 2, "the fake ran: {started:?}");
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while started.iter().any(|&p| running(p)) {
+        assert!(
+            Instant::now() < deadline,
+            "an ssh of the stalled host was left running: {:?}",
+            started.iter().filter(|&&p| running(p)).collect::<Vec<_>>()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// `command` with the stalled fake as ssh and `lo` as a remote.
+fn stalled_command(dir: &Path, script: &Path) -> Command {
+    let mut cmd = command(dir);
+    cmd.env("SESSION_REF_SSH", script)
+        .env("XDG_CONFIG_HOME", dir.join("config"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    cmd
+}
+
+#[test]
+fn a_stalled_remote_delays_local_rows_only_up_to_the_list_timeout_and_is_ended() {
+    let dir = tempfile::tempdir().unwrap();
+    let (script, pids) = stalled_ssh(dir.path());
+    let local = dir.path().join("store");
+    local_store(&local);
+    let started = Instant::now();
+    let out = stalled_command(dir.path(), &script)
+        .args([
+            "--store",
+            local.to_str().unwrap(),
+            "--remote",
+            "lo",
+            "candidates",
+        ])
+        .output()
+        .unwrap();
+    let took = started.elapsed();
+    // The default list timeout (5 s), not the 30 s an answer may take.
+    assert!(took < Duration::from_secs(10), "waited {took:?} on lo");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("shared-id"), "local rows are listed");
+    let warning = stderr(&out);
+    assert!(
+        warning.contains("cannot list lo: did not answer within 5 s"),
+        "{warning}"
+    );
+    assert_none_left(&pids);
+}
+
+#[test]
+fn a_hook_citing_a_stalled_remote_names_the_host_in_time_and_ends_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let (script, pids) = stalled_ssh(dir.path());
+    let local = dir.path().join("store");
+    local_store(&local);
+    let config = dir.path().join("config/session-ref/config.toml");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    std::fs::write(&config, "list_timeout = 2\n[[remote]]\nhost = \"lo\"\n").unwrap();
+    let input = serde_json::json!({
+        "session_id": "s", "transcript_path": "/t", "cwd": "/home/me",
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": format!("use {}", mention("x@lo")),
+    });
+    let started = Instant::now();
+    let mut child = stalled_command(dir.path(), &script)
+        .args(["--store", local.to_str().unwrap(), "hook", "claude"])
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "the hook waited on lo"
+    );
+    let answer: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(answer["decision"], "block", "{answer}");
+    let reason = answer["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("host lo: did not answer within 2 s"),
+        "{reason}"
+    );
+    assert!(!reason.contains("unknown session"), "{reason}");
+    assert_none_left(&pids);
+}
+
+#[test]
+fn the_first_mcp_call_answers_from_local_sessions_while_a_remote_stalls() {
+    let dir = tempfile::tempdir().unwrap();
+    let (script, pids) = stalled_ssh(dir.path());
+    let local = dir.path().join("store");
+    local_store(&local);
+    let mut child = stalled_command(dir.path(), &script)
+        .args(["--store", local.to_str().unwrap(), "--remote", "lo", "mcp"])
+        .stdin(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let (tx, lines) = std::sync::mpsc::channel();
+    let out = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(out).lines().map_while(|l| l.ok()) {
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    use std::io::Write;
+    let started = Instant::now();
+    for message in [
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}),
+        serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "list_sessions", "arguments": {}}}),
+    ] {
+        writeln!(stdin, "{message}").unwrap();
+    }
+    stdin.flush().unwrap();
+    let listed = loop {
+        let line = lines
+            .recv_timeout(Duration::from_secs(30))
+            .expect("an answer");
+        let value: Value = serde_json::from_str(&line).unwrap();
+        if value["id"] == 2 {
+            break value;
+        }
+    };
+    let took = started.elapsed();
+    assert!(
+        listed.to_string().contains("shared-id"),
+        "local sessions: {listed}"
+    );
+    // Not the connect timeout plus the list timeout (8 s) of lo.
+    assert!(took < Duration::from_secs(3), "waited {took:?} on lo");
+    // The remotes are asked in the background meanwhile; once they are,
+    // ending the server ends their ssh too.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while fake_pids(&pids).len() < 2 {
+        assert!(Instant::now() < deadline, "lo was never asked");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    drop(stdin);
+    let _ = child.wait();
+    assert_none_left(&pids);
+}

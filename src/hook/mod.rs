@@ -33,7 +33,6 @@ use crate::settings_file;
 use budget::Measure;
 use install::{Scope, Targets};
 use protocol::{Agent, Answer, HookInput, PROMPT_SUBMIT};
-use session_ref_core::json;
 use session_ref_core::mention;
 use session_ref_core::prepare::normalize_references;
 use session_ref_stores::{Caches, Catalog, StoreRoots};
@@ -150,6 +149,13 @@ pub struct HookRun {
     pub error: Option<String>,
 }
 
+/// The longest a hook waits on other machines in all (connecting, listing,
+/// folding the cited sessions), well under the shortest time an agent
+/// gives a hook before killing it (GitHub Copilot CLI's 30 s; Claude Code,
+/// Gemini CLI and Qwen Code give 60 s): a stalled host blocks the prompt
+/// with its name and why, never the agent.
+pub const REMOTE_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// Answer one hook invocation.
 pub fn answer(context: &HookContext, stdin: &str) -> HookRun {
     let input = match HookInput::parse_for(context.agent, stdin) {
@@ -184,7 +190,7 @@ fn resolve(context: &HookContext, input: &HookInput) -> Result<Answer> {
         .remotes
         .only_named_by(sources.iter().map(|s| s.session_id.as_str()));
     let caches = match crate::remote::client(&remotes) {
-        Some(client) => caches.with(client),
+        Some(client) => caches.with(client.with_deadline(std::time::Instant::now() + REMOTE_WAIT)),
         None => caches,
     };
     let catalog = Catalog::load_with(std::sync::Arc::new(caches), &context.roots);
@@ -192,12 +198,9 @@ fn resolve(context: &HookContext, input: &HookInput) -> Result<Answer> {
     let read = sources
         .iter()
         .map(|source| {
-            let record = catalog.find(&source.session_id).ok_or_else(|| {
-                Error::read_failed(format!(
-                    "failed to read referenced session: unknown session {}",
-                    json::quote(&source.session_id, false)
-                ))
-            })?;
+            let record = catalog
+                .find(&source.session_id)
+                .ok_or_else(|| crate::engine::not_listed(&catalog, &source.session_id))?;
             let surface = catalog.read_surface(record).map_err(Error::from)?;
             Ok((record.cwd.clone(), surface))
         })

@@ -56,13 +56,14 @@ pub struct Listing {
 }
 
 impl Listing {
-    /// List `source` now (blocking).
-    pub fn load(source: &Source) -> Listing {
+    /// List `source` now (blocking), with the sessions of its remotes
+    /// when `remotes` (a listing waits for a stalled host up to its
+    /// connect and list timeouts).
+    pub fn load(source: &Source, remotes: bool) -> Listing {
         let config = &source.config;
-        // Sessions of the configured remotes are listed too (a slow host
-        // delays only this background listing, never an answer).
-        let caches =
-            crate::commands::run_caches(config, config.target.cwd.as_deref(), &config.remotes);
+        let none = crate::remote::RemoteSettings::default();
+        let hosts = if remotes { &config.remotes } else { &none };
+        let caches = crate::commands::run_caches(config, config.target.cwd.as_deref(), hosts);
         let catalog = Catalog::load_with(Arc::new(caches), &config.roots);
         let engine = Engine::new(Arc::new(catalog), config.limits, config.target.clone());
         let labels = engine.all_labels();
@@ -228,11 +229,27 @@ impl Sessions {
         });
     }
 
-    /// List again now and make it current (blocking).
-    fn reload(&self) -> Arc<Listing> {
-        let listing = Arc::new(Listing::load(&self.source));
+    /// List again now and make it current (blocking). The first listing
+    /// is this machine's alone, so the first call never waits on another
+    /// machine; the remotes' sessions follow in a listing started at once
+    /// in the background, current when it is done.
+    fn reload(self: &Arc<Self>) -> Arc<Listing> {
+        let first = self
+            .current
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_none();
+        let later = first && !self.source.config.remotes.hosts.is_empty();
+        let listing = Arc::new(Listing::load(&self.source, !later));
         *self.current.write().unwrap_or_else(|e| e.into_inner()) = Some(listing.clone());
-        self.reloading.store(false, Ordering::SeqCst);
+        if later {
+            let sessions = self.clone();
+            rayon::spawn(move || {
+                sessions.reload();
+            });
+        } else {
+            self.reloading.store(false, Ordering::SeqCst);
+        }
         listing
     }
 

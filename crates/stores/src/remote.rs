@@ -28,10 +28,16 @@
 //! # Never stall, never trust
 //!
 //! Hosts are asked in parallel, each on its own thread, with a connect
-//! timeout and a deadline for the hello and for each answer: an
-//! unreachable or slow host is one unreadable "root" with the reason
-//! (`devbox: unreachable after 3 s`), never a hang and never a failure of
-//! local work. The connection's stdin is a pipe, so ssh never reads the
+//! timeout and a deadline for the hello and for each answer (a listing's
+//! own, shorter: [`Remotes::with_list_timeout`]; and, for a run that must
+//! end in time such as a hook, one deadline no wait goes past:
+//! [`Remotes::with_deadline`]): an unreachable or slow host is one
+//! unreadable "root" with the reason (`devbox: unreachable after 3 s`,
+//! `devbox: did not answer within 5 s`), never a hang and never a failure
+//! of local work. What times out is ended: ssh runs in a process group of
+//! its own (with whatever `SESSION_REF_SSH` starts), killed whole and
+//! reaped; [`end_all`] ends the groups still running when the program
+//! exits. The connection's stdin is a pipe, so ssh never reads the
 //! terminal, and `BatchMode=yes` keeps it from prompting; its stderr is
 //! captured, never passed through. Lines from a remote are bounded
 //! ([`MAX_LINE`]), and everything a remote says is treated as a log is:
@@ -45,11 +51,12 @@
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use base64::Engine as _;
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
@@ -62,6 +69,10 @@ use crate::{kind_by_name, lock, Caches, ReadError, ScanEvent, Store};
 
 /// The version of the exchange this build speaks.
 pub const PROTOCOL: u64 = 1;
+
+/// How long one answer may take once connected (a fold of a large
+/// session, a search), unless the run's deadline is nearer.
+pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The longest line either end accepts: a listing of tens of thousands of
 /// sessions, or the journal of a large session, fits; a runaway remote
@@ -105,6 +116,10 @@ pub struct Remotes {
     connect_timeout: Duration,
     /// How long one answer may take once connected.
     answer_timeout: Duration,
+    /// How long a listing may take once connected.
+    list_timeout: Duration,
+    /// The instant no wait on a host goes past, when the run has one.
+    deadline: Option<Instant>,
     connections: Mutex<HashMap<String, Arc<Connection>>>,
     /// Titles the listings gave, by the id of the remote record.
     titles: Mutex<HashMap<String, Option<String>>>,
@@ -133,10 +148,35 @@ impl Remotes {
                 ssh.to_owned()
             },
             connect_timeout,
-            answer_timeout: Duration::from_secs(30),
+            answer_timeout: ANSWER_TIMEOUT,
+            list_timeout: ANSWER_TIMEOUT,
+            deadline: None,
             connections: Mutex::default(),
             titles: Mutex::default(),
             failures: Mutex::default(),
+        }
+    }
+
+    /// Wait at most `timeout` for a host's listing once connected (less
+    /// than an answer's [`ANSWER_TIMEOUT`]: a listing is what one-shot
+    /// commands wait for before printing local rows).
+    pub fn with_list_timeout(mut self, timeout: Duration) -> Self {
+        self.list_timeout = timeout;
+        self
+    }
+
+    /// Let no wait on a host (connecting, the hello, any answer) go past
+    /// `deadline`: what a hook, which its agent kills after a while, sets.
+    pub fn with_deadline(mut self, deadline: Instant) -> Self {
+        self.deadline = Some(deadline);
+        self
+    }
+
+    /// `wait`, cut to what is left before the run's deadline.
+    fn bounded(&self, wait: Duration) -> Duration {
+        match self.deadline {
+            Some(at) => wait.min(at.saturating_duration_since(Instant::now())),
+            None => wait,
         }
     }
 
@@ -164,7 +204,11 @@ impl Remotes {
         }
         // Connecting happens without the lock: another host's requests
         // must not wait for this one's handshake.
-        let opened = Arc::new(Connection::open(&self.ssh, host, self.connect_timeout)?);
+        let opened = Arc::new(Connection::open(
+            &self.ssh,
+            host,
+            self.bounded(self.connect_timeout),
+        )?);
         lock(&self.connections).insert(host.host.clone(), Arc::clone(&opened));
         Ok(opened)
     }
@@ -172,8 +216,20 @@ impl Remotes {
     /// Send `op` with the members of `args` to `host` and wait for the
     /// answer's `ok` value (an op of the program's own, such as `search`).
     pub fn ask(&self, host: &RemoteHost, op: &str, args: Value) -> Result<Value, String> {
-        self.connection(host)?
-            .request(op, args, self.answer_timeout)
+        self.ask_within(host, op, args, self.answer_timeout)
+    }
+
+    /// [`Remotes::ask`], waiting at most `timeout` (and never past the
+    /// run's deadline) for the answer.
+    fn ask_within(
+        &self,
+        host: &RemoteHost,
+        op: &str,
+        args: Value,
+        timeout: Duration,
+    ) -> Result<Value, String> {
+        let connection = self.connection(host)?;
+        connection.request(op, args, self.bounded(timeout))
     }
 
     /// The record of a session `host` listed: named `ID@HOST`, of its
@@ -211,7 +267,7 @@ impl Remotes {
     /// Ask `host` to list its sessions: the listing as discovery events
     /// (records named `ID@HOST`), or why the host could not be listed.
     pub fn list(&self, host: &RemoteHost) -> Result<Listing, String> {
-        let answer = self.ask(host, "list", json!({}))?;
+        let answer = self.ask_within(host, "list", json!({}), self.list_timeout)?;
         let listing: WireListing = serde_json::from_value(answer)
             .map_err(|e| format!("{}: a listing that does not parse: {e}", host.host))?;
         let mut events = Vec::with_capacity(listing.sessions.len());
@@ -233,11 +289,13 @@ impl Remotes {
         })
     }
 
-    /// Why the host that `id` names could not be listed, when it names a
-    /// configured host that failed: what an unknown remote id is blamed on.
-    pub fn failure_for(&self, id: &str) -> Option<String> {
+    /// The host that `id` names and why it could not be listed (`did not
+    /// answer within 5 s`), when it names a configured host that failed:
+    /// what an unknown remote id is blamed on.
+    pub fn failure_for(&self, id: &str) -> Option<(String, String)> {
         let (host, _) = self.split_id(id)?;
-        lock(&self.failures).get(&host.host).cloned()
+        let why = lock(&self.failures).get(&host.host).cloned()?;
+        Some((host.host.clone(), why))
     }
 
     /// The title the listing gave for a remote record.
@@ -262,7 +320,11 @@ impl Remotes {
             .ok_or_else(|| failed("not a session of a configured remote".to_owned()))?;
         let connection = self.connection(host).map_err(failed)?;
         let answer = connection
-            .request("fold", json!({"session": id}), self.answer_timeout)
+            .request(
+                "fold",
+                json!({"session": id}),
+                self.bounded(self.answer_timeout),
+            )
             .map_err(failed)?;
         let folded: WireFold = serde_json::from_value(answer)
             .map_err(|e| failed(format!("{}: an answer that does not parse: {e}", host.host)))?;
@@ -291,10 +353,11 @@ impl Remotes {
                     Ok(listing) => listing.events.into_iter().for_each(sink),
                     Err(reason) => {
                         let prefix = format!("{}: ", host.host);
+                        let reason = reason.strip_prefix(&prefix).unwrap_or(&reason).to_owned();
                         lock(&self.failures).insert(host.host.clone(), reason.clone());
                         sink(ScanEvent::Unreadable {
                             path: PathBuf::from(&host.host),
-                            reason: reason.strip_prefix(&prefix).unwrap_or(&reason).to_owned(),
+                            reason,
                         })
                     }
                 });
@@ -433,12 +496,16 @@ impl Connection {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
+            // A group of its own: ending it ends ssh and whatever the ssh
+            // command started, not only the shell that runs it.
+            .process_group(0)
             .spawn()
             .map_err(|e| format!("{name}: cannot run ssh ({ssh}): {e}"))?;
+        lock(&RUNNING).push(child.id());
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
-            let _ = child.kill();
+            end(&mut child);
             return Err(format!("{name}: cannot talk to ssh"));
         };
         let said = Arc::new(Mutex::new(String::new()));
@@ -446,18 +513,16 @@ impl Connection {
         let waiting: Arc<Mutex<HashMap<u64, Sender<Answer>>>> = Arc::default();
         let (hello_tx, hello_rx) = crossbeam_channel::bounded(1);
         spawn_reader(name.clone(), stdout, hello_tx, Arc::clone(&waiting));
-        let seconds_text = format!("{} s", timeout.as_secs_f64().max(0.1));
+        let seconds_text = in_seconds(timeout);
         let hello = match hello_rx.recv_timeout(timeout + Duration::from_millis(500)) {
             Ok(Ok(hello)) => hello,
             Ok(Err(why)) => {
-                let _ = child.kill();
-                let _ = child.wait();
+                end(&mut child);
                 std::thread::sleep(Duration::from_millis(50));
                 return Err(explain_failure(name, &why, &lock(&said), &host.command));
             }
             Err(_) => {
-                let _ = child.kill();
-                let _ = child.wait();
+                end(&mut child);
                 return Err(format!("{name}: unreachable after {seconds_text}"));
             }
         };
@@ -498,10 +563,14 @@ impl Connection {
             Ok(answer) => answer,
             Err(RecvTimeoutError::Timeout) => {
                 lock(&self.waiting).remove(&id);
+                // A host that stalled is ended: answers come in order, so
+                // nothing later on this connection would come either, and
+                // a stalled ssh left running is a process leaked.
+                end(&mut lock(&self.child));
                 Err(format!(
-                    "{}: no answer after {} s",
+                    "{}: did not answer within {}",
                     self.host,
-                    timeout.as_secs()
+                    in_seconds(timeout)
                 ))
             }
             Err(RecvTimeoutError::Disconnected) => {
@@ -520,10 +589,50 @@ impl Connection {
 
 impl Drop for Connection {
     fn drop(&mut self) {
-        let mut child = lock(&self.child);
-        let _ = child.kill();
-        let _ = child.wait();
+        end(&mut lock(&self.child));
     }
+}
+
+/// The process groups of the ssh commands started and not ended yet.
+static RUNNING: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+
+/// End ssh's process group (ssh and what the ssh command started) and
+/// reap it. The group's leader is `child`, not reaped until here, so its
+/// id names no other group.
+fn end(child: &mut Child) {
+    let id = child.id();
+    // Even when the shell has exited, what it started may not have.
+    kill_group(id);
+    let _ = child.kill();
+    let _ = child.wait();
+    lock(&RUNNING).retain(|&running| running != id);
+}
+
+/// Send SIGKILL to the process group `id`.
+fn kill_group(id: u32) {
+    if let Ok(group) = i32::try_from(id) {
+        if group > 1 {
+            // SAFETY: kill(2) takes plain integers and touches no memory.
+            unsafe {
+                libc::kill(-group, libc::SIGKILL);
+            }
+        }
+    }
+}
+
+/// End every ssh this process started that still runs: what the program
+/// calls before it exits, since a connection still open then (a listing
+/// still waited for, a cancelled command) is never dropped.
+pub fn end_all() {
+    for group in std::mem::take(&mut *lock(&RUNNING)) {
+        kill_group(group);
+    }
+}
+
+/// A wait in seconds as messages give it: `3 s`, `2.5 s`.
+fn in_seconds(wait: Duration) -> String {
+    let tenths = (wait.as_secs_f64() * 10.0).round().max(1.0) / 10.0;
+    format!("{tenths} s")
 }
 
 /// Read ssh's stderr into `said`, keeping its last 4 KiB.

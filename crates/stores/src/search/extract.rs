@@ -10,6 +10,17 @@
 use crate::model::{History, Surface};
 use session_ref_core::projection::{self, Role};
 
+/// The most text one message contributes to search (and so to the search
+/// index in the cache): its first 4 MiB. A single log line can hold a
+/// message of gigabytes; searching it whole would copy all of it into the
+/// cache for text nobody types a query to find.
+pub const MAX_MESSAGE_TEXT: usize = 4 << 20;
+
+/// The most text one session contributes to search in all: 16 MiB, its
+/// messages in history order until then (a message that would pass the
+/// cap is cut, the later ones left out).
+pub const MAX_SESSION_TEXT: usize = 16 << 20;
+
 /// One searchable message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Message {
@@ -54,12 +65,60 @@ pub fn conversation(history: &History) -> Vec<Message> {
         checkpoint: item.checkpoint,
         before_compaction: false,
     }));
-    messages
+    bounded(messages)
+}
+
+/// `messages` within [`MAX_MESSAGE_TEXT`] each and [`MAX_SESSION_TEXT`] in
+/// all, each cut at a character boundary.
+fn bounded(messages: Vec<Message>) -> Vec<Message> {
+    let mut left = MAX_SESSION_TEXT;
+    let mut kept = Vec::with_capacity(messages.len());
+    for mut message in messages {
+        let cap = MAX_MESSAGE_TEXT.min(left);
+        if message.text.len() > cap {
+            let mut at = cap;
+            while !message.text.is_char_boundary(at) {
+                at -= 1;
+            }
+            message.text.truncate(at);
+            message.text.shrink_to_fit();
+        }
+        if message.text.is_empty() {
+            break;
+        }
+        left -= message.text.len();
+        kept.push(message);
+    }
+    kept
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_session_contributes_bounded_text() {
+        let said = |text: String| Message {
+            role: Role::User,
+            text,
+            checkpoint: false,
+            before_compaction: false,
+        };
+        // A huge message is cut at a character boundary (é is two bytes).
+        let huge = "é".repeat(MAX_MESSAGE_TEXT);
+        let kept = bounded(vec![said(huge), said("short".to_owned())]);
+        assert_eq!(kept[0].text.len(), MAX_MESSAGE_TEXT);
+        assert_eq!(kept[1].text, "short");
+        // Many large messages stop at the session's cap.
+        let many = (0..10).map(|_| said("x".repeat(3 << 20))).collect();
+        let kept = bounded(many);
+        let total: usize = kept.iter().map(|m| m.text.len()).sum();
+        assert_eq!(total, MAX_SESSION_TEXT);
+        assert_eq!(kept.len(), 6);
+        // Normal sessions are untouched.
+        let small = vec![said("a".to_owned()), said("b".to_owned())];
+        assert_eq!(bounded(small.clone()), small);
+    }
     use crate::model::{Block, EventKind, MessageSource, SurfaceEvent};
 
     fn user(seq: u64, source: MessageSource, text: &str) -> SurfaceEvent {
