@@ -276,6 +276,15 @@ fn remote_sessions_are_listed_previewed_and_prepared_as_the_remote_would() {
     );
     assert_eq!(found[1]["host"], host.as_str());
     assert!(found[0].get("host").is_none());
+    // Found only on the remote is found: exit 0, as grep (#25 item 13).
+    let only_there = run(
+        config.path(),
+        &["--store", store, "search", "retries", "--json"],
+    );
+    assert_eq!(only_there.status.code(), Some(0), "{}", stderr(&only_there));
+    let found = json_lines(&stdout(&only_there));
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0]["host"], host.as_str());
 
     // A message citing both twins gets both, each from its own machine.
     let both = format!(
