@@ -868,9 +868,28 @@ impl Catalog {
     pub fn append(&mut self, events: impl IntoIterator<Item = ScanEvent>) -> Vec<RecordId> {
         let mut fresh = Vec::new();
         let (mut skipped, mut unreadable) = (false, false);
+        let remotes = self.caches.get::<remote::Remotes>();
         for event in events {
             match event {
                 ScanEvent::Record(record) => {
+                    // The rule of `remote`'s "Names": a local id of the
+                    // form `ID@HOST`, HOST a configured remote, is not listed.
+                    let remote = record
+                        .host
+                        .is_none()
+                        .then(|| remotes.split_id(&record.id))
+                        .flatten();
+                    if let Some((host, _)) = remote {
+                        self.skipped.push((
+                            record.path.clone(),
+                            format!(
+                                "its id names a session of the remote {}: a local session cannot stand for it",
+                                host.host
+                            ),
+                        ));
+                        skipped = true;
+                        continue;
+                    }
                     fresh.push(self.records.len());
                     self.records.push(record);
                 }

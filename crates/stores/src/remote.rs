@@ -21,9 +21,19 @@
 //!     as the remote's own fold fed its sink: a snapshot of a remote
 //!     session is the one the remote itself would inject.
 //!
+//! # Names
+//!
 //! A mention names a remote session by the id `ID@HOST` (HOST as the user
 //! wrote it in `--remote` or the config): still a canonical mention, and
 //! the same id on two machines is two sessions.
+//!
+//! An id of the form `ID@HOST`, where HOST is a configured remote
+//! ([`Remotes::split_id`]), always means that remote's session `ID`: a
+//! session of this machine whose own id has that form is not listed (a
+//! `--verbose` skip says why), so it can neither take the remote's mention
+//! and label nor win its resolution. A local id with an `@` that names no
+//! configured host is an ordinary local id. Without remotes, nothing is
+//! left out.
 //!
 //! # Never stall, never trust
 //!
