@@ -693,7 +693,10 @@ impl Cli {
                 preview_window: p.preview_window.unwrap_or_default(),
                 popup: match p.tmux {
                     Some(raw) => {
-                        Some((PopupSpec::parse(&raw).map_err(Error::invalid_config)?, raw))
+                        // A bad value is a usage error, as `--preview-window`'s.
+                        let spec = PopupSpec::parse(&raw)
+                            .map_err(|why| Error::invalid_config(why).usage())?;
+                        Some((spec, raw))
                     }
                     None => None,
                 },
@@ -1009,10 +1012,11 @@ fn long_help_end() -> String {
     }
     out.push_str(
         "\nExit codes:\n  \
-         0    done (a closed stdout pipe is not an error)\n  \
-         1    failed: stderr says `session-ref: CODE: message`; or `search` found nothing\n  \
-         2    usage error (an unknown flag, a flag value of the wrong type, a store flag\n       naming a file that is not a session)\n  \
+         0    done; `search` found something (here or on a remote)\n  \
+         1    failed: stderr says `session-ref: CODE: message`; or `search` found nothing\n       (no error line, as grep)\n  \
+         2    usage error: an unknown flag, a flag value of the wrong type or form\n       (`--preview-window up`, `--tmux up`), a store flag naming no store (missing,\n       a FIFO, a device, a link to a file, a file that is not a session), `search`\n       with a bad `--regex`, an open \"phrase\" or no store to search\n  \
          130  cancelled (Ctrl-C, SIGTERM) or aborted in the picker\n\n\
+         `candidates` with nothing matching exits 0, as the reference (SPEC §6).\n\n\
          Manual pages: `session-ref man COMMAND` prints a command's (`man search`, `man hook\n  \
          install`); `session-ref man --dir DIR` writes every page into DIR.\n",
     );

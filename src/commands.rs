@@ -138,6 +138,15 @@ pub fn search_streaming(
             && std::io::IsTerminal::is_terminal(&std::io::stdout())
             && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
     };
+    // No store to search, here or elsewhere: nothing could ever match, so
+    // this is the command line's error (exit 2), not "nothing found".
+    if config.roots.is_empty() && config.remotes.hosts.is_empty() {
+        return Err(Error::invalid_config(format!(
+            "search: {}",
+            nothing_found_hint(config).trim_end()
+        ))
+        .usage());
+    }
     let (index, catalog) = match request.index.as_deref() {
         Some(dir) => {
             // Labels of the rows printed come through the title index.

@@ -281,6 +281,36 @@ pub enum Command {
     },
 }
 
+impl Command {
+    /// Whether the command lists or reads the stores (so a store flag
+    /// naming no store is an error for it): not `uri`, `mention --label`,
+    /// the installers, `remote check`, `completions` or `man`, and not the
+    /// hooks, which answer a prompt without a mention without looking.
+    pub fn reads_stores(&self) -> bool {
+        match self {
+            Command::Pick(_)
+            | Command::Candidates { .. }
+            | Command::Search { .. }
+            | Command::Prepare { .. }
+            | Command::Preview { .. }
+            | Command::Mcp { .. }
+            | Command::RemoteServe { .. } => true,
+            Command::Mention { label, .. } => label.is_none(),
+            Command::UriEncode(_)
+            | Command::UriDecode(_)
+            | Command::Hook { .. }
+            | Command::McpInstall(_)
+            | Command::McpUninstall(_)
+            | Command::HookInstall(_)
+            | Command::HookUninstall(_)
+            | Command::RemoteCheck(_)
+            | Command::Completions(_)
+            | Command::Man(_)
+            | Command::ManPages { .. } => false,
+        }
+    }
+}
+
 /// Everything a run needs, validated.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Config {

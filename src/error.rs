@@ -95,7 +95,22 @@ pub struct Error {
     pub code: ErrorCode,
     /// What went wrong, for a person.
     pub message: String,
+    /// Whether the command line asked for something that cannot be done
+    /// (a bad regex, a store flag naming no store): exit 2, as grep and rg
+    /// say so, rather than 1 (see [`Error::exit_code`]).
+    pub usage: bool,
 }
+
+/// Exit code of a failed run.
+pub const EXIT_FAILED: u8 = 1;
+/// Exit code of a search or listing that found nothing (as grep, rg and
+/// `fzf --filter`): no error line, nothing on stdout.
+pub const EXIT_NO_MATCH: u8 = 1;
+/// Exit code of a usage error: a command line clap rejects, or an
+/// [`Error::usage`] one.
+pub const EXIT_USAGE: u8 = 2;
+/// Exit code of a run the user cancelled or aborted.
+pub const EXIT_CANCELLED: u8 = 130;
 
 impl Error {
     /// An error with `code` and `message`.
@@ -103,6 +118,26 @@ impl Error {
         Error {
             code,
             message: message.into(),
+            usage: false,
+        }
+    }
+
+    /// This error, as a usage error (exit 2): what the command line asked
+    /// for cannot be done as written, whatever the stores hold.
+    pub fn usage(mut self) -> Self {
+        self.usage = true;
+        self
+    }
+
+    /// The one mapping from a failure to the process's exit code (SPEC
+    /// §10): 130 cancelled, 2 a usage error, else 1.
+    pub fn exit_code(&self) -> u8 {
+        if self.code == ErrorCode::Cancelled {
+            EXIT_CANCELLED
+        } else if self.usage {
+            EXIT_USAGE
+        } else {
+            EXIT_FAILED
         }
     }
 

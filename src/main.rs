@@ -5,7 +5,9 @@ use std::process::ExitCode;
 use session_ref::cli::Cli;
 use session_ref::config::{Command, Config, Destination, PickOptions};
 use session_ref::draft::Drafts;
-use session_ref::error::{Error, ErrorCode};
+use session_ref::error::{
+    Error, ErrorCode, EXIT_CANCELLED, EXIT_FAILED, EXIT_NO_MATCH, EXIT_USAGE,
+};
 use session_ref::output::Delivered;
 use session_ref::tui::popup::Submitted;
 use session_ref::tui::state::Exit;
@@ -14,16 +16,6 @@ use session_ref::{commands, display, output, signals, tui};
 /// The process's allocator (why: see its entry in Cargo.toml).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
-/// Exit code of a failed run.
-const EXIT_FAILED: u8 = 1;
-/// Exit code of a `search` that found nothing (as grep, rg and `fzf
-/// --filter` say so): no error line, nothing on stdout.
-const EXIT_NO_MATCH: u8 = 1;
-/// Exit code of a command line clap rejects.
-const EXIT_USAGE: u8 = 2;
-/// Exit code of a run the user cancelled or aborted.
-const EXIT_CANCELLED: u8 = 130;
 
 fn main() -> ExitCode {
     let code = main_run();
@@ -50,18 +42,17 @@ fn main_run() -> ExitCode {
         Ok(config) => config,
         Err(e) => return fail(&e),
     };
-    // A store flag naming a file that is not a session is a usage error,
-    // as grep and rg exit 2 for an operand they cannot search.
-    if let Some(problem) = session_ref_stores::misnamed_session_file(&config.roots) {
-        eprintln!(
-            "{}",
-            display::escape_unsafe(&Error::invalid_config(problem).stderr_line())
-        );
-        return ExitCode::from(EXIT_USAGE);
-    }
-    // Hooks run synchronously, before anything else starts.
+    // Hooks run synchronously, before anything else starts (a prompt
+    // without a mention is answered without looking at any store).
     if let Some(code) = session_ref::hook::run_command(&config) {
         return code;
+    }
+    // A store flag naming no store is a usage error, as grep and rg exit 2
+    // for an operand they cannot search.
+    if config.roots_explicit && config.command.reads_stores() {
+        if let Some(problem) = session_ref_stores::unusable_root(&config.roots) {
+            return fail(&Error::invalid_config(problem).usage());
+        }
     }
     if let Some(code) = session_ref::mcp::run_command(&config) {
         return code;
@@ -394,11 +385,8 @@ fn keep_prompt(
     }
 }
 
+/// Report `error` on stderr; its exit code ([`Error::exit_code`]).
 fn fail(error: &Error) -> ExitCode {
     eprintln!("{}", error.stderr_line());
-    ExitCode::from(if error.code == ErrorCode::Cancelled {
-        EXIT_CANCELLED
-    } else {
-        EXIT_FAILED
-    })
+    ExitCode::from(error.exit_code())
 }

@@ -943,3 +943,127 @@ fn man_writes_every_page_the_main_page_lists() {
     let printed = run(&["man", "search"], "");
     assert_eq!(stdout(&printed), search);
 }
+
+/// Exit codes as grep, rg and fzf: 0 found, 1 nothing found, 2 the command
+/// line cannot be carried out (#25 item 13).
+#[test]
+fn exit_codes_say_found_nothing_found_or_usage_error() {
+    let dir = store();
+    let d = dir.path();
+    let code = |out: &std::process::Output| out.status.code();
+    // search: a match, no match, a bad regex, an open phrase.
+    assert_eq!(code(&run_store(d, &["search", "beta"], "")), Some(0));
+    let none = run_store(d, &["search", "nowhere-at-all"], "");
+    assert_eq!((code(&none), stderr(&none).as_str()), (Some(1), ""));
+    for bad in [
+        &["search", "--regex", "a("][..],
+        &["search", "\"open phrase"],
+    ] {
+        let out = run_store(d, bad, "");
+        assert_eq!(code(&out), Some(2), "{bad:?}: {}", stderr(&out));
+        assert!(stderr(&out).starts_with("session-ref: SESSION_REFERENCE_INVALID_CONFIG: search: "));
+        assert_eq!(stdout(&out), "");
+    }
+    // search with no store at all (an empty home): a usage error that
+    // says where it looked.
+    let home = tempfile::tempdir().unwrap();
+    let out = run_env(
+        &["search", "x"],
+        "",
+        &[("HOME", home.path().to_str().unwrap())],
+    );
+    assert_eq!(code(&out), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("no sessions found"),
+        "{}",
+        stderr(&out)
+    );
+
+    // A store flag naming no store: missing, a FIFO, a device, a link to
+    // a session file, a dangling link; for every kind's flag.
+    let odd = tempfile::tempdir().unwrap();
+    let o = odd.path();
+    let fifo = o.join("fifo");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    std::os::unix::fs::symlink(d.join("app/alpha.jsonl"), o.join("link.jsonl")).unwrap();
+    std::os::unix::fs::symlink(o.join("nothing"), o.join("dangling")).unwrap();
+    let cases = [
+        (o.join("missing"), "no such file or directory"),
+        (fifo, "a FIFO, not a store directory or a session file"),
+        (
+            "/dev/null".into(),
+            "a device, not a store directory or a session file",
+        ),
+        (o.join("link.jsonl"), "a symbolic link to a regular file"),
+        (o.join("dangling"), "a symbolic link to nothing"),
+    ];
+    for kind in session_ref_stores::REGISTRY {
+        let flag = format!("--{}", kind.store().flag());
+        for (path, why) in &cases {
+            let path = path.to_str().unwrap();
+            for command in [&["candidates"][..], &["search", "x"], &["prepare", "hi"]] {
+                let mut args = vec![flag.as_str(), path];
+                args.extend_from_slice(command);
+                let out = run(&args, "");
+                let err = stderr(&out);
+                assert_eq!(code(&out), Some(2), "{args:?}: {err}");
+                assert_eq!(stdout(&out), "");
+                let expected =
+                    format!("session-ref: SESSION_REFERENCE_INVALID_CONFIG: {flag} {path}: {why}");
+                assert!(err.starts_with(&expected), "{args:?}: {err}");
+            }
+        }
+    }
+    // A link to a store directory is followed, as before; an empty
+    // directory is a store with nothing in it.
+    std::os::unix::fs::symlink(d, o.join("dir-link")).unwrap();
+    let linked = run(
+        &[
+            "--store",
+            o.join("dir-link").to_str().unwrap(),
+            "candidates",
+            "--json",
+        ],
+        "",
+    );
+    assert_eq!(code(&linked), Some(0), "{}", stderr(&linked));
+    assert_eq!(json_lines(&stdout(&linked)).len(), 5);
+    let empty = tempfile::tempdir().unwrap();
+    let out = run(
+        &["--store", empty.path().to_str().unwrap(), "candidates"],
+        "",
+    );
+    assert_eq!(code(&out), Some(0), "{}", stderr(&out));
+    // What reads no store does not mind: uri, mention with a label.
+    let missing = o.join("missing");
+    let missing = missing.to_str().unwrap();
+    assert_eq!(
+        code(&run(&["--store", missing, "uri", "encode", "a"], "")),
+        Some(0)
+    );
+    assert_eq!(
+        code(&run(
+            &["--store", missing, "mention", "a", "--label", "A"],
+            ""
+        )),
+        Some(0)
+    );
+
+    // --tmux with a bad value is a usage error, as --preview-window's.
+    for bad in [&["--tmux", "up"][..], &["--preview-window", "up"]] {
+        let mut args = store_args(d);
+        args.extend(bad.iter().map(|s| s.to_string()));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = run(&args, "");
+        assert_eq!(code(&out), Some(2), "{bad:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("SESSION_REFERENCE_INVALID_CONFIG"),
+            "{}",
+            stderr(&out)
+        );
+    }
+}

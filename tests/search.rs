@@ -136,8 +136,9 @@ fn no_match_exits_1_and_says_nothing_as_grep_does() {
 
 #[test]
 fn an_unclosed_phrase_is_an_error_and_a_limit_not_a_number_a_usage_error() {
+    // A query that cannot run is the command line's error (#25 item 13).
     let out = search(&["\"the finch eats"]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert_eq!(stdout(&out), "");
     assert!(
         stderr(&out).starts_with(
@@ -155,7 +156,7 @@ fn an_unclosed_phrase_is_an_error_and_a_limit_not_a_number_a_usage_error() {
 #[test]
 fn bad_queries_fail_with_a_stable_code() {
     let out = search(&["--regex", "(unclosed"]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr(&out).starts_with(
             "session-ref: SESSION_REFERENCE_INVALID_CONFIG: search: invalid regular expression"
@@ -170,6 +171,7 @@ fn bad_queries_fail_with_a_stable_code() {
         stderr(&out)
     );
     let out = search(&["  "]);
+    assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("the search query is empty"));
 }
 

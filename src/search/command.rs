@@ -59,7 +59,7 @@ pub fn run(
     };
     let (limit, json) = (request.limit, request.json);
     let query = Query::parse(&request.query, syntax)
-        .map_err(|e| Error::invalid_config(format!("search: {e}")))?;
+        .map_err(|e| Error::invalid_config(format!("search: {e}")).usage())?;
     let target = config.target.session_id.as_deref();
     // Other machines search with their own indexes, meanwhile; their
     // sessions are left out of this machine's scan.
@@ -104,7 +104,7 @@ pub fn run(
             false
         }
     };
-    let outcome = scan::stream(&records, limit, cancel, &decide, &mut |i, found| {
+    let mut outcome = scan::stream(&records, limit, cancel, &decide, &mut |i, found| {
         let record = records[i];
         let label = catalog.label(ids[i], |source| {
             catalog.read_title(catalog.get(source)).ok().flatten()
@@ -146,6 +146,9 @@ pub fn run(
             }
         }
     }
+    // What matched here and on the other machines: a search whose only
+    // hits are remote found something.
+    outcome.matched = emitted;
     if let Some(index) = index {
         let listed: Vec<&std::path::Path> = catalog.ordered().map(|r| r.path.as_path()).collect();
         if let Err(e) = index.commit(Some(&listed)) {

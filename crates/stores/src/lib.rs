@@ -666,26 +666,83 @@ pub fn has_suffix(path: &Path, suffix: &str) -> bool {
         .is_some_and(|n| n.as_encoded_bytes().ends_with(suffix.as_bytes()))
 }
 
-/// The first root of `roots` that names a regular file which is not a
-/// session of its kind (`--claude notes.txt`), with what is wrong, as the
-/// message of a usage error. A file named on the command line is the
-/// user's choice: skipping it silently, as listing skips a stray file in
-/// a store directory, would list nothing and say nothing. A file that
-/// cannot be read, or a kind without a single-file form (Gemini CLI's
-/// root is a directory), is left to listing, which reports it.
-pub fn misnamed_session_file(roots: &StoreRoots) -> Option<String> {
+/// The first root of `roots` (as named on the command line) that cannot
+/// be a store, with what is wrong, as the message of a usage error:
+/// nothing at that path; a symbolic link to nothing, or to anything but a
+/// directory (a store's own files are never read through a link, so the
+/// link would list nothing); a FIFO, device or socket; a regular file that
+/// is not a session of its kind (`--claude notes.txt`). A root named on the
+/// command line is the user's choice: skipping it silently, as listing
+/// skips a stray file in a store directory, would list nothing and say
+/// nothing. A directory is a store, even an empty one; a file that cannot
+/// be read, or a kind without a single-file form (Gemini CLI's root is a
+/// directory), is left to listing, which reports it.
+pub fn unusable_root(roots: &StoreRoots) -> Option<String> {
     roots.iter().find_map(|(kind, root)| {
         let store = kind.store();
-        let file = std::fs::symlink_metadata(root).is_ok_and(|m| m.is_file());
-        if !file || !store.lists_each_file() {
+        let named = || {
+            format!(
+                "--{} {}",
+                store.flag(),
+                session_ref_core::escape::path_for_person(root)
+            )
+        };
+        let meta = match std::fs::symlink_metadata(root) {
+            Ok(meta) => meta,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Some(format!("{}: no such file or directory", named()))
+            }
+            Err(_) => return None,
+        };
+        let kind_of = |t: std::fs::FileType| {
+            use std::os::unix::fs::FileTypeExt;
+            if t.is_fifo() {
+                "a FIFO"
+            } else if t.is_char_device() || t.is_block_device() {
+                "a device"
+            } else if t.is_socket() {
+                "a socket"
+            } else if t.is_dir() {
+                "a directory"
+            } else {
+                "a regular file"
+            }
+        };
+        if meta.file_type().is_symlink() {
+            return match std::fs::metadata(root) {
+                Ok(target) if target.is_dir() => None,
+                Ok(target) => Some(format!(
+                    "{}: a symbolic link to {}: name the session file itself{}",
+                    named(),
+                    kind_of(target.file_type()),
+                    std::fs::canonicalize(root)
+                        .map(|t| format!(" ({})", session_ref_core::escape::path_for_person(&t)))
+                        .unwrap_or_default()
+                )),
+                Err(_) => Some(format!(
+                    "{}: a symbolic link to nothing (its target does not exist)",
+                    named()
+                )),
+            };
+        }
+        if meta.is_dir() {
+            return None;
+        }
+        if !meta.is_file() {
+            return Some(format!(
+                "{}: {}, not a store directory or a session file",
+                named(),
+                kind_of(meta.file_type())
+            ));
+        }
+        if !store.lists_each_file() {
             return None;
         }
         let at: Arc<Path> = Arc::from(root.as_path());
         match store.list_file(&Caches::default(), &at, root) {
             ScanEvent::Skipped { reason, .. } => Some(format!(
-                "--{} {}: not a {} session: {reason}",
-                store.flag(),
-                session_ref_core::escape::path_for_person(root),
+                "{}: not a {} session: {reason}",
+                named(),
                 kind.as_str()
             )),
             _ => None,
@@ -827,9 +884,28 @@ impl Catalog {
     pub fn append(&mut self, events: impl IntoIterator<Item = ScanEvent>) -> Vec<RecordId> {
         let mut fresh = Vec::new();
         let (mut skipped, mut unreadable) = (false, false);
+        let remotes = self.caches.get::<remote::Remotes>();
         for event in events {
             match event {
                 ScanEvent::Record(record) => {
+                    // The rule of `remote`'s "Names": a local id of the
+                    // form `ID@HOST`, HOST a configured remote, is not listed.
+                    let remote = record
+                        .host
+                        .is_none()
+                        .then(|| remotes.split_id(&record.id))
+                        .flatten();
+                    if let Some((host, _)) = remote {
+                        self.skipped.push((
+                            record.path.clone(),
+                            format!(
+                                "its id names a session of the remote {}: a local session cannot stand for it",
+                                host.host
+                            ),
+                        ));
+                        skipped = true;
+                        continue;
+                    }
                     fresh.push(self.records.len());
                     self.records.push(record);
                 }

@@ -21,9 +21,19 @@
 //!     as the remote's own fold fed its sink: a snapshot of a remote
 //!     session is the one the remote itself would inject.
 //!
+//! # Names
+//!
 //! A mention names a remote session by the id `ID@HOST` (HOST as the user
 //! wrote it in `--remote` or the config): still a canonical mention, and
 //! the same id on two machines is two sessions.
+//!
+//! An id of the form `ID@HOST`, where HOST is a configured remote
+//! ([`Remotes::split_id`]), always means that remote's session `ID`: a
+//! session of this machine whose own id has that form is not listed (a
+//! `--verbose` skip says why), so it can neither take the remote's mention
+//! and label nor win its resolution. A local id with an `@` that names no
+//! configured host is an ordinary local id. Without remotes, nothing is
+//! left out.
 //!
 //! # Never stall, never trust
 //!
@@ -485,6 +495,13 @@ impl Connection {
             remote.push(' ');
             remote.push_str(&shell_quote(arg));
         }
+        if let Some(set) = batch_mode_overridden(ssh) {
+            return Err(format!(
+                "{name}: the ssh command ({ssh}) sets {set}: ssh would take it over the \
+                 BatchMode=yes session-ref passes (ssh keeps an option's first value) and \
+                 could prompt for a password over the picker; remove it"
+            ));
+        }
         let seconds = timeout.as_secs().max(1).to_string();
         let mut child = Command::new("sh")
             .arg("-c")
@@ -875,9 +892,60 @@ impl Store for RemoteStore {
     }
 }
 
+/// The `-o BatchMode=…` other than `yes` that the ssh command line `ssh`
+/// gives, as written. ssh keeps the first value of an option (`ssh -G -o
+/// BatchMode=no -o BatchMode=yes` says `batchmode no`), and the user's
+/// words come before ours, so such an option would let ssh prompt on the
+/// terminal: the connection is refused instead.
+fn batch_mode_overridden(ssh: &str) -> Option<String> {
+    let words = shlex::split(ssh).unwrap_or_default();
+    let mut words = words.iter();
+    while let Some(word) = words.next() {
+        let option = match word.strip_prefix("-o") {
+            Some("") => words.next().map(String::as_str),
+            Some(rest) => Some(rest),
+            None => None,
+        };
+        let Some(option) = option else { continue };
+        let (key, value) = option
+            .split_once(['=', ' ', '\t'])
+            .map(|(k, v)| (k.trim(), v.trim().trim_start_matches('=').trim()))
+            .unwrap_or((option, ""));
+        if key.eq_ignore_ascii_case("batchmode") && !value.eq_ignore_ascii_case("yes") {
+            return Some(format!("-o {option}"));
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_ssh_command_that_turns_batch_mode_off_is_refused() {
+        for ssh in [
+            "ssh -o BatchMode=no",
+            "ssh -oBatchMode=no -p 22",
+            "ssh -o 'batchmode no'",
+            "env X=1 ssh -o BATCHMODE=No",
+        ] {
+            assert!(batch_mode_overridden(ssh).is_some(), "{ssh}");
+        }
+        for ssh in [
+            "ssh",
+            "ssh -o BatchMode=yes -p 2222",
+            "ssh -o ConnectTimeout=3",
+            "",
+        ] {
+            assert_eq!(batch_mode_overridden(ssh), None, "{ssh}");
+        }
+        let host = RemoteHost::new("devbox");
+        let refused = Connection::open("ssh -o BatchMode=no", &host, Duration::from_secs(1))
+            .err()
+            .expect("refused");
+        assert!(refused.contains("sets -o BatchMode=no"), "{refused}");
+    }
 
     #[test]
     fn shell_quoting_keeps_every_argument_one_word() {
