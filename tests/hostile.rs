@@ -350,6 +350,59 @@ fn one_huge_message_costs_preview_search_and_the_hook_no_memory() {
 }
 
 #[test]
+fn the_hook_holds_what_its_budget_needs_not_the_whole_session() {
+    // Six 8 MiB replies (each below the line limit, so each is read): the
+    // hook used to hold all of their text at once (about 50 MiB more than
+    // `preview`, which folds the log into what its budget needs); now it
+    // reads the same way.
+    let dir = tempfile::tempdir().unwrap();
+    let path = Kind::Claude.write(dir.path(), b"long");
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    let block = vec![b'y'; 1 << 20];
+    for i in 0..6 {
+        file.write_all(format!(r#"{{"parentUuid":"a{i}","isSidechain":false,"userType":"external","cwd":"/w/app","sessionId":"{ID}","message":{{"id":"n{i}","type":"message","role":"assistant","content":[{{"type":"text","text":"reply {i} "#).as_bytes()).unwrap();
+        for _ in 0..8 {
+            file.write_all(&block).unwrap();
+        }
+        file.write_all(format!(r#""}}]}},"type":"assistant","uuid":"b{i}","timestamp":"2026-01-05T07:00:02.000Z"}}"#).as_bytes()).unwrap();
+        file.write_all(b"\n").unwrap();
+    }
+    drop(file);
+    let store = dir.path().to_str().unwrap();
+    let preview = run(&args(&["--claude", store, "preview", "long"]));
+    assert_eq!(preview.code, 0, "{}", preview.stderr);
+    let mention = format!(
+        "@[long](hydra-session:{})",
+        base64_url(&serde_json::to_string("long").unwrap())
+    );
+    let input = serde_json::json!({
+        "session_id": "own", "transcript_path": "/dev/null", "cwd": "/w/app",
+        "hook_event_name": "UserPromptSubmit", "prompt": format!("see {mention}"),
+    });
+    let hook = run_with_input(
+        &args(&["--claude", store, "hook", "claude"]),
+        Some(input.to_string().as_bytes()),
+    );
+    assert_eq!(hook.code, 0, "{}", hook.stderr);
+    // The newest reply is cut to fit; the older ones are omitted.
+    assert!(
+        hook.stdout.contains("reply 5 "),
+        "{}",
+        &hook.stdout[..hook.stdout.len().min(2000)]
+    );
+    assert!(!hook.stdout.contains("reply 0 "));
+    assert!(
+        hook.max_rss_kib < preview.max_rss_kib + 16 * 1024,
+        "hook peak RSS {} KiB, preview {} KiB",
+        hook.max_rss_kib,
+        preview.max_rss_kib
+    );
+}
+
+#[test]
 fn a_native_log_with_a_huge_first_line_is_not_a_session_and_costs_no_memory() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("huge-header.jsonl");
