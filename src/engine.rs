@@ -284,26 +284,7 @@ impl Engine {
     /// `max_bytes` can still need while it is read (so memory follows the
     /// budget, not the logs); the first failure in source order wins.
     pub fn read_sources(&self, sources: &[SourceRef], max_bytes: usize) -> Result<Vec<ReadSource>> {
-        let catalog = &*self.catalog;
-        sources
-            .par_iter()
-            .map(|source| match catalog.find(&source.session_id) {
-                Some(record) => {
-                    let mut retained = RetainingSink::new(max_bytes);
-                    catalog
-                        .fold_surface(record, &mut retained)
-                        .map(|captured_through_seq| ReadSource {
-                            cwd: record.cwd.clone(),
-                            retained,
-                            captured_through_seq,
-                        })
-                        .map_err(Error::from)
-                }
-                None => Err(not_listed(catalog, &source.session_id)),
-            })
-            .collect::<Vec<_>>()
-            .into_iter()
-            .collect()
+        read_sources(&self.catalog, sources, max_bytes)
     }
 
     /// Snapshot `sources` and render their context.
@@ -362,6 +343,36 @@ impl Engine {
         )?;
         self.context_for(&sources)
     }
+}
+
+/// Read `sources` of `catalog` in parallel, each folded into what a budget
+/// of `max_bytes` can still need while it is read (so memory follows the
+/// budget, not the logs: `prepare`, `preview` and the hooks all read this
+/// way); the first failure in source order wins.
+pub fn read_sources(
+    catalog: &Catalog,
+    sources: &[SourceRef],
+    max_bytes: usize,
+) -> Result<Vec<ReadSource>> {
+    sources
+        .par_iter()
+        .map(|source| match catalog.find(&source.session_id) {
+            Some(record) => {
+                let mut retained = RetainingSink::new(max_bytes);
+                catalog
+                    .fold_surface(record, &mut retained)
+                    .map(|captured_through_seq| ReadSource {
+                        cwd: record.cwd.clone(),
+                        retained,
+                        captured_through_seq,
+                    })
+                    .map_err(Error::from)
+            }
+            None => Err(not_listed(catalog, &source.session_id)),
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .collect()
 }
 
 /// Fewest characters an id prefix must have to name a session: shorter

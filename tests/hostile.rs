@@ -37,12 +37,21 @@ struct Run {
 /// Run the binary with `args` in a clean environment and measure its peak
 /// RSS with `wait4` (the child's own usage, not its siblings').
 fn run(args: &[&OsStr]) -> Run {
+    run_with_input(args, None)
+}
+
+/// [`run`] with `input` on the child's stdin (none: stdin is null).
+fn run_with_input(args: &[&OsStr], input: Option<&[u8]>) -> Run {
     let home = tempfile::tempdir().unwrap();
     let mut command = Command::new(BIN);
     command.env_clear();
     let child = hermetic::isolate(&mut command, home.path())
         .args(args)
-        .stdin(Stdio::null())
+        .stdin(if input.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -50,6 +59,10 @@ fn run(args: &[&OsStr]) -> Run {
     let pid = child.id() as libc::pid_t;
     // Drain the pipes on threads while waiting, so a large output cannot block the child.
     let mut child = child;
+    if let Some(input) = input {
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(input).unwrap();
+    }
     let mut out = child.stdout.take().unwrap();
     let mut err = child.stderr.take().unwrap();
     let out = std::thread::spawn(move || {
@@ -269,6 +282,124 @@ fn a_huge_line_where_listing_looks_costs_no_memory() {
             );
         }
     }
+}
+
+/// The most reading a session may hold at its peak when one of its
+/// messages is a [`HUGE`] line (#25 item 8): well below the line itself.
+const SESSION_RSS_LIMIT_KIB: i64 = 200 * 1024;
+
+#[test]
+fn one_huge_message_costs_preview_search_and_the_hook_no_memory() {
+    // A Claude session whose middle message is one 256 MiB line of real
+    // text: previously held, then decoded, then copied whole.
+    let dir = tempfile::tempdir().unwrap();
+    let path = Kind::Claude.write(dir.path(), b"big");
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    file.write_all(format!(r#"{{"parentUuid":"a1","isSidechain":false,"userType":"external","cwd":"/w/app","sessionId":"{ID}","message":{{"id":"m2","type":"message","role":"assistant","content":[{{"type":"text","text":""#).as_bytes()).unwrap();
+    let block = vec![b'x'; 1 << 20];
+    for _ in 0..(HUGE >> 20) {
+        file.write_all(&block).unwrap();
+    }
+    file.write_all(
+        br#""}]},"type":"assistant","uuid":"a2","timestamp":"2026-01-05T07:00:02.000Z"}"#,
+    )
+    .unwrap();
+    file.write_all(format!("\n{}\n", format_args!(r#"{{"parentUuid":"a2","isSidechain":false,"userType":"external","cwd":"/w/app","sessionId":"{ID}","type":"user","message":{{"role":"user","content":"what came after"}},"uuid":"u2","timestamp":"2026-01-05T07:00:03.000Z"}}"#)).as_bytes()).unwrap();
+    drop(file);
+    let store = dir.path().to_str().unwrap();
+    let check = |what: &str, run: &Run| {
+        assert_eq!(run.code, 0, "{what}: {}", run.stderr);
+        assert!(
+            run.stdout.contains("what came after"),
+            "{what}: {}",
+            &run.stdout[..run.stdout.len().min(2000)]
+        );
+        assert!(
+            run.max_rss_kib < SESSION_RSS_LIMIT_KIB,
+            "{what}: peak RSS {} KiB for a {} MiB line",
+            run.max_rss_kib,
+            HUGE >> 20
+        );
+    };
+    check(
+        "preview",
+        &run(&args(&["--claude", store, "preview", "big"])),
+    );
+    check(
+        "search",
+        &run(&args(&["--claude", store, "search", "came after"])),
+    );
+    let mention = format!(
+        "@[big](hydra-session:{})",
+        base64_url(&serde_json::to_string("big").unwrap())
+    );
+    let input = serde_json::json!({
+        "session_id": "own", "transcript_path": "/dev/null", "cwd": "/w/app",
+        "hook_event_name": "UserPromptSubmit", "prompt": format!("see {mention}"),
+    });
+    check(
+        "hook claude",
+        &run_with_input(
+            &args(&["--claude", store, "hook", "claude"]),
+            Some(input.to_string().as_bytes()),
+        ),
+    );
+}
+
+#[test]
+fn the_hook_holds_what_its_budget_needs_not_the_whole_session() {
+    // Six 8 MiB replies (each below the line limit, so each is read): the
+    // hook used to hold all of their text at once (about 50 MiB more than
+    // `preview`, which folds the log into what its budget needs); now it
+    // reads the same way.
+    let dir = tempfile::tempdir().unwrap();
+    let path = Kind::Claude.write(dir.path(), b"long");
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    let block = vec![b'y'; 1 << 20];
+    for i in 0..6 {
+        file.write_all(format!(r#"{{"parentUuid":"a{i}","isSidechain":false,"userType":"external","cwd":"/w/app","sessionId":"{ID}","message":{{"id":"n{i}","type":"message","role":"assistant","content":[{{"type":"text","text":"reply {i} "#).as_bytes()).unwrap();
+        for _ in 0..8 {
+            file.write_all(&block).unwrap();
+        }
+        file.write_all(format!(r#""}}]}},"type":"assistant","uuid":"b{i}","timestamp":"2026-01-05T07:00:02.000Z"}}"#).as_bytes()).unwrap();
+        file.write_all(b"\n").unwrap();
+    }
+    drop(file);
+    let store = dir.path().to_str().unwrap();
+    let preview = run(&args(&["--claude", store, "preview", "long"]));
+    assert_eq!(preview.code, 0, "{}", preview.stderr);
+    let mention = format!(
+        "@[long](hydra-session:{})",
+        base64_url(&serde_json::to_string("long").unwrap())
+    );
+    let input = serde_json::json!({
+        "session_id": "own", "transcript_path": "/dev/null", "cwd": "/w/app",
+        "hook_event_name": "UserPromptSubmit", "prompt": format!("see {mention}"),
+    });
+    let hook = run_with_input(
+        &args(&["--claude", store, "hook", "claude"]),
+        Some(input.to_string().as_bytes()),
+    );
+    assert_eq!(hook.code, 0, "{}", hook.stderr);
+    // The newest reply is cut to fit; the older ones are omitted.
+    assert!(
+        hook.stdout.contains("reply 5 "),
+        "{}",
+        &hook.stdout[..hook.stdout.len().min(2000)]
+    );
+    assert!(!hook.stdout.contains("reply 0 "));
+    assert!(
+        hook.max_rss_kib < preview.max_rss_kib + 16 * 1024,
+        "hook peak RSS {} KiB, preview {} KiB",
+        hook.max_rss_kib,
+        preview.max_rss_kib
+    );
 }
 
 #[test]

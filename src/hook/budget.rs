@@ -7,15 +7,18 @@
 //! retention of `prepare` (SPEC §7) under one shared per-source byte budget,
 //! the largest for which the whole added text, measured as the host measures
 //! it, fits the cap. Sources smaller than that budget stay whole and leave
-//! their share to the others. Pure: the sessions are read by the caller.
+//! their share to the others. Pure: the sessions are read by the caller,
+//! each folded into what the largest budget can need ([`ReadSource`]), which
+//! is all that any smaller budget needs too.
 
 use crate::error::{Error, ErrorCode, Result};
 use session_ref_core::json;
-use session_ref_core::prepare::{context_source_json, Context, ReferenceStats, SourceRef};
-use session_ref_core::projection::{project, ProjectedItem};
+use session_ref_core::prepare::{
+    context_source_json, Context, ReadSource, ReferenceStats, SourceRef,
+};
+use session_ref_core::projection::ProjectedItem;
 use session_ref_core::render;
-use session_ref_core::retention::{retain, SourceFields};
-use session_ref_stores::model::Surface;
+use session_ref_core::retention::{retain_after, Dropped, SourceFields};
 
 /// How a host counts the size of a hook's added context.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,21 +61,13 @@ pub fn added_context(context: &Context) -> String {
     )
 }
 
-/// A cited session read whole, so that it can be retained under many
-/// budgets while the largest that fits is searched.
-pub struct ReadSurface<'a> {
-    /// The session's cwd.
-    pub cwd: Option<&'a str>,
-    /// Its folded surface.
-    pub surface: &'a Surface,
-}
-
 /// A source projected once, retained many times.
 struct Projected<'a> {
     source: &'a SourceRef,
     cwd: Option<&'a str>,
     seq: u64,
     items: Vec<ProjectedItem<'a>>,
+    dropped: Dropped,
 }
 
 /// The context of `sources` (read as `read`) whose [`added_context`] fits
@@ -83,7 +78,7 @@ struct Projected<'a> {
 /// budget per source fits (the ids and labels alone are too long).
 pub fn fit(
     sources: &[SourceRef],
-    read: &[ReadSurface<'_>],
+    read: &[ReadSource],
     max_reference_bytes: usize,
     cap: usize,
     measure: Measure,
@@ -91,11 +86,15 @@ pub fn fit(
     let projected: Vec<Projected<'_>> = sources
         .iter()
         .zip(read)
-        .map(|(source, read)| Projected {
-            source,
-            cwd: read.cwd,
-            seq: read.surface.captured_through_seq,
-            items: project(read.surface),
+        .map(|(source, read)| {
+            let (items, dropped) = read.retained.held_items();
+            Projected {
+                source,
+                cwd: read.cwd.as_deref(),
+                seq: read.captured_through_seq,
+                items,
+                dropped,
+            }
         })
         .collect();
     let fits = |budget: usize| -> Option<Context> {
@@ -143,7 +142,7 @@ fn build(projected: &[Projected<'_>], budget: usize) -> Result<Context> {
             cwd: p.cwd,
             captured_through_seq: p.seq,
         };
-        let retained = retain(fields, &p.items, budget)?;
+        let retained = retain_after(fields, &p.items, budget, p.dropped)?;
         let stats = retained.stats;
         references.push(ReferenceStats {
             session_id: p.source.session_id.clone(),
@@ -169,7 +168,8 @@ fn build(projected: &[Projected<'_>], budget: usize) -> Result<Context> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use session_ref_core::prepare::{build_context, ReadSource};
+    use session_ref_core::prepare::build_context;
+    use session_ref_stores::model::Surface;
     use session_ref_stores::model::{Block, EventKind, MessageSource, SurfaceEvent};
 
     fn surface(texts: &[&str]) -> Surface {
@@ -202,10 +202,7 @@ mod tests {
     #[test]
     fn small_sources_are_whole_and_identical_to_prepare() {
         let s = surface(&["hi", "hello"]);
-        let read = [ReadSurface {
-            cwd: Some("/w"),
-            surface: &s,
-        }];
+        let read = [ReadSource::of_surface(Some("/w"), &s, 65_536)];
         let sources = [source("a")];
         let fitted = fit(&sources, &read, 65_536, 10_000, Measure::Utf8Bytes).unwrap();
         let whole = ReadSource::of_surface(Some("/w"), &s, 65_536);
@@ -219,14 +216,8 @@ mod tests {
         // The newest item is never dropped, only cut: the budget is used up.
         let large = surface(&["question", &big]);
         let read = [
-            ReadSurface {
-                cwd: None,
-                surface: &small,
-            },
-            ReadSurface {
-                cwd: None,
-                surface: &large,
-            },
+            ReadSource::of_surface(None, &small, 65_536),
+            ReadSource::of_surface(None, &large, 65_536),
         ];
         let sources = [source("small"), source("large")];
         for measure in [Measure::Utf8Bytes, Measure::Utf16Units] {
@@ -248,10 +239,7 @@ mod tests {
     fn characters_let_more_non_ascii_text_through_than_bytes() {
         let big = "é".repeat(20_000);
         let s = surface(&[&big]);
-        let read = [ReadSurface {
-            cwd: None,
-            surface: &s,
-        }];
+        let read = [ReadSource::of_surface(None, &s, 65_536)];
         let sources = [source("a")];
         let chars = fit(&sources, &read, 65_536, 10_000, Measure::Utf16Units).unwrap();
         let bytes = fit(&sources, &read, 65_536, 10_000, Measure::Utf8Bytes).unwrap();
@@ -264,10 +252,7 @@ mod tests {
     #[test]
     fn a_cap_below_the_fixed_text_is_a_budget_error() {
         let s = surface(&["hi"]);
-        let read = [ReadSurface {
-            cwd: None,
-            surface: &s,
-        }];
+        let read = [ReadSource::of_surface(None, &s, 65_536)];
         let err = fit(&[source("a")], &read, 65_536, 300, Measure::Utf8Bytes).unwrap_err();
         assert_eq!(err.code, ErrorCode::BudgetExceeded);
         assert!(err.message.contains("300 bytes"), "{}", err.message);

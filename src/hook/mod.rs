@@ -195,26 +195,12 @@ fn resolve(context: &HookContext, input: &HookInput) -> Result<Answer> {
     };
     let catalog = Catalog::load_with(std::sync::Arc::new(caches), &context.roots);
     catalog.save_index();
-    let read = sources
-        .iter()
-        .map(|source| {
-            let record = catalog
-                .find(&source.session_id)
-                .ok_or_else(|| crate::engine::not_listed(&catalog, &source.session_id))?;
-            let surface = catalog.read_surface(record).map_err(Error::from)?;
-            Ok((record.cwd.clone(), surface))
-        })
-        .collect::<Result<Vec<_>>>()?;
-    let views: Vec<budget::ReadSurface<'_>> = read
-        .iter()
-        .map(|(cwd, surface)| budget::ReadSurface {
-            cwd: cwd.as_deref(),
-            surface,
-        })
-        .collect();
+    // Read as `prepare` reads: each source folded into what the largest
+    // budget can need, so memory follows the budget, not the logs.
+    let read = crate::engine::read_sources(&catalog, &sources, context.limits.max_reference_bytes)?;
     let fitted = budget::fit(
         &sources,
-        &views,
+        &read,
         context.limits.max_reference_bytes,
         context.cap,
         measure(context.agent),

@@ -168,11 +168,20 @@ impl RetainingSink {
     /// Retain what is held within the budget, with the evicted items
     /// counted as dropped.
     pub fn finish(self, fields: SourceFields<'_>) -> Result<Retained> {
-        let mut held: Vec<Held> = self.checkpoints;
-        held.extend(self.window);
+        let max_bytes = self.max_bytes;
+        self.retain_within(fields, max_bytes)
+    }
+
+    /// The projection of what is held, in order, and the items evicted
+    /// before it: what retention under any budget up to the sink's needs.
+    /// An item evicted under the sink's budget is dropped under a smaller
+    /// one too (the items after it weigh more than either), so a hook can
+    /// search budgets below it without the whole surface.
+    pub fn held_items(&self) -> (Vec<ProjectedItem<'_>>, Dropped) {
+        let mut held: Vec<&Held> = self.checkpoints.iter().chain(&self.window).collect();
         held.sort_by_key(|h| h.seq);
-        let items: Vec<ProjectedItem<'_>> = held
-            .iter()
+        let items = held
+            .into_iter()
             .filter(|h| h.weight > 0)
             .map(|h| ProjectedItem {
                 role: h.role,
@@ -187,7 +196,16 @@ impl RetainingSink {
             messages: self.evicted_items,
             bytes: self.evicted_bytes,
         };
-        retain_after(fields, &items, self.max_bytes, dropped)
+        (items, dropped)
+    }
+
+    /// Retain what is held within `max_bytes` (at most the sink's budget),
+    /// with the evicted items counted as dropped: the retention of the
+    /// whole projected surface under `max_bytes`.
+    pub fn retain_within(&self, fields: SourceFields<'_>, max_bytes: usize) -> Result<Retained> {
+        debug_assert!(max_bytes <= self.max_bytes);
+        let (items, dropped) = self.held_items();
+        retain_after(fields, &items, max_bytes, dropped)
     }
 }
 
@@ -387,6 +405,21 @@ mod tests {
         let mut sink = RetainingSink::new(max);
         apply(ops, &mut sink);
         sink.finish(fields()).ok()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(500))]
+        #[test]
+        fn a_sink_retains_under_any_smaller_budget_as_the_whole_surface(
+            ops in prop::collection::vec(arb_op(), 0..40),
+            max in 60usize..3000,
+            smaller in 0usize..3000,
+        ) {
+            let budget = smaller.min(max);
+            let mut sink = RetainingSink::new(max);
+            apply(&ops, &mut sink);
+            prop_assert_eq!(sink.retain_within(fields(), budget).ok(), whole(&ops, budget));
+        }
     }
 
     proptest! {

@@ -6,8 +6,14 @@
 //! line. A longer line (a pasted image, a hostile 1 GiB line) is read past,
 //! never assembled: the backward scan and a bounded [`LineReader`] skip it
 //! without showing it to their visitor. Reading a whole session (preview,
-//! prepare) uses an unbounded reader: every line counts there. A whole
-//! native log is read in pieces on both cores ([`fold_lines_at`]).
+//! prepare, search, hooks) keeps lines up to [`MAX_SESSION_LINE`] (32 MiB)
+//! and reads a longer one past as a line that does not parse. Such a line
+//! is one message far larger than any snapshot keeps (retention would cut
+//! it to a head and tail within the budget, SPEC §7), and holding it, then
+//! its decoded text, cost several times its size (4 to 8 GB for one 2 GiB
+//! line, #25 item 8); passing over it keeps every path's memory bounded
+//! (a deliberate difference from the reference, SPEC §7). A whole log is
+//! read in pieces on both cores ([`fold_lines_at`]).
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
@@ -21,6 +27,12 @@ pub const MAX_HEADER_LINE: usize = 1 << 20;
 /// titles, first prompts) are short, and a line this long is a pasted blob.
 pub const MAX_LISTING_LINE: usize = 4 << 20;
 
+/// The longest line reading a whole session keeps: 32 MiB (far above a
+/// pasted screenshot; assembling a line costs about three times its size). A longer line
+/// is read past, never assembled, and reads as a line that does not parse
+/// (see the module doc for why).
+pub const MAX_SESSION_LINE: usize = 32 << 20;
+
 /// One line of a log.
 #[derive(Debug)]
 pub struct Line<'a> {
@@ -33,6 +45,9 @@ pub struct Line<'a> {
     /// Whether the line was longer than the reader's limit: then `bytes`
     /// is empty (the line was read past, not kept).
     pub oversized: bool,
+    /// The line's length in bytes without its `\n`, kept or not (where
+    /// the next line starts, for a reader counting offsets).
+    pub len: usize,
 }
 
 /// Streams the lines of a file, reusing one buffer.
@@ -121,6 +136,7 @@ impl<R: Read> LineReader<R> {
             bytes: &self.buf,
             terminated,
             oversized,
+            len: read - usize::from(terminated),
         }))
     }
 }
@@ -157,13 +173,17 @@ impl ReadAt for [u8] {
 }
 
 /// How [`fold_lines_at`] cuts a log: pieces of `piece` bytes, `round` of
-/// them read and parsed at once.
+/// them read and parsed at once, lines kept up to `max_line` bytes.
 #[derive(Debug, Clone, Copy)]
 pub struct Pieces {
     /// Bytes of one piece: one task of rayon's pool.
     pub piece: usize,
     /// Pieces read and parsed before their lines are visited.
     pub round: usize,
+    /// The longest line put together from pieces (its `\n` aside); a
+    /// longer line is read past and parsed as an empty line. At least
+    /// `piece`, since a line within one piece is parsed where it lies.
+    pub max_line: usize,
 }
 
 impl Pieces {
@@ -173,6 +193,7 @@ impl Pieces {
     pub const LOG: Pieces = Pieces {
         piece: 256 * 1024,
         round: 16,
+        max_line: MAX_SESSION_LINE,
     };
 }
 
@@ -229,10 +250,11 @@ struct Piece<T> {
 /// Pieces of `pieces.piece` bytes are read and parsed on rayon's pool, each
 /// where it is read (the bytes stay in that core's cache, and reading, the
 /// kernel's copy, is shared by the cores); a line cut by a piece boundary is
-/// put together and parsed on the calling thread. The lines of a round
-/// are visited while the next round is read, so memory is one round of
-/// buffers and two of parsed results, or the longest line when it is
-/// longer.
+/// put together and parsed on the calling thread, unless it is longer than
+/// `pieces.max_line`: then it is read past and parsed as an empty line (one
+/// result, so lines keep their numbers). The lines of a round are visited
+/// while the next round is read, so memory is one round of buffers and two
+/// of parsed results, or the longest line kept when it is longer.
 ///
 /// The data ends at the first piece that reads short: a log that grows
 /// while it is read gives the lines written before that read, as one
@@ -251,6 +273,19 @@ pub fn fold_lines_at<S: ReadAt + ?Sized, T: Send, E>(
     let piece_size = pieces.piece.max(1);
     let round_bytes = piece_size as u64 * pieces.round.max(1) as u64;
     let end = limit.map_or(u64::MAX, |limit| start.saturating_add(limit));
+    // Buffers given back after serving as the head of a piece without a
+    // line end (the middle of a long line): such a piece hands its buffer
+    // over instead of a copy, and the buffer is reused for a later piece.
+    let spare: std::sync::Mutex<Vec<Vec<u8>>> = std::sync::Mutex::new(Vec::new());
+    let give_back = |head: Vec<u8>| {
+        if head.capacity() >= piece_size {
+            if let Ok(mut spare) = spare.lock() {
+                if spare.len() < 2 * pieces.round.max(1) {
+                    spare.push(head);
+                }
+            }
+        }
+    };
     // Read and parse the pieces of the round that starts at `from`.
     let read_round = |from: u64, buffers: &mut Vec<Vec<u8>>| -> Vec<io::Result<Piece<T>>> {
         let wanted: Vec<usize> = (0..pieces.round.max(1) as u64)
@@ -259,9 +294,17 @@ pub fn fold_lines_at<S: ReadAt + ?Sized, T: Send, E>(
             .map(|at| (end - at).min(piece_size as u64) as usize)
             .collect();
         if buffers.len() < wanted.len() {
-            buffers.resize_with(wanted.len(), || vec![0; piece_size]);
+            buffers.resize_with(wanted.len(), Vec::new);
         }
         let read_piece = |(i, buf): (usize, &mut Vec<u8>)| -> io::Result<Piece<T>> {
+            if buf.len() < piece_size {
+                // Given away as the head of a piece without a line end.
+                *buf = spare
+                    .lock()
+                    .map_or(None, |mut spare| spare.pop())
+                    .unwrap_or_default();
+                buf.resize(piece_size, 0);
+            }
             let want = wanted[i];
             let at = from + (i * piece_size) as u64;
             let mut len = 0;
@@ -273,7 +316,7 @@ pub fn fold_lines_at<S: ReadAt + ?Sized, T: Send, E>(
                     Err(e) => return Err(e),
                 }
             }
-            Ok(Piece::of(&buf[..len], len < want, &parse))
+            Ok(Piece::of(buf, len, len < want, &parse))
         };
         match wanted.len() {
             0 => Vec::new(),
@@ -289,6 +332,21 @@ pub fn fold_lines_at<S: ReadAt + ?Sized, T: Send, E>(
     let mut offset = start;
     // The start of a line that goes on into the next piece.
     let mut carry: Vec<u8> = Vec::new();
+    // Whether the line in `carry` grew past `pieces.max_line` (then
+    // `carry` is empty and the rest of the line is read past).
+    let mut oversized = false;
+    // Add `bytes` to the line being put together, unless it is too long.
+    let grow = |carry: &mut Vec<u8>, oversized: &mut bool, bytes: &[u8]| {
+        if *oversized {
+            return;
+        }
+        if carry.len() + bytes.len() > pieces.max_line {
+            *oversized = true;
+            *carry = Vec::new();
+        } else {
+            carry.extend_from_slice(bytes);
+        }
+    };
     let mut round_start = start;
     let mut round = read_round(start, &mut buffers);
     while !round.is_empty() {
@@ -309,16 +367,19 @@ pub fn fold_lines_at<S: ReadAt + ?Sized, T: Send, E>(
                 let piece = piece.map_err(&io_error)?;
                 offset += piece.len as u64;
                 if piece.head_ends {
+                    grow(&mut carry, &mut oversized, &piece.head);
                     // Ended by its `\n`, so that an empty line is a line.
-                    carry.extend_from_slice(&piece.head);
                     carry.push(b'\n');
                     visit(parse(&carry), false)?;
                     if !piece.lines.is_empty() {
                         visit(piece.lines, false)?;
                     }
-                    carry = piece.tail;
+                    oversized = false;
+                    carry = Vec::new();
+                    grow(&mut carry, &mut oversized, &piece.tail);
                 } else {
-                    carry.extend_from_slice(&piece.head);
+                    grow(&mut carry, &mut oversized, &piece.head);
+                    give_back(piece.head);
                 }
                 if piece.short {
                     break;
@@ -330,7 +391,7 @@ pub fn fold_lines_at<S: ReadAt + ?Sized, T: Send, E>(
         round = next;
         round_start = next_start;
     }
-    let torn = !carry.is_empty();
+    let torn = !carry.is_empty() || oversized;
     if torn {
         visit(parse(&carry), true)?;
     }
@@ -341,13 +402,18 @@ pub fn fold_lines_at<S: ReadAt + ?Sized, T: Send, E>(
 }
 
 impl<T> Piece<T> {
-    /// The piece of `data` (`short`: the end of the file), its whole lines
-    /// parsed by `parse`.
-    fn of(data: &[u8], short: bool, parse: impl Fn(&[u8]) -> Vec<T>) -> Self {
-        let len = data.len();
+    /// The piece of the first `len` bytes of `buf` (`short`: the end of the
+    /// file), its whole lines parsed by `parse`. A piece without a line end
+    /// takes `buf` itself as its head (no copy; the reader gives it back).
+    fn of(buf: &mut Vec<u8>, len: usize, short: bool, parse: impl Fn(&[u8]) -> Vec<T>) -> Self {
+        let data = &buf[..len];
         match memchr::memchr(b'\n', data) {
             None => Piece {
-                head: data.to_vec(),
+                head: {
+                    let mut head = std::mem::take(buf);
+                    head.truncate(len);
+                    head
+                },
                 head_ends: false,
                 lines: Vec::new(),
                 tail: Vec::new(),
@@ -690,19 +756,68 @@ mod tests {
     }
 
     const SHAPES: [Pieces; 6] = [
-        Pieces { piece: 1, round: 1 },
-        Pieces { piece: 2, round: 3 },
-        Pieces { piece: 3, round: 2 },
+        Pieces {
+            piece: 1,
+            round: 1,
+            max_line: usize::MAX,
+        },
+        Pieces {
+            piece: 2,
+            round: 3,
+            max_line: usize::MAX,
+        },
+        Pieces {
+            piece: 3,
+            round: 2,
+            max_line: usize::MAX,
+        },
         Pieces {
             piece: 7,
             round: 16,
+            max_line: usize::MAX,
         },
         Pieces {
             piece: 64,
             round: 3,
+            max_line: usize::MAX,
         },
         Pieces::LOG,
     ];
+
+    #[test]
+    fn pieces_read_past_a_line_over_the_limit_as_an_empty_line() {
+        let long = "x".repeat(200);
+        let at_limit = "y".repeat(64);
+        let torn_long = format!("\n{}", "z".repeat(100));
+        for torn_end in ["", torn_long.as_str()] {
+            let content = format!("a\n{long}\n{at_limit}\n\n{long}{long}\nb{torn_end}");
+            let mut expected: Seen = vec![
+                (b"a".to_vec(), false),
+                (vec![], false),
+                (at_limit.clone().into_bytes(), false),
+                (vec![], false),
+                (vec![], false),
+            ];
+            if torn_end.is_empty() {
+                expected.push((b"b".to_vec(), true));
+            } else {
+                // The torn last line is over the limit too: nothing of it
+                // is shown, but it is read and the end is torn.
+                expected.push((b"b".to_vec(), false));
+            }
+            // A line within one piece is kept whatever its length.
+            for shape in SHAPES.into_iter().filter(|shape| shape.piece <= 64) {
+                let pieces = Pieces {
+                    max_line: 64,
+                    ..shape
+                };
+                let (seen, read) = folded(content.as_bytes(), 0, None, pieces).unwrap();
+                assert_eq!(seen, expected, "{pieces:?}");
+                assert_eq!(read.bytes, content.len() as u64);
+                assert!(read.torn);
+            }
+        }
+    }
 
     #[test]
     fn pieces_give_every_line_once_in_order() {
@@ -761,7 +876,11 @@ mod tests {
             .build()
             .unwrap();
         pool.spawn(move || {
-            let pieces = Pieces { piece: 7, round: 4 };
+            let pieces = Pieces {
+                piece: 7,
+                round: 4,
+                max_line: usize::MAX,
+            };
             let seen = folded(&content[..], 0, None, pieces).map(|(seen, _)| seen.len());
             tx.send(seen.ok()).unwrap();
         });
@@ -841,7 +960,11 @@ mod tests {
             &faulty,
             0,
             None,
-            Pieces { piece: 3, round: 4 },
+            Pieces {
+                piece: 3,
+                round: 4,
+                max_line: usize::MAX,
+            },
             split_lines,
             |lines, _| {
                 seen.extend(lines);
@@ -864,7 +987,17 @@ mod tests {
                 fails_from: u64::MAX,
                 short_at: Some(short_at),
             };
-            let (seen, read) = folded(&faulty, 0, None, Pieces { piece: 2, round: 8 }).unwrap();
+            let (seen, read) = folded(
+                &faulty,
+                0,
+                None,
+                Pieces {
+                    piece: 2,
+                    round: 8,
+                    max_line: usize::MAX,
+                },
+            )
+            .unwrap();
             let lines: Vec<&[u8]> = seen.iter().map(|(line, _)| &line[..]).collect();
             if short_at == 4 {
                 assert_eq!(lines, [&b"ab"[..], b"c"]);
@@ -895,7 +1028,11 @@ mod tests {
             &b"a\nb\nc\n"[..],
             0,
             None,
-            Pieces { piece: 1, round: 1 },
+            Pieces {
+                piece: 1,
+                round: 1,
+                max_line: usize::MAX,
+            },
             split_lines,
             |_, _| {
                 visits += 1;

@@ -97,8 +97,9 @@ pub fn read_lines(
     visit_lines(path, head, true, visit)
 }
 
-/// [`read_lines`] for reading a whole session (its surface): every line is
-/// seen, however long, and a zstd stream is read to its end.
+/// [`read_lines`] for reading a whole session (its surface): every line up
+/// to [`lines::MAX_SESSION_LINE`] is seen (a longer one is read past as a
+/// line that does not parse), and a zstd stream is read to its end.
 pub fn read_all_lines(
     path: &Path,
     visit: impl FnMut(u64, &[u8]) -> Visit,
@@ -113,9 +114,11 @@ fn visit_lines(
     mut visit: impl FnMut(u64, &[u8]) -> Visit,
 ) -> Result<u64, ReadError> {
     let mut reader = open_lines(path, head, listing).map_err(|e| ReadError::io(path, &e))?;
-    if listing {
-        reader = reader.with_limit(lines::MAX_LISTING_LINE);
-    }
+    reader = reader.with_limit(if listing {
+        lines::MAX_LISTING_LINE
+    } else {
+        lines::MAX_SESSION_LINE
+    });
     let mut complete = 0;
     while let Some(line) = reader.next_line().map_err(|e| ReadError::io(path, &e))? {
         if line.oversized {
@@ -164,7 +167,9 @@ pub fn read_lines_span(
     let io = |e: io::Error| ReadError::io(path, &e);
     let mut file = File::open(path).map_err(io)?;
     file.seek(SeekFrom::Start(from)).map_err(io)?;
-    let mut reader = LineReader::new(file.take(to.saturating_sub(from))).numbered_after(lines);
+    let mut reader = LineReader::new(file.take(to.saturating_sub(from)))
+        .numbered_after(lines)
+        .with_limit(lines::MAX_SESSION_LINE);
     let mut span = Span {
         complete: lines,
         lines,
@@ -173,7 +178,7 @@ pub fn read_lines_span(
     };
     while let Some(line) = reader.next_line().map_err(io)? {
         span.lines = line.number;
-        span.end += line.bytes.len() as u64 + u64::from(line.terminated);
+        span.end += line.len as u64 + u64::from(line.terminated);
         span.clean = line.terminated;
         let verdict = visit(line.number, line.bytes);
         if line.terminated || verdict.parsed {
@@ -627,7 +632,7 @@ mod tests {
             let mut expected = Vec::new();
             let expected_span = read_lines_span(file.path(), from, skip as u64, to, keep_o(&mut expected)).unwrap();
             let mut got = Vec::new();
-            let pieces = lines::Pieces { piece, round };
+            let pieces = lines::Pieces { piece, round, max_line: usize::MAX };
             let span = fold_lines_span_in(file.path(), from, skip as u64, Some(to), pieces, parse_o, |number, value| {
                 got.push((number, value));
                 Ok(())

@@ -966,7 +966,7 @@ mod tests {
             let (file, record) = write_log(HEADER);
             std::fs::write(file.path(), &log).unwrap();
             let expected = fold_line_by_line(&record);
-            for pieces in [Pieces { piece, round }, Pieces::LOG] {
+            for pieces in [Pieces { piece, round, max_line: usize::MAX }, Pieces::LOG] {
                 let got = fold_in_pieces(&record, Surface::default(), pieces);
                 prop_assert_eq!(&got, &expected, "{}", String::from_utf8_lossy(&log));
             }

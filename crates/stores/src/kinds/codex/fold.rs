@@ -239,7 +239,7 @@ fn fold_rollout_from<S: SurfaceSink>(
             clean: true,
         };
         while let Some(line) = reader.next_line().map_err(|e| ReadError::io(path, &e))? {
-            span.end += line.bytes.len() as u64 + u64::from(line.terminated);
+            span.end += line.len as u64 + u64::from(line.terminated);
             span.lines = line.number;
             span.clean = line.terminated;
             let parsed = parse(line.bytes);
@@ -322,7 +322,9 @@ fn open_limited(
         Some(limit) => Box::new(stream.take(limit.saturating_sub(from))),
         None => stream,
     };
-    Ok(crate::jsonl::lines::LineReader::new(stream))
+    // A line longer than any snapshot keeps is read past (see `jsonl::lines`).
+    Ok(crate::jsonl::lines::LineReader::new(stream)
+        .with_limit(crate::jsonl::lines::MAX_SESSION_LINE))
 }
 
 /// The rollout of thread `id`: a `*<id>.jsonl` (or `.jsonl.zst`) file in the
