@@ -551,6 +551,51 @@ fn a_label_the_user_typed_is_kept_as_written() {
     assert!(run.stdout.starts_with("@[a\tb]("), "{:?}", run.stdout);
 }
 
+/// A snapshot that cannot fit names its session: the id, and the label
+/// (here typed by the user with a line break and an OSC) quoted, so the
+/// error stays one printable line on stderr.
+#[test]
+fn a_budget_error_names_its_session_on_one_safe_line() {
+    let dir = titled_store("plain");
+    let label = "two\nlines \u{1b}]0;pwned\u{7}";
+    let failed = in_store(
+        dir.path(),
+        &[
+            "--max-reference-bytes",
+            "40",
+            "preview",
+            ID,
+            "--label",
+            label,
+        ],
+    );
+    assert_eq!(failed.code, 1, "{}", failed.stderr);
+    let line = failed.stderr.trim_end();
+    assert!(
+        line.starts_with("session-ref: SESSION_REFERENCE_BUDGET_EXCEEDED: "),
+        "{line}"
+    );
+    assert_eq!(line.lines().count(), 1, "{line:?}");
+    assert_safe("budget error", line);
+    assert!(line.contains(&format!("\"{ID}\"")), "{line}");
+    assert!(
+        line.contains(&serde_json::to_string(label).unwrap()),
+        "{line}"
+    );
+    // The same from `prepare`, whose label comes from the title.
+    let mention = in_store(dir.path(), &["mention", ID]).stdout;
+    let failed = in_store(
+        dir.path(),
+        &["--max-reference-bytes", "40", "prepare", mention.trim_end()],
+    );
+    assert_eq!(failed.code, 1, "{}", failed.stderr);
+    assert!(
+        failed.stderr.contains(&format!("\"{ID}\" (\"plain\")")),
+        "{}",
+        failed.stderr
+    );
+}
+
 /// A minimal MCP client over the server's stdio, one request at a time.
 struct Mcp {
     child: std::process::Child,
