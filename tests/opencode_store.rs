@@ -403,6 +403,62 @@ fn sessions_are_listed_as_opencode_lists_them() {
     assert!(!context.contains("FILE-CONTENTS-XYZZY"), "{context}");
 }
 
+/// Sub-agent and archived sessions are how opencode keeps sessions, not
+/// problems: `-v` counts them in one line each, no `warning:` per row,
+/// while a file that really is not a session still gets its warning.
+#[test]
+fn verbose_counts_sub_agent_sessions_instead_of_warning_for_each() {
+    let (_dir, data, db) = data_dir();
+    for n in 0..30 {
+        db.session(
+            &format!("ses_sub{n:02}"),
+            Some(A),
+            "/w/a",
+            "look (@general subagent)",
+            1_767_600_000_100 + n,
+        );
+    }
+    db.session("ses_old", None, "/w/a", "Archived", 1_767_600_000_000);
+    db.set("ses_old", "time_archived", "1767600000999");
+    let native = tempfile::tempdir().unwrap();
+    std::fs::write(
+        native.path().join("junk.jsonl"),
+        "{\"not\": \"a session\"}\n",
+    )
+    .unwrap();
+    let out = common::run(
+        &[
+            "-v",
+            "--opencode",
+            data.to_str().unwrap(),
+            "--store",
+            native.path().to_str().unwrap(),
+            "candidates",
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let stderr = common::stderr(&out);
+    let warnings: Vec<&str> = stderr.lines().filter(|l| l.contains("warning:")).collect();
+    assert_eq!(warnings.len(), 1, "{stderr}");
+    assert!(warnings[0].contains("junk.jsonl"), "{stderr}");
+    assert!(
+        stderr
+            .lines()
+            .any(|l| l == "session-ref: skipped 30 opencode sub-agent sessions"),
+        "{stderr}"
+    );
+    assert!(
+        stderr
+            .lines()
+            .any(|l| l == "session-ref: skipped 1 archived opencode session"),
+        "{stderr}"
+    );
+    // Without -v, nothing about them.
+    let quiet = common::run(&["--opencode", data.to_str().unwrap(), "candidates"], "");
+    assert_eq!(common::stderr(&quiet), "");
+}
+
 #[test]
 fn last_activity_is_the_sessions_own_update_time() {
     let (_dir, data, db) = data_dir();
