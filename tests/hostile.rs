@@ -434,6 +434,44 @@ fn fifos_devices_loops_and_torn_lines_do_not_stop_listing() {
     }
 }
 
+/// A session file inside a store that is a symbolic link is not read
+/// (it may point anywhere), and `--verbose` says so: one line per link,
+/// naming it escaped, with why.
+#[test]
+fn verbose_names_each_symlinked_session_and_why() {
+    for kind in KINDS {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let good = kind.write(dir.path(), b"good");
+        let target = kind.write(outside.path(), b"elsewhere");
+        let link = good
+            .parent()
+            .unwrap()
+            .join(OsStr::from_bytes(&kind.name(b"linked\x1b]0;x\x07")));
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let mut all = vec![
+            OsStr::new("-v"),
+            OsStr::new(kind.flag()),
+            dir.path().as_os_str(),
+        ];
+        all.extend(args(&["--cwd", "/w/app", "candidates", "--json"]));
+        let run = run(&all);
+        let found = only_session(&run);
+        assert_eq!(found["sessionId"], kind.id(b"good"), "{kind:?}");
+        let said: Vec<&str> = run
+            .stderr
+            .lines()
+            .filter(|l| l.contains("symbolic link"))
+            .collect();
+        assert_eq!(said.len(), 1, "{kind:?}: {}", run.stderr);
+        let name = String::from_utf8_lossy(&kind.name(b"linked\x1b]0;x\x07"))
+            .replace('\x1b', "\\u001b")
+            .replace('\x07', "\\u0007");
+        assert!(said[0].contains(&name), "{kind:?}: {} {name}", said[0]);
+        assert_safe("symlink line", said[0]);
+    }
+}
+
 /// Session titles written to deceive (SPEC §6's safe label, #25 items 3
 /// and 4): line breaks that would close `</referenced-sessions>` and speak
 /// as the user, OSC 52 (clipboard), OSC 0 (window title), CSI 2J (clear),
