@@ -101,6 +101,54 @@ fn reading_never_writes_the_database_or_its_wal() {
     assert!(before == after, "the database or its WAL changed");
 }
 
+/// Name, size and modification time of every file in `dir`.
+fn files_of(dir: &Path) -> Vec<(std::ffi::OsString, u64, std::time::SystemTime)> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            let m = e.metadata().unwrap();
+            (e.file_name(), m.len(), m.modified().unwrap())
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// A WAL-mode database its writer closed (no `-wal`, no `-shm`): listing
+/// and reading it leaves the store folder exactly as it was.
+#[test]
+fn reading_a_closed_wal_database_creates_no_file_in_the_store() {
+    let (_dir, data, db) = data_dir();
+    let path = db.path.clone();
+    drop(db);
+    {
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        let mode: String = conn
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(mode, "wal");
+        conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+            .unwrap();
+    }
+    for side in ["opencode.db-wal", "opencode.db-shm"] {
+        let side = data.join(side);
+        if side.exists() {
+            std::fs::remove_file(side).unwrap();
+        }
+    }
+    let before = files_of(&data);
+    assert_eq!(before.len(), 1, "{before:?}");
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let catalog = load(&data);
+    assert_eq!(ids(&catalog), [A, B]);
+    for record in catalog.ordered() {
+        catalog.read_surface(record).unwrap();
+        catalog.read_title(record).unwrap();
+    }
+    assert_eq!(files_of(&data), before, "the store folder changed");
+}
+
 #[test]
 fn a_database_written_while_listed_lists_every_committed_session() {
     let (_dir, data, db) = data_dir();
