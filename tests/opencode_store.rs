@@ -149,6 +149,28 @@ fn reading_a_closed_wal_database_creates_no_file_in_the_store() {
     assert_eq!(files_of(&data), before, "the store folder changed");
 }
 
+/// A database whose newest rows are only in its `-wal` (copied with its
+/// `-shm` while the writer held them, as a crashed opencode leaves them)
+/// is read fully, and no file is added to the store.
+#[test]
+fn rows_only_in_the_wal_are_read_without_new_files() {
+    let (_dir, data, db) = data_dir();
+    let copy = tempfile::tempdir().unwrap();
+    for name in ["opencode.db", "opencode.db-wal", "opencode.db-shm"] {
+        std::fs::copy(data.join(name), copy.path().join(name)).unwrap();
+    }
+    drop(db);
+    let names = |dir: &Path| -> Vec<std::ffi::OsString> {
+        files_of(dir).into_iter().map(|(n, _, _)| n).collect()
+    };
+    let before = names(copy.path());
+    let catalog = load(copy.path());
+    assert_eq!(ids(&catalog), [A, B]);
+    let surface = catalog.read_surface(catalog.find(A).unwrap()).unwrap();
+    assert_eq!(surface.events.len(), 2);
+    assert_eq!(names(copy.path()), before, "a file was added to the store");
+}
+
 #[test]
 fn a_database_written_while_listed_lists_every_committed_session() {
     let (_dir, data, db) = data_dir();
