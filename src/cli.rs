@@ -274,6 +274,7 @@ enum CommandArgs {
     Man {
         /// The command whose page to print (`search`, `hook install`)
         /// [default: session-ref's own].
+        #[arg(value_parser = CommandWord, hide_possible_values = true)]
         command: Vec<String>,
         /// Write every page (session-ref.1, session-ref-search.1, …) into
         /// DIR, e.g. ~/.local/share/man/man1, so that `man
@@ -505,7 +506,12 @@ struct PickArgs {
     /// share (1%-99%) or columns (right) / rows (down); hidden: start with
     /// the preview hidden (ctrl-/ shows it). E.g. right:60%, down:40%,
     /// hidden.
-    #[arg(long, value_name = "SPEC", value_parser = parse_preview_window)]
+    #[arg(
+        long,
+        value_name = "SPEC",
+        value_parser = PreviewWindowSpec,
+        hide_possible_values = true
+    )]
     preview_window: Option<PreviewWindow>,
     /// Set by `--tmux` for the picker it runs in the popup: hand the result
     /// back through files in this private directory instead of delivering.
@@ -985,6 +991,73 @@ fn parse_preview_window(text: &str) -> std::result::Result<PreviewWindow, String
     PreviewWindow::parse(text).map_err(|why| format!("{}: {why}", ErrorCode::InvalidConfig))
 }
 
+/// The value parser of `--preview-window`: [`parse_preview_window`], with
+/// its words as the values shell completion offers (else a completion
+/// script falls back to file names, which the option never takes).
+#[derive(Debug, Clone, Copy)]
+struct PreviewWindowSpec;
+
+impl clap::builder::TypedValueParser for PreviewWindowSpec {
+    type Value = PreviewWindow;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&Arg>,
+        value: &std::ffi::OsStr,
+    ) -> std::result::Result<PreviewWindow, clap::Error> {
+        parse_preview_window.parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            PreviewWindow::WORDS
+                .iter()
+                .map(|word| clap::builder::PossibleValue::new(*word)),
+        ))
+    }
+}
+
+/// The value parser of `man`'s COMMAND words: any word (an unknown one is
+/// refused by [`man_command`], naming the commands there are), completed
+/// as the names of the visible commands at every depth.
+#[derive(Debug, Clone, Copy)]
+struct CommandWord;
+
+impl clap::builder::TypedValueParser for CommandWord {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&Arg>,
+        value: &std::ffi::OsStr,
+    ) -> std::result::Result<String, clap::Error> {
+        clap::builder::StringValueParser::new().parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        fn walk(cmd: &clap::Command, out: &mut Vec<String>) {
+            for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+                let name = sub.get_name().to_owned();
+                if !out.contains(&name) {
+                    out.push(name);
+                }
+                walk(sub, out);
+            }
+        }
+        let mut names = Vec::new();
+        walk(&man_root(), &mut names);
+        Some(Box::new(
+            names.into_iter().map(clap::builder::PossibleValue::new),
+        ))
+    }
+}
+
 /// The end of `session-ref --help`: the picker's query syntax and keys,
 /// from the one table of [`crate::keys`] (as the picker's help shows
 /// them), and the exit codes.
@@ -1384,6 +1457,10 @@ mod tests {
         let right = window(&["--preview-window", "right:60%"]);
         assert_eq!(right, PreviewWindow::parse("right,60%").unwrap());
         assert!(window(&["--preview-window=hidden"]).hidden);
+        // The words completion offers are each a valid value.
+        for word in PreviewWindow::WORDS {
+            window(&["--preview-window", word]);
+        }
         for bad in ["up", "right:0%", "sideways"] {
             let error = Cli::try_parse_from(["session-ref", "--preview-window", bad]).unwrap_err();
             assert_eq!(error.exit_code(), 2, "{bad}");

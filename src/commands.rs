@@ -34,11 +34,14 @@ pub fn load_catalog(config: &Config) -> Catalog {
 
 /// Tell stderr what discovery could not list and, verbose, what each
 /// store root gave (the same line for every kind, in registry order) and
-/// what it skipped as not a session: the one report of the commands and
+/// what it skipped as not a session (a warning each, but the routine
+/// skips of sub-agents and archived sessions, counted in one line per
+/// kind of skip): the one report of the commands and
 /// the picker. Paths and reasons are escaped: a file name can hold
 /// anything, escape sequences included.
 pub fn report_listing(catalog: &Catalog, config: &Config) {
     use crate::display::{escape_unsafe, path_for_person};
+    use session_ref_stores::kinds::{routine_skip, ROUTINE_SKIPS};
     if config.verbose {
         for (kind, root) in config.roots.iter() {
             eprintln!(
@@ -47,12 +50,24 @@ pub fn report_listing(catalog: &Catalog, config: &Config) {
                 catalog.found_under(kind, root)
             );
         }
+        // Routine skips (sub-agents, archived sessions) are how agents
+        // keep sessions: counted, one line each; the rest are warnings.
+        let mut routine = vec![0usize; ROUTINE_SKIPS.len()];
         for (path, why) in &catalog.skipped {
-            eprintln!(
-                "session-ref: warning: {}: {}",
-                path_for_person(path),
-                escape_unsafe(why)
-            );
+            match routine_skip(why) {
+                Some(i) => routine[i] += 1,
+                None => eprintln!(
+                    "session-ref: warning: {}: {}",
+                    path_for_person(path),
+                    escape_unsafe(why)
+                ),
+            }
+        }
+        for (skip, &n) in ROUTINE_SKIPS.iter().zip(&routine) {
+            if n > 0 {
+                let what = if n == 1 { skip.one } else { skip.many };
+                eprintln!("session-ref: skipped {n} {what}");
+            }
         }
     }
     for (path, why) in &catalog.unreadable {

@@ -555,6 +555,10 @@ impl PreviewWindow {
     /// The grammar `--help` and the README document.
     pub const GRAMMAR: &'static str = "[right|down][:SIZE[%]][:hidden]";
 
+    /// The words of [`Self::GRAMMAR`] shell completion offers (each a
+    /// whole value; a size is the user's own).
+    pub const WORDS: &'static [&'static str] = &["right", "down", "hidden"];
+
     /// Parse fzf's `--preview-window` subset: words separated by `:` or
     /// `,`, in any order, a later one winning: `right`, `down` (or
     /// `bottom`), a size (`60%`: a share from 1% to 99%; `40`: columns

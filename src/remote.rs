@@ -38,7 +38,7 @@ use session_ref_core::projection::Role;
 use session_ref_stores::index::journal::{self, Journal};
 use session_ref_stores::model::SessionRecord;
 use session_ref_stores::remote::{
-    read_bounded_line, Hello, RemoteHost, Remotes, WireFold, WireListing, WireSession,
+    read_bounded_line, shell_quote, Hello, RemoteHost, Remotes, WireFold, WireListing, WireSession,
 };
 use session_ref_stores::search::index::Index;
 use session_ref_stores::{Catalog, ScanEvent};
@@ -579,14 +579,17 @@ pub fn check(settings: &RemoteSettings, host: &str) -> Result<String> {
     );
     let shown = crate::display::escape_unsafe(host);
     let (hello, listing) = remotes.check(&remote).map_err(|why| {
+        // What a person may paste into a shell: the ssh command line as
+        // configured (shell syntax already), each other word quoted; the
+        // remote command is one word, which ssh hands to the remote shell.
+        let host_word = shell_quote(host);
         Error::read_failed(format!(
-            "{}\n  ssh command: {} {}\n  remote command: {} remote serve\n  install session-ref there, then try `ssh {} {} --version`",
+            "{}\n  ssh command: {} {host_word}\n  remote command: {}\n  install session-ref there, then try `{} {host_word} {}`",
             crate::display::escape_unsafe(&why),
             settings.ssh,
-            shown,
-            remote.command,
-            shown,
-            remote.command,
+            remote.remote_command(&["remote", "serve"]),
+            settings.ssh,
+            shell_quote(&remote.remote_command(&["--version"])),
         ))
     })?;
     let safe = |s: &str| crate::display::escape_unsafe(s).into_owned();

@@ -223,6 +223,28 @@ fn bash_completes_below_the_top_level() {
     assert_eq!(shells, ["zsh"]);
 }
 
+/// `--preview-window` takes a spec, never a file: its words are offered
+/// (not the decoy file); `man` takes command names, so they are offered,
+/// below the top level too (`man hook install`).
+#[test]
+fn bash_offers_preview_words_and_man_commands() {
+    let scripts = Scripts::new();
+    let windows = scripts.bash(&["session-ref", "--preview-window", ""]);
+    assert_eq!(windows, ["right", "down", "hidden"]);
+    let picked = scripts.bash(&["session-ref", "pick", "--preview-window", "d"]);
+    assert_eq!(picked, ["down"]);
+    let pages = scripts.bash(&["session-ref", "man", ""]);
+    for command in ["candidates", "search", "hook", "mcp", "install"] {
+        assert!(has(&pages, command), "{command}: {pages:?}");
+    }
+    assert!(!has(&pages, "decoy-file"), "{pages:?}");
+    assert!(!has(&pages, "help"), "{pages:?}");
+    let search = scripts.bash(&["session-ref", "man", "sea"]);
+    assert_eq!(search, ["search"]);
+    let nested = scripts.bash(&["session-ref", "man", "hook", "inst"]);
+    assert_eq!(nested, ["install"]);
+}
+
 #[test]
 fn zsh_completes_below_the_top_level() {
     if !available("zsh", "zsh_completes_below_the_top_level") {

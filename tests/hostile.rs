@@ -565,6 +565,44 @@ fn fifos_devices_loops_and_torn_lines_do_not_stop_listing() {
     }
 }
 
+/// A session file inside a store that is a symbolic link is not read
+/// (it may point anywhere), and `--verbose` says so: one line per link,
+/// naming it escaped, with why.
+#[test]
+fn verbose_names_each_symlinked_session_and_why() {
+    for kind in KINDS {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let good = kind.write(dir.path(), b"good");
+        let target = kind.write(outside.path(), b"elsewhere");
+        let link = good
+            .parent()
+            .unwrap()
+            .join(OsStr::from_bytes(&kind.name(b"linked\x1b]0;x\x07")));
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let mut all = vec![
+            OsStr::new("-v"),
+            OsStr::new(kind.flag()),
+            dir.path().as_os_str(),
+        ];
+        all.extend(args(&["--cwd", "/w/app", "candidates", "--json"]));
+        let run = run(&all);
+        let found = only_session(&run);
+        assert_eq!(found["sessionId"], kind.id(b"good"), "{kind:?}");
+        let said: Vec<&str> = run
+            .stderr
+            .lines()
+            .filter(|l| l.contains("symbolic link"))
+            .collect();
+        assert_eq!(said.len(), 1, "{kind:?}: {}", run.stderr);
+        let name = String::from_utf8_lossy(&kind.name(b"linked\x1b]0;x\x07"))
+            .replace('\x1b', "\\u001b")
+            .replace('\x07', "\\u0007");
+        assert!(said[0].contains(&name), "{kind:?}: {} {name}", said[0]);
+        assert_safe("symlink line", said[0]);
+    }
+}
+
 /// Session titles written to deceive (SPEC §6's safe label, #25 items 3
 /// and 4): line breaks that would close `</referenced-sessions>` and speak
 /// as the user, OSC 52 (clipboard), OSC 0 (window title), CSI 2J (clear),
@@ -680,6 +718,51 @@ fn a_label_the_user_typed_is_kept_as_written() {
     let run = run(&args(&["mention", ID, "--label", "a\tb"]));
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.stdout.starts_with("@[a\tb]("), "{:?}", run.stdout);
+}
+
+/// A snapshot that cannot fit names its session: the id, and the label
+/// (here typed by the user with a line break and an OSC) quoted, so the
+/// error stays one printable line on stderr.
+#[test]
+fn a_budget_error_names_its_session_on_one_safe_line() {
+    let dir = titled_store("plain");
+    let label = "two\nlines \u{1b}]0;pwned\u{7}";
+    let failed = in_store(
+        dir.path(),
+        &[
+            "--max-reference-bytes",
+            "40",
+            "preview",
+            ID,
+            "--label",
+            label,
+        ],
+    );
+    assert_eq!(failed.code, 1, "{}", failed.stderr);
+    let line = failed.stderr.trim_end();
+    assert!(
+        line.starts_with("session-ref: SESSION_REFERENCE_BUDGET_EXCEEDED: "),
+        "{line}"
+    );
+    assert_eq!(line.lines().count(), 1, "{line:?}");
+    assert_safe("budget error", line);
+    assert!(line.contains(&format!("\"{ID}\"")), "{line}");
+    assert!(
+        line.contains(&serde_json::to_string(label).unwrap()),
+        "{line}"
+    );
+    // The same from `prepare`, whose label comes from the title.
+    let mention = in_store(dir.path(), &["mention", ID]).stdout;
+    let failed = in_store(
+        dir.path(),
+        &["--max-reference-bytes", "40", "prepare", mention.trim_end()],
+    );
+    assert_eq!(failed.code, 1, "{}", failed.stderr);
+    assert!(
+        failed.stderr.contains(&format!("\"{ID}\" (\"plain\")")),
+        "{}",
+        failed.stderr
+    );
 }
 
 /// A minimal MCP client over the server's stdio, one request at a time.

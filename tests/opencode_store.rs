@@ -101,6 +101,76 @@ fn reading_never_writes_the_database_or_its_wal() {
     assert!(before == after, "the database or its WAL changed");
 }
 
+/// Name, size and modification time of every file in `dir`.
+fn files_of(dir: &Path) -> Vec<(std::ffi::OsString, u64, std::time::SystemTime)> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            let m = e.metadata().unwrap();
+            (e.file_name(), m.len(), m.modified().unwrap())
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// A WAL-mode database its writer closed (no `-wal`, no `-shm`): listing
+/// and reading it leaves the store folder exactly as it was.
+#[test]
+fn reading_a_closed_wal_database_creates_no_file_in_the_store() {
+    let (_dir, data, db) = data_dir();
+    let path = db.path.clone();
+    drop(db);
+    {
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        let mode: String = conn
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(mode, "wal");
+        conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+            .unwrap();
+    }
+    for side in ["opencode.db-wal", "opencode.db-shm"] {
+        let side = data.join(side);
+        if side.exists() {
+            std::fs::remove_file(side).unwrap();
+        }
+    }
+    let before = files_of(&data);
+    assert_eq!(before.len(), 1, "{before:?}");
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let catalog = load(&data);
+    assert_eq!(ids(&catalog), [A, B]);
+    for record in catalog.ordered() {
+        catalog.read_surface(record).unwrap();
+        catalog.read_title(record).unwrap();
+    }
+    assert_eq!(files_of(&data), before, "the store folder changed");
+}
+
+/// A database whose newest rows are only in its `-wal` (copied with its
+/// `-shm` while the writer held them, as a crashed opencode leaves them)
+/// is read fully, and no file is added to the store.
+#[test]
+fn rows_only_in_the_wal_are_read_without_new_files() {
+    let (_dir, data, db) = data_dir();
+    let copy = tempfile::tempdir().unwrap();
+    for name in ["opencode.db", "opencode.db-wal", "opencode.db-shm"] {
+        std::fs::copy(data.join(name), copy.path().join(name)).unwrap();
+    }
+    drop(db);
+    let names = |dir: &Path| -> Vec<std::ffi::OsString> {
+        files_of(dir).into_iter().map(|(n, _, _)| n).collect()
+    };
+    let before = names(copy.path());
+    let catalog = load(copy.path());
+    assert_eq!(ids(&catalog), [A, B]);
+    let surface = catalog.read_surface(catalog.find(A).unwrap()).unwrap();
+    assert_eq!(surface.events.len(), 2);
+    assert_eq!(names(copy.path()), before, "a file was added to the store");
+}
+
 #[test]
 fn a_database_written_while_listed_lists_every_committed_session() {
     let (_dir, data, db) = data_dir();
@@ -401,6 +471,62 @@ fn sessions_are_listed_as_opencode_lists_them() {
     let context = common::stdout(&out);
     assert!(context.contains("summarise the attached file"), "{context}");
     assert!(!context.contains("FILE-CONTENTS-XYZZY"), "{context}");
+}
+
+/// Sub-agent and archived sessions are how opencode keeps sessions, not
+/// problems: `-v` counts them in one line each, no `warning:` per row,
+/// while a file that really is not a session still gets its warning.
+#[test]
+fn verbose_counts_sub_agent_sessions_instead_of_warning_for_each() {
+    let (_dir, data, db) = data_dir();
+    for n in 0..30 {
+        db.session(
+            &format!("ses_sub{n:02}"),
+            Some(A),
+            "/w/a",
+            "look (@general subagent)",
+            1_767_600_000_100 + n,
+        );
+    }
+    db.session("ses_old", None, "/w/a", "Archived", 1_767_600_000_000);
+    db.set("ses_old", "time_archived", "1767600000999");
+    let native = tempfile::tempdir().unwrap();
+    std::fs::write(
+        native.path().join("junk.jsonl"),
+        "{\"not\": \"a session\"}\n",
+    )
+    .unwrap();
+    let out = common::run(
+        &[
+            "-v",
+            "--opencode",
+            data.to_str().unwrap(),
+            "--store",
+            native.path().to_str().unwrap(),
+            "candidates",
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let stderr = common::stderr(&out);
+    let warnings: Vec<&str> = stderr.lines().filter(|l| l.contains("warning:")).collect();
+    assert_eq!(warnings.len(), 1, "{stderr}");
+    assert!(warnings[0].contains("junk.jsonl"), "{stderr}");
+    assert!(
+        stderr
+            .lines()
+            .any(|l| l == "session-ref: skipped 30 opencode sub-agent sessions"),
+        "{stderr}"
+    );
+    assert!(
+        stderr
+            .lines()
+            .any(|l| l == "session-ref: skipped 1 archived opencode session"),
+        "{stderr}"
+    );
+    // Without -v, nothing about them.
+    let quiet = common::run(&["--opencode", data.to_str().unwrap(), "candidates"], "");
+    assert_eq!(common::stderr(&quiet), "");
 }
 
 #[test]

@@ -470,6 +470,77 @@ fn remote_check_says_what_the_remote_sees_or_how_to_install_it() {
     );
 }
 
+/// The commands `remote check` suggests are shell words a person can
+/// paste: a host, a remote command and store arguments that need quoting
+/// come back, as a POSIX shell splits the suggestion, as the very words
+/// session-ref gives ssh. No ssh server is needed: the ssh command fails.
+#[test]
+fn remote_check_suggests_commands_quoted_for_a_shell() {
+    let config = tempfile::tempdir().unwrap();
+    let file = config.path().join("session-ref/config.toml");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    let host = "o'brien@dev$box";
+    let toml = format!(
+        "ssh_command = \"false -p 2222\"\nconnect_timeout = 2\n\n[[remote]]\nhost = {host:?}\n\
+         command = \"'/opt/my tools/session-ref'\"\nargs = [\"--claude\", \"/data/it's here\"]\n"
+    );
+    std::fs::write(&file, toml).unwrap();
+    let checked = run(config.path(), &["remote", "check", host]);
+    assert_eq!(checked.status.code(), Some(1));
+    let why = stderr(&checked);
+    let line = |prefix: &str| {
+        why.lines()
+            .find_map(|l| l.trim_start().strip_prefix(prefix))
+            .unwrap_or_else(|| panic!("no {prefix:?} in {why}"))
+            .to_owned()
+    };
+    let try_line = line("install session-ref there, then try `");
+    let suggested = try_line.strip_suffix('`').expect("closing backquote");
+    let remote_serve = "'/opt/my tools/session-ref' --claude '/data/it'\\''s here' remote serve";
+    assert_eq!(line("remote command: "), remote_serve, "{why}");
+    let words = |command_line: &str| -> Vec<String> {
+        let out = Command::new("sh")
+            .args([
+                "-c",
+                &format!("set -- {command_line}; printf '%s\\n' \"$@\""),
+            ])
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    };
+    assert_eq!(
+        words(suggested),
+        [
+            "false",
+            "-p",
+            "2222",
+            host,
+            "'/opt/my tools/session-ref' --claude '/data/it'\\''s here' --version"
+        ],
+        "{why}"
+    );
+    // What ssh hands the remote shell is the configured command, whole.
+    let remote_words = words(&words(suggested)[4]);
+    assert_eq!(
+        remote_words,
+        [
+            "/opt/my tools/session-ref",
+            "--claude",
+            "/data/it's here",
+            "--version"
+        ]
+    );
+    assert_eq!(
+        words(&line("ssh command: ")),
+        ["false", "-p", "2222", host],
+        "{why}"
+    );
+}
+
 #[test]
 fn a_hook_resolves_a_remote_mention_and_skips_remotes_for_local_ones() {
     let Some(server) = start("a_hook_resolves_a_remote_mention_and_skips_remotes_for_local_ones")

@@ -12,6 +12,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use crate::error::{Error, ErrorCode, Result};
+use crate::json;
 use crate::projection::{ProjectedItem, Role};
 use crate::render::{self, ConversationItem, Cut, ReferenceData};
 
@@ -162,18 +163,18 @@ pub fn retain_after(
                         break (bytes, i)
                     }
                     Some(_) => continue,
-                    None => return Err(budget_exceeded()),
+                    None => return Err(budget_exceeded(&fields, max_bytes)),
                 }
             };
             if bytes == 0 {
-                return Err(budget_exceeded());
+                return Err(budget_exceeded(&fields, max_bytes));
             }
             let overflow = size - max_bytes;
             let target = bytes.saturating_sub(overflow);
             let slot = &mut slots[index];
             let (text, omitted, head) = truncate_parts(slot.original, target);
             if text == slot.text() {
-                return Err(budget_exceeded());
+                return Err(budget_exceeded(&fields, max_bytes));
             }
             size = size - render::item_len(slot.role, slot.text())
                 + render::item_len(slot.role, &text);
@@ -216,10 +217,17 @@ pub fn retain_after(
     Ok(Retained { data, stats })
 }
 
-fn budget_exceeded() -> Error {
+/// The error naming the session (id and label, quoted so that neither can
+/// break the line) whose snapshot cannot fit: with several citations, the
+/// user must know which one to drop or raise the budget for.
+fn budget_exceeded(fields: &SourceFields<'_>, max_bytes: usize) -> Error {
     Error::new(
         ErrorCode::BudgetExceeded,
-        "referenced session snapshot cannot fit the configured byte budget",
+        format!(
+            "the snapshot of session {} ({}) cannot fit the byte budget of {max_bytes}",
+            json::quote(fields.session_id, false),
+            json::quote(fields.label, false),
+        ),
     )
 }
 
@@ -503,6 +511,13 @@ mod tests {
         let items = [item(Role::User, "hello", false)];
         let err = retain(fields(), &items, 20).unwrap_err();
         assert_eq!(err.code, ErrorCode::BudgetExceeded);
+        let f = fields();
+        assert!(
+            err.message.contains(&json::quote(f.session_id, false))
+                && err.message.contains(&json::quote(f.label, false)),
+            "{}",
+            err.message
+        );
         assert_eq!(
             retain(fields(), &[], 20).unwrap_err().code,
             ErrorCode::BudgetExceeded

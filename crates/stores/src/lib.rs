@@ -167,9 +167,7 @@ pub trait Store: Send + Sync + 'static {
     /// [`Store::wants`] in parallel with [`Store::list_file`]; a kind whose
     /// sessions span several files overrides it.
     fn scan(&self, caches: &Caches, root: &Arc<Path>, sink: &(dyn Fn(ScanEvent) + Sync)) {
-        let files = walk_files(root, &|p| self.wants(p), &mut |path, reason| {
-            sink(ScanEvent::Unreadable { path, reason })
-        });
+        let files = walk_files(root, &|p| self.wants(p), &mut |event| sink(event));
         let index = caches.get::<title::TitleIndex>();
         let kind = kind_by_name(self.name());
         files.par_iter().for_each(|path| {
@@ -615,10 +613,15 @@ pub enum ScanEvent {
     },
 }
 
+/// Why a symbolic link with a session's name inside a store is not listed.
+pub const SYMLINK: &str = "a symbolic link: a store's sessions are read in the store, \
+     never through a link (which may point anywhere)";
+
 /// Files below `root` (recursively, symbolic links not followed) whose name
 /// satisfies `keep`, in byte order of their paths; `root` itself when it is
-/// a file (named by the user, so kept whatever its name). Unreadable directories are
-/// reported through `on_error`.
+/// a file (named by the user, so kept whatever its name). Unreadable
+/// directories are reported through `on_error`, and so are symbolic links
+/// that `keep` would take, as skipped ([`SYMLINK`]).
 ///
 /// `walkdir` does the walk (it handles deep trees and reports each failing
 /// directory with its path); the files are then sorted by path bytes, the
@@ -626,7 +629,7 @@ pub enum ScanEvent {
 pub fn walk_files(
     root: &Path,
     keep: &dyn Fn(&Path) -> bool,
-    on_error: &mut dyn FnMut(PathBuf, String),
+    on_error: &mut dyn FnMut(ScanEvent),
 ) -> Vec<PathBuf> {
     // A root may name one session file (`--claude FILE.jsonl`).
     if std::fs::symlink_metadata(root).is_ok_and(|m| m.is_file()) {
@@ -638,6 +641,12 @@ pub fn walk_files(
             Ok(entry) => {
                 if entry.file_type().is_file() && keep(entry.path()) {
                     files.push(entry.into_path());
+                } else if entry.file_type().is_symlink() && keep(entry.path()) {
+                    // Said, not dropped silently: `--verbose` names it.
+                    on_error(ScanEvent::Skipped {
+                        path: entry.into_path(),
+                        reason: SYMLINK.to_owned(),
+                    });
                 }
             }
             Err(e) => {
@@ -646,7 +655,7 @@ pub fn walk_files(
                     Some(io) => io.to_string(),
                     None => e.to_string(),
                 };
-                on_error(path, reason);
+                on_error(ScanEvent::Unreadable { path, reason });
             }
         }
     }

@@ -112,6 +112,23 @@ impl RemoteHost {
             args: Vec::new(),
         }
     }
+
+    /// The command line the remote's shell runs: [`Self::command`] as
+    /// written (it is a shell command there), then [`Self::args`] and
+    /// `tail`, each quoted as one word.
+    pub fn remote_command(&self, tail: &[&str]) -> String {
+        let mut remote = self.command.clone();
+        for arg in self
+            .args
+            .iter()
+            .map(String::as_str)
+            .chain(tail.iter().copied())
+        {
+            remote.push(' ');
+            remote.push_str(&shell_quote(arg));
+        }
+        remote
+    }
 }
 
 /// How to reach the remotes of a run, kept in its [`Caches`] (none by
@@ -485,16 +502,7 @@ impl Connection {
     /// Connect and read the hello within `timeout`.
     fn open(ssh: &str, host: &RemoteHost, timeout: Duration) -> Result<Connection, String> {
         let name = &host.host;
-        let mut remote = host.command.clone();
-        for arg in host
-            .args
-            .iter()
-            .map(String::as_str)
-            .chain(["remote", "serve"])
-        {
-            remote.push(' ');
-            remote.push_str(&shell_quote(arg));
-        }
+        let remote = host.remote_command(&["remote", "serve"]);
         if let Some(set) = batch_mode_overridden(ssh) {
             return Err(format!(
                 "{name}: the ssh command ({ssh}) sets {set}: ssh would take it over the \

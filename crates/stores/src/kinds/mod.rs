@@ -16,3 +16,52 @@ pub mod native;
 pub mod opencode;
 pub mod pi;
 pub mod qwen;
+
+/// A reason for skipping a file that is how an agent keeps its sessions,
+/// not a problem to warn about: a sub-agent's log is part of its parent
+/// session, an archived session is hidden by the agent itself, a legacy
+/// copy is listed from the database. `--verbose`
+/// counts these in one line each instead of a warning per file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RoutineSkip {
+    /// The skip reason the kind reports, exactly.
+    pub reason: &'static str,
+    /// What one such file is, for the count (`opencode sub-agent session`).
+    pub one: &'static str,
+    /// What several are (`opencode sub-agent sessions`).
+    pub many: &'static str,
+}
+
+/// Every [`RoutineSkip`], in the order their counts are reported.
+pub const ROUTINE_SKIPS: &[RoutineSkip] = &[
+    RoutineSkip {
+        reason: opencode::SUBAGENT,
+        one: "opencode sub-agent session",
+        many: "opencode sub-agent sessions",
+    },
+    RoutineSkip {
+        reason: opencode::ARCHIVED,
+        one: "archived opencode session",
+        many: "archived opencode sessions",
+    },
+    RoutineSkip {
+        reason: opencode::LEGACY_COPY,
+        one: "legacy opencode file of a session in its database",
+        many: "legacy opencode files of sessions in its database",
+    },
+    RoutineSkip {
+        reason: gemini::SUBAGENT,
+        one: "Gemini CLI sub-agent chat",
+        many: "Gemini CLI sub-agent chats",
+    },
+    RoutineSkip {
+        reason: codex::REVIEW,
+        one: "Codex review sub-agent rollout",
+        many: "Codex review sub-agent rollouts",
+    },
+];
+
+/// The index in [`ROUTINE_SKIPS`] of a skip `reason`, when it is routine.
+pub fn routine_skip(reason: &str) -> Option<usize> {
+    ROUTINE_SKIPS.iter().position(|r| r.reason == reason)
+}

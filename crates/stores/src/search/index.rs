@@ -883,6 +883,7 @@ struct Walked {
     kind: crate::StoreKind,
     root: Arc<Path>,
     files: Vec<PathBuf>,
+    /// What the walk reported: unreadable directories, skipped links.
     unreadable: Vec<ScanEvent>,
 }
 
@@ -893,8 +894,8 @@ fn walk(roots: &StoreRoots) -> Vec<Walked> {
         .map(|(kind, root)| {
             let store = kind.store();
             let mut unreadable = Vec::new();
-            let files = walk_files(root, &|p| store.wants(p), &mut |path, reason| {
-                unreadable.push(ScanEvent::Unreadable { path, reason })
+            let files = walk_files(root, &|p| store.wants(p), &mut |event| {
+                unreadable.push(event)
             });
             Walked {
                 kind,

@@ -85,6 +85,10 @@ pub const SESSION_INDEX: &str = "session_index.jsonl";
 /// The Codex CLI store.
 pub struct Codex;
 
+/// Why a review sub-agent rollout is not listed.
+pub(crate) const REVIEW: &str =
+    "a Codex review sub-agent rollout (`codex exec review`), not a session of its own";
+
 /// The Codex CLI store's kind.
 pub const KIND: StoreKind = StoreKind::new(&Codex);
 
@@ -126,7 +130,7 @@ impl Store for Codex {
             Ok(Some(Head::Session(record))) => ScanEvent::Record(record),
             Ok(Some(Head::Review)) => ScanEvent::Skipped {
                 path: path.to_owned(),
-                reason: "a Codex review sub-agent rollout (`codex exec review`), not a session of its own".into(),
+                reason: REVIEW.into(),
             },
             Ok(None) => ScanEvent::Skipped {
                 path: path.to_owned(),

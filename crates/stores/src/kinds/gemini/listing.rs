@@ -136,7 +136,7 @@ fn read_head(path: &Path) -> Result<Head, NotListed> {
 }
 
 /// Why a sub-agent's chat is not listed.
-pub(super) const SUBAGENT: &str = "Gemini CLI sub-agent chat (part of its parent session)";
+pub(crate) const SUBAGENT: &str = "Gemini CLI sub-agent chat (part of its parent session)";
 
 /// List the sessions under a Gemini CLI root (`.gemini`).
 pub(super) fn scan_root(caches: &Caches, root: &Arc<Path>, sink: &(dyn Fn(ScanEvent) + Sync)) {

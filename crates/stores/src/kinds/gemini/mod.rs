@@ -77,7 +77,8 @@ pub use layout::{file_id, project_hash};
 pub use session::{current_file, Facts};
 
 use layout::{is_session_file, read_project_root, Folder, Projects};
-use listing::{head_of, scan_root, NotListed, SUBAGENT};
+pub(crate) use listing::SUBAGENT;
+use listing::{head_of, scan_root, NotListed};
 use session::{current, read_chat, session_candidates, Freshness};
 
 /// The Gemini CLI store kind.

@@ -23,18 +23,18 @@
 //!   messages and parts are one snapshot even while opencode appends.
 //!
 //! A read-only open of a WAL database needs the `-shm` file: SQLite maps
-//! it, creating it when missing, which needs write access to the folder.
-//! Checked with a read-only bind mount (`tools/opencode-readonly-check.sh`;
-//! root ignores permissions, so no `cargo test` can): with the `-wal` and
-//! `-shm` present, a read-only folder reads fine, WAL rows included; a
-//! database whose last connection closed cleanly (no `-wal`, no `-shm`)
-//! in a folder we cannot write is opened again with `immutable=1` if the
-//! plain open fails — safe then, since there is no WAL to miss and no
-//! writer can be active without creating one; a `-wal` without its
-//! `-shm` is unreadable, with that reason, never a hang. Where the folder
-//! is writable, SQLite itself creates a missing `-wal`/`-shm` (empty, or
-//! the WAL index rebuilt from the WAL) as any reader does; the database
-//! and the WAL are never written (`tests/opencode_store.rs`).
+//! it, creating it (and an empty `-wal`) when missing. So a WAL database
+//! whose last connection closed cleanly (no `-wal`, or an empty one) is
+//! opened with `immutable=1` first: there is no WAL to miss, and nothing
+//! is created in the store. Only while a `-wal` holds frames (opencode
+//! running, or crashed) is the plain read-only open used; with the `-wal`
+//! and `-shm` present a read-only folder reads fine, WAL rows included
+//! (`tools/opencode-readonly-check.sh`, a read-only bind mount; root
+//! ignores permissions, so no `cargo test` can); a `-wal` without its
+//! `-shm` is unreadable in a read-only folder, with that reason, never a
+//! hang, and in a writable one SQLite still creates the `-shm` (left:
+//! reading a private copy instead). The database and the WAL are never
+//! written (`tests/opencode_store.rs`).
 //!
 //! # Schema
 //!
@@ -117,6 +117,12 @@ pub struct SessionData {
 
 /// Open `path` read-only (see the module docs), with the schema checked.
 pub fn open(path: &Path) -> Result<Connection, String> {
+    // No WAL to miss: `immutable=1` reads the main file alone and, unlike
+    // a read-only open of a WAL database, creates no `-wal`/`-shm` in the
+    // store (nothing in a store is ever created or modified).
+    if wal_mode(path) && quiescent(path) {
+        return open_immutable(path);
+    }
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let conn = match Connection::open_with_flags(path, flags) {
         Ok(conn) => conn,
@@ -166,6 +172,18 @@ fn quiescent(path: &Path) -> bool {
     std::fs::metadata(wal).map_or(true, |m| m.len() == 0)
 }
 
+/// Whether the database file's header says WAL mode (its read and write
+/// versions, bytes 18 and 19, are 2). A rollback-journal database is not:
+/// its writer changes the main file in place, so only a locking open may
+/// read it (and that open creates no side file).
+fn wal_mode(path: &Path) -> bool {
+    use std::io::Read;
+    let mut header = [0u8; 20];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut header))
+        .is_ok_and(|()| header[18] == 2 && header[19] == 2)
+}
+
 /// `path` with `suffix` appended to its file name (`opencode.db-wal`).
 pub fn side_file(path: &Path, suffix: &str) -> std::path::PathBuf {
     let mut name = path.as_os_str().to_owned();
@@ -173,7 +191,7 @@ pub fn side_file(path: &Path, suffix: &str) -> std::path::PathBuf {
     name.into()
 }
 
-/// A quiescent database in a folder we cannot write, opened `immutable`.
+/// A quiescent database ([`quiescent`]), opened `immutable`.
 fn open_immutable(path: &Path) -> Result<Connection, String> {
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
         | OpenFlags::SQLITE_OPEN_NO_MUTEX

@@ -99,9 +99,13 @@ pub struct Opencode;
 pub const KIND: StoreKind = StoreKind::new(&Opencode);
 
 /// Why a sub-agent session is not listed.
-const SUBAGENT: &str = "opencode sub-agent session (part of its parent session)";
+pub(crate) const SUBAGENT: &str = "opencode sub-agent session (part of its parent session)";
+/// Why a legacy file of a session also in the database is not listed
+/// (opencode keeps them after migrating its storage to the database).
+pub(crate) const LEGACY_COPY: &str =
+    "legacy copy of a session also in opencode's database (listed from there)";
 /// Why an archived session is not listed.
-const ARCHIVED: &str = "archived in opencode (its session list hides it)";
+pub(crate) const ARCHIVED: &str = "archived in opencode (its session list hides it)";
 
 /// What a run knows of each database and legacy session file it listed.
 #[derive(Default)]
@@ -561,7 +565,7 @@ fn legacy_event(
         reason: reason.to_owned(),
     };
     if in_db.contains(&head.id) {
-        return skipped("legacy copy of a session also in opencode's database (listed from there)");
+        return skipped(LEGACY_COPY);
     }
     if head.parent_id.is_some() {
         return skipped(SUBAGENT);
