@@ -484,6 +484,27 @@ impl JsonDoc {
     /// last step is a key (the property's own range is then a child of the
     /// parent).
     fn node(&self, path: &[Step<'_>]) -> Option<Node> {
+        self.at(path, |value| Some(node_of(value)))
+    }
+
+    /// The position of property `key` among the object at `path`'s.
+    fn key_index(&self, path: &[Step<'_>], key: &str) -> Option<usize> {
+        self.at(path, |value| match value {
+            jsonc_parser::ast::Value::Object(o) => {
+                o.properties.iter().rposition(|p| p.name.as_str() == key)
+            }
+            _ => None,
+        })
+    }
+
+    /// `read` of the value at `path` in the text parsed afresh (the last
+    /// property of a repeated key, as JSON readers take it); `None` when
+    /// the text does not parse or nothing is at `path`.
+    fn at<R>(
+        &self,
+        path: &[Step<'_>],
+        read: impl FnOnce(&jsonc_parser::ast::Value<'_>) -> Option<R>,
+    ) -> Option<R> {
         let parsed = jsonc_parser::parse_to_ast(
             &self.text,
             &jsonc_parser::CollectOptions::default(),
@@ -504,37 +525,7 @@ impl JsonDoc {
                 _ => return None,
             };
         }
-        Some(node_of(value))
-    }
-
-    /// The position of property `key` among the object at `path`'s.
-    fn key_index(&self, path: &[Step<'_>], key: &str) -> Option<usize> {
-        let parsed = jsonc_parser::parse_to_ast(
-            &self.text,
-            &jsonc_parser::CollectOptions::default(),
-            &parse_options(),
-        )
-        .ok()?;
-        let mut value = parsed.value.as_ref()?;
-        for step in path {
-            value = match (step, value) {
-                (Step::Key(k), jsonc_parser::ast::Value::Object(o)) => {
-                    &o.properties
-                        .iter()
-                        .rev()
-                        .find(|p| p.name.as_str() == *k)?
-                        .value
-                }
-                (Step::Index(i), jsonc_parser::ast::Value::Array(a)) => a.elements.get(*i)?,
-                _ => return None,
-            };
-        }
-        match value {
-            jsonc_parser::ast::Value::Object(o) => {
-                o.properties.iter().rposition(|p| p.name.as_str() == key)
-            }
-            _ => None,
-        }
+        read(value)
     }
 
     /// The indentation unit of the text: the whitespace before the first
