@@ -76,7 +76,7 @@ fn reference() -> String {
     let mut out = String::from(
         "# Reference\n\n\
          Generated from the code (`src/keys.rs`, the one key table the picker, its\n\
-         help screen and `--help` use): do not edit by hand; \\\n\
+         help screen and `--help` use): do not edit by hand;\n\
          `UPDATE_DOCS=1 cargo test --test readme_keys` rewrites it. The guide\n\
          ([guide.md](guide.md)) explains the keys and the query syntax with\n\
          examples; error codes and exit codes: [errors.md](errors.md).\n",
