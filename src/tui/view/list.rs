@@ -10,8 +10,8 @@ use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 use crate::display;
+use crate::tui::model::{Focus, Scope, SearchRow, SortOrder, State};
 use crate::tui::rank::{EntryId, Hit, Query, Ranker};
-use crate::tui::state::{Focus, Scope, SearchRow, SortOrder, State};
 use crate::tui::text;
 use crate::tui::view::{fit, highlighted};
 

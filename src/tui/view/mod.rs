@@ -11,7 +11,7 @@ use ratatui::layout::Position;
 use ratatui::text::{Line, Span};
 use ratatui::Frame;
 
-use crate::tui::state::{Focus, State};
+use crate::tui::model::{Focus, State};
 use crate::tui::theme::Theme;
 
 /// Draw the whole picker.
