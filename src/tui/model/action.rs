@@ -3,11 +3,10 @@
 //! for the driver), as plain data, so that tests can feed one and assert
 //! the other.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crossterm::event::{MouseEvent, MouseEventKind};
 
-use super::Exit;
 use crate::config::PickFormat;
 use crate::error::Error;
 use crate::search::hits::SessionMatch;
@@ -17,6 +16,19 @@ use crate::tui::rank::EntryId;
 use crate::tui::remote_search::{RemoteAnswer, RemoteAsk};
 use session_ref_stores::model::SessionRecord;
 use session_ref_stores::ScanEvent;
+
+/// The longest time between two clicks on a row that makes them a double
+/// click (which inserts the row's mention, as fzf accepts on one).
+pub const DOUBLE_CLICK: Duration = Duration::from_millis(500);
+
+/// How the picker ends.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Exit {
+    /// Deliver this text (written once, after the terminal is restored).
+    Submit(String),
+    /// The user aborted: nothing is written, exit 130.
+    Abort,
+}
 
 /// Everything that can happen to the picker.
 #[derive(Debug, Clone, PartialEq)]
@@ -48,8 +60,8 @@ pub enum Action {
     /// Scroll the preview to its end (`true`) or its start.
     PreviewEdge(bool),
     /// A click or a turn of the wheel, and when it was read (two clicks
-    /// on a row within [`DOUBLE_CLICK`](super::DOUBLE_CLICK) are a double
-    /// click: the time is data, so the state reads no clock).
+    /// on a row within [`DOUBLE_CLICK`] are a double click: the time is
+    /// data, so the state reads no clock).
     Mouse(MouseEvent, Instant),
     /// Open or close the help screen.
     ToggleHelp,

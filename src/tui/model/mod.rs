@@ -7,16 +7,18 @@
 //! and [`State::settle`] re-ranks once (the driver calls it after draining a
 //! batch of events, before drawing; actions that need the list settle first).
 //!
-//! This module holds the [`State`] and dispatches each action; what an
-//! action does lives with the part of the picker it concerns, each an
-//! `impl State` of its own beside this one, so that a change to one part is
-//! read in one file: `action` (what comes in and what goes out), `list`
-//! (discovery, the list order, ranking, the highlight), `search`
-//! (conversation search, here and on remotes), `prompt` (the prompt, the
-//! drafts, mentions, submit), `preview` (the highlighted session's preview
-//! and its scrolling) and `mouse` (clicks and the wheel). The key table
-//! ([`crate::tui::keymap`]) sits above: it reads [`Context`] and makes
-//! [`Action`]s, and nothing here imports it.
+//! This module holds the [`State`] (all of its data) and dispatches each
+//! action; what an action does lives with the part of the picker it
+//! concerns, each an `impl State` of its own beside this one, so that a
+//! change to one part is read in one file: `action` (what comes in and what
+//! goes out), `list` (discovery, the list order, ranking, the highlight),
+//! `search` (conversation search, here and on remotes), `prompt` (the
+//! prompt, the drafts, mentions, submit), `preview` (the highlighted
+//! session's preview and its scrolling) and `mouse` (clicks and the wheel).
+//! Imports run one way: the parts import this module, this module only
+//! `action`, which imports neither. The key table ([`crate::tui::keymap`])
+//! sits above: it reads [`Context`] and makes [`Action`]s, and nothing here
+//! imports it.
 
 mod action;
 mod list;
@@ -39,6 +41,7 @@ use ratatui::layout::Rect;
 use crate::config::Limits;
 use crate::config::PickFormat;
 use crate::config::PreviewWindow;
+use crate::search::hits::Hit as SearchHit;
 use crate::tui::layout::{self, Areas};
 use crate::tui::line::LineInput;
 use crate::tui::preview::{PreviewKey, PreviewMode, PreviewSlot};
@@ -49,10 +52,7 @@ use crate::tui::theme::Theme;
 use session_ref_core::candidates::Target;
 use session_ref_stores::Catalog;
 
-pub use action::{Action, Effect};
-pub use mouse::DOUBLE_CLICK;
-pub(crate) use search::SearchMode;
-pub use search::SearchRow;
+pub use action::{Action, Effect, Exit, DOUBLE_CLICK};
 
 /// Which input receives typing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -107,15 +107,6 @@ pub enum Submit {
     Preparing,
 }
 
-/// How the picker ends.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Exit {
-    /// Deliver this text (written once, after the terminal is restored).
-    Submit(String),
-    /// The user aborted: nothing is written, exit 130.
-    Abort,
-}
-
 /// What a picker run starts from.
 #[derive(Debug, Clone)]
 pub struct Setup {
@@ -156,6 +147,38 @@ pub struct Context {
     pub focus: Focus,
     /// Whether the help screen is open.
     pub help: bool,
+}
+
+/// A session conversation search found, as the list shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchRow {
+    /// The core's ranking score (higher first).
+    pub score: f64,
+    /// The hit shown: the best matching message's line.
+    pub best: SearchHit,
+    /// Matches over the whole history.
+    pub matches: usize,
+}
+
+/// Conversation search mode: the filter text is a query over what was
+/// said, answered by a background search.
+#[derive(Debug, Default)]
+pub(crate) struct SearchMode {
+    /// Tells current answers from those of a superseded search.
+    generation: u64,
+    /// The query the current results answer (`None`: none asked yet).
+    asked: Option<String>,
+    /// How many entries existed when it was asked (discovery may add more).
+    asked_over: usize,
+    /// Whether the search is still running.
+    pub(crate) running: bool,
+    /// Why the query could not run (a bad regex).
+    pub(crate) error: Option<String>,
+    /// Matching sessions found so far.
+    pub(crate) rows: HashMap<EntryId, SearchRow>,
+    /// The asked query compiled, to highlight its matches in the preview
+    /// (`None`: none asked, or it does not compile).
+    pub(crate) compiled: Option<crate::search::query::Query>,
 }
 
 /// The whole picker state. Views read it; only [`update`] and

@@ -2,16 +2,12 @@
 //! or focuses an input (the prompt's at the cursor's place), and a double
 //! click on a row inserts its mention, as fzf accepts on one.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
 use ratatui::layout::{Position, Rect};
 
-use super::{step, Action, Effect, Focus, State};
-
-/// The longest time between two clicks on a row that makes them a double
-/// click (which inserts the row's mention, as fzf accepts on one).
-pub const DOUBLE_CLICK: Duration = Duration::from_millis(500);
+use super::{step, Action, Effect, Focus, State, DOUBLE_CLICK};
 
 impl State {
     /// The wheel scrolls what it is over (the list moves its highlight, as

@@ -2,6 +2,8 @@
 //! mention (two slow clicks do not), a click places the prompt's cursor,
 //! the wheel scrolls what it is over.
 
+use std::time::Duration;
+
 use super::*;
 use crate::tui::line::Edit;
 use crate::tui::model::fixtures::*;

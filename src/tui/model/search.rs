@@ -3,44 +3,10 @@
 //! its own index, the answers of a superseded query ignored, the rows
 //! listed this machine's first, each best score first.
 
-use std::collections::HashMap;
-
-use super::{Effect, Scope, State};
-use crate::search::hits::{Hit as SearchHit, SessionMatch};
+use super::{Effect, Scope, SearchMode, SearchRow, State};
+use crate::search::hits::SessionMatch;
 use crate::tui::rank::{EntryId, Hit};
 use crate::tui::remote_search::RemoteAnswer;
-
-/// A session conversation search found, as the list shows it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SearchRow {
-    /// The core's ranking score (higher first).
-    pub score: f64,
-    /// The hit shown: the best matching message's line.
-    pub best: SearchHit,
-    /// Matches over the whole history.
-    pub matches: usize,
-}
-
-/// Conversation search mode: the filter text is a query over what was
-/// said, answered by a background search.
-#[derive(Debug, Default)]
-pub(crate) struct SearchMode {
-    /// Tells current answers from those of a superseded search.
-    generation: u64,
-    /// The query the current results answer (`None`: none asked yet).
-    asked: Option<String>,
-    /// How many entries existed when it was asked (discovery may add more).
-    asked_over: usize,
-    /// Whether the search is still running.
-    pub(crate) running: bool,
-    /// Why the query could not run (a bad regex).
-    pub(crate) error: Option<String>,
-    /// Matching sessions found so far.
-    pub(crate) rows: HashMap<EntryId, SearchRow>,
-    /// The asked query compiled, to highlight its matches in the preview
-    /// (`None`: none asked, or it does not compile).
-    pub(crate) compiled: Option<crate::search::query::Query>,
-}
 
 impl State {
     /// Switch the filter between session titles and conversation search
