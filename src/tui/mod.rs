@@ -21,9 +21,9 @@ pub mod preview;
 pub mod prompt;
 pub mod rank;
 pub mod remote_search;
-/// The state machine under its earlier path (`tui::state::…`), kept while
-/// the callers outside the picker's model (the driver, `main`, the picker
-/// benchmark) move to [`model`].
+/// The state machine under its earlier path (`tui::state::…`), for
+/// callers written against it (`main`, branches merging): inside the
+/// library every path names [`model`].
 pub use model as state;
 pub mod terminal;
 pub mod text;
