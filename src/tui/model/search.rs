@@ -1,7 +1,9 @@
 //! Conversation search in the picker: the filter text asked of a
 //! background search over this machine's sessions and of each remote with
 //! its own index, the answers of a superseded query ignored, the rows
-//! listed this machine's first, each best score first.
+//! listed this machine's first, each best score first. Its data
+//! (`SearchMode`, [`SearchRow`]) is the state's, beside [`State`] in the
+//! parent.
 
 use super::{Effect, Scope, SearchMode, SearchRow, State};
 use crate::search::hits::SessionMatch;
