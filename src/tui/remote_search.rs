@@ -15,7 +15,7 @@
 //! discovery has grown the list, or after toggling the mode) costs no
 //! request.
 //!
-//! [`Effect::SearchRemote`]: crate::tui::state::Effect::SearchRemote
+//! [`Effect::SearchRemote`]: crate::tui::model::Effect::SearchRemote
 
 use crate::search::hits::SessionMatch;
 use session_ref_stores::model::SessionRecord;

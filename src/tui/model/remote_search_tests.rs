@@ -12,10 +12,13 @@ use ratatui::Terminal;
 use super::*;
 use crate::remote::WireMatch;
 use crate::tui::line::Edit;
+use crate::tui::model::*;
 use crate::tui::testkit::{self, step};
 use session_ref_core::mention::format_mention;
+use session_ref_stores::model::SessionRecord;
 use session_ref_stores::remote::{RemoteHost, Remotes, WireSession};
 use session_ref_stores::Caches;
+use session_ref_stores::ScanEvent;
 
 const HOST: &str = "devbox";
 
