@@ -19,22 +19,19 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use base64::Engine as _;
 use rayon::prelude::*;
 use serde_json::{json, Value};
 
-use serde::{Deserialize, Serialize};
-
 use crate::config::{Command, Config};
 use crate::error::{Error, Result};
-use crate::search::command::decide_indexed;
-use crate::search::hits::{Hit, SessionMatch};
+use crate::search::pipeline::{self, Event, Search, Source};
 use crate::search::query::{Query, Syntax};
+use crate::search::wire::WireMatch;
 use session_ref_core::json as js;
-use session_ref_core::projection::Role;
 use session_ref_stores::index::journal::{self, Journal};
 use session_ref_stores::model::SessionRecord;
 use session_ref_stores::remote::{
@@ -306,7 +303,8 @@ pub fn serve(config: &Config) -> Result<()> {
 }
 
 /// The sessions matching a `search` request, newest first, each with its
-/// listing entry and its hits.
+/// listing entry and its hits: the search pipeline over every local
+/// session, no remote asked (one hop).
 fn search(catalog: &Catalog, index: Option<&Index>, request: &Value) -> Result<Vec<WireMatch>> {
     let text = request.get("query").and_then(Value::as_str).unwrap_or("");
     let syntax = if request.get("regex").and_then(Value::as_bool) == Some(true) {
@@ -320,182 +318,31 @@ fn search(catalog: &Catalog, index: Option<&Index>, request: &Value) -> Result<V
         .map_or(usize::MAX, |l| usize::try_from(l).unwrap_or(usize::MAX));
     let query =
         Query::parse(text, syntax).map_err(|e| Error::invalid_config(format!("search: {e}")))?;
-    let records: Vec<_> = catalog.ordered().collect();
+    let records: Vec<&SessionRecord> = catalog.ordered().collect();
+    let never = AtomicBool::new(false);
+    let search = Search {
+        catalog,
+        records: &records,
+        query: &query,
+        source: index.map_or(Source::Logs, Source::Index),
+        remotes: None,
+        except: None,
+        limit,
+        cancel: &never,
+    };
     let mut found = Vec::new();
-    for chunk in records.chunks(256) {
-        let decided: Vec<Option<SessionMatch>> = chunk
-            .par_iter()
-            .map(|record| match index {
-                Some(index) => decide_indexed(index, catalog, &query, record)
-                    .ok()
-                    .flatten(),
-                None => crate::search::scan::read_messages(catalog, record)
-                    .ok()
-                    .and_then(|m| crate::search::hits::match_session(&query, &m)),
-            })
-            .collect();
-        for (record, decided) in chunk.iter().zip(decided) {
-            if let Some(matched) = decided {
-                found.push(WireMatch {
-                    session: wire_session(catalog, record),
-                    matches: matched.matches,
-                    text_bytes: matched.text_bytes,
-                    hits: matched.hits.iter().map(WireHit::from).collect(),
-                });
-                if found.len() >= limit {
-                    return Ok(found);
-                }
-            }
+    pipeline::run(&search, &mut |event| {
+        if let Event::Local {
+            record,
+            found: matched,
+            ..
+        } = event
+        {
+            found.push(WireMatch::new(wire_session(catalog, record), &matched));
         }
-    }
+        true
+    });
     Ok(found)
-}
-
-/// A matching session, as `search` sends it.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct WireMatch {
-    /// The session, as `list` sends it.
-    pub session: WireSession,
-    /// Matches over all its messages.
-    pub matches: usize,
-    /// Bytes of searchable text.
-    pub text_bytes: usize,
-    /// Matching messages in history order.
-    pub hits: Vec<WireHit>,
-}
-
-/// One matching message, as sent.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct WireHit {
-    /// Index of the message in the searchable history.
-    pub message: usize,
-    /// `user` or `assistant`.
-    pub role: String,
-    /// A compaction summary.
-    pub checkpoint: bool,
-    /// Replaced by a compaction.
-    pub before_compaction: bool,
-    /// Line of the first match.
-    pub line: usize,
-    /// The matching line, cut.
-    pub snippet: String,
-    /// Byte ranges of matches in `snippet`.
-    pub highlights: Vec<[usize; 2]>,
-    /// Matches in the message.
-    pub matches: usize,
-    /// Distinct terms in the message.
-    pub terms: usize,
-}
-
-impl From<&Hit> for WireHit {
-    fn from(hit: &Hit) -> Self {
-        WireHit {
-            message: hit.message,
-            role: hit.role.as_str().to_owned(),
-            checkpoint: hit.checkpoint,
-            before_compaction: hit.before_compaction,
-            line: hit.line,
-            snippet: hit.snippet.clone(),
-            highlights: hit.highlights.iter().map(|r| [r.start, r.end]).collect(),
-            matches: hit.matches,
-            terms: hit.terms,
-        }
-    }
-}
-
-impl WireMatch {
-    /// The match as the search command prints it. Ranges outside the
-    /// snippet (a broken remote) are dropped, never trusted.
-    pub fn session_match(&self) -> SessionMatch {
-        SessionMatch {
-            hits: self
-                .hits
-                .iter()
-                .map(|hit| Hit {
-                    message: hit.message,
-                    role: if hit.role == "assistant" {
-                        Role::Assistant
-                    } else {
-                        Role::User
-                    },
-                    checkpoint: hit.checkpoint,
-                    before_compaction: hit.before_compaction,
-                    line: hit.line,
-                    snippet: hit.snippet.clone(),
-                    highlights: hit
-                        .highlights
-                        .iter()
-                        .filter(|[a, b]| {
-                            a <= b
-                                && *b <= hit.snippet.len()
-                                && hit.snippet.is_char_boundary(*a)
-                                && hit.snippet.is_char_boundary(*b)
-                        })
-                        .map(|[a, b]| *a..*b)
-                        .collect(),
-                    matches: hit.matches,
-                    terms: hit.terms,
-                })
-                .collect(),
-            matches: self.matches,
-            text_bytes: self.text_bytes,
-        }
-    }
-}
-
-/// What one host's search gives: its matching sessions, or `(host, why)`.
-pub type RemoteSearch = std::result::Result<Vec<(SessionRecord, SessionMatch)>, (String, String)>;
-
-/// Search `host` with its own index for `query` (`regex`: one regular
-/// expression), at most `limit` matching sessions: its matches, each with
-/// a record named `ID@HOST`, or why it could not (the host's name first).
-/// Waits for the answer on the calling thread (within the client's
-/// deadlines): call it on a thread of its own.
-pub fn search_host(
-    remotes: &Remotes,
-    host: &RemoteHost,
-    query: &str,
-    regex: bool,
-    limit: usize,
-) -> std::result::Result<Vec<(SessionRecord, SessionMatch)>, String> {
-    let args = json!({"query": query, "regex": regex, "limit": limit});
-    let answer = remotes.ask(host, "search", args)?;
-    let found = serde_json::from_value::<Vec<WireMatch>>(answer)
-        .map_err(|e| format!("{}: an answer that does not parse: {e}", host.host))?;
-    Ok(found
-        .into_iter()
-        .filter_map(|m| {
-            let matched = m.session_match();
-            remotes
-                .record_of(host, m.session)
-                .ok()
-                .map(|r| (r, matched))
-        })
-        .collect())
-}
-
-/// Search every configured remote with its own index, each on a thread of
-/// its own: `(record, match)` pairs of each host as it answers, or
-/// `(host, why)` when it cannot; the receiver ends when all have answered.
-pub fn search_remotes(
-    remotes: Arc<Remotes>,
-    query: &str,
-    regex: bool,
-    limit: usize,
-) -> crossbeam_channel::Receiver<RemoteSearch> {
-    let (tx, rx) = crossbeam_channel::unbounded();
-    for host in remotes.hosts().to_vec() {
-        let (tx, remotes) = (tx.clone(), Arc::clone(&remotes));
-        let query = query.to_owned();
-        std::thread::spawn(move || {
-            let answer = search_host(&remotes, &host, &query, regex, limit)
-                .map_err(|why| (host.host.clone(), why));
-            let _ = tx.send(answer);
-        });
-    }
-    rx
 }
 
 fn error_line(id: Option<u64>, code: &str, message: &str) -> String {
