@@ -178,8 +178,10 @@ pub enum Event<'a> {
 /// The other machines `catalog`'s caches are configured with, when any.
 pub fn remotes_of(catalog: &Catalog) -> Option<Arc<dyn Remote>> {
     let remotes = catalog.caches().get::<Remotes>();
-    let any = !remotes.hosts().is_empty();
-    any.then(|| remotes as Arc<dyn Remote>)
+    if remotes.hosts().is_empty() {
+        return None;
+    }
+    Some(remotes)
 }
 
 /// This machine's sessions of `catalog` in its order, but `except` (the

@@ -80,7 +80,7 @@ mod tests {
             before_compaction: true,
             line: 1,
             snippet: "a needle".to_owned(),
-            highlights: vec![2..8],
+            highlights: std::iter::once(2..8).collect(),
             matches: 1,
             terms: 1,
         };
@@ -119,6 +119,6 @@ mod tests {
             .into_parts();
         let hit = &found.hits[0];
         assert_eq!(hit.role, session_ref_core::projection::Role::User);
-        assert_eq!(hit.highlights, [0..1]);
+        assert_eq!(hit.highlights, std::iter::once(0..1).collect::<Vec<_>>());
     }
 }
