@@ -11,8 +11,10 @@
 //! Each match goes to the caller's `emit` as an [`Event`] the moment it is
 //! known, and [`run`] returns what the search saw ([`Outcome`]). Nothing
 //! here prints, formats for a person, reads the environment or parses a
-//! command line: the imports are the core, the stores, std, and the
-//! search's own query, hits, scan and wire modules.
+//! command line: of the program it imports only the search's own query,
+//! hits, scan and wire modules (besides the core, the stores, std, and
+//! rayon, crossbeam-channel and serde_json), so that it can move into an
+//! engine crate below every front-end as it is.
 //!
 //! # Invariants
 //!
