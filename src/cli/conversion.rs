@@ -177,9 +177,9 @@ impl Cli {
         // A server answers for its own machine only: remotes of remotes
         // are never asked (no loops, one hop).
         let remotes = if matches!(command, Command::RemoteServe { .. }) {
-            crate::remote::RemoteSettings::default()
+            crate::config::remotes::RemoteSettings::default()
         } else {
-            crate::remote::RemoteSettings::load(&g.remote, &env, home)?
+            crate::config::remotes::RemoteSettings::load(&g.remote, &env, home)?
         };
         Ok(Config {
             remotes,

@@ -17,12 +17,9 @@
 //!
 //! [`Effect::SearchRemote`]: crate::tui::model::Effect::SearchRemote
 
-use crate::search::hits::SessionMatch;
-use session_ref_stores::model::SessionRecord;
-
 /// What one host answered a search: its matching sessions (records named
 /// `ID@HOST`), or why it could not search (its host named first).
-pub type RemoteAnswer = Result<Vec<(SessionRecord, SessionMatch)>, String>;
+pub use crate::search::pipeline::RemoteAnswer;
 
 /// A search to send to one host now.
 #[derive(Debug, Clone, PartialEq, Eq)]

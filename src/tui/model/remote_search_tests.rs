@@ -10,7 +10,7 @@ use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 
 use super::*;
-use crate::remote::WireMatch;
+use crate::search::wire::WireMatch;
 use crate::tui::line::Edit;
 use crate::tui::model::*;
 use crate::tui::testkit::{self, step};
@@ -90,11 +90,9 @@ fn remote_match(
         "hits": vec![hit; hits],
     }))
     .unwrap();
-    let matched = wire.session_match();
+    let (session, matched) = wire.into_parts();
     let remotes = remotes(state);
-    let record = remotes
-        .record_of(&remotes.hosts()[0], wire.session)
-        .unwrap();
+    let record = remotes.record_of(&remotes.hosts()[0], session).unwrap();
     (record, matched)
 }
 
