@@ -1,12 +1,15 @@
 //! One module per agent, each a unit type implementing [`Store`](crate::Store)
 //! and a `KIND` handle registered in [`REGISTRY`](crate::REGISTRY):
 //! [`native`] (Hydra's own logs), [`claude`] (Claude Code), [`codex`]
-//! (Codex CLI), [`gemini`] (Gemini CLI). [`foreign`] holds what the readers
-//! of other agents' JSONL logs share.
+//! (Codex CLI), [`gemini`] (Gemini CLI), [`pi`], [`qwen`] (Qwen Code),
+//! [`copilot`] (GitHub Copilot CLI), [`opencode`], [`antigravity`]
+//! (Antigravity CLI). [`foreign`] holds what the readers of other agents'
+//! JSONL logs share.
 //!
 //! Adding an agent is one new module here implementing the trait, plus one
 //! line in the registry.
 
+pub mod antigravity;
 pub mod claude;
 pub mod codex;
 pub mod copilot;
@@ -53,6 +56,16 @@ pub const ROUTINE_SKIPS: &[RoutineSkip] = &[
         reason: gemini::SUBAGENT,
         one: "Gemini CLI sub-agent chat",
         many: "Gemini CLI sub-agent chats",
+    },
+    RoutineSkip {
+        reason: antigravity::TRUNCATED_COPY,
+        one: "Antigravity CLI truncated transcript beside its full one",
+        many: "Antigravity CLI truncated transcripts beside their full ones",
+    },
+    RoutineSkip {
+        reason: antigravity::SUBAGENT,
+        one: "Antigravity CLI sub-agent conversation",
+        many: "Antigravity CLI sub-agent conversations",
     },
     RoutineSkip {
         reason: codex::REVIEW,
