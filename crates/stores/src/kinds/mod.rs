@@ -3,8 +3,8 @@
 //! [`native`] (Hydra's own logs), [`claude`] (Claude Code), [`codex`]
 //! (Codex CLI), [`gemini`] (Gemini CLI), [`pi`], [`qwen`] (Qwen Code),
 //! [`copilot`] (GitHub Copilot CLI), [`opencode`], [`antigravity`]
-//! (Antigravity CLI). [`foreign`] holds what the readers of other agents'
-//! JSONL logs share.
+//! (Antigravity CLI), [`cursor`] (Cursor CLI). [`foreign`] holds what the
+//! readers of other agents' JSONL logs share.
 //!
 //! Adding an agent is one new module here implementing the trait, plus one
 //! line in the registry.
@@ -13,6 +13,7 @@ pub mod antigravity;
 pub mod claude;
 pub mod codex;
 pub mod copilot;
+pub mod cursor;
 pub mod foreign;
 pub mod gemini;
 pub mod native;
@@ -66,6 +67,11 @@ pub const ROUTINE_SKIPS: &[RoutineSkip] = &[
         reason: antigravity::SUBAGENT,
         one: "Antigravity CLI sub-agent conversation",
         many: "Antigravity CLI sub-agent conversations",
+    },
+    RoutineSkip {
+        reason: cursor::SUBAGENT,
+        one: "Cursor CLI sub-agent transcript",
+        many: "Cursor CLI sub-agent transcripts",
     },
     RoutineSkip {
         reason: codex::REVIEW,
