@@ -17,9 +17,10 @@
 //!
 //! # Layout
 //!
-//! The root is `~/.gemini/antigravity-cli` (no reader found an
-//! environment variable that moves it; name another with
-//! `--antigravity DIR`). One conversation is one folder
+//! The root is `~/.gemini/antigravity-cli`. agentgrep observed no
+//! environment variable that moves it; one viewer reads an
+//! `ANTIGRAVITY_CLI_HOME` of its own, which nothing shows the agent
+//! honours, so none is read (name another root with `--antigravity DIR`). One conversation is one folder
 //! `brain/<conversation id>/`; its transcript is
 //! `.system_generated/logs/transcript_full.jsonl` (every step) beside
 //! `transcript.jsonl` (the same steps, cut where the agent truncated its

@@ -415,12 +415,15 @@ fn read_listing(caches: &Caches, root: &Arc<Path>, path: &Path) -> Result<Listin
 pub fn read_title(caches: &Caches, record: &SessionRecord) -> Result<Option<String>, ReadError> {
     let cursor = caches.get::<CursorCaches>();
     if let Some(chat) = chat_of(caches, &record.path) {
+        let tidy = |t: String| {
+            Some(t.split_whitespace().collect::<Vec<_>>().join(" "))
+                .filter(|t| !t.is_empty() && t != PLACEHOLDER)
+        };
         let named = cursor
             .meta(&chat)
             .and_then(|m| m.title)
-            .or_else(|| cursor.store(&chat).and_then(|s| s.name))
-            .map(|t| t.split_whitespace().collect::<Vec<_>>().join(" "))
-            .filter(|t| !t.is_empty() && t != PLACEHOLDER);
+            .and_then(tidy)
+            .or_else(|| cursor.store(&chat).and_then(|s| s.name).and_then(tidy));
         if named.is_some() {
             return Ok(named);
         }

@@ -64,14 +64,14 @@ pub fn read_meta(path: &Path) -> Option<StoreMeta> {
 
 /// The bytes a string of hex digits spells, when it is one.
 fn decode_hex(text: &str) -> Option<Vec<u8>> {
-    if text.len() % 2 != 0 || text.is_empty() {
+    if !text.len().is_multiple_of(2) || text.is_empty() {
         return None;
     }
     text.as_bytes()
         .chunks(2)
         .map(|pair| {
             let digit = |b: u8| char::from(b).to_digit(16);
-            Some(u8::try_from(digit(pair[0])? * 16 + digit(pair[1])?).ok()?)
+            u8::try_from(digit(pair[0])? * 16 + digit(pair[1])?).ok()
         })
         .collect()
 }

@@ -227,6 +227,14 @@ fn the_store_db_name_titles_a_session_unless_it_is_the_placeholder() {
         json!({"agentId": ID, "latestRootBlobId": "5f1d", "name": "Backup chat ✓", "mode": "default", "createdAt": "1781256145540"}),
     );
     assert_eq!(title(&r).as_deref(), Some("Backup chat ✓"));
+    // A meta.json without a title leaves the name to store.db.
+    std::fs::write(
+        folder.join("meta.json"),
+        json!({"schemaVersion": 1, "createdAtMs": 1781256145540_i64, "hasConversation": true, "title": " ", "cwd": CWD}).to_string(),
+    )
+    .unwrap();
+    assert_eq!(title(&r).as_deref(), Some("Backup chat ✓"));
+    std::fs::remove_file(folder.join("meta.json")).unwrap();
     // A database that is not the CLI's gives nothing.
     std::fs::write(folder.join("store.db"), b"not sqlite").unwrap();
     assert_eq!(title(&r).as_deref(), Some("first prompt"));
