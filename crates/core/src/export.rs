@@ -269,7 +269,10 @@ mod tests {
             ExportFormat::Markdown,
         );
         let first = out.lines().next().unwrap();
-        assert!(!first.contains('\u{1b}') && !first.contains('\u{7}'), "{first}");
+        assert!(
+            !first.contains('\u{1b}') && !first.contains('\u{7}'),
+            "{first}"
+        );
         assert!(first.starts_with("# ``"), "{first}");
         assert_eq!(out.lines().filter(|l| l.starts_with("# ")).count(), 1);
     }
@@ -279,7 +282,11 @@ mod tests {
         let out = export(
             &header("<script>alert(1)</script>"),
             &[
-                message(Role::User, "<img src=x onerror=alert(1)> & \"q\" 'a'", false),
+                message(
+                    Role::User,
+                    "<img src=x onerror=alert(1)> & \"q\" 'a'",
+                    false,
+                ),
                 message(Role::Assistant, "fine\u{1b}[2J", false),
                 message(Role::User, "summary", true),
             ],

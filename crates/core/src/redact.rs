@@ -65,10 +65,16 @@ const RULES: &[(&str, &str)] = &[
     ),
     ("gitlab-token", r"\bglpat-[A-Za-z0-9_\-]{20,}\b"),
     ("anthropic-key", r"\bsk-ant-[A-Za-z0-9_\-]{20,}"),
-    ("openai-key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"),
+    (
+        "openai-key",
+        r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}",
+    ),
     ("slack-token", r"\bxox[abposr]-[A-Za-z0-9\-]{10,}"),
     ("google-api-key", r"\bAIza[0-9A-Za-z_\-]{35}\b"),
-    ("stripe-key", r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}\b"),
+    (
+        "stripe-key",
+        r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}\b",
+    ),
     ("npm-token", r"\bnpm_[A-Za-z0-9]{36}\b"),
     ("huggingface-token", r"\bhf_[A-Za-z0-9]{30,}\b"),
     (
@@ -171,7 +177,10 @@ mod tests {
         for (text, kind) in cases {
             let (out, n) = redact(text);
             assert_eq!(n, 1, "{text} -> {out}");
-            assert!(out.contains(&format!("[REDACTED:{kind}]")), "{text} -> {out}");
+            assert!(
+                out.contains(&format!("[REDACTED:{kind}]")),
+                "{text} -> {out}"
+            );
         }
     }
 
