@@ -1,13 +1,17 @@
-//! Shared helpers for integration tests: a native store written event by
-//! event, and a runner for the built binary.
-#![allow(dead_code)]
+//! Shared helpers of the integration tests, in one place so no area keeps
+//! its own copy: a native store written event by event, and runners for
+//! the built binary (here); running it hermetically ([`hermetic`]), a
+//! missing prerequisite ([`prerequisite`]), the tmux driver ([`tmux`]) and
+//! opencode databases ([`opencode`]).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-#[path = "../support/hermetic.rs"]
-mod hermetic;
+pub mod hermetic;
+pub mod opencode;
+pub mod prerequisite;
+pub mod tmux;
 
 /// The `session-ref` binary under test.
 pub fn bin() -> PathBuf {
@@ -145,5 +149,19 @@ impl Session {
         }
         std::fs::write(&path, text).unwrap();
         path
+    }
+}
+
+/// proptest's configuration for `cases` cases, with failures kept beside
+/// the test's source (`tests/it/NAME.proptest-regressions`, checked in).
+/// proptest's default walks up to the nearest `main.rs` and would keep
+/// them in `tests/proptest-regressions/NAME.txt` instead.
+pub fn proptest_config(cases: u32) -> proptest::test_runner::Config {
+    proptest::test_runner::Config {
+        cases,
+        failure_persistence: Some(Box::new(
+            proptest::test_runner::FileFailurePersistence::WithSource("proptest-regressions"),
+        )),
+        ..proptest::test_runner::Config::default()
     }
 }

@@ -4,21 +4,16 @@
 //! Needs `sshd`, `ssh` and `ssh-keygen` (openssh-server and
 //! openssh-client, installed by `.ci/run`); the picker's test needs tmux.
 
-mod common;
-
-#[path = "support/prerequisite.rs"]
-mod prerequisite;
-
-#[path = "support/tmux.rs"]
-mod tmux;
-
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{bin, command, stderr, stdout, Session};
 use serde_json::Value;
+
+use crate::support::prerequisite;
+use crate::support::tmux;
+use crate::support::{bin, command, stderr, stdout, Session};
 
 /// A running sshd and what a client needs to reach it.
 struct Server {
@@ -586,8 +581,7 @@ fn a_hook_resolves_a_remote_mention_and_skips_remotes_for_local_ones() {
 #[test]
 fn the_pickers_conversation_search_lists_remote_matches_after_local_ones() {
     let test = "the_pickers_conversation_search_lists_remote_matches_after_local_ones";
-    if !tmux::available() {
-        prerequisite::missing(test, "tmux is not installed");
+    if !tmux::require(test) {
         return;
     }
     let Some(server) = start(test) else {
@@ -601,20 +595,19 @@ fn the_pickers_conversation_search_lists_remote_matches_after_local_ones() {
     let home = tempfile::tempdir().unwrap();
     let (h, q) = (home.path(), |p: &Path| tmux::quote(p.to_str().unwrap()));
     // The picker in a pane of its own, as hermetic as `command` makes a run.
-    let picker = format!(
-        "env -u SESSION_REF_CACHE_DIR -u HYDRA_SESSIONS -u CLAUDE_CONFIG_DIR -u CODEX_HOME \
-         HOME={home} XDG_CACHE_HOME={cache} XDG_STATE_HOME={state} XDG_CONFIG_HOME={config} \
-         {bin} --store {store} --cwd /home/me --format mention > {out} 2> {err}; \
-         echo $? > {rc}.tmp && mv {rc}.tmp {rc}",
-        home = q(h),
-        cache = q(&h.join("cache")),
-        state = q(&h.join("state")),
-        config = q(config.path()),
-        bin = q(&bin()),
-        store = q(local.path()),
-        out = q(&h.join("out")),
-        err = q(&h.join("err")),
-        rc = q(&h.join("rc")),
+    let picker = tmux::recorded(
+        h,
+        &format!(
+            "env -u SESSION_REF_CACHE_DIR -u HYDRA_SESSIONS -u CLAUDE_CONFIG_DIR -u CODEX_HOME \
+             HOME={home} XDG_CACHE_HOME={cache} XDG_STATE_HOME={state} XDG_CONFIG_HOME={config} \
+             {bin} --store {store} --cwd /home/me --format mention",
+            home = q(h),
+            cache = q(&h.join("cache")),
+            state = q(&h.join("state")),
+            config = q(config.path()),
+            bin = q(&bin()),
+            store = q(local.path()),
+        ),
     );
     let pane = tmux::Tmux::start("remote-search", 100, 30, &picker);
     pane.wait_for("the local and the remote sessions", |s| s.contains("3/3 ·"));
@@ -624,36 +617,22 @@ fn the_pickers_conversation_search_lists_remote_matches_after_local_ones() {
     // The remote's match arrives after the local one, tagged with its host;
     // the remote text's escape sequence is shown as a space, never run.
     let tagged = format!("{host}: remote answer");
-    let screen = pane.wait_for("the remote's match", |s| s.contains(&tagged));
-    let rows: Vec<&str> = screen.lines().collect();
-    let local_row = rows.iter().position(|r| r.contains("local answer"));
-    let remote_row = rows.iter().position(|r| r.contains(&tagged));
-    assert!(
-        matches!((local_row, remote_row), (Some(l), Some(r)) if l < r),
-        "local first, then the remote's:\n{screen}"
-    );
-    assert!(
-        !rows[0].contains("asking"),
-        "the remote answered:\n{screen}"
-    );
+    // The header no longer asking: the remote answered.
+    pane.wait_for("the local match, then the remote's, all answered", |s| {
+        let rows: Vec<&str> = s.lines().collect();
+        let local_row = rows.iter().position(|r| r.contains("local answer"));
+        let remote_row = rows.iter().position(|r| r.contains(&tagged));
+        matches!((local_row, remote_row), (Some(l), Some(r)) if l < r)
+            && !rows[0].contains("asking")
+    });
     // Enter cites the remote session by `ID@HOST`.
     pane.keys(&["Down"]);
     pane.keys(&["Enter"]);
     pane.wait_for("the chip", |s| s.contains("sessions 1/3"));
     pane.keys(&["C-s"]);
-    let rc = h.join("rc");
-    let deadline = Instant::now() + tmux::DEADLINE;
-    while !rc.exists() {
-        assert!(
-            Instant::now() < deadline,
-            "the picker did not end:\n{}",
-            pane.screen()
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let err = std::fs::read_to_string(h.join("err")).unwrap();
-    assert_eq!(std::fs::read_to_string(&rc).unwrap().trim(), "0", "{err}");
-    let out = std::fs::read_to_string(h.join("out")).unwrap();
+    let exit = pane.wait_for_exit(h);
+    assert_eq!(exit.rc, "0", "{}", exit.err);
+    let out = exit.out;
     let uri = session_ref_core::uri::encode(&format!("shared-id@{host}"));
     assert!(out.contains(&format!("]({uri})")), "{out}");
 }

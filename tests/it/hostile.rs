@@ -12,10 +12,9 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-#[path = "support/hermetic.rs"]
-mod hermetic;
-
 use serde_json::Value;
+
+use crate::support::hermetic;
 
 const BIN: &str = env!("CARGO_BIN_EXE_session-ref");
 

@@ -2,16 +2,16 @@
 //! the built binary: the protocol (handshakes, errors, limits, end of
 //! input), the tools, resources and prompt, and `mcp install|uninstall`.
 
-mod common;
-
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use common::{command, stdout, Session};
 use serde_json::{json, Value};
+
+use crate::support;
+use crate::support::{command, stdout, Session};
 
 /// A native store: a few sessions with titles, a large one, and one whose
 /// text holds a marker for search.
@@ -392,7 +392,7 @@ fn tools_are_read_only_and_answer_json_as_text_and_structured_content() {
         json!({"reference": expected["reference"]})
     );
     assert_eq!(by_id["structuredContent"]["reference"]["truncated"], true);
-    let uri = stdout(&common::run(&["uri", "encode", "alpha"], ""))
+    let uri = stdout(&support::run(&["uri", "encode", "alpha"], ""))
         .trim()
         .to_owned();
     let by_uri = client.call("read_session", json!({"session": uri}));
@@ -551,7 +551,7 @@ fn sessions_are_resources_newest_first_in_pages_read_as_the_snapshot() {
     assert_eq!(contents["uri"], uri);
     let tool = client.call("read_session", json!({"session": uri}));
     assert_eq!(contents["text"].as_str().unwrap(), text_of(&tool));
-    let unknown_uri = stdout(&common::run(&["uri", "encode", "gone"], ""))
+    let unknown_uri = stdout(&support::run(&["uri", "encode", "gone"], ""))
         .trim()
         .to_owned();
     let missing = client.request("resources/read", json!({"uri": unknown_uri}));
@@ -582,7 +582,7 @@ fn cite_puts_the_best_matchs_mention_and_snapshot_in_one_user_message() {
     assert_eq!(messages.len(), 1);
     assert_eq!(messages[0]["role"], "user");
     let text = messages[0]["content"]["text"].as_str().unwrap();
-    let mention = stdout(&common::run(
+    let mention = stdout(&support::run(
         &["mention", "alpha", "--label", "Alpha idempotency keys"],
         "",
     ));
@@ -965,7 +965,7 @@ fn install_round_trip(agent: &str, project: bool) -> (String, Value) {
             .args(args)
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", common::stderr(&out));
+        assert!(out.status.success(), "{}", support::stderr(&out));
         stdout(&out)
     };
     let mut args = vec!["mcp", "install", agent];
@@ -1003,7 +1003,7 @@ fn install_round_trip(agent: &str, project: bool) -> (String, Value) {
 
 #[test]
 fn mcp_install_registers_as_each_agents_mcp_add_and_uninstall_removes_it() {
-    let exe = common::bin().to_string_lossy().into_owned();
+    let exe = support::bin().to_string_lossy().into_owned();
     let (report, claude) = install_round_trip("claude", false);
     assert_eq!(
         claude["mcpServers"]["session-ref"],

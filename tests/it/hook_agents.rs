@@ -2,14 +2,14 @@
 //! its stdout shape out (added context, or a block on a bad mention), and
 //! `hook install|uninstall` for them in a scratch home.
 
-mod common;
-
 use std::io::Write;
 use std::path::Path;
 use std::process::Stdio;
 
-use common::{command, stdout, Session};
 use serde_json::{json, Value};
+
+use crate::support;
+use crate::support::{command, stdout, Session};
 
 fn store(dir: &Path) {
     Session::new("alpha", "2025-01-03T00:00:00Z", Some("/w/a"))
@@ -39,11 +39,11 @@ fn hook(dir: &Path, agent: &str, stdin: &Value) -> (String, String) {
         .unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success());
-    (stdout(&out), common::stderr(&out))
+    (stdout(&out), support::stderr(&out))
 }
 
 fn mention(id: &str) -> String {
-    stdout(&common::run(&["mention", id, "--label", "the plan"], ""))
+    stdout(&support::run(&["mention", id, "--label", "the plan"], ""))
         .trim_end()
         .to_owned()
 }
@@ -135,7 +135,7 @@ fn a_bad_mention_blocks_the_prompt_with_a_reason() {
 
 #[test]
 fn hook_install_writes_each_agents_settings_and_uninstall_undoes_it() {
-    let exe = common::bin().to_string_lossy().into_owned();
+    let exe = support::bin().to_string_lossy().into_owned();
     for (agent, file, event) in [
         ("gemini", ".gemini/settings.json", "BeforeAgent"),
         ("qwen", ".qwen/settings.json", "UserPromptSubmit"),
@@ -154,7 +154,7 @@ fn hook_install_writes_each_agents_settings_and_uninstall_undoes_it() {
         }
         let run = |args: &[&str]| {
             let out = command(home.path()).args(args).output().unwrap();
-            assert!(out.status.success(), "{agent}: {}", common::stderr(&out));
+            assert!(out.status.success(), "{agent}: {}", support::stderr(&out));
             stdout(&out)
         };
         run(&["hook", "install", agent]);
