@@ -2,9 +2,7 @@
 //! its stdout shape out (added context, or a block on a bad mention), and
 //! `hook install|uninstall` for them in a scratch home.
 
-use std::io::Write;
 use std::path::Path;
-use std::process::Stdio;
 
 use serde_json::{json, Value};
 
@@ -21,23 +19,8 @@ fn store(dir: &Path) {
 
 /// Run `hook AGENT` with `stdin` over `dir`'s store: (stdout, stderr).
 fn hook(dir: &Path, agent: &str, stdin: &Value) -> (String, String) {
-    let home = tempfile::tempdir().unwrap();
-    let mut child = command(home.path())
-        .arg("--store")
-        .arg(dir)
-        .args(["hook", agent])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.to_string().as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let store = dir.to_str().unwrap();
+    let out = support::run(&["--store", store, "hook", agent], &stdin.to_string());
     assert!(out.status.success());
     (stdout(&out), support::stderr(&out))
 }

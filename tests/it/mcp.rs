@@ -4,13 +4,13 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, Stdio};
-use std::sync::mpsc;
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
 use crate::support;
+use crate::support::mcp::Client;
 use crate::support::{command, stdout, Session};
 
 /// A native store: a few sessions with titles, a large one, and one whose
@@ -30,124 +30,6 @@ fn store(dir: &Path) {
         .user("write a long answer")
         .assistant(&"é and some text. ".repeat(4_000))
         .write(dir, "big.jsonl");
-}
-
-/// A running server and a client for it.
-struct Client {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: mpsc::Receiver<String>,
-    _home: tempfile::TempDir,
-    next: i64,
-}
-
-impl Client {
-    /// Start `session-ref ARGS mcp` over `store_dir` and initialize.
-    fn start(store_dir: &Path, extra: &[&str]) -> Client {
-        let mut client = Client::spawn(store_dir, extra);
-        let init = client.request(
-            "initialize",
-            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}),
-        );
-        assert_eq!(init["result"]["protocolVersion"], "2025-06-18", "{init}");
-        client.notify("notifications/initialized", json!({}));
-        client
-    }
-
-    /// Start the server without a handshake.
-    fn spawn(store_dir: &Path, extra: &[&str]) -> Client {
-        let home = tempfile::tempdir().unwrap();
-        let mut cmd = command(home.path());
-        cmd.arg("--store").arg(store_dir).args(extra).arg("mcp");
-        let mut child = cmd
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn session-ref mcp");
-        let out = child.stdout.take().unwrap();
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(out).lines() {
-                let Ok(line) = line else { return };
-                if tx.send(line).is_err() {
-                    return;
-                }
-            }
-        });
-        Client {
-            stdin: child.stdin.take(),
-            child,
-            lines,
-            _home: home,
-            next: 100,
-        }
-    }
-
-    fn send_raw(&mut self, bytes: &[u8]) {
-        let stdin = self.stdin.as_mut().unwrap();
-        stdin.write_all(bytes).unwrap();
-        stdin.flush().unwrap();
-    }
-
-    fn send(&mut self, value: &Value) {
-        let mut line = value.to_string();
-        line.push('\n');
-        self.send_raw(line.as_bytes());
-    }
-
-    /// The next line on stdout: always one JSON-RPC message.
-    fn receive(&mut self) -> Value {
-        let line = self
-            .lines
-            .recv_timeout(Duration::from_secs(30))
-            .expect("an answer within 30 s");
-        let value: Value = serde_json::from_str(&line).expect("stdout holds JSON only");
-        assert_eq!(value["jsonrpc"], "2.0", "{line}");
-        value
-    }
-
-    /// The answer to request `id` (skipping notifications).
-    fn answer_to(&mut self, id: &Value) -> Value {
-        loop {
-            let value = self.receive();
-            if value.get("method").is_none() && &value["id"] == id {
-                return value;
-            }
-        }
-    }
-
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        self.next += 1;
-        let id = json!(self.next);
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        self.answer_to(&id)
-    }
-
-    fn notify(&mut self, method: &str, params: Value) {
-        self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params}));
-    }
-
-    fn call(&mut self, tool: &str, args: Value) -> Value {
-        let answer = self.request("tools/call", json!({"name": tool, "arguments": args}));
-        answer["result"].clone()
-    }
-
-    /// Close stdin and wait for the exit status (at most 10 s).
-    fn close(mut self) -> std::process::ExitStatus {
-        drop(self.stdin.take());
-        let start = Instant::now();
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return status;
-            }
-            assert!(
-                start.elapsed() < Duration::from_secs(10),
-                "no exit after end of stdin"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
 }
 
 /// `preview --json`'s object at `budget` bytes.
@@ -829,7 +711,7 @@ fn cancelling_a_long_ranking_stops_it() {
     let mut client = Client::start(dir.path(), &[]);
     // The listing and the search index's warm-up first.
     client.call("list_sessions", json!({"query": "session"}));
-    let pid = client.child.id();
+    let pid = client.pid();
     cpu_until_idle(pid, || {});
     let query = vec![format!("{}a", "aabb".repeat(7)); 32].join(" ");
     let args = json!({"name": "list_sessions", "arguments": {"query": query}});

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use crate::support;
 use crate::support::prerequisite;
 use crate::support::tmux;
 use crate::support::{bin, command, stderr, stdout, Session};
@@ -754,19 +755,15 @@ fn a_hook_citing_a_stalled_remote_names_the_host_in_time_and_ends_it() {
         "prompt": format!("use {}", mention("x@lo")),
     });
     let started = Instant::now();
-    let mut child = stalled_command(dir.path(), &script)
-        .args(["--store", local.to_str().unwrap(), "hook", "claude"])
-        .stdin(Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.to_string().as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = support::feed(
+        stalled_command(dir.path(), &script).args([
+            "--store",
+            local.to_str().unwrap(),
+            "hook",
+            "claude",
+        ]),
+        &input.to_string(),
+    );
     assert!(
         started.elapsed() < Duration::from_secs(10),
         "the hook waited on lo"

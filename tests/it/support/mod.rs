@@ -1,14 +1,15 @@
 //! Shared helpers of the integration tests, in one place so no area keeps
 //! its own copy: a native store written event by event, and runners for
 //! the built binary (here); running it hermetically ([`hermetic`]), a
-//! missing prerequisite ([`prerequisite`]), the tmux driver ([`tmux`]) and
-//! opencode databases ([`opencode`]).
+//! missing prerequisite ([`prerequisite`]), the tmux driver ([`tmux`]), the
+//! MCP client ([`mcp`]) and opencode databases ([`opencode`]).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 pub mod hermetic;
+pub mod mcp;
 pub mod opencode;
 pub mod prerequisite;
 pub mod tmux;
@@ -29,14 +30,22 @@ pub fn run(args: &[&str], stdin: &str) -> Output {
 pub fn run_env(args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Output {
     let home = tempfile::tempdir().expect("a temporary home");
     let mut cmd = command(home.path());
-    cmd.args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+    cmd.args(args);
     for (k, v) in env {
         cmd.env(k, v);
     }
-    let mut child = cmd.spawn().expect("spawn session-ref");
+    feed(&mut cmd, stdin)
+}
+
+/// Run `command` with `stdin` written to it and its stdout and stderr
+/// captured; its output.
+pub fn feed(command: &mut Command, stdin: &str) -> Output {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn session-ref");
     child
         .stdin
         .take()
