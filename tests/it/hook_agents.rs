@@ -7,7 +7,7 @@ use std::path::Path;
 use serde_json::{json, Value};
 
 use crate::support;
-use crate::support::{command, stdout, Session};
+use crate::support::{command, hook_context, hook_input, stdout, Session};
 
 fn store(dir: &Path) {
     Session::new("alpha", "2025-01-03T00:00:00Z", Some("/w/a"))
@@ -31,40 +31,16 @@ fn mention(id: &str) -> String {
         .to_owned()
 }
 
-/// Each agent's input for `prompt`, as it sends it.
-fn input(agent: &str, prompt: &str) -> Value {
-    match agent {
-        "gemini" => {
-            json!({"session_id": "g-1", "transcript_path": "/t/g.json", "cwd": "/w", "hook_event_name": "BeforeAgent", "timestamp": "2026-12-01T00:00:00.000Z", "prompt": prompt})
-        }
-        "copilot" => {
-            json!({"sessionId": "c-1", "timestamp": 1_764_547_200_000_u64, "cwd": "/w", "prompt": prompt})
-        }
-        _ => {
-            json!({"session_id": "q-1", "transcript_path": "/t/q.jsonl", "cwd": "/w", "hook_event_name": "UserPromptSubmit", "prompt": prompt})
-        }
-    }
-}
-
-/// Where each agent reads the added context in the hook's answer.
-fn added_context(agent: &str, answer: &Value) -> Option<String> {
-    let found = match agent {
-        "copilot" => &answer["additionalContext"],
-        _ => &answer["hookSpecificOutput"]["additionalContext"],
-    };
-    found.as_str().map(str::to_owned)
-}
-
 #[test]
 fn a_cited_session_is_added_in_each_agents_shape() {
     let dir = tempfile::tempdir().unwrap();
     store(dir.path());
     for agent in ["gemini", "copilot", "qwen"] {
         let prompt = format!("Follow {} please", mention("alpha"));
-        let (out, _) = hook(dir.path(), agent, &input(agent, &prompt));
+        let (out, _) = hook(dir.path(), agent, &hook_input(agent, &prompt));
         let answer: Value =
             serde_json::from_str(&out).unwrap_or_else(|e| panic!("{agent}: {e}: {out}"));
-        let context = added_context(agent, &answer).unwrap_or_else(|| panic!("{agent}: {out}"));
+        let context = hook_context(agent, &answer).unwrap_or_else(|| panic!("{agent}: {out}"));
         assert!(context.starts_with("## Referenced sessions"), "{agent}");
         assert!(
             context.contains("Ship it on Friday \\u003cb>."),
@@ -80,7 +56,7 @@ fn a_cited_session_is_added_in_each_agents_shape() {
             ),
         }
         // Without a mention: nothing at all.
-        let (quiet, _) = hook(dir.path(), agent, &input(agent, "no mention here"));
+        let (quiet, _) = hook(dir.path(), agent, &hook_input(agent, "no mention here"));
         assert_eq!(quiet, "", "{agent}");
     }
 }
@@ -91,7 +67,7 @@ fn a_bad_mention_blocks_the_prompt_with_a_reason() {
     store(dir.path());
     for agent in ["gemini", "copilot", "qwen"] {
         let prompt = format!("see {}", mention("no-such-session"));
-        let (out, err) = hook(dir.path(), agent, &input(agent, &prompt));
+        let (out, err) = hook(dir.path(), agent, &hook_input(agent, &prompt));
         let answer: Value = serde_json::from_str(&out).unwrap();
         assert_eq!(answer["decision"], "block", "{agent}");
         let reason = answer["reason"].as_str().unwrap();
@@ -109,7 +85,7 @@ fn a_bad_mention_blocks_the_prompt_with_a_reason() {
         );
     }
     // Another agent's input shape is refused, not misread.
-    let (out, _) = hook(dir.path(), "copilot", &input("gemini", "hi"));
+    let (out, _) = hook(dir.path(), "copilot", &hook_input("gemini", "hi"));
     assert_eq!(
         serde_json::from_str::<Value>(&out).unwrap()["decision"],
         "block"

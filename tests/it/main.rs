@@ -23,6 +23,7 @@ mod support;
 
 mod cli;
 mod completions;
+mod consistency;
 mod copilot_store;
 mod delivery;
 mod fidelity;

@@ -8,6 +8,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+use serde_json::{json, Value};
+
 pub mod hermetic;
 pub mod mcp;
 pub mod opencode;
@@ -173,4 +175,29 @@ pub fn proptest_config(cases: u32) -> proptest::test_runner::Config {
         )),
         ..proptest::test_runner::Config::default()
     }
+}
+
+/// The input `hook AGENT` gets from `agent` for `prompt`, in the shape
+/// that agent sends it (Claude Code, Codex and Qwen Code share one).
+pub fn hook_input(agent: &str, prompt: &str) -> Value {
+    match agent {
+        "gemini" => {
+            json!({"session_id": "g-1", "transcript_path": "/t/g.json", "cwd": "/w", "hook_event_name": "BeforeAgent", "timestamp": "2026-12-01T00:00:00.000Z", "prompt": prompt})
+        }
+        "copilot" => {
+            json!({"sessionId": "c-1", "timestamp": 1_764_547_200_000_u64, "cwd": "/w", "prompt": prompt})
+        }
+        _ => {
+            json!({"session_id": "q-1", "transcript_path": "/t/q.jsonl", "cwd": "/w", "hook_event_name": "UserPromptSubmit", "prompt": prompt})
+        }
+    }
+}
+
+/// The context the hook's answer adds, where `agent` reads it.
+pub fn hook_context(agent: &str, answer: &Value) -> Option<String> {
+    let found = match agent {
+        "copilot" => &answer["additionalContext"],
+        _ => &answer["hookSpecificOutput"]["additionalContext"],
+    };
+    found.as_str().map(str::to_owned)
 }
