@@ -14,8 +14,10 @@
 //!   snapshot a client builds from `remote serve` (through a loopback
 //!   "ssh" that runs the remote command here: no sshd needed);
 //! - session argument: an id, its unique start, its mention and its URI
-//!   name the same session in `preview` and `read_session`, and a name that
-//!   is ambiguous or unknown fails with the same line in both.
+//!   name the same session in `preview`, `mention` and `read_session`, and
+//!   a name that is ambiguous or unknown fails with the same line in all
+//!   three; `ID@HOST` names the remote's session to the command line and to
+//!   MCP alike.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -317,25 +319,44 @@ fn remote_serve_gives_the_preview_snapshot_byte_for_byte() {
     let config = loopback_remote(home.path());
     let empty = home.path().join("no-local-sessions");
     std::fs::create_dir(&empty).unwrap();
-    for row in candidates() {
-        let id = field(&row, "sessionId");
-        let remote_id = format!("{id}@lo");
+    let env = [("XDG_CONFIG_HOME", config.as_path())];
+    // Run with the remote configured and no local session.
+    let here = |args: &[&str]| {
         let mut command = crate::support::command(home.path());
         command
             .env("XDG_CONFIG_HOME", &config)
             .arg("--store")
             .arg(&empty)
-            .args(["preview", "--json", &remote_id]);
+            .args(args);
         let out = feed(&mut command, "");
-        assert!(out.status.success(), "{remote_id}: {}", stderr(&out));
-        let answer: Value = serde_json::from_str(&stdout(&out)).unwrap();
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        stdout(&out)
+    };
+    let mut client = Client::start_with(&empty, &["--max-reference-bytes", "65536"], &env);
+    for row in candidates() {
+        let id = field(&row, "sessionId");
+        let remote_id = format!("{id}@lo");
+        let answer: Value =
+            serde_json::from_str(&here(&["preview", "--json", &remote_id])).unwrap();
+        let through = answer["context"].as_str().unwrap();
         // Byte for byte, but for the id it cites (`ID@HOST`).
-        let there = answer["context"].as_str().unwrap().replace(&remote_id, id);
         same(
             &format!("the remote's snapshot of {id}"),
-            &there,
+            &through.replace(&remote_id, id),
             &preview(id).0,
         );
+        // `ID@HOST` names it to MCP as to the command line.
+        let (text, error) = read_session(&mut client, &remote_id);
+        assert!(!error, "{remote_id}: {text}");
+        same(&format!("MCP read_session {remote_id}"), &text, through);
+        // Its label is the session's title, else its id (here `ID@HOST`).
+        let label = match field(&row, "label") {
+            label if label == id => remote_id.as_str(),
+            label => label,
+        };
+        let mention = here(&["mention", &remote_id]);
+        let want = session_ref_core::mention::format_mention(&remote_id, Some(label));
+        assert_eq!(mention.trim_end(), want, "mention {remote_id}");
     }
 }
 
@@ -363,6 +384,11 @@ fn an_id_its_start_its_mention_and_its_uri_name_one_session_everywhere() {
         let (text, error) = read_session(&mut client, name);
         assert!(!error, "{name}: {text}");
         same(&format!("MCP read_session {name}"), &text, &snapshot);
+        assert_eq!(
+            cli(&["mention", name]).trim_end(),
+            field(row, "mention"),
+            "mention {name}"
+        );
     }
 
     // What does not name one session fails alike: the line the command
@@ -389,5 +415,24 @@ fn an_id_its_start_its_mention_and_its_uri_name_one_session_everywhere() {
         let (text, error) = read_session(&mut client, name);
         assert!(error, "MCP read_session {name}: {text}");
         assert_eq!(format!("{text}\n"), stderr(&out), "{name}");
+        let out = run(
+            &[
+                "--store",
+                demo.to_str().unwrap(),
+                "--cwd",
+                CWD,
+                "mention",
+                name,
+            ],
+            "",
+        );
+        // `mention` says the same of the name, then how to write one anyway.
+        assert_eq!(out.status.code(), Some(1), "mention {name}");
+        let said = stderr(&out);
+        let code = text.split(": ").take(2).collect::<Vec<_>>().join(": ");
+        assert!(
+            said.starts_with(&format!("{code}: ")) && said.contains(&format!("{name:?}")),
+            "mention {name}: {said} (MCP: {text})"
+        );
     }
 }

@@ -25,7 +25,12 @@ pub struct Client {
 impl Client {
     /// Start `session-ref ARGS mcp` over `store_dir` and initialize.
     pub fn start(store_dir: &Path, extra: &[&str]) -> Client {
-        let mut client = Client::spawn(store_dir, extra);
+        Client::start_with(store_dir, extra, &[])
+    }
+
+    /// [`Client::start`] with extra environment variables for the server.
+    pub fn start_with(store_dir: &Path, extra: &[&str], env: &[(&str, &Path)]) -> Client {
+        let mut client = Client::spawn_with(store_dir, extra, env);
         let init = client.request(
             "initialize",
             json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}),
@@ -37,9 +42,16 @@ impl Client {
 
     /// Start the server without a handshake.
     pub fn spawn(store_dir: &Path, extra: &[&str]) -> Client {
+        Client::spawn_with(store_dir, extra, &[])
+    }
+
+    fn spawn_with(store_dir: &Path, extra: &[&str], env: &[(&str, &Path)]) -> Client {
         let home = tempfile::tempdir().unwrap();
         let mut cmd = command(home.path());
         cmd.arg("--store").arg(store_dir).args(extra).arg("mcp");
+        for (name, value) in env {
+            cmd.env(name, value);
+        }
         let mut child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
