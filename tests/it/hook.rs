@@ -7,7 +7,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::support;
-use crate::support::{run_env, stderr, stdout, Session};
+use crate::support::{mention, run_env, stderr, stdout, Session};
 
 const AGENTS: [&str; 2] = ["claude", "codex"];
 
@@ -46,11 +46,6 @@ fn input(agent: &str, prompt: &str) -> (String, String) {
     value["prompt"] = prompt.into();
     let session = value["session_id"].as_str().unwrap().to_owned();
     (value.to_string(), session)
-}
-
-fn mention(id: &str, label: &str) -> String {
-    let out = run_env(&["mention", id, "--label", label], "", &[]);
-    stdout(&out).trim_end().to_owned()
 }
 
 struct Case {

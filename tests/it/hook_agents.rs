@@ -7,7 +7,7 @@ use std::path::Path;
 use serde_json::{json, Value};
 
 use crate::support;
-use crate::support::{command, hook_context, hook_input, stdout, Session};
+use crate::support::{command, hook_context, hook_input, mention, stdout, Session};
 
 fn store(dir: &Path) {
     Session::new("alpha", "2025-01-03T00:00:00Z", Some("/w/a"))
@@ -25,18 +25,12 @@ fn hook(dir: &Path, agent: &str, stdin: &Value) -> (String, String) {
     (stdout(&out), support::stderr(&out))
 }
 
-fn mention(id: &str) -> String {
-    stdout(&support::run(&["mention", id, "--label", "the plan"], ""))
-        .trim_end()
-        .to_owned()
-}
-
 #[test]
 fn a_cited_session_is_added_in_each_agents_shape() {
     let dir = tempfile::tempdir().unwrap();
     store(dir.path());
     for agent in ["gemini", "copilot", "qwen"] {
-        let prompt = format!("Follow {} please", mention("alpha"));
+        let prompt = format!("Follow {} please", mention("alpha", "the plan"));
         let (out, _) = hook(dir.path(), agent, &hook_input(agent, &prompt));
         let answer: Value =
             serde_json::from_str(&out).unwrap_or_else(|e| panic!("{agent}: {e}: {out}"));
@@ -66,7 +60,7 @@ fn a_bad_mention_blocks_the_prompt_with_a_reason() {
     let dir = tempfile::tempdir().unwrap();
     store(dir.path());
     for agent in ["gemini", "copilot", "qwen"] {
-        let prompt = format!("see {}", mention("no-such-session"));
+        let prompt = format!("see {}", mention("no-such-session", "the plan"));
         let (out, err) = hook(dir.path(), agent, &hook_input(agent, &prompt));
         let answer: Value = serde_json::from_str(&out).unwrap();
         assert_eq!(answer["decision"], "block", "{agent}");

@@ -14,7 +14,7 @@ use serde_json::Value;
 use crate::support;
 use crate::support::prerequisite;
 use crate::support::tmux;
-use crate::support::{bin, command, stderr, stdout, Session};
+use crate::support::{bin, command, mention, stderr, stdout, Session};
 
 /// A running sshd and what a client needs to reach it.
 struct Server {
@@ -285,8 +285,8 @@ fn remote_sessions_are_listed_previewed_and_prepared_as_the_remote_would() {
     // A message citing both twins gets both, each from its own machine.
     let both = format!(
         "compare {} with {}",
-        mention("shared-id"),
-        mention(&remote_id)
+        mention("shared-id", "s"),
+        mention(&remote_id, "s")
     );
     let prepared = run(config.path(), &["--store", store, "prepare", &both]);
     assert!(prepared.status.success(), "{}", stderr(&prepared));
@@ -333,7 +333,7 @@ fn a_local_session_cannot_impersonate_a_remote_one() {
     );
 
     for args in [
-        &["prepare", &format!("see {}", mention(&remote_id))][..],
+        &["prepare", &format!("see {}", mention(&remote_id, "s"))][..],
         &["preview", &remote_id],
     ] {
         let mut all = vec!["--store", store];
@@ -368,14 +368,6 @@ fn a_local_session_cannot_impersonate_a_remote_one() {
 }
 
 /// The canonical mention of `id` (via the binary: one source of truth).
-fn mention(id: &str) -> String {
-    let out = run(
-        tempfile::tempdir().unwrap().path(),
-        &["mention", id, "--label", "s"],
-    );
-    stdout(&out).trim_end().to_owned()
-}
-
 #[test]
 fn an_unreachable_remote_is_one_warning_and_fails_only_what_needs_it() {
     let Some(server) = start("an_unreachable_remote_is_one_warning_and_fails_only_what_needs_it")
@@ -422,7 +414,7 @@ fn an_unreachable_remote_is_one_warning_and_fails_only_what_needs_it() {
             "--store",
             store,
             "prepare",
-            &format!("see {}", mention("x@devbox")),
+            &format!("see {}", mention("x@devbox", "s")),
         ],
     );
     assert_eq!(cited.status.code(), Some(1));
@@ -570,7 +562,10 @@ fn a_hook_resolves_a_remote_mention_and_skips_remotes_for_local_ones() {
             .unwrap();
         child.wait_with_output().unwrap()
     };
-    let out = hook(&format!("use {}", mention(&format!("remote-a@{host}"))));
+    let out = hook(&format!(
+        "use {}",
+        mention(&format!("remote-a@{host}"), "s")
+    ));
     assert!(out.status.success(), "{}", stderr(&out));
     let answer: Value = serde_json::from_str(&stdout(&out)).unwrap();
     let context = answer["hookSpecificOutput"]["additionalContext"]
@@ -752,7 +747,7 @@ fn a_hook_citing_a_stalled_remote_names_the_host_in_time_and_ends_it() {
     let input = serde_json::json!({
         "session_id": "s", "transcript_path": "/t", "cwd": "/home/me",
         "hook_event_name": "UserPromptSubmit",
-        "prompt": format!("use {}", mention("x@lo")),
+        "prompt": format!("use {}", mention("x@lo", "s")),
     });
     let started = Instant::now();
     let out = support::feed(

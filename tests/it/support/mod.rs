@@ -67,6 +67,14 @@ pub fn command(home: &Path) -> Command {
     cmd
 }
 
+/// The canonical mention of `id` labelled `label`, as `session-ref mention
+/// ID --label LABEL` prints it (no store is read).
+pub fn mention(id: &str, label: &str) -> String {
+    stdout(&run(&["mention", id, "--label", label], ""))
+        .trim_end()
+        .to_owned()
+}
+
 /// stdout as text.
 pub fn stdout(out: &Output) -> String {
     String::from_utf8(out.stdout.clone()).expect("stdout is UTF-8")
