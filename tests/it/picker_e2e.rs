@@ -312,6 +312,19 @@ fn paste_sink(path: &Path) -> String {
     )
 }
 
+/// A tmux server whose first pane runs [`paste_sink`] (writing to
+/// `dir/pasted`) and whose second window runs the picker with `args` and
+/// `--tmux-paste` naming that pane; the server and the pane's id.
+fn picker_pasting_into_a_program(name: &str, dir: &Path, args: &[&str]) -> (Tmux, String) {
+    let tmux = Tmux::start(name, 80, 24, &paste_sink(&dir.join("pasted")));
+    let sink = tmux.first_pane();
+    tmux.wait_for_command(&sink, "cat");
+    let mut args = args.to_vec();
+    args.extend(["--tmux-paste", &sink]);
+    tmux.new_window(&picker_command(dir, &args));
+    (tmux, sink)
+}
+
 /// The drafts saved under `dir`'s state directory, with their content.
 fn drafts(dir: &Path) -> Vec<String> {
     match std::fs::read_dir(dir.join("state/session-ref")) {
@@ -328,21 +341,11 @@ fn tmux_paste_into_a_program_is_bracketed_without_a_trailing_newline() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let pasted = dir.path().join("pasted");
-    let tmux = Tmux::start("paste", 80, 24, &paste_sink(&pasted));
-    let sink = tmux.first_pane();
-    tmux.wait_for_command(&sink, "cat");
-    tmux.new_window(&picker_command(
+    let (tmux, _) = picker_pasting_into_a_program(
+        "paste",
         dir.path(),
-        &[
-            "--format",
-            "mention",
-            "--query",
-            "notes",
-            "--tmux-paste",
-            &sink,
-        ],
-    ));
+        &["--format", "mention", "--query", "notes"],
+    );
     tmux.wait_for("the notes session on top", |s| {
         highlighted("Release notes draft")(s) && s.contains("1/7")
     });
@@ -354,7 +357,11 @@ fn tmux_paste_into_a_program_is_bracketed_without_a_trailing_newline() {
     assert_eq!(exit.rc, "0", "stderr: {stderr}");
     let mention = format_mention("d5e2-notes", Some("Release notes draft"));
     // The mention ends the result with a newline; the paste does not.
-    wait_for_content(&pasted, &format!("\x1b[200~{mention}\x1b[201~"), &tmux);
+    wait_for_content(
+        &dir.path().join("pasted"),
+        &format!("\x1b[200~{mention}\x1b[201~"),
+        &tmux,
+    );
     assert_eq!(exit.out, "");
 }
 
@@ -447,21 +454,11 @@ fn a_pane_gone_by_submit_keeps_the_prompt() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let pasted = dir.path().join("pasted");
-    let tmux = Tmux::start("delivery", 80, 24, &paste_sink(&pasted));
-    let sink = tmux.first_pane();
-    tmux.wait_for_command(&sink, "cat");
-    tmux.new_window(&picker_command(
+    let (tmux, sink) = picker_pasting_into_a_program(
+        "delivery",
         dir.path(),
-        &[
-            "--format",
-            "mention",
-            "--prompt",
-            "do not lose me",
-            "--tmux-paste",
-            &sink,
-        ],
-    ));
+        &["--format", "mention", "--prompt", "do not lose me"],
+    );
     tmux.wait_for("discovery", loaded);
     tmux.run(&["kill-pane", "-t", &sink]);
     tmux.keys(&["C-s"]);
@@ -484,21 +481,11 @@ fn a_pane_that_runs_a_shell_by_submit_is_refused_and_the_prompt_kept() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let pasted = dir.path().join("pasted");
-    let tmux = Tmux::start("turned", 80, 24, &paste_sink(&pasted));
-    let sink = tmux.first_pane();
-    tmux.wait_for_command(&sink, "cat");
-    tmux.new_window(&picker_command(
+    let (tmux, sink) = picker_pasting_into_a_program(
+        "turned",
         dir.path(),
-        &[
-            "--format",
-            "mention",
-            "--prompt",
-            "echo never-run > ran",
-            "--tmux-paste",
-            &sink,
-        ],
-    ));
+        &["--format", "mention", "--prompt", "echo never-run > ran"],
+    );
     tmux.wait_for("discovery", loaded);
     // The program in the pane quits and a shell takes it over.
     let here = dir.path().to_str().unwrap();
