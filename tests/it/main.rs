@@ -11,8 +11,10 @@
 //! the library crates; none needs a process of its own: no test sets an
 //! environment variable, changes directory or installs a global of the
 //! harness's process (each child gets its environment from
-//! [`support::command`] or [`support::hermetic::isolate`]), and the peak
-//! memory of `hostile` is its own child's (`wait4` on that pid).
+//! [`support::command`] or [`support::hermetic::isolate`]). One test
+//! binary stays apart: `tests/hostile.rs` measures the peak memory of the
+//! children it spawns, which counts the spawner's own (its header says
+//! why), so its harness must stay small.
 //!
 //! Run one area with its module path as the filter:
 //! `cargo test --test it mcp::`, `CI=1 cargo test --test it picker_e2e::`.
@@ -31,7 +33,6 @@ mod foreign_stores;
 mod gemini_store;
 mod hook;
 mod hook_agents;
-mod hostile;
 mod mcp;
 mod opencode_store;
 mod oracle;
