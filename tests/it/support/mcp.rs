@@ -1,6 +1,6 @@
 //! A small MCP client over the stdio of the built binary's `mcp` server,
 //! one JSON-RPC line at a time: the one every test that talks to the
-//! server uses (tests/it/mcp.rs, hostile.rs, consistency.rs).
+//! server uses (tests/it/mcp.rs and consistency.rs, tests/hostile.rs).
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
