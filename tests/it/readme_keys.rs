@@ -10,7 +10,9 @@ use std::collections::BTreeSet;
 
 use std::path::PathBuf;
 
-use session_ref::keys::{help_rows, key_name, HelpRow, When, BINDINGS, FILTER_SYNTAX, SEARCH_SYNTAX};
+use session_ref::keys::{
+    help_rows, key_name, HelpRow, When, BINDINGS, FILTER_SYNTAX, SEARCH_SYNTAX,
+};
 
 /// The user guide, which holds the key table people read.
 fn guide() -> PathBuf {
