@@ -3,12 +3,12 @@
 //! sessions, and last activity from the events' own times rather than the
 //! files' modification times (which a copy or a `git clone` resets).
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
+
+use crate::support;
 
 /// A copy of the fixture written by Copilot CLI 1.0.102, in a fresh
 /// `COPILOT_HOME`.
@@ -46,8 +46,8 @@ fn set_mtime(path: &Path, time: SystemTime) {
 }
 
 fn ids(out: &std::process::Output) -> Vec<String> {
-    assert!(out.status.success(), "{}", common::stderr(out));
-    common::stdout(out)
+    assert!(out.status.success(), "{}", support::stderr(out));
+    support::stdout(out)
         .lines()
         .map(|l| {
             let v: Value = serde_json::from_str(l).unwrap();
@@ -63,12 +63,12 @@ const NAMED: &str = "0c684258-6d5b-48b3-bbf2-50e3e96192e3";
 fn copilot_home_is_found_by_default_and_non_sessions_are_reported() {
     let home = copilot_home();
     let env = [("COPILOT_HOME", home.path().to_str().unwrap())];
-    let out = common::run_env(&["candidates", "--json", "--limit", "100"], "", &env);
+    let out = support::run_env(&["candidates", "--json", "--limit", "100"], "", &env);
     let listed = ids(&out);
     assert_eq!(listed.len(), 9, "{listed:?}");
     assert!(listed.iter().any(|id| id == NAMED));
-    let out = common::run_env(&["-v", "candidates", "--limit", "1"], "", &env);
-    let err = common::stderr(&out);
+    let out = support::run_env(&["-v", "candidates", "--limit", "1"], "", &env);
+    let err = support::stderr(&out);
     assert!(
         err.contains("copilot") && err.contains("9 sessions, 1 skipped, 0 unreadable"),
         "{err}"
@@ -116,14 +116,14 @@ fn last_activity_is_the_newest_event_time_not_the_file_time() {
         "--sort",
         "updated",
     ];
-    assert_eq!(ids(&common::run(&updated, "")), by_events);
+    assert_eq!(ids(&support::run(&updated, "")), by_events);
 }
 
 #[test]
 fn a_mention_of_a_copilot_session_is_resolved_by_the_hook_and_found_by_search() {
     let home = copilot_home();
     let env = [("COPILOT_HOME", home.path().to_str().unwrap())];
-    let uri = common::stdout(&common::run(&["uri", "encode", HELLO], ""));
+    let uri = support::stdout(&support::run(&["uri", "encode", HELLO], ""));
     let input = serde_json::json!({
         "session_id": "s",
         "cwd": "/tmp",
@@ -131,9 +131,9 @@ fn a_mention_of_a_copilot_session_is_resolved_by_the_hook_and_found_by_search() 
         "hook_event_name": "UserPromptSubmit",
         "transcript_path": null,
     });
-    let out = common::run_env(&["hook", "claude"], &input.to_string(), &env);
-    assert!(out.status.success(), "{}", common::stderr(&out));
-    let answer: Value = serde_json::from_str(&common::stdout(&out)).unwrap();
+    let out = support::run_env(&["hook", "claude"], &input.to_string(), &env);
+    assert!(out.status.success(), "{}", support::stderr(&out));
+    let answer: Value = serde_json::from_str(&support::stdout(&out)).unwrap();
     let context = answer["hookSpecificOutput"]["additionalContext"]
         .as_str()
         .unwrap();
@@ -144,15 +144,15 @@ fn a_mention_of_a_copilot_session_is_resolved_by_the_hook_and_found_by_search() 
     assert!(!context.contains("current_datetime"), "{context}");
 
     // Search covers typed prompts and replies, not reasoning.
-    let out = common::run_env(&["search", "ünïcödé"], "", &env);
+    let out = support::run_env(&["search", "ünïcödé"], "", &env);
     assert!(
-        common::stdout(&out).contains("second turn"),
+        support::stdout(&out).contains("second turn"),
         "{}",
-        common::stderr(&out)
+        support::stderr(&out)
     );
-    let out = common::run_env(&["search", "MOCK REASONING"], "", &env);
+    let out = support::run_env(&["search", "MOCK REASONING"], "", &env);
     assert!(
-        !common::stdout(&out).contains("copilot"),
+        !support::stdout(&out).contains("copilot"),
         "reasoning was found"
     );
 }

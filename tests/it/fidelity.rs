@@ -22,10 +22,9 @@ use std::process::Command;
 
 use serde_json::Value;
 
-#[path = "support/hermetic.rs"]
-mod hermetic;
-
 use hermetic::{copy_tree, session_ref, Run};
+
+use crate::support::hermetic;
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/fidelity");
 

@@ -1,13 +1,20 @@
-//! Shared helpers for integration tests: a native store written event by
-//! event, and a runner for the built binary.
-#![allow(dead_code)]
+//! Shared helpers of the integration tests, in one place so no area keeps
+//! its own copy: a native store written event by event, and runners for
+//! the built binary (here); running it hermetically ([`hermetic`]), a
+//! missing prerequisite ([`prerequisite`]), the tmux driver ([`tmux`]), the
+//! MCP client ([`mcp`]) and opencode databases ([`opencode`]).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-#[path = "../support/hermetic.rs"]
-mod hermetic;
+use serde_json::{json, Value};
+
+pub mod hermetic;
+pub mod mcp;
+pub mod opencode;
+pub mod prerequisite;
+pub mod tmux;
 
 /// The `session-ref` binary under test.
 pub fn bin() -> PathBuf {
@@ -25,14 +32,22 @@ pub fn run(args: &[&str], stdin: &str) -> Output {
 pub fn run_env(args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Output {
     let home = tempfile::tempdir().expect("a temporary home");
     let mut cmd = command(home.path());
-    cmd.args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+    cmd.args(args);
     for (k, v) in env {
         cmd.env(k, v);
     }
-    let mut child = cmd.spawn().expect("spawn session-ref");
+    feed(&mut cmd, stdin)
+}
+
+/// Run `command` with `stdin` written to it and its stdout and stderr
+/// captured; its output.
+pub fn feed(command: &mut Command, stdin: &str) -> Output {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn session-ref");
     child
         .stdin
         .take()
@@ -50,6 +65,14 @@ pub fn command(home: &Path) -> Command {
     cmd.env_clear();
     hermetic::isolate(&mut cmd, home).env("PATH", std::env::var("PATH").unwrap_or_default());
     cmd
+}
+
+/// The canonical mention of `id` labelled `label`, as `session-ref mention
+/// ID --label LABEL` prints it (no store is read).
+pub fn mention(id: &str, label: &str) -> String {
+    stdout(&run(&["mention", id, "--label", label], ""))
+        .trim_end()
+        .to_owned()
 }
 
 /// stdout as text.
@@ -146,4 +169,43 @@ impl Session {
         std::fs::write(&path, text).unwrap();
         path
     }
+}
+
+/// proptest's configuration for `cases` cases, with failures kept beside
+/// the test's source (`tests/it/NAME.proptest-regressions`, checked in).
+/// proptest's default walks up to the nearest `main.rs` and would keep
+/// them in `tests/proptest-regressions/NAME.txt` instead.
+pub fn proptest_config(cases: u32) -> proptest::test_runner::Config {
+    proptest::test_runner::Config {
+        cases,
+        failure_persistence: Some(Box::new(
+            proptest::test_runner::FileFailurePersistence::WithSource("proptest-regressions"),
+        )),
+        ..proptest::test_runner::Config::default()
+    }
+}
+
+/// The input `hook AGENT` gets from `agent` for `prompt`, in the shape
+/// that agent sends it (Claude Code, Codex and Qwen Code share one).
+pub fn hook_input(agent: &str, prompt: &str) -> Value {
+    match agent {
+        "gemini" => {
+            json!({"session_id": "g-1", "transcript_path": "/t/g.json", "cwd": "/w", "hook_event_name": "BeforeAgent", "timestamp": "2026-12-01T00:00:00.000Z", "prompt": prompt})
+        }
+        "copilot" => {
+            json!({"sessionId": "c-1", "timestamp": 1_764_547_200_000_u64, "cwd": "/w", "prompt": prompt})
+        }
+        _ => {
+            json!({"session_id": "q-1", "transcript_path": "/t/q.jsonl", "cwd": "/w", "hook_event_name": "UserPromptSubmit", "prompt": prompt})
+        }
+    }
+}
+
+/// The context the hook's answer adds, where `agent` reads it.
+pub fn hook_context(agent: &str, answer: &Value) -> Option<String> {
+    let found = match agent {
+        "copilot" => &answer["additionalContext"],
+        _ => &answer["hookSpecificOutput"]["additionalContext"],
+    };
+    found.as_str().map(str::to_owned)
 }

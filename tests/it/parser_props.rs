@@ -155,7 +155,7 @@ fn content(head: Option<String>, lines: &[Vec<u8>], final_newline: bool) -> Vec<
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+    #![proptest_config(crate::support::proptest_config(96))]
 
     #[test]
     fn arbitrary_lines_never_panic_and_read_the_same_twice(

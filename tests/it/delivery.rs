@@ -2,9 +2,7 @@
 //! written, or a prompt file that cannot be read, fails before the picker
 //! opens (nothing typed is lost), with its own code.
 
-mod common;
-
-use common::{assert_fails_with, run, stderr};
+use crate::support::{assert_fails_with, run, stderr};
 
 #[test]
 fn an_unwritable_output_fails_before_the_picker_opens() {

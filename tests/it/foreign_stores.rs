@@ -10,10 +10,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-#[path = "support/hermetic.rs"]
-mod hermetic;
-
 use hermetic::{copy_tree, ok, session_ref, Run};
+
+use crate::support::hermetic;
 
 const CLAUDE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),

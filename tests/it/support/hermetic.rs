@@ -2,8 +2,7 @@
 //! leaks in, and nothing it writes (title index, search index, drafts)
 //! reaches the real `~/.cache` or `~/.local/state`. Every test file that
 //! runs `session-ref` goes through [`isolate`] (directly, through
-//! [`session_ref`], or through `tests/common`).
-#![allow(dead_code)]
+//! [`session_ref`], or through [`super::command`]).
 
 use std::path::Path;
 use std::process::Command;

@@ -2,16 +2,16 @@
 //! the built binary: the protocol (handshakes, errors, limits, end of
 //! input), the tools, resources and prompt, and `mcp install|uninstall`.
 
-mod common;
-
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, Stdio};
-use std::sync::mpsc;
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use common::{command, stdout, Session};
 use serde_json::{json, Value};
+
+use crate::support;
+use crate::support::mcp::Client;
+use crate::support::{command, stdout, Session};
 
 /// A native store: a few sessions with titles, a large one, and one whose
 /// text holds a marker for search.
@@ -30,124 +30,6 @@ fn store(dir: &Path) {
         .user("write a long answer")
         .assistant(&"é and some text. ".repeat(4_000))
         .write(dir, "big.jsonl");
-}
-
-/// A running server and a client for it.
-struct Client {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: mpsc::Receiver<String>,
-    _home: tempfile::TempDir,
-    next: i64,
-}
-
-impl Client {
-    /// Start `session-ref ARGS mcp` over `store_dir` and initialize.
-    fn start(store_dir: &Path, extra: &[&str]) -> Client {
-        let mut client = Client::spawn(store_dir, extra);
-        let init = client.request(
-            "initialize",
-            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}),
-        );
-        assert_eq!(init["result"]["protocolVersion"], "2025-06-18", "{init}");
-        client.notify("notifications/initialized", json!({}));
-        client
-    }
-
-    /// Start the server without a handshake.
-    fn spawn(store_dir: &Path, extra: &[&str]) -> Client {
-        let home = tempfile::tempdir().unwrap();
-        let mut cmd = command(home.path());
-        cmd.arg("--store").arg(store_dir).args(extra).arg("mcp");
-        let mut child = cmd
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn session-ref mcp");
-        let out = child.stdout.take().unwrap();
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(out).lines() {
-                let Ok(line) = line else { return };
-                if tx.send(line).is_err() {
-                    return;
-                }
-            }
-        });
-        Client {
-            stdin: child.stdin.take(),
-            child,
-            lines,
-            _home: home,
-            next: 100,
-        }
-    }
-
-    fn send_raw(&mut self, bytes: &[u8]) {
-        let stdin = self.stdin.as_mut().unwrap();
-        stdin.write_all(bytes).unwrap();
-        stdin.flush().unwrap();
-    }
-
-    fn send(&mut self, value: &Value) {
-        let mut line = value.to_string();
-        line.push('\n');
-        self.send_raw(line.as_bytes());
-    }
-
-    /// The next line on stdout: always one JSON-RPC message.
-    fn receive(&mut self) -> Value {
-        let line = self
-            .lines
-            .recv_timeout(Duration::from_secs(30))
-            .expect("an answer within 30 s");
-        let value: Value = serde_json::from_str(&line).expect("stdout holds JSON only");
-        assert_eq!(value["jsonrpc"], "2.0", "{line}");
-        value
-    }
-
-    /// The answer to request `id` (skipping notifications).
-    fn answer_to(&mut self, id: &Value) -> Value {
-        loop {
-            let value = self.receive();
-            if value.get("method").is_none() && &value["id"] == id {
-                return value;
-            }
-        }
-    }
-
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        self.next += 1;
-        let id = json!(self.next);
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        self.answer_to(&id)
-    }
-
-    fn notify(&mut self, method: &str, params: Value) {
-        self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params}));
-    }
-
-    fn call(&mut self, tool: &str, args: Value) -> Value {
-        let answer = self.request("tools/call", json!({"name": tool, "arguments": args}));
-        answer["result"].clone()
-    }
-
-    /// Close stdin and wait for the exit status (at most 10 s).
-    fn close(mut self) -> std::process::ExitStatus {
-        drop(self.stdin.take());
-        let start = Instant::now();
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return status;
-            }
-            assert!(
-                start.elapsed() < Duration::from_secs(10),
-                "no exit after end of stdin"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
 }
 
 /// `preview --json`'s object at `budget` bytes.
@@ -392,7 +274,7 @@ fn tools_are_read_only_and_answer_json_as_text_and_structured_content() {
         json!({"reference": expected["reference"]})
     );
     assert_eq!(by_id["structuredContent"]["reference"]["truncated"], true);
-    let uri = stdout(&common::run(&["uri", "encode", "alpha"], ""))
+    let uri = stdout(&support::run(&["uri", "encode", "alpha"], ""))
         .trim()
         .to_owned();
     let by_uri = client.call("read_session", json!({"session": uri}));
@@ -551,7 +433,7 @@ fn sessions_are_resources_newest_first_in_pages_read_as_the_snapshot() {
     assert_eq!(contents["uri"], uri);
     let tool = client.call("read_session", json!({"session": uri}));
     assert_eq!(contents["text"].as_str().unwrap(), text_of(&tool));
-    let unknown_uri = stdout(&common::run(&["uri", "encode", "gone"], ""))
+    let unknown_uri = stdout(&support::run(&["uri", "encode", "gone"], ""))
         .trim()
         .to_owned();
     let missing = client.request("resources/read", json!({"uri": unknown_uri}));
@@ -582,7 +464,7 @@ fn cite_puts_the_best_matchs_mention_and_snapshot_in_one_user_message() {
     assert_eq!(messages.len(), 1);
     assert_eq!(messages[0]["role"], "user");
     let text = messages[0]["content"]["text"].as_str().unwrap();
-    let mention = stdout(&common::run(
+    let mention = stdout(&support::run(
         &["mention", "alpha", "--label", "Alpha idempotency keys"],
         "",
     ));
@@ -829,7 +711,7 @@ fn cancelling_a_long_ranking_stops_it() {
     let mut client = Client::start(dir.path(), &[]);
     // The listing and the search index's warm-up first.
     client.call("list_sessions", json!({"query": "session"}));
-    let pid = client.child.id();
+    let pid = client.pid();
     cpu_until_idle(pid, || {});
     let query = vec![format!("{}a", "aabb".repeat(7)); 32].join(" ");
     let args = json!({"name": "list_sessions", "arguments": {"query": query}});
@@ -965,7 +847,7 @@ fn install_round_trip(agent: &str, project: bool) -> (String, Value) {
             .args(args)
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", common::stderr(&out));
+        assert!(out.status.success(), "{}", support::stderr(&out));
         stdout(&out)
     };
     let mut args = vec!["mcp", "install", agent];
@@ -1003,7 +885,7 @@ fn install_round_trip(agent: &str, project: bool) -> (String, Value) {
 
 #[test]
 fn mcp_install_registers_as_each_agents_mcp_add_and_uninstall_removes_it() {
-    let exe = common::bin().to_string_lossy().into_owned();
+    let exe = support::bin().to_string_lossy().into_owned();
     let (report, claude) = install_round_trip("claude", false);
     assert_eq!(
         claude["mcpServers"]["session-ref"],

@@ -13,10 +13,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-#[path = "support/hermetic.rs"]
-mod hermetic;
-
 use hermetic::{copy_tree, ok, session_ref};
+
+use crate::support::hermetic;
 
 const GEMINI: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/gemini");
 

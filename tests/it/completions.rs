@@ -5,12 +5,11 @@
 //! Without zsh or fish: fails under CI (`CI` set), else prints a
 //! `SKIPPED:` line.
 
-#[path = "support/prerequisite.rs"]
-mod prerequisite;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+
+use crate::support::prerequisite;
 
 const BIN: &str = env!("CARGO_BIN_EXE_session-ref");
 const DEADLINE: Duration = Duration::from_secs(30);

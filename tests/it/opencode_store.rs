@@ -4,10 +4,6 @@
 //! the rules of opencode 1.18.33's sessions (titles, sub-agents, archived
 //! and legacy sessions, forks, compaction, undo) through the binary.
 
-mod common;
-#[path = "support/opencode.rs"]
-mod opencode_fixture;
-
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -16,6 +12,9 @@ use opencode_fixture::*;
 use serde_json::Value;
 use session_ref_stores::kinds::{native, opencode};
 use session_ref_stores::{Catalog, StoreRoots};
+
+use crate::support;
+use crate::support::opencode as opencode_fixture;
 
 const A: &str = "ses_1a2b3c4d5ffeAaaaaaaaaaaaaa";
 const B: &str = "ses_1a2b3c4d4ffeBbbbbbbbbbbbbb";
@@ -51,9 +50,9 @@ fn ids(catalog: &Catalog) -> Vec<String> {
 fn candidates(args: &[&str]) -> Vec<Value> {
     let mut all = args.to_vec();
     all.extend(["candidates", "--json", "--limit", "100"]);
-    let out = common::run(&all, "");
-    assert!(out.status.success(), "{}", common::stderr(&out));
-    common::stdout(&out)
+    let out = support::run(&all, "");
+    assert!(out.status.success(), "{}", support::stderr(&out));
+    support::stdout(&out)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect()
@@ -364,12 +363,12 @@ fn the_command_line_says_why_a_database_is_unreadable() {
     let dir = tempfile::tempdir().unwrap();
     let garbage = dir.path().join("opencode.db");
     std::fs::write(&garbage, b"not a database\n".repeat(300)).unwrap();
-    let out = common::run(
+    let out = support::run(
         &["--opencode", dir.path().to_str().unwrap(), "candidates"],
         "",
     );
     assert!(out.status.success());
-    let stderr = common::stderr(&out);
+    let stderr = support::stderr(&out);
     assert!(stderr.contains("not an SQLite database"), "{stderr}");
 }
 
@@ -467,8 +466,8 @@ fn sessions_are_listed_as_opencode_lists_them() {
     let storage_only = candidates(&["--opencode", data.join("storage").to_str().unwrap()]);
     assert_eq!(storage_only.len(), 2, "{storage_only:?}");
     // The attached file's contents never reach a snapshot.
-    let out = common::run(&["--opencode", root, "preview", B, "--json"], "");
-    let context = common::stdout(&out);
+    let out = support::run(&["--opencode", root, "preview", B, "--json"], "");
+    let context = support::stdout(&out);
     assert!(context.contains("summarise the attached file"), "{context}");
     assert!(!context.contains("FILE-CONTENTS-XYZZY"), "{context}");
 }
@@ -496,7 +495,7 @@ fn verbose_counts_sub_agent_sessions_instead_of_warning_for_each() {
         "{\"not\": \"a session\"}\n",
     )
     .unwrap();
-    let out = common::run(
+    let out = support::run(
         &[
             "-v",
             "--opencode",
@@ -507,8 +506,8 @@ fn verbose_counts_sub_agent_sessions_instead_of_warning_for_each() {
         ],
         "",
     );
-    assert!(out.status.success(), "{}", common::stderr(&out));
-    let stderr = common::stderr(&out);
+    assert!(out.status.success(), "{}", support::stderr(&out));
+    let stderr = support::stderr(&out);
     let warnings: Vec<&str> = stderr.lines().filter(|l| l.contains("warning:")).collect();
     assert_eq!(warnings.len(), 1, "{stderr}");
     assert!(warnings[0].contains("junk.jsonl"), "{stderr}");
@@ -525,8 +524,8 @@ fn verbose_counts_sub_agent_sessions_instead_of_warning_for_each() {
         "{stderr}"
     );
     // Without -v, nothing about them.
-    let quiet = common::run(&["--opencode", data.to_str().unwrap(), "candidates"], "");
-    assert_eq!(common::stderr(&quiet), "");
+    let quiet = support::run(&["--opencode", data.to_str().unwrap(), "candidates"], "");
+    assert_eq!(support::stderr(&quiet), "");
 }
 
 #[test]
@@ -536,7 +535,7 @@ fn last_activity_is_the_sessions_own_update_time() {
     db.set(B, "time_updated", "1767700000000");
     let rows = candidates(&["--opencode", data.to_str().unwrap(), "--no-cache"]);
     assert_eq!(rows[0]["sessionId"], A, "by creation");
-    let out = common::run(
+    let out = support::run(
         &[
             "--opencode",
             data.to_str().unwrap(),
@@ -547,7 +546,7 @@ fn last_activity_is_the_sessions_own_update_time() {
         ],
         "",
     );
-    let first: Value = serde_json::from_str(common::stdout(&out).lines().next().unwrap()).unwrap();
+    let first: Value = serde_json::from_str(support::stdout(&out).lines().next().unwrap()).unwrap();
     assert_eq!(first["sessionId"], B, "by last activity");
     let catalog = load(&data);
     let record = catalog.find(B).unwrap();
@@ -596,7 +595,7 @@ fn opencode_db_names_the_default_database() {
     let (_dir, data, _db) = data_dir();
     let home = tempfile::tempdir().unwrap();
     let db = data.join("opencode.db");
-    let out = common::run_env(
+    let out = support::run_env(
         &["candidates", "--json"],
         "",
         &[
@@ -604,18 +603,18 @@ fn opencode_db_names_the_default_database() {
             ("OPENCODE_DB", db.to_str().unwrap()),
         ],
     );
-    assert!(out.status.success(), "{}", common::stderr(&out));
-    assert_eq!(common::stdout(&out).lines().count(), 2);
-    let out = common::run_env(
+    assert!(out.status.success(), "{}", support::stderr(&out));
+    assert_eq!(support::stdout(&out).lines().count(), 2);
+    let out = support::run_env(
         &["candidates", "--json"],
         "",
         &[("XDG_DATA_HOME", data.parent().unwrap().to_str().unwrap())],
     );
     assert_eq!(
-        common::stdout(&out).lines().count(),
+        support::stdout(&out).lines().count(),
         2,
         "{}",
-        common::stderr(&out)
+        support::stderr(&out)
     );
 }
 
@@ -629,13 +628,13 @@ fn search_finds_opencode_sessions_through_its_index_and_sees_new_parts() {
         if !index {
             args.push("--no-index");
         }
-        let out = common::run_env(
+        let out = support::run_env(
             &args,
             "",
             &[("SESSION_REF_CACHE_DIR", cache.to_str().unwrap())],
         );
-        assert!(out.status.success(), "{}", common::stderr(&out));
-        common::stdout(&out)
+        assert!(out.status.success(), "{}", support::stderr(&out));
+        support::stdout(&out)
             .lines()
             .map(|l| {
                 let v: Value = serde_json::from_str(l).unwrap();

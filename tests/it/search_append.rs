@@ -375,7 +375,7 @@ fn cuts() -> impl Strategy<Value = Vec<usize>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    #![proptest_config(crate::support::proptest_config(48))]
 
     #[test]
     fn native_appends_index_as_whole_reads(

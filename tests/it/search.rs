@@ -2,10 +2,10 @@
 //! shapes of each agent: what a snapshot projects is found, over the whole
 //! history; tool output, reasoning and injected context are not.
 
-mod common;
-
-use common::{run, stderr, stdout};
 use serde_json::Value;
+
+use crate::support;
+use crate::support::{run, stderr, stdout};
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/search");
 
@@ -212,7 +212,7 @@ fn the_index_is_used_and_follows_append_truncate_and_delete() {
             "search",
         ];
         all.extend_from_slice(args);
-        let out = common::run_env(
+        let out = support::run_env(
             &all,
             "",
             &[("SESSION_REF_CACHE_DIR", cache.to_str().unwrap())],
@@ -316,7 +316,7 @@ fn a_gemini_session_is_one_result_whatever_its_files() {
     let search = |args: &[&str]| -> String {
         let mut all = vec!["--gemini", gemini.as_str(), "search", "--json"];
         all.extend_from_slice(args);
-        let out = common::run_env(
+        let out = support::run_env(
             &all,
             "",
             &[("SESSION_REF_CACHE_DIR", cache.to_str().unwrap())],
@@ -377,7 +377,7 @@ fn pi_searches_the_current_branch_and_qwen_only_what_was_said() {
             "--json",
         ];
         all.extend_from_slice(args);
-        let out = common::run_env(
+        let out = support::run_env(
             &all,
             "",
             &[("SESSION_REF_CACHE_DIR", cache.to_str().unwrap())],

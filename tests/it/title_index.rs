@@ -12,8 +12,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, SystemTime};
 
-#[path = "support/hermetic.rs"]
-mod hermetic;
+use crate::support::hermetic;
 
 const CLAUDE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),

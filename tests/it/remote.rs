@@ -4,21 +4,17 @@
 //! Needs `sshd`, `ssh` and `ssh-keygen` (openssh-server and
 //! openssh-client, installed by `.ci/run`); the picker's test needs tmux.
 
-mod common;
-
-#[path = "support/prerequisite.rs"]
-mod prerequisite;
-
-#[path = "support/tmux.rs"]
-mod tmux;
-
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{bin, command, stderr, stdout, Session};
 use serde_json::Value;
+
+use crate::support;
+use crate::support::prerequisite;
+use crate::support::tmux;
+use crate::support::{bin, command, mention, stderr, stdout, Session};
 
 /// A running sshd and what a client needs to reach it.
 struct Server {
@@ -289,8 +285,8 @@ fn remote_sessions_are_listed_previewed_and_prepared_as_the_remote_would() {
     // A message citing both twins gets both, each from its own machine.
     let both = format!(
         "compare {} with {}",
-        mention("shared-id"),
-        mention(&remote_id)
+        mention("shared-id", "s"),
+        mention(&remote_id, "s")
     );
     let prepared = run(config.path(), &["--store", store, "prepare", &both]);
     assert!(prepared.status.success(), "{}", stderr(&prepared));
@@ -337,7 +333,7 @@ fn a_local_session_cannot_impersonate_a_remote_one() {
     );
 
     for args in [
-        &["prepare", &format!("see {}", mention(&remote_id))][..],
+        &["prepare", &format!("see {}", mention(&remote_id, "s"))][..],
         &["preview", &remote_id],
     ] {
         let mut all = vec!["--store", store];
@@ -372,14 +368,6 @@ fn a_local_session_cannot_impersonate_a_remote_one() {
 }
 
 /// The canonical mention of `id` (via the binary: one source of truth).
-fn mention(id: &str) -> String {
-    let out = run(
-        tempfile::tempdir().unwrap().path(),
-        &["mention", id, "--label", "s"],
-    );
-    stdout(&out).trim_end().to_owned()
-}
-
 #[test]
 fn an_unreachable_remote_is_one_warning_and_fails_only_what_needs_it() {
     let Some(server) = start("an_unreachable_remote_is_one_warning_and_fails_only_what_needs_it")
@@ -426,7 +414,7 @@ fn an_unreachable_remote_is_one_warning_and_fails_only_what_needs_it() {
             "--store",
             store,
             "prepare",
-            &format!("see {}", mention("x@devbox")),
+            &format!("see {}", mention("x@devbox", "s")),
         ],
     );
     assert_eq!(cited.status.code(), Some(1));
@@ -574,7 +562,10 @@ fn a_hook_resolves_a_remote_mention_and_skips_remotes_for_local_ones() {
             .unwrap();
         child.wait_with_output().unwrap()
     };
-    let out = hook(&format!("use {}", mention(&format!("remote-a@{host}"))));
+    let out = hook(&format!(
+        "use {}",
+        mention(&format!("remote-a@{host}"), "s")
+    ));
     assert!(out.status.success(), "{}", stderr(&out));
     let answer: Value = serde_json::from_str(&stdout(&out)).unwrap();
     let context = answer["hookSpecificOutput"]["additionalContext"]
@@ -586,8 +577,7 @@ fn a_hook_resolves_a_remote_mention_and_skips_remotes_for_local_ones() {
 #[test]
 fn the_pickers_conversation_search_lists_remote_matches_after_local_ones() {
     let test = "the_pickers_conversation_search_lists_remote_matches_after_local_ones";
-    if !tmux::available() {
-        prerequisite::missing(test, "tmux is not installed");
+    if !tmux::require(test) {
         return;
     }
     let Some(server) = start(test) else {
@@ -601,20 +591,19 @@ fn the_pickers_conversation_search_lists_remote_matches_after_local_ones() {
     let home = tempfile::tempdir().unwrap();
     let (h, q) = (home.path(), |p: &Path| tmux::quote(p.to_str().unwrap()));
     // The picker in a pane of its own, as hermetic as `command` makes a run.
-    let picker = format!(
-        "env -u SESSION_REF_CACHE_DIR -u HYDRA_SESSIONS -u CLAUDE_CONFIG_DIR -u CODEX_HOME \
-         HOME={home} XDG_CACHE_HOME={cache} XDG_STATE_HOME={state} XDG_CONFIG_HOME={config} \
-         {bin} --store {store} --cwd /home/me --format mention > {out} 2> {err}; \
-         echo $? > {rc}.tmp && mv {rc}.tmp {rc}",
-        home = q(h),
-        cache = q(&h.join("cache")),
-        state = q(&h.join("state")),
-        config = q(config.path()),
-        bin = q(&bin()),
-        store = q(local.path()),
-        out = q(&h.join("out")),
-        err = q(&h.join("err")),
-        rc = q(&h.join("rc")),
+    let picker = tmux::recorded(
+        h,
+        &format!(
+            "env -u SESSION_REF_CACHE_DIR -u HYDRA_SESSIONS -u CLAUDE_CONFIG_DIR -u CODEX_HOME \
+             HOME={home} XDG_CACHE_HOME={cache} XDG_STATE_HOME={state} XDG_CONFIG_HOME={config} \
+             {bin} --store {store} --cwd /home/me --format mention",
+            home = q(h),
+            cache = q(&h.join("cache")),
+            state = q(&h.join("state")),
+            config = q(config.path()),
+            bin = q(&bin()),
+            store = q(local.path()),
+        ),
     );
     let pane = tmux::Tmux::start("remote-search", 100, 30, &picker);
     pane.wait_for("the local and the remote sessions", |s| s.contains("3/3 ·"));
@@ -624,36 +613,22 @@ fn the_pickers_conversation_search_lists_remote_matches_after_local_ones() {
     // The remote's match arrives after the local one, tagged with its host;
     // the remote text's escape sequence is shown as a space, never run.
     let tagged = format!("{host}: remote answer");
-    let screen = pane.wait_for("the remote's match", |s| s.contains(&tagged));
-    let rows: Vec<&str> = screen.lines().collect();
-    let local_row = rows.iter().position(|r| r.contains("local answer"));
-    let remote_row = rows.iter().position(|r| r.contains(&tagged));
-    assert!(
-        matches!((local_row, remote_row), (Some(l), Some(r)) if l < r),
-        "local first, then the remote's:\n{screen}"
-    );
-    assert!(
-        !rows[0].contains("asking"),
-        "the remote answered:\n{screen}"
-    );
+    // The header no longer asking: the remote answered.
+    pane.wait_for("the local match, then the remote's, all answered", |s| {
+        let rows: Vec<&str> = s.lines().collect();
+        let local_row = rows.iter().position(|r| r.contains("local answer"));
+        let remote_row = rows.iter().position(|r| r.contains(&tagged));
+        matches!((local_row, remote_row), (Some(l), Some(r)) if l < r)
+            && !rows[0].contains("asking")
+    });
     // Enter cites the remote session by `ID@HOST`.
     pane.keys(&["Down"]);
     pane.keys(&["Enter"]);
     pane.wait_for("the chip", |s| s.contains("sessions 1/3"));
     pane.keys(&["C-s"]);
-    let rc = h.join("rc");
-    let deadline = Instant::now() + tmux::DEADLINE;
-    while !rc.exists() {
-        assert!(
-            Instant::now() < deadline,
-            "the picker did not end:\n{}",
-            pane.screen()
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let err = std::fs::read_to_string(h.join("err")).unwrap();
-    assert_eq!(std::fs::read_to_string(&rc).unwrap().trim(), "0", "{err}");
-    let out = std::fs::read_to_string(h.join("out")).unwrap();
+    let exit = pane.wait_for_exit(h);
+    assert_eq!(exit.rc, "0", "{}", exit.err);
+    let out = exit.out;
     let uri = session_ref_core::uri::encode(&format!("shared-id@{host}"));
     assert!(out.contains(&format!("]({uri})")), "{out}");
 }
@@ -772,22 +747,18 @@ fn a_hook_citing_a_stalled_remote_names_the_host_in_time_and_ends_it() {
     let input = serde_json::json!({
         "session_id": "s", "transcript_path": "/t", "cwd": "/home/me",
         "hook_event_name": "UserPromptSubmit",
-        "prompt": format!("use {}", mention("x@lo")),
+        "prompt": format!("use {}", mention("x@lo", "s")),
     });
     let started = Instant::now();
-    let mut child = stalled_command(dir.path(), &script)
-        .args(["--store", local.to_str().unwrap(), "hook", "claude"])
-        .stdin(Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.to_string().as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = support::feed(
+        stalled_command(dir.path(), &script).args([
+            "--store",
+            local.to_str().unwrap(),
+            "hook",
+            "claude",
+        ]),
+        &input.to_string(),
+    );
     assert!(
         started.elapsed() < Duration::from_secs(10),
         "the hook waited on lo"

@@ -21,15 +21,14 @@
 //! with arguments, task notices, IDE-wrapped prompts, paginated forks,
 //! remote compaction; see `tests/fidelity.rs` for their own rules).
 
-mod common;
-#[path = "support/opencode.rs"]
-mod opencode_fixture;
-
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use session_ref_stores::{kind_by_name, Catalog, StoreRoots, REGISTRY};
+
+use crate::support;
+use crate::support::opencode as opencode_fixture;
 
 /// One store kind's row: its name, its flag, and its fixture.
 struct Kind {
@@ -1432,7 +1431,7 @@ fn store(kind: &Kind) -> (tempfile::TempDir, Built) {
 fn listed(kind: &Kind, built: &Built) -> Vec<Value> {
     let root = built.root.to_str().unwrap();
     let flag = format!("--{}", kind.flag);
-    let out = common::run(
+    let out = support::run(
         &[&flag, root, "candidates", "--json", "--limit", "1000"],
         "",
     );
@@ -1440,10 +1439,10 @@ fn listed(kind: &Kind, built: &Built) -> Vec<Value> {
         out.status.success(),
         "{}: {}",
         kind.name,
-        common::stderr(&out)
+        support::stderr(&out)
     );
-    assert_eq!(common::stderr(&out), "", "{}: listing warns", kind.name);
-    common::stdout(&out)
+    assert_eq!(support::stderr(&out), "", "{}: listing warns", kind.name);
+    support::stdout(&out)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect()
@@ -1453,14 +1452,14 @@ fn listed(kind: &Kind, built: &Built) -> Vec<Value> {
 fn preview(kind: &Kind, built: &Built, id: &str) -> String {
     let root = built.root.to_str().unwrap();
     let flag = format!("--{}", kind.flag);
-    let out = common::run(&[&flag, root, "preview", id, "--json"], "");
+    let out = support::run(&[&flag, root, "preview", id, "--json"], "");
     assert!(
         out.status.success(),
         "{} {id}: {}",
         kind.name,
-        common::stderr(&out)
+        support::stderr(&out)
     );
-    let value: Value = serde_json::from_str(&common::stdout(&out)).unwrap();
+    let value: Value = serde_json::from_str(&support::stdout(&out)).unwrap();
     value["context"].as_str().unwrap().to_owned()
 }
 
@@ -1602,12 +1601,12 @@ fn pi_and_qwen_last_activity_is_the_newest_time_the_log_records() {
         }
         let root = built.root.to_str().unwrap();
         let flag = format!("--{}", kind.flag);
-        let out = common::run(
+        let out = support::run(
             &[&flag, root, "candidates", "--json", "--sort", "updated"],
             "",
         );
-        assert!(out.status.success(), "{}", common::stderr(&out));
-        let ids: Vec<String> = common::stdout(&out)
+        assert!(out.status.success(), "{}", support::stderr(&out));
+        let ids: Vec<String> = support::stdout(&out)
             .lines()
             .map(|l| {
                 serde_json::from_str::<Value>(l).unwrap()["sessionId"]

@@ -2,14 +2,12 @@
 //! its stdout shape out (added context, or a block on a bad mention), and
 //! `hook install|uninstall` for them in a scratch home.
 
-mod common;
-
-use std::io::Write;
 use std::path::Path;
-use std::process::Stdio;
 
-use common::{command, stdout, Session};
 use serde_json::{json, Value};
+
+use crate::support;
+use crate::support::{command, hook_context, hook_input, mention, stdout, Session};
 
 fn store(dir: &Path) {
     Session::new("alpha", "2025-01-03T00:00:00Z", Some("/w/a"))
@@ -21,55 +19,10 @@ fn store(dir: &Path) {
 
 /// Run `hook AGENT` with `stdin` over `dir`'s store: (stdout, stderr).
 fn hook(dir: &Path, agent: &str, stdin: &Value) -> (String, String) {
-    let home = tempfile::tempdir().unwrap();
-    let mut child = command(home.path())
-        .arg("--store")
-        .arg(dir)
-        .args(["hook", agent])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.to_string().as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let store = dir.to_str().unwrap();
+    let out = support::run(&["--store", store, "hook", agent], &stdin.to_string());
     assert!(out.status.success());
-    (stdout(&out), common::stderr(&out))
-}
-
-fn mention(id: &str) -> String {
-    stdout(&common::run(&["mention", id, "--label", "the plan"], ""))
-        .trim_end()
-        .to_owned()
-}
-
-/// Each agent's input for `prompt`, as it sends it.
-fn input(agent: &str, prompt: &str) -> Value {
-    match agent {
-        "gemini" => {
-            json!({"session_id": "g-1", "transcript_path": "/t/g.json", "cwd": "/w", "hook_event_name": "BeforeAgent", "timestamp": "2026-12-01T00:00:00.000Z", "prompt": prompt})
-        }
-        "copilot" => {
-            json!({"sessionId": "c-1", "timestamp": 1_764_547_200_000_u64, "cwd": "/w", "prompt": prompt})
-        }
-        _ => {
-            json!({"session_id": "q-1", "transcript_path": "/t/q.jsonl", "cwd": "/w", "hook_event_name": "UserPromptSubmit", "prompt": prompt})
-        }
-    }
-}
-
-/// Where each agent reads the added context in the hook's answer.
-fn added_context(agent: &str, answer: &Value) -> Option<String> {
-    let found = match agent {
-        "copilot" => &answer["additionalContext"],
-        _ => &answer["hookSpecificOutput"]["additionalContext"],
-    };
-    found.as_str().map(str::to_owned)
+    (stdout(&out), support::stderr(&out))
 }
 
 #[test]
@@ -77,11 +30,11 @@ fn a_cited_session_is_added_in_each_agents_shape() {
     let dir = tempfile::tempdir().unwrap();
     store(dir.path());
     for agent in ["gemini", "copilot", "qwen"] {
-        let prompt = format!("Follow {} please", mention("alpha"));
-        let (out, _) = hook(dir.path(), agent, &input(agent, &prompt));
+        let prompt = format!("Follow {} please", mention("alpha", "the plan"));
+        let (out, _) = hook(dir.path(), agent, &hook_input(agent, &prompt));
         let answer: Value =
             serde_json::from_str(&out).unwrap_or_else(|e| panic!("{agent}: {e}: {out}"));
-        let context = added_context(agent, &answer).unwrap_or_else(|| panic!("{agent}: {out}"));
+        let context = hook_context(agent, &answer).unwrap_or_else(|| panic!("{agent}: {out}"));
         assert!(context.starts_with("## Referenced sessions"), "{agent}");
         assert!(
             context.contains("Ship it on Friday \\u003cb>."),
@@ -97,7 +50,7 @@ fn a_cited_session_is_added_in_each_agents_shape() {
             ),
         }
         // Without a mention: nothing at all.
-        let (quiet, _) = hook(dir.path(), agent, &input(agent, "no mention here"));
+        let (quiet, _) = hook(dir.path(), agent, &hook_input(agent, "no mention here"));
         assert_eq!(quiet, "", "{agent}");
     }
 }
@@ -107,8 +60,8 @@ fn a_bad_mention_blocks_the_prompt_with_a_reason() {
     let dir = tempfile::tempdir().unwrap();
     store(dir.path());
     for agent in ["gemini", "copilot", "qwen"] {
-        let prompt = format!("see {}", mention("no-such-session"));
-        let (out, err) = hook(dir.path(), agent, &input(agent, &prompt));
+        let prompt = format!("see {}", mention("no-such-session", "the plan"));
+        let (out, err) = hook(dir.path(), agent, &hook_input(agent, &prompt));
         let answer: Value = serde_json::from_str(&out).unwrap();
         assert_eq!(answer["decision"], "block", "{agent}");
         let reason = answer["reason"].as_str().unwrap();
@@ -126,7 +79,7 @@ fn a_bad_mention_blocks_the_prompt_with_a_reason() {
         );
     }
     // Another agent's input shape is refused, not misread.
-    let (out, _) = hook(dir.path(), "copilot", &input("gemini", "hi"));
+    let (out, _) = hook(dir.path(), "copilot", &hook_input("gemini", "hi"));
     assert_eq!(
         serde_json::from_str::<Value>(&out).unwrap()["decision"],
         "block"
@@ -135,7 +88,7 @@ fn a_bad_mention_blocks_the_prompt_with_a_reason() {
 
 #[test]
 fn hook_install_writes_each_agents_settings_and_uninstall_undoes_it() {
-    let exe = common::bin().to_string_lossy().into_owned();
+    let exe = support::bin().to_string_lossy().into_owned();
     for (agent, file, event) in [
         ("gemini", ".gemini/settings.json", "BeforeAgent"),
         ("qwen", ".qwen/settings.json", "UserPromptSubmit"),
@@ -154,7 +107,7 @@ fn hook_install_writes_each_agents_settings_and_uninstall_undoes_it() {
         }
         let run = |args: &[&str]| {
             let out = command(home.path()).args(args).output().unwrap();
-            assert!(out.status.success(), "{agent}: {}", common::stderr(&out));
+            assert!(out.status.success(), "{agent}: {}", support::stderr(&out));
             stdout(&out)
         };
         run(&["hook", "install", agent]);

@@ -1,189 +1,31 @@
 //! End to end: the real binary in a tmux pane, driven with `send-keys` and
-//! read with `capture-pane`. Every wait polls the screen (or a file) until a
-//! deadline, never a fixed sleep. Without tmux: fails under CI (`CI` set),
-//! else prints a `SKIPPED:` line that `cargo test` shows.
-
-#[path = "support/prerequisite.rs"]
-mod prerequisite;
+//! read with `capture-pane` through the suite's one driver
+//! ([`crate::support::tmux`]). Every wait polls the screen (or a file)
+//! until a deadline, never a fixed sleep, and is the condition the test
+//! relies on: what a test asserts of a screen it asserts inside the wait.
+//! Without tmux: fails under CI (`CI` set), else prints a `SKIPPED:` line
+//! that `cargo test` shows.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use session_ref_core::mention::format_mention;
 
+use crate::support::tmux::{
+    self, quote, quote_path, strip_sgr, wait_for_content, wait_for_file, Tmux,
+};
+
 const BIN: &str = env!("CARGO_BIN_EXE_session-ref");
 const HERE: &str = "/home/dev/src/session-ref";
-const DEADLINE: Duration = Duration::from_secs(30);
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/picker")
 }
 
-fn tmux_available() -> bool {
-    Command::new("tmux")
-        .arg("-V")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
-/// A private tmux server running one command in a detached session.
-struct Tmux {
-    socket: String,
-}
-
-impl Tmux {
-    fn start(name: &str, width: u16, height: u16, command: &str) -> Tmux {
-        let socket = format!("session-ref-e2e-{}-{name}", std::process::id());
-        let tmux = Tmux { socket };
-        let size = (width.to_string(), height.to_string());
-        let status = tmux
-            .command()
-            .args([
-                "-f",
-                "/dev/null",
-                "new-session",
-                "-d",
-                "-x",
-                &size.0,
-                "-y",
-                &size.1,
-            ])
-            .arg(command)
-            .status()
-            .expect("run tmux");
-        assert!(status.success(), "tmux new-session failed");
-        tmux
-    }
-
-    fn command(&self) -> Command {
-        let mut command = Command::new("tmux");
-        command.args(["-L", &self.socket]);
-        command
-    }
-
-    fn screen(&self) -> String {
-        let out = self
-            .command()
-            .args(["capture-pane", "-p"])
-            .output()
-            .expect("capture-pane");
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let status = self.command().arg("send-keys").args(keys).status().unwrap();
-        assert!(status.success());
-    }
-
-    fn type_text(&self, text: &str) {
-        let status = self
-            .command()
-            .args(["send-keys", "-l", text])
-            .status()
-            .unwrap();
-        assert!(status.success());
-    }
-
-    /// Run `command` in a new window of this server, which becomes the
-    /// active one (its tmux commands reach this server: `TMUX` is set).
-    fn new_window(&self, command: &str) {
-        let status = self
-            .command()
-            .args(["new-window", command])
-            .status()
-            .unwrap();
-        assert!(status.success(), "tmux new-window failed");
-    }
-
-    /// The id of the first pane (the one `start` ran its command in).
-    fn first_pane(&self) -> String {
-        let out = self
-            .command()
-            .args(["list-panes", "-a", "-F", "#{pane_id}"])
-            .output()
-            .unwrap();
-        let panes = String::from_utf8_lossy(&out.stdout);
-        panes.lines().next().expect("a pane").to_owned()
-    }
-
-    /// A pane's screen and its scrollback.
-    fn pane_text(&self, pane: &str) -> String {
-        let out = self
-            .command()
-            .args(["capture-pane", "-p", "-S", "-", "-t", pane])
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    /// Poll until `pane`'s foreground process is `name`.
-    fn wait_for_command(&self, pane: &str, name: &str) {
-        let start = Instant::now();
-        loop {
-            let out = self
-                .command()
-                .args(["display-message", "-p", "-t", pane])
-                .arg("#{pane_current_command}")
-                .output()
-                .unwrap();
-            let now = String::from_utf8_lossy(&out.stdout).trim().to_owned();
-            if now == name {
-                return;
-            }
-            assert!(
-                start.elapsed() < DEADLINE,
-                "timed out waiting for {name} in {pane}: {now:?}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    /// Poll the screen until `ready` holds; the screen it held on.
-    fn wait_for(&self, what: &str, ready: impl Fn(&str) -> bool) -> String {
-        let start = Instant::now();
-        loop {
-            let screen = self.screen();
-            if ready(&screen) {
-                return screen;
-            }
-            assert!(
-                start.elapsed() < DEADLINE,
-                "timed out waiting for {what}; the screen:\n{screen}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = self.command().arg("kill-server").output();
-    }
-}
-
-/// Poll until `path` exists; its content.
-fn wait_for_file(path: &Path, tmux: &Tmux) -> String {
-    let start = Instant::now();
-    while !path.exists() {
-        assert!(
-            start.elapsed() < DEADLINE,
-            "timed out waiting for {}; the screen:\n{}",
-            path.display(),
-            tmux.screen()
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    std::fs::read_to_string(path).unwrap()
-}
-
-fn quote(text: &str) -> String {
-    format!("'{}'", text.replace('\'', r"'\''"))
-}
-
 /// A shell command running the picker with `args` in the fixture store,
-/// stdout and stderr to files, the exit code written last (atomically).
-/// Drafts and the title index go to the test's own state and cache directories.
+/// [`tmux::recorded`] in `dir`. Drafts and the title index go to the
+/// test's own state and cache directories.
 fn picker_command(dir: &Path, args: &[&str]) -> String {
     picker_command_env(dir, &[], args)
 }
@@ -193,23 +35,20 @@ fn picker_command_env(dir: &Path, env: &[(&str, &str)], args: &[&str]) -> String
     let args: Vec<String> = args.iter().map(|a| quote(a)).collect();
     let mut vars = format!(
         "XDG_STATE_HOME={} XDG_CACHE_HOME={}",
-        quote(dir.join("state").to_str().unwrap()),
-        quote(dir.join("cache").to_str().unwrap())
+        quote_path(&dir.join("state")),
+        quote_path(&dir.join("cache"))
     );
     for (name, value) in env {
         vars.push_str(&format!(" {name}={}", quote(value)));
     }
-    format!(
-        "{vars} {} --store {} --cwd {} {} > {} 2> {}; echo $? > {}.tmp && mv {}.tmp {}",
-        quote(BIN),
-        quote(fixtures().to_str().unwrap()),
-        HERE,
-        args.join(" "),
-        quote(dir.join("out").to_str().unwrap()),
-        quote(dir.join("err").to_str().unwrap()),
-        quote(dir.join("rc").to_str().unwrap()),
-        quote(dir.join("rc").to_str().unwrap()),
-        quote(dir.join("rc").to_str().unwrap()),
+    tmux::recorded(
+        dir,
+        &format!(
+            "{vars} {} --store {} --cwd {HERE} {}",
+            quote(BIN),
+            quote_path(&fixtures()),
+            args.join(" "),
+        ),
     )
 }
 
@@ -229,8 +68,7 @@ fn loaded(screen: &str) -> bool {
 
 #[test]
 fn query_insert_two_mentions_and_submit_equals_prepare() {
-    if !tmux_available() {
-        prerequisite::missing("picker end-to-end test", "tmux is not installed");
+    if !tmux::require("picker end-to-end test") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -262,10 +100,10 @@ fn query_insert_two_mentions_and_submit_equals_prepare() {
             && s.contains("compare @Byte budget retention @Fix the mention parser")
     });
     tmux.keys(&["C-s"]);
-    let rc = wait_for_file(&dir.path().join("rc"), &tmux);
-    let stderr = std::fs::read_to_string(dir.path().join("err")).unwrap();
-    assert_eq!(rc.trim(), "0", "stderr: {stderr}");
-    let got = std::fs::read_to_string(dir.path().join("out")).unwrap();
+    let exit = tmux.wait_for_exit(dir.path());
+    let stderr = &exit.err;
+    assert_eq!(exit.rc, "0", "stderr: {stderr}");
+    let got = exit.out;
 
     // The space the picker put after the final mention is not submitted.
     let buffer = format!(
@@ -286,8 +124,7 @@ fn query_insert_two_mentions_and_submit_equals_prepare() {
 
 #[test]
 fn exec_gets_the_result_and_its_exit_code_is_returned() {
-    if !tmux_available() {
-        prerequisite::missing("picker end-to-end test", "tmux is not installed");
+    if !tmux::require("picker end-to-end test") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -308,20 +145,19 @@ fn exec_gets_the_result_and_its_exit_code_is_returned() {
     tmux.keys(&["Enter"]);
     tmux.wait_for("the chip", |s| s.contains("@Release notes draft"));
     tmux.keys(&["M-Enter"]);
-    let rc = wait_for_file(&dir.path().join("rc"), &tmux);
-    assert_eq!(rc.trim(), "3");
+    let exit = tmux.wait_for_exit(dir.path());
+    assert_eq!(exit.rc, "3");
     let mention = format_mention("d5e2-notes", Some("Release notes draft"));
     assert_eq!(
         std::fs::read_to_string(&piped).unwrap(),
         format!("{mention}\n")
     );
-    assert_eq!(std::fs::read_to_string(dir.path().join("out")).unwrap(), "");
+    assert_eq!(exit.out, "");
 }
 
 #[test]
 fn escape_aborts_with_130_and_writes_nothing() {
-    if !tmux_available() {
-        prerequisite::missing("picker end-to-end test", "tmux is not installed");
+    if !tmux::require("picker end-to-end test") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -330,25 +166,15 @@ fn escape_aborts_with_130_and_writes_nothing() {
     tmux.type_text("fix");
     tmux.wait_for("the query", |s| s.starts_with("> fix"));
     tmux.keys(&["Escape"]);
-    let rc = wait_for_file(&dir.path().join("rc"), &tmux);
-    assert_eq!(rc.trim(), "130");
-    assert_eq!(std::fs::read_to_string(dir.path().join("out")).unwrap(), "");
-    assert_eq!(std::fs::read_to_string(dir.path().join("err")).unwrap(), "");
-}
-
-/// Whether tmux can run these tests; without it the test is skipped with a
-/// note, and fails under CI (where tmux must be installed).
-fn tmux_or_skip(test: &str) -> bool {
-    if tmux_available() {
-        return true;
-    }
-    prerequisite::missing(test, "tmux is not installed");
-    false
+    let exit = tmux.wait_for_exit(dir.path());
+    assert_eq!(exit.rc, "130");
+    assert_eq!(exit.out, "");
+    assert_eq!(exit.err, "");
 }
 
 #[test]
 fn editor_with_stdout_redirected_keeps_the_picker_and_stdout_clean() {
-    if !tmux_or_skip("editor_with_stdout_redirected") {
+    if !tmux::require("editor_with_stdout_redirected") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -366,20 +192,17 @@ fn editor_with_stdout_redirected_keeps_the_picker_and_stdout_clean() {
     tmux.keys(&["M-e"]);
     tmux.wait_for("the edited prompt", |s| s.contains("a edited prompt"));
     tmux.keys(&["C-s"]);
-    let rc = wait_for_file(&dir.path().join("rc"), &tmux);
-    let stderr = std::fs::read_to_string(dir.path().join("err")).unwrap();
-    assert_eq!(rc.trim(), "0", "stderr: {stderr}");
+    let exit = tmux.wait_for_exit(dir.path());
+    let stderr = &exit.err;
+    assert_eq!(exit.rc, "0", "stderr: {stderr}");
     // Exactly the result: no terminal query (ESC[6n) or drawing on stdout.
-    assert_eq!(
-        std::fs::read(dir.path().join("out")).unwrap(),
-        b"a edited prompt\n"
-    );
+    assert_eq!(exit.out, "a edited prompt\n");
     assert_eq!(stderr, "");
 }
 
 #[test]
 fn output_is_written_through_a_symlink_to_its_target() {
-    if !tmux_or_skip("output_through_a_symlink") {
+    if !tmux::require("output_through_a_symlink") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -405,9 +228,9 @@ fn output_is_written_through_a_symlink_to_its_target() {
     );
     tmux.wait_for("discovery", loaded);
     tmux.keys(&["C-s"]);
-    let rc = wait_for_file(&dir.path().join("rc"), &tmux);
-    let stderr = std::fs::read_to_string(dir.path().join("err")).unwrap();
-    assert_eq!(rc.trim(), "0", "stderr: {stderr}");
+    let exit = tmux.wait_for_exit(dir.path());
+    let stderr = &exit.err;
+    assert_eq!(exit.rc, "0", "stderr: {stderr}");
     assert!(std::fs::symlink_metadata(&link)
         .unwrap()
         .file_type()
@@ -420,7 +243,7 @@ fn output_is_written_through_a_symlink_to_its_target() {
 
 #[test]
 fn an_aborted_prompt_is_saved_and_restored_by_the_next_picker() {
-    if !tmux_or_skip("aborted_prompt_is_saved") {
+    if !tmux::require("aborted_prompt_is_saved") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -439,9 +262,9 @@ fn an_aborted_prompt_is_saved_and_restored_by_the_next_picker() {
     tmux.type_text("words worth keeping");
     tmux.wait_for("the prompt", |s| s.contains("words worth keeping"));
     tmux.keys(&["Escape"]);
-    let rc = wait_for_file(&first.join("rc"), &tmux);
-    assert_eq!(rc.trim(), "130");
-    let stderr = std::fs::read_to_string(first.join("err")).unwrap();
+    let exit = tmux.wait_for_exit(&first);
+    assert_eq!(exit.rc, "130");
+    let stderr = &exit.err;
     let saved: Vec<PathBuf> = std::fs::read_dir(state.join("session-ref"))
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -471,13 +294,10 @@ fn an_aborted_prompt_is_saved_and_restored_by_the_next_picker() {
     tmux.keys(&["M-r"]);
     tmux.wait_for("the restored prompt", |s| s.contains("words worth keeping"));
     tmux.keys(&["C-s"]);
-    let rc = wait_for_file(&second.join("rc"), &tmux);
-    let stderr = std::fs::read_to_string(second.join("err")).unwrap();
-    assert_eq!(rc.trim(), "0", "stderr: {stderr}");
-    assert_eq!(
-        std::fs::read_to_string(second.join("out")).unwrap(),
-        "words worth keeping\n"
-    );
+    let exit = tmux.wait_for_exit(&second);
+    let stderr = &exit.err;
+    assert_eq!(exit.rc, "0", "stderr: {stderr}");
+    assert_eq!(exit.out, "words worth keeping\n");
     assert!(!saved[0].exists(), "the delivered draft is removed");
 }
 
@@ -492,22 +312,17 @@ fn paste_sink(path: &Path) -> String {
     )
 }
 
-/// Poll until `path` holds `want`; its content.
-fn wait_for_content(path: &Path, want: &str, tmux: &Tmux) {
-    let start = Instant::now();
-    loop {
-        let got = std::fs::read_to_string(path).unwrap_or_default();
-        if got == want {
-            return;
-        }
-        assert!(
-            start.elapsed() < DEADLINE,
-            "{} holds {got:?}, not {want:?}; the screen:\n{}",
-            path.display(),
-            tmux.screen()
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+/// A tmux server whose first pane runs [`paste_sink`] (writing to
+/// `dir/pasted`) and whose second window runs the picker with `args` and
+/// `--tmux-paste` naming that pane; the server and the pane's id.
+fn picker_pasting_into_a_program(name: &str, dir: &Path, args: &[&str]) -> (Tmux, String) {
+    let tmux = Tmux::start(name, 80, 24, &paste_sink(&dir.join("pasted")));
+    let sink = tmux.first_pane();
+    tmux.wait_for_command(&sink, "cat");
+    let mut args = args.to_vec();
+    args.extend(["--tmux-paste", &sink]);
+    tmux.new_window(&picker_command(dir, &args));
+    (tmux, sink)
 }
 
 /// The drafts saved under `dir`'s state directory, with their content.
@@ -522,43 +337,37 @@ fn drafts(dir: &Path) -> Vec<String> {
 
 #[test]
 fn tmux_paste_into_a_program_is_bracketed_without_a_trailing_newline() {
-    if !tmux_or_skip("tmux_paste_into_a_program") {
+    if !tmux::require("tmux_paste_into_a_program") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let pasted = dir.path().join("pasted");
-    let tmux = Tmux::start("paste", 80, 24, &paste_sink(&pasted));
-    let sink = tmux.first_pane();
-    tmux.wait_for_command(&sink, "cat");
-    tmux.new_window(&picker_command(
+    let (tmux, _) = picker_pasting_into_a_program(
+        "paste",
         dir.path(),
-        &[
-            "--format",
-            "mention",
-            "--query",
-            "notes",
-            "--tmux-paste",
-            &sink,
-        ],
-    ));
+        &["--format", "mention", "--query", "notes"],
+    );
     tmux.wait_for("the notes session on top", |s| {
         highlighted("Release notes draft")(s) && s.contains("1/7")
     });
     tmux.keys(&["Enter"]);
     tmux.wait_for("the chip", |s| s.contains("@Release notes draft"));
     tmux.keys(&["C-s"]);
-    let rc = wait_for_file(&dir.path().join("rc"), &tmux);
-    let stderr = std::fs::read_to_string(dir.path().join("err")).unwrap();
-    assert_eq!(rc.trim(), "0", "stderr: {stderr}");
+    let exit = tmux.wait_for_exit(dir.path());
+    let stderr = &exit.err;
+    assert_eq!(exit.rc, "0", "stderr: {stderr}");
     let mention = format_mention("d5e2-notes", Some("Release notes draft"));
     // The mention ends the result with a newline; the paste does not.
-    wait_for_content(&pasted, &format!("\x1b[200~{mention}\x1b[201~"), &tmux);
-    assert_eq!(std::fs::read_to_string(dir.path().join("out")).unwrap(), "");
+    wait_for_content(
+        &dir.path().join("pasted"),
+        &format!("\x1b[200~{mention}\x1b[201~"),
+        &tmux,
+    );
+    assert_eq!(exit.out, "");
 }
 
 #[test]
 fn tmux_paste_into_a_shell_is_refused_before_the_picker_opens() {
-    if !tmux_or_skip("tmux_paste_into_a_shell") {
+    if !tmux::require("tmux_paste_into_a_shell") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -575,24 +384,24 @@ fn tmux_paste_into_a_shell_is_refused_before_the_picker_opens() {
         ],
     ));
     // No key is sent: the run ends by itself, before any picker.
-    let rc = wait_for_file(&dir.path().join("rc"), &tmux);
-    let stderr = std::fs::read_to_string(dir.path().join("err")).unwrap();
-    assert_eq!(rc.trim(), "1", "stderr: {stderr}");
+    let exit = tmux.wait_for_exit(dir.path());
+    let stderr = &exit.err;
+    assert_eq!(exit.rc, "1", "stderr: {stderr}");
     assert_eq!(
-        stderr,
+        *stderr,
         format!(
             "session-ref: SESSION_REFERENCE_PASTE_REFUSED: --tmux-paste: refused to paste into \
              tmux pane {shell}: a shell (bash) reads its input and would run the pasted text; \
              --tmux-paste-force pastes anyway\n"
         )
     );
-    assert_eq!(std::fs::read_to_string(dir.path().join("out")).unwrap(), "");
+    assert_eq!(exit.out, "");
     assert!(!tmux.pane_text(&shell).contains("kept"));
 }
 
 #[test]
 fn tmux_paste_to_no_such_pane_fails_before_the_picker_opens() {
-    if !tmux_or_skip("tmux_paste_to_no_such_pane") {
+    if !tmux::require("tmux_paste_to_no_such_pane") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -606,21 +415,21 @@ fn tmux_paste_to_no_such_pane_fails_before_the_picker_opens() {
         ),
     );
     // No key is sent: a picker that opened would wait for one.
-    let rc = wait_for_file(&dir.path().join("rc"), &tmux);
-    let stderr = std::fs::read_to_string(dir.path().join("err")).unwrap();
-    assert_eq!(rc.trim(), "1", "stderr: {stderr}");
+    let exit = tmux.wait_for_exit(dir.path());
+    let stderr = &exit.err;
+    assert_eq!(exit.rc, "1", "stderr: {stderr}");
     assert_eq!(
         stderr,
         "session-ref: SESSION_REFERENCE_TMUX: --tmux-paste: tmux has no pane \"%999\"\n"
     );
-    assert_eq!(std::fs::read_to_string(dir.path().join("out")).unwrap(), "");
+    assert_eq!(exit.out, "");
 }
 
 /// The pane session-ref itself runs on: when it exits, whatever started
 /// it (a shell) would read the paste. Refused, before the picker opens.
 #[test]
 fn tmux_paste_into_its_own_pane_is_refused() {
-    if !tmux_or_skip("tmux_paste_into_its_own_pane") {
+    if !tmux::require("tmux_paste_into_its_own_pane") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -629,9 +438,9 @@ fn tmux_paste_into_its_own_pane_is_refused() {
     let command = picker_command(dir.path(), &["--tmux-paste", "OWN-PANE"])
         .replace("'OWN-PANE'", "\"$TMUX_PANE\" < /dev/null");
     let tmux = Tmux::start("own", 80, 24, &format!("set -m; {command}; sleep 60"));
-    let rc = wait_for_file(&dir.path().join("rc"), &tmux);
-    let stderr = std::fs::read_to_string(dir.path().join("err")).unwrap();
-    assert_eq!(rc.trim(), "1", "stderr: {stderr}");
+    let exit = tmux.wait_for_exit(dir.path());
+    let stderr = &exit.err;
+    assert_eq!(exit.rc, "1", "stderr: {stderr}");
     assert!(
         stderr.starts_with("session-ref: SESSION_REFERENCE_PASTE_REFUSED: ")
             && stderr.contains("it is the terminal session-ref runs on"),
@@ -641,36 +450,21 @@ fn tmux_paste_into_its_own_pane_is_refused() {
 
 #[test]
 fn a_pane_gone_by_submit_keeps_the_prompt() {
-    if !tmux_or_skip("pane_gone_keeps_the_prompt") {
+    if !tmux::require("pane_gone_keeps_the_prompt") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let pasted = dir.path().join("pasted");
-    let tmux = Tmux::start("delivery", 80, 24, &paste_sink(&pasted));
-    let sink = tmux.first_pane();
-    tmux.wait_for_command(&sink, "cat");
-    tmux.new_window(&picker_command(
+    let (tmux, sink) = picker_pasting_into_a_program(
+        "delivery",
         dir.path(),
-        &[
-            "--format",
-            "mention",
-            "--prompt",
-            "do not lose me",
-            "--tmux-paste",
-            &sink,
-        ],
-    ));
+        &["--format", "mention", "--prompt", "do not lose me"],
+    );
     tmux.wait_for("discovery", loaded);
-    let killed = tmux
-        .command()
-        .args(["kill-pane", "-t", &sink])
-        .status()
-        .unwrap();
-    assert!(killed.success());
+    tmux.run(&["kill-pane", "-t", &sink]);
     tmux.keys(&["C-s"]);
-    let rc = wait_for_file(&dir.path().join("rc"), &tmux);
-    let stderr = std::fs::read_to_string(dir.path().join("err")).unwrap();
-    assert_eq!(rc.trim(), "1", "stderr: {stderr}");
+    let exit = tmux.wait_for_exit(dir.path());
+    let stderr = &exit.err;
+    assert_eq!(exit.rc, "1", "stderr: {stderr}");
     assert!(
         stderr.starts_with(&format!(
             "session-ref: SESSION_REFERENCE_TMUX: --tmux-paste: tmux has no pane \"{sink}\"\n\
@@ -683,40 +477,24 @@ fn a_pane_gone_by_submit_keeps_the_prompt() {
 
 #[test]
 fn a_pane_that_runs_a_shell_by_submit_is_refused_and_the_prompt_kept() {
-    if !tmux_or_skip("pane_turned_shell_keeps_the_prompt") {
+    if !tmux::require("pane_turned_shell_keeps_the_prompt") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let pasted = dir.path().join("pasted");
-    let tmux = Tmux::start("turned", 80, 24, &paste_sink(&pasted));
-    let sink = tmux.first_pane();
-    tmux.wait_for_command(&sink, "cat");
-    tmux.new_window(&picker_command(
+    let (tmux, sink) = picker_pasting_into_a_program(
+        "turned",
         dir.path(),
-        &[
-            "--format",
-            "mention",
-            "--prompt",
-            "echo never-run > ran",
-            "--tmux-paste",
-            &sink,
-        ],
-    ));
+        &["--format", "mention", "--prompt", "echo never-run > ran"],
+    );
     tmux.wait_for("discovery", loaded);
     // The program in the pane quits and a shell takes it over.
-    let respawned = tmux
-        .command()
-        .args(["respawn-pane", "-k", "-t", &sink, "-c"])
-        .arg(dir.path())
-        .arg("exec sh -i")
-        .status()
-        .unwrap();
-    assert!(respawned.success());
+    let here = dir.path().to_str().unwrap();
+    tmux.run(&["respawn-pane", "-k", "-t", &sink, "-c", here, "exec sh -i"]);
     tmux.wait_for_command(&sink, "sh");
     tmux.keys(&["C-s"]);
-    let rc = wait_for_file(&dir.path().join("rc"), &tmux);
-    let stderr = std::fs::read_to_string(dir.path().join("err")).unwrap();
-    assert_eq!(rc.trim(), "1", "stderr: {stderr}");
+    let exit = tmux.wait_for_exit(dir.path());
+    let stderr = &exit.err;
+    assert_eq!(exit.rc, "1", "stderr: {stderr}");
     assert!(
         stderr.starts_with("session-ref: SESSION_REFERENCE_PASTE_REFUSED: ")
             && stderr.contains("session-ref: note: the prompt was saved to "),
@@ -729,7 +507,7 @@ fn a_pane_that_runs_a_shell_by_submit_is_refused_and_the_prompt_kept() {
 
 #[test]
 fn a_prompt_that_cannot_be_saved_is_printed_on_stderr() {
-    if !tmux_or_skip("unsaved_prompt_on_stderr") {
+    if !tmux::require("unsaved_prompt_on_stderr") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -749,9 +527,9 @@ fn a_prompt_that_cannot_be_saved_is_printed_on_stderr() {
     tmux.type_text(" copy");
     tmux.wait_for("the edit", |s| s.contains("last copy"));
     tmux.keys(&["Escape"]);
-    let rc = wait_for_file(&dir.path().join("rc"), &tmux);
-    assert_eq!(rc.trim(), "130");
-    let stderr = std::fs::read_to_string(dir.path().join("err")).unwrap();
+    let exit = tmux.wait_for_exit(dir.path());
+    assert_eq!(exit.rc, "130");
+    let stderr = &exit.err;
     assert!(
         stderr.starts_with(
             "session-ref: SESSION_REFERENCE_DELIVERY_FAILED: cannot save the prompt ("
@@ -769,7 +547,7 @@ fn attached(name: &str, command: &str) -> (Tmux, Tmux) {
         &format!("{name}-client"),
         100,
         30,
-        &format!("env -u TMUX tmux -L {} attach", inner.socket),
+        &format!("env -u TMUX tmux -L {} attach", inner.socket()),
     );
     // The client shows the inner session's status line once attached.
     client.wait_for("the client to attach", |s| s.contains("[0]"));
@@ -781,7 +559,7 @@ fn attached(name: &str, command: &str) -> (Tmux, Tmux) {
 /// nothing, so the session's `$(touch …)` and backticks never run.
 #[test]
 fn tmux_popup_at_a_shell_prompt_writes_stdout_and_the_shell_runs_nothing() {
-    if !tmux_or_skip("tmux_popup_at_a_shell_prompt") {
+    if !tmux::require("tmux_popup_at_a_shell_prompt") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -808,9 +586,9 @@ fn tmux_popup_at_a_shell_prompt_writes_stdout_and_the_shell_runs_nothing() {
     client.keys(&["Enter"]);
     client.wait_for("the chip", |s| s.contains("@Shell injection probe"));
     client.keys(&["C-s"]);
-    let rc = wait_for_file(&dir.path().join("rc"), &client);
-    let stderr = std::fs::read_to_string(dir.path().join("err")).unwrap();
-    assert_eq!(rc.trim(), "0", "stderr: {stderr}");
+    let exit = client.wait_for_exit(dir.path());
+    let stderr = &exit.err;
+    assert_eq!(exit.rc, "0", "stderr: {stderr}");
 
     // Wait for the next prompt, then look: nothing ran, nothing was typed.
     inner.wait_for("the shell to be idle at its next prompt", |s| {
@@ -848,10 +626,7 @@ fn tmux_popup_at_a_shell_prompt_writes_stdout_and_the_shell_runs_nothing() {
     assert!(prepared.status.success());
     let prepared = String::from_utf8(prepared.stdout).unwrap();
     assert!(prepared.contains("$(touch pwned-substitution)") && prepared.contains('`'));
-    assert_eq!(
-        std::fs::read_to_string(dir.path().join("out")).unwrap(),
-        prepared
-    );
+    assert_eq!(exit.out, prepared);
 
     // An abort: exit 130, nothing on stdout.
     inner.type_text(&format!(
@@ -893,7 +668,7 @@ fn tmux_popup_at_a_shell_prompt_writes_stdout_and_the_shell_runs_nothing() {
 /// abort pastes nothing and leaves no view mode.
 #[test]
 fn tmux_popup_from_a_key_binding_pastes_where_asked_and_an_abort_leaves_no_view_mode() {
-    if !tmux_or_skip("tmux_popup_from_a_key_binding") {
+    if !tmux::require("tmux_popup_from_a_key_binding") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -911,25 +686,14 @@ fn tmux_popup_from_a_key_binding_pastes_where_asked_and_an_abort_leaves_no_view_
         quote(fixtures().to_str().unwrap()),
         HERE,
     );
-    let run = |command: &str| {
-        let status = inner
-            .command()
-            .args(["run-shell", "-b", command])
-            .status()
-            .unwrap();
-        assert!(status.success());
-    };
+    let run = |command: &str| inner.run(&["run-shell", "-b", command]);
     // An abort: the popup closes, the pane is not left in view mode.
     run(&pick);
     client.wait_for("the popup", highlighted_anywhere("Release notes draft"));
     client.keys(&["Escape"]);
     client.wait_for("the popup to close", |s| !s.contains("Release notes draft"));
-    let mode = inner
-        .command()
-        .args(["display-message", "-p", "#{pane_in_mode}"])
-        .output()
-        .unwrap();
-    assert_eq!(String::from_utf8_lossy(&mode.stdout).trim(), "0");
+    let mode = inner.ask(&["display-message", "-p", "#{pane_in_mode}"]);
+    assert_eq!(mode, "0");
     assert_eq!(std::fs::read_to_string(&pasted).unwrap(), "");
     // A submit: the mention is pasted into the pane.
     run(&pick);
@@ -945,7 +709,7 @@ fn tmux_popup_from_a_key_binding_pastes_where_asked_and_an_abort_leaves_no_view_
 /// session): a tmux failure with its own code, not a configuration error.
 #[test]
 fn tmux_popup_without_a_client_is_a_tmux_error() {
-    if !tmux_or_skip("tmux_popup_without_a_client") {
+    if !tmux::require("tmux_popup_without_a_client") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -955,15 +719,15 @@ fn tmux_popup_without_a_client_is_a_tmux_error() {
         24,
         &format!("{}; sleep 60", picker_command(dir.path(), &["--tmux"])),
     );
-    let rc = wait_for_file(&dir.path().join("rc"), &tmux);
-    let stderr = std::fs::read_to_string(dir.path().join("err")).unwrap();
-    assert_eq!(rc.trim(), "1", "stderr: {stderr}");
+    let exit = tmux.wait_for_exit(dir.path());
+    let stderr = &exit.err;
+    assert_eq!(exit.rc, "1", "stderr: {stderr}");
     assert!(
         stderr
             .starts_with("session-ref: SESSION_REFERENCE_TMUX: --tmux: tmux cannot open the popup"),
         "stderr: {stderr}"
     );
-    assert_eq!(std::fs::read_to_string(dir.path().join("out")).unwrap(), "");
+    assert_eq!(exit.out, "");
 }
 
 /// Some row shows `label` highlighted (the popup draws inside a border).
@@ -977,7 +741,7 @@ fn highlighted_anywhere(label: &str) -> impl Fn(&str) -> bool + '_ {
 
 #[test]
 fn alt_r_steps_through_older_drafts_and_keeps_what_it_replaced() {
-    if !tmux_or_skip("alt_r_steps_through_older_drafts") {
+    if !tmux::require("alt_r_steps_through_older_drafts") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -1015,13 +779,10 @@ fn alt_r_steps_through_older_drafts_and_keeps_what_it_replaced() {
         s.contains("older words") && s.contains("saved prompt 2 of 2")
     });
     tmux.keys(&["C-s"]);
-    let rc = wait_for_file(&dir.path().join("rc"), &tmux);
-    let stderr = std::fs::read_to_string(dir.path().join("err")).unwrap();
-    assert_eq!(rc.trim(), "0", "stderr: {stderr}");
-    assert_eq!(
-        std::fs::read_to_string(dir.path().join("out")).unwrap(),
-        "older words\n"
-    );
+    let exit = tmux.wait_for_exit(dir.path());
+    let stderr = &exit.err;
+    assert_eq!(exit.rc, "0", "stderr: {stderr}");
+    assert_eq!(exit.out, "older words\n");
     // The delivered draft is gone, the other stays, and what the drafts
     // replaced was saved as one.
     assert!(!saved[0].exists() && saved[1].exists(), "stderr: {stderr}");
@@ -1039,7 +800,7 @@ fn alt_r_steps_through_older_drafts_and_keeps_what_it_replaced() {
 
 #[test]
 fn an_unedited_prompt_given_on_the_command_line_is_not_saved() {
-    if !tmux_or_skip("unedited_prompt_not_saved") {
+    if !tmux::require("unedited_prompt_not_saved") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -1051,16 +812,16 @@ fn an_unedited_prompt_given_on_the_command_line_is_not_saved() {
     );
     tmux.wait_for("discovery", loaded);
     tmux.keys(&["Escape"]);
-    let rc = wait_for_file(&dir.path().join("rc"), &tmux);
-    assert_eq!(rc.trim(), "130");
-    let stderr = std::fs::read_to_string(dir.path().join("err")).unwrap();
+    let exit = tmux.wait_for_exit(dir.path());
+    assert_eq!(exit.rc, "130");
+    let stderr = &exit.err;
     assert!(!stderr.contains("saved"), "stderr: {stderr}");
     assert!(!dir.path().join("state/session-ref").exists());
 }
 
 #[test]
 fn prepare_reading_a_terminal_says_how_to_end_the_message() {
-    if !tmux_or_skip("prepare_on_a_terminal") {
+    if !tmux::require("prepare_on_a_terminal") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -1120,21 +881,23 @@ const LONG_PY: &str = "Python SDK: async client with retries for the sessions en
 
 #[test]
 fn side_by_side_a_label_takes_its_pane_and_scrolls_to_a_match_past_the_cut() {
-    if !tmux_or_skip("side_by_side_labels") {
+    if !tmux::require("side_by_side_labels") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
     let store = titled_store(dir.path(), &[("ts-sdk", LONG_TS), ("py-sdk", LONG_PY)]);
     let tmux = Tmux::start("labels", 110, 30, &picker_on(dir.path(), &store, &[]));
-    let screen = tmux.wait_for("discovery", |s| s.contains("2/2 · all dirs"));
     // Side by side at 110 columns, a label shows ~40 of its pane's 49
-    // columns (it showed 19 when cwd, age and kind kept theirs).
-    let row = screen.lines().nth(1).unwrap();
-    let pane: String = row.chars().take_while(|&c| c != '│').collect();
-    assert!(
-        pane.contains(&LONG_PY[..36]) || pane.contains(&LONG_TS[..36]),
-        "{screen}"
-    );
+    // columns (it showed 19 when cwd, age and kind kept theirs). Waits for
+    // the row too, not only the header (a capture can hold the header of
+    // a frame over the rows of the one before).
+    tmux.wait_for("discovery and a label ~40 columns wide", |s| {
+        s.contains("2/2 · all dirs")
+            && s.lines().nth(1).is_some_and(|row| {
+                let pane: String = row.chars().take_while(|&c| c != '│').collect();
+                pane.contains(&LONG_PY[..36]) || pane.contains(&LONG_TS[..36])
+            })
+    });
     // A match at the end of a label: the row scrolls to it.
     tmux.type_text("pagination");
     // Waits for the whole row: a capture can hold the new header over the
@@ -1148,12 +911,12 @@ fn side_by_side_a_label_takes_its_pane_and_scrolls_to_a_match_past_the_cut() {
                 .is_some_and(|r| r.starts_with("›▌ …") && r.contains("its pagination"))
     });
     tmux.keys(&["Escape"]);
-    wait_for_file(&dir.path().join("rc"), &tmux);
+    tmux.wait_for_exit(dir.path());
 }
 
 #[test]
 fn preview_window_places_the_preview_and_ctrl_slash_hides_it() {
-    if !tmux_or_skip("preview_window") {
+    if !tmux::require("preview_window") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -1167,21 +930,22 @@ fn preview_window_places_the_preview_and_ctrl_slash_hides_it() {
     // Whichever session the highlight tracks once activity is read (one
     // fixture is broken on purpose: its preview is an error), the pane's
     // place is what is checked.
-    let screen = tmux.wait_for("discovery and a preview", |s| {
-        loaded(s) && s.contains("─ Preview: ") && (s.contains("kept ") || s.contains("✗ "))
-    });
     let at = |screen: &str| screen.lines().position(|l| l.starts_with("─ Preview: "));
-    // 30 rows: filter, list, 8 preview rows, 6 prompt rows, footer.
-    assert_eq!(at(&screen), Some(30 - 1 - 6 - 8), "{screen}");
-    assert!(!screen.contains('│'), "{screen}");
+    // 30 rows: filter, list, 8 preview rows, 6 prompt rows, footer; no
+    // pane beside the list.
+    let below = |s: &str| at(s) == Some(30 - 1 - 6 - 8) && !s.contains('│');
+    tmux.wait_for("discovery and a preview below the list", |s| {
+        loaded(s) && below(s) && (s.contains("kept ") || s.contains("✗ "))
+    });
     // ctrl-/ (0x1f, as terminals send it) hides it; again shows it.
     tmux.keys(&["-H", "1f"]);
-    let hidden = tmux.wait_for("no preview", |s| !s.contains("Preview: "));
-    assert!(hidden.lines().nth(1).unwrap().starts_with('›'), "{hidden}");
+    tmux.wait_for("no preview, the list highlighted", |s| {
+        !s.contains("Preview: ") && s.lines().nth(1).is_some_and(|r| r.starts_with('›'))
+    });
     tmux.keys(&["-H", "1f"]);
-    tmux.wait_for("the preview again", |s| at(s) == Some(15));
+    tmux.wait_for("the preview again, below the list", below);
     tmux.keys(&["Escape"]);
-    wait_for_file(&dir.path().join("rc"), &tmux);
+    tmux.wait_for_exit(dir.path());
 
     // A bad value is a usage error before any terminal is touched.
     let out = Command::new(BIN)
@@ -1202,7 +966,7 @@ fn sgr_click(x: u16, y: u16) -> String {
 
 #[test]
 fn a_double_click_inserts_a_row_and_a_click_in_the_prompt_moves_the_cursor() {
-    if !tmux_or_skip("mouse") {
+    if !tmux::require("mouse") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -1220,20 +984,23 @@ fn a_double_click_inserts_a_row_and_a_click_in_the_prompt_moves_the_cursor() {
     // column 8: before "the". Typing goes there.
     tmux.type_text(&sgr_click(1 + 8, 24));
     tmux.type_text("X ");
-    tmux.wait_for("the text inserted there", |s| {
-        s.contains("compare X the parser")
+    let screen = tmux.wait_for("the text inserted there, the list settled", |s| {
+        loaded(s) && s.contains("compare X the parser")
     });
     // A double click (two clicks at once) on the second row inserts it.
-    let second = tmux.screen().lines().nth(2).unwrap().to_owned();
-    tmux.type_text(&format!("{}{}", sgr_click(5, 2), sgr_click(5, 2)));
-    let screen = tmux.wait_for("a chip", |s| s.contains("sessions 1/3"));
+    let second = screen.lines().nth(2).unwrap().to_owned();
     let row: String = second.chars().skip(3).collect();
     let label = row.split("  ").next().unwrap().trim().to_owned();
-    assert!(screen.contains(&format!("@{label}")), "{label:?}\n{screen}");
+    assert!(!label.is_empty(), "no second row:\n{screen}");
+    tmux.type_text(&format!("{}{}", sgr_click(5, 2), sgr_click(5, 2)));
+    let chip = format!("@{label}");
+    tmux.wait_for("its chip", |s| {
+        s.contains("sessions 1/3") && s.contains(&chip)
+    });
     tmux.keys(&["C-s"]);
-    let rc = wait_for_file(&dir.path().join("rc"), &tmux);
-    let out = std::fs::read_to_string(dir.path().join("out")).unwrap();
-    assert_eq!(rc.trim(), "0");
+    let exit = tmux.wait_for_exit(dir.path());
+    let out = exit.out;
+    assert_eq!(exit.rc, "0");
     assert!(out.starts_with("compare X "), "{out}");
     assert!(out.contains(&format!("@[{label}](hydra-session:")), "{out}");
 }
@@ -1245,21 +1012,17 @@ fn footer(screen: &str) -> &str {
 
 #[test]
 fn the_footer_and_the_help_teach_search_and_the_query_syntax() {
-    if !tmux_or_skip("footer_and_help_teach_search") {
+    if !tmux::require("footer_and_help_teach_search") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
     let tmux = Tmux::start("discover", 80, 24, &picker_command(dir.path(), &[]));
-    let screen = tmux.wait_for("discovery", loaded);
-    assert!(footer(&screen).contains("ctrl-t search"), "{screen}");
-    // F1: the query syntax, and descriptions wrapped, not cut.
-    tmux.keys(&["F1"]);
-    // The popup's body, not only its border (a capture can land between).
-    let help = tmux.wait_for("the help", |s| {
-        s.contains("Keys (esc closes)") && s.contains("Anywhere")
+    tmux.wait_for("discovery, the footer naming search", |s| {
+        loaded(s) && footer(s).contains("ctrl-t search")
     });
-    // Inside the popup (76 columns, centred: its border at columns 2 and
-    // 77), rows joined: a wrapped description reads whole.
+    // F1: the query syntax, and descriptions wrapped, not cut. Inside the
+    // popup (76 columns, centred: its border at columns 2 and 77), rows
+    // joined: a wrapped description reads whole.
     let flat = |s: &str| -> String {
         s.lines()
             .map(|l| l.chars().skip(3).take(74).collect::<String>())
@@ -1269,65 +1032,62 @@ fn the_footer_and_the_help_teach_search_and_the_query_syntax() {
             .collect::<Vec<_>>()
             .join(" ")
     };
-    assert!(flat(&help).contains("Anywhere"), "{help}");
-    tmux.keys(&["PageDown", "PageDown"]);
-    let page = tmux.wait_for("the filter's keys", |s| {
-        s.contains("Filter (the query line)")
+    tmux.keys(&["F1"]);
+    // The popup's body, not only its border (a capture can land between).
+    tmux.wait_for("the help", |s| {
+        s.contains("Keys (esc closes)") && flat(s).contains("Anywhere")
     });
-    assert!(
-        flat(&page).contains("insert the highlighted session's mention in the prompt"),
-        "{page}"
-    );
+    tmux.keys(&["PageDown", "PageDown"]);
+    tmux.wait_for("the filter's keys, wrapped whole", |s| {
+        s.contains("Filter (the query line)")
+            && flat(s).contains("insert the highlighted session's mention in the prompt")
+    });
     // Scrolled to its end: both query syntaxes.
     tmux.keys(&["PageDown"; 8]);
-    let end = tmux.wait_for("the end of the help", |s| {
+    tmux.wait_for("the end of the help: both query syntaxes", |s| {
+        let flat = flat(s);
         s.contains("Conversation search syntax")
+            && flat.contains("'word exact: found as typed")
+            && flat.contains("re:REGEX a regular expression")
     });
-    assert!(flat(&end).contains("'word exact: found as typed"), "{end}");
-    assert!(
-        flat(&end).contains("re:REGEX a regular expression"),
-        "{end}"
-    );
     tmux.keys(&["Escape"]);
     tmux.wait_for("the help closed", |s| !s.contains("Keys (esc closes)"));
-    // Conversation search ranks by the search's score and says so.
+    // Conversation search ranks by the search's score and says so. The
+    // preview, opened from a match, shows the matches in the match style
+    // (yellow, as in the list; tmux writes it as `33` or as colour 3 of its
+    // palette).
     tmux.keys(&["C-t"]);
     tmux.type_text("preview");
-    let screen = tmux.wait_for("search results and their preview", |s| {
-        s.starts_with("search: preview")
-            && s.lines()
-                .next()
-                .is_some_and(|l| l.contains("by match score"))
-            && s.contains("kept ")
-    });
-    // The preview, opened from a match, shows the matches in the match
-    // style (yellow, as in the list).
-    let rule = screen
-        .lines()
-        .position(|l| l.starts_with("─ Preview"))
-        .expect("the preview's rule");
-    let out = tmux
-        .command()
-        .args(["capture-pane", "-p", "-e"])
-        .output()
-        .unwrap();
-    let styled = String::from_utf8_lossy(&out.stdout).into_owned();
-    // tmux writes yellow as `33` or as colour 3 of its palette.
     let yellow = |l: &str| l.contains("[33m") || l.contains(";33m") || l.contains("38;5;3m");
-    let previewed: Vec<&str> = styled
-        .lines()
-        .skip(rule + 2)
-        .filter(|l| l.to_lowercase().contains("preview"))
-        .collect();
-    assert!(!previewed.is_empty(), "{screen}");
-    assert!(previewed.iter().all(|l| yellow(l)), "{previewed:?}");
+    tmux.wait_for_styled(
+        "search results and their preview, matches in yellow",
+        |styled| {
+            let screen = strip_sgr(styled);
+            let Some(rule) = screen.lines().position(|l| l.starts_with("─ Preview")) else {
+                return false;
+            };
+            let previewed: Vec<&str> = styled
+                .lines()
+                .skip(rule + 2)
+                .filter(|l| strip_sgr(l).to_lowercase().contains("preview"))
+                .collect();
+            screen.starts_with("search: preview")
+                && screen
+                    .lines()
+                    .next()
+                    .is_some_and(|l| l.contains("by match score"))
+                && screen.contains("kept ")
+                && !previewed.is_empty()
+                && previewed.iter().all(|l| yellow(l))
+        },
+    );
     tmux.keys(&["Escape"]);
-    wait_for_file(&dir.path().join("rc"), &tmux);
+    tmux.wait_for_exit(dir.path());
 }
 
 #[test]
 fn search_highlights_matches_on_a_terminal_and_never_in_a_pipe() {
-    if !tmux_or_skip("search_highlights_on_a_terminal") {
+    if !tmux::require("search_highlights_on_a_terminal") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -1351,23 +1111,16 @@ fn search_highlights_matches_on_a_terminal_and_never_in_a_pipe() {
         40,
         &format!("sh -c {}", quote(&command)),
     );
-    tmux.wait_for("the searches", |s| s.contains("done"));
-    let out = tmux
-        .command()
-        .args(["capture-pane", "-p", "-e"])
-        .output()
-        .unwrap();
-    let styled = String::from_utf8_lossy(&out.stdout);
     // A hit line: the match is preceded by an SGR turning on bold/yellow.
-    let hit = styled
-        .lines()
-        .find(|l| l.contains(": ") && l.contains('#') && l.to_lowercase().contains("preview"))
-        .expect("a hit line");
-    let at = hit.to_lowercase().find("preview").unwrap();
-    assert!(
-        hit[..at].ends_with('m') && hit[..at].contains("\u{1b}["),
-        "{hit:?}"
-    );
+    let hit =
+        |l: &&str| l.contains(": ") && l.contains('#') && l.to_lowercase().contains("preview");
+    let highlighted = |l: &str| {
+        let before = l.to_lowercase().find("preview").and_then(|at| l.get(..at));
+        before.is_some_and(|b| b.ends_with('m') && b.contains("\u{1b}["))
+    };
+    tmux.wait_for_styled("the searches done, the hit highlighted", |styled| {
+        strip_sgr(styled).contains("done") && styled.lines().find(hit).is_some_and(highlighted)
+    });
     let file = std::fs::read_to_string(&piped).unwrap();
     assert!(file.to_lowercase().contains("preview"), "{file}");
     assert!(!file.contains('\u{1b}'), "{file:?}");
@@ -1375,7 +1128,7 @@ fn search_highlights_matches_on_a_terminal_and_never_in_a_pipe() {
 
 #[test]
 fn a_prompt_citing_a_session_no_store_has_is_flagged_once_listed() {
-    if !tmux_or_skip("unknown_mention_flagged") {
+    if !tmux::require("unknown_mention_flagged") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -1386,20 +1139,18 @@ fn a_prompt_citing_a_session_no_store_has_is_flagged_once_listed() {
         24,
         &picker_command(dir.path(), &["--prompt", &format!("see {gone}")]),
     );
-    let screen = tmux.wait_for("the verdict", |s| s.contains("not found"));
-    let flat = screen.split_whitespace().collect::<Vec<_>>().join(" ");
-    assert!(
-        flat.contains("@Deleted long ago (gone-0000-session) cites a session no store lists"),
-        "{screen}"
-    );
-    assert!(screen.contains("1 not found"), "{screen}");
+    tmux.wait_for("the verdict", |s| {
+        let flat = s.split_whitespace().collect::<Vec<_>>().join(" ");
+        s.contains("1 not found")
+            && flat.contains("@Deleted long ago (gone-0000-session) cites a session no store lists")
+    });
     tmux.keys(&["Escape"]);
-    wait_for_file(&dir.path().join("rc"), &tmux);
+    tmux.wait_for_exit(dir.path());
 }
 
 #[test]
 fn a_chip_wider_than_the_prompt_is_cut_with_an_ellipsis() {
-    if !tmux_or_skip("wide_chip_ellipsis") {
+    if !tmux::require("wide_chip_ellipsis") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -1411,15 +1162,13 @@ fn a_chip_wider_than_the_prompt_is_cut_with_an_ellipsis() {
         24,
         &picker_command(dir.path(), &["--prompt", &mention]),
     );
-    let screen = tmux.wait_for("the chip", |s| s.contains("@Wide label"));
-    let row = screen
-        .lines()
-        .find(|l| l.contains("@Wide label"))
-        .unwrap()
-        .trim_end();
-    assert!(row.ends_with('…'), "{row:?}");
+    tmux.wait_for("the chip, cut with an ellipsis", |s| {
+        s.lines()
+            .find(|l| l.contains("@Wide label"))
+            .is_some_and(|row| row.trim_end().ends_with('…'))
+    });
     tmux.keys(&["Escape"]);
-    wait_for_file(&dir.path().join("rc"), &tmux);
+    tmux.wait_for_exit(dir.path());
 }
 
 /// Write `count` native sessions of other directories into `dir`, the
@@ -1446,7 +1195,7 @@ fn the_picker_opens_on_this_directorys_session_even_when_it_is_discovered_last()
     // (the first store given, thousands of them, in several batches), this
     // directory's one last (the second store): until the user moves, the
     // highlight stays on the top row, this directory's session.
-    if !tmux_or_skip("the_picker_opens_on_this_directorys_session") {
+    if !tmux::require("the_picker_opens_on_this_directorys_session") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -1463,27 +1212,24 @@ fn the_picker_opens_on_this_directorys_session_even_when_it_is_discovered_last()
         1,
     );
     let tmux = Tmux::start("opens-on-top", 120, 30, &command);
-    let screen = tmux.wait_for("everything listed", |s| {
+    // A top row highlighted on another session times out with the screen.
+    tmux.wait_for("everything listed, the top row highlighted", |s| {
         s.lines().next().is_some_and(|header| {
             header.contains("4001/4001")
                 && !header.contains("discovering")
                 && !header.contains("reading titles")
-        })
+        }) && highlighted("The session of this directory")(s)
     });
-    assert!(
-        highlighted("The session of this directory")(&screen),
-        "the top row is not highlighted:\n{screen}"
-    );
     tmux.keys(&["Enter"]);
     tmux.wait_for("the mention in the prompt", |s| {
         s.contains("@The session of this directory")
     });
     tmux.keys(&["C-s"]);
-    let rc = wait_for_file(&dir.path().join("rc"), &tmux);
-    let stderr = std::fs::read_to_string(dir.path().join("err")).unwrap();
-    assert_eq!(rc.trim(), "0", "stderr: {stderr}");
+    let exit = tmux.wait_for_exit(dir.path());
+    let stderr = &exit.err;
+    assert_eq!(exit.rc, "0", "stderr: {stderr}");
     assert_eq!(
-        std::fs::read_to_string(dir.path().join("out")).unwrap(),
+        exit.out,
         format!(
             "{}\n",
             format_mention("here-1", Some("The session of this directory"))

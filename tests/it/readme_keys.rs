@@ -3,7 +3,7 @@
 //! the help screen appears in its first column, and every key there is
 //! bound; the guide shows every element of the query syntax tables. The key
 //! table in `src/keys.rs` is the source of truth, and docs/reference.md is
-//! generated from it: `UPDATE_DOCS=1 cargo test --test readme_keys`
+//! generated from it: `UPDATE_DOCS=1 cargo test --test it readme_keys::`
 //! rewrites it, and without `UPDATE_DOCS` a stale reference fails.
 
 use std::collections::BTreeSet;
@@ -79,7 +79,7 @@ fn reference() -> String {
         "# Reference\n\n\
          Generated from the code (`src/keys.rs`, the one key table the picker, its\n\
          help screen and `--help` use): do not edit by hand;\n\
-         `UPDATE_DOCS=1 cargo test --test readme_keys` rewrites it. The guide\n\
+         `UPDATE_DOCS=1 cargo test --test it readme_keys::` rewrites it. The guide\n\
          ([guide.md](guide.md)) explains the keys and the query syntax with\n\
          examples; error codes and exit codes: [errors.md](errors.md).\n",
     );
@@ -130,6 +130,6 @@ fn the_reference_is_generated_from_the_key_table() {
     let have = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         have == want,
-        "docs/reference.md is stale: run `UPDATE_DOCS=1 cargo test --test readme_keys`"
+        "docs/reference.md is stale: run `UPDATE_DOCS=1 cargo test --test it readme_keys::`"
     );
 }

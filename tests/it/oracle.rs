@@ -14,12 +14,6 @@
 //! then their lines) and printed as a runnable repro; the work directory is
 //! kept.
 
-#[path = "support/prerequisite.rs"]
-mod prerequisite;
-
-#[path = "support/hermetic.rs"]
-mod hermetic;
-
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -28,6 +22,9 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+
+use crate::support::hermetic;
+use crate::support::prerequisite;
 
 /// Cases per generated store.
 const CASES_PER_STORE: usize = 24;

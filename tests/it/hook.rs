@@ -2,12 +2,12 @@
 //! agents (tests/fixtures/hook), and `hook install|uninstall` on fixture
 //! settings files.
 
-mod common;
-
 use std::path::Path;
 
-use common::{run_env, stderr, stdout, Session};
 use serde_json::Value;
+
+use crate::support;
+use crate::support::{mention, run_env, stderr, stdout, Session};
 
 const AGENTS: [&str; 2] = ["claude", "codex"];
 
@@ -46,11 +46,6 @@ fn input(agent: &str, prompt: &str) -> (String, String) {
     value["prompt"] = prompt.into();
     let session = value["session_id"].as_str().unwrap().to_owned();
     (value.to_string(), session)
-}
-
-fn mention(id: &str, label: &str) -> String {
-    let out = run_env(&["mention", id, "--label", label], "", &[]);
-    stdout(&out).trim_end().to_owned()
 }
 
 struct Case {
@@ -306,7 +301,7 @@ fn a_large_session_is_cut_to_the_hosts_cap_by_retention() {
 fn a_bad_budget_is_a_config_error() {
     // Rejected before stdin is read (so none is given: it could not be written).
     let out = run_env(&["hook", "claude", "--budget", "0"], "", &[]);
-    common::assert_fails_with(&out, "SESSION_REFERENCE_INVALID_CONFIG");
+    support::assert_fails_with(&out, "SESSION_REFERENCE_INVALID_CONFIG");
 }
 
 // ---- install / uninstall -------------------------------------------------
@@ -352,7 +347,7 @@ fn claude_install_merges_idempotently_and_uninstall_restores() {
     assert_eq!(groups.len(), 2);
     assert_eq!(
         groups[1]["hooks"][0]["command"],
-        format!("{} hook claude", common::bin().display()).as_str()
+        format!("{} hook claude", support::bin().display()).as_str()
     );
     for key in ["model", "permissions"] {
         assert_eq!(installed[key], json_file_str(CLAUDE_SETTINGS)[key]);
@@ -413,7 +408,7 @@ fn malformed_settings_are_refused_and_untouched() {
                 // Nothing of ours to remove: the config is not even read.
                 continue;
             }
-            common::assert_fails_with(&out, "SESSION_REFERENCE_INVALID_CONFIG");
+            support::assert_fails_with(&out, "SESSION_REFERENCE_INVALID_CONFIG");
             assert!(stderr(&out).contains("left untouched"), "{}", stderr(&out));
             assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
         }
@@ -449,7 +444,7 @@ fn codex_install_records_trust_and_uninstall_restores() {
     let out = as_user(home.path(), &["hook", "install", "codex"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let hooks_file = codex.join("hooks.json");
-    let command = format!("{} hook codex", common::bin().display());
+    let command = format!("{} hook codex", support::bin().display());
     assert_eq!(
         json_file(&hooks_file),
         serde_json::json!({"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": command}]}]}})
@@ -507,7 +502,7 @@ fn print_writes_nothing() {
 // ---- settings files as dotfiles look (#25 items 2 and 5) ------------------
 
 fn spawn_as_user(home: &Path, args: &[&str]) -> std::process::Child {
-    common::command(home)
+    support::command(home)
         .env("HOME", home)
         .args(args)
         .stdin(std::process::Stdio::null())
@@ -594,7 +589,7 @@ fn a_read_only_settings_file_is_refused_and_unchanged() {
     std::fs::write(&settings, CLAUDE_SETTINGS).unwrap();
     std::fs::set_permissions(&settings, std::fs::Permissions::from_mode(0o444)).unwrap();
     let out = as_user(home.path(), &["hook", "install", "claude"]);
-    common::assert_fails_with(&out, "SESSION_REFERENCE_INVALID_CONFIG");
+    support::assert_fails_with(&out, "SESSION_REFERENCE_INVALID_CONFIG");
     assert!(stderr(&out).contains("read-only"), "{}", stderr(&out));
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), CLAUDE_SETTINGS);
     assert_eq!(
@@ -616,7 +611,7 @@ fn fifos_and_device_links_are_refused_without_hanging() {
         &["mcp", "install", "claude"][..],
     ] {
         let out = wait_bounded(spawn_as_user(home.path(), args));
-        common::assert_fails_with(&out, "SESSION_REFERENCE_INVALID_CONFIG");
+        support::assert_fails_with(&out, "SESSION_REFERENCE_INVALID_CONFIG");
         assert!(stderr(&out).contains("FIFO"), "{}", stderr(&out));
     }
     std::fs::remove_file(&settings).unwrap();
@@ -624,7 +619,7 @@ fn fifos_and_device_links_are_refused_without_hanging() {
         let _ = std::fs::remove_file(&settings);
         std::os::unix::fs::symlink(device, &settings).unwrap();
         let out = wait_bounded(spawn_as_user(home.path(), &["hook", "install", "claude"]));
-        common::assert_fails_with(&out, "SESSION_REFERENCE_INVALID_CONFIG");
+        support::assert_fails_with(&out, "SESSION_REFERENCE_INVALID_CONFIG");
         assert!(
             stderr(&out).contains("character device"),
             "{}",

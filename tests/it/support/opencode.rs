@@ -3,14 +3,13 @@
 //! from its own schema (`tests/fixtures/opencode/schema-1.18.33.sql`), in
 //! WAL mode with the rows left in the `-wal` file as a running opencode
 //! leaves them, and legacy `storage/` JSON files.
-#![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 
 use rusqlite::{params, Connection};
 
 /// The schema opencode 1.18.33 creates, with its migrations.
-pub const SCHEMA: &str = include_str!("../fixtures/opencode/schema-1.18.33.sql");
+pub const SCHEMA: &str = include_str!("../../fixtures/opencode/schema-1.18.33.sql");
 
 /// A database being written, as opencode writes it.
 pub struct Db {
@@ -19,9 +18,6 @@ pub struct Db {
     /// The database file.
     pub path: PathBuf,
 }
-
-/// One part: its JSON `data` (without the ids, as the database keeps it).
-pub type Part = String;
 
 impl Db {
     /// A new database at `path` with opencode's schema, in WAL mode, never
@@ -77,15 +73,6 @@ impl Db {
             at + 500
         );
         self.message(session, id, at, &data, parts);
-    }
-
-    /// A compaction's summary message (`summary: true`).
-    pub fn summary(&self, session: &str, id: &str, parent: &str, at: i64, text: &str) {
-        let data = format!(
-            r#"{{"role":"assistant","parentID":"{parent}","mode":"compaction","agent":"compaction","summary":true,"path":{{"cwd":"/w","root":"/"}},"cost":0,"modelID":"mock-model","providerID":"mock","time":{{"created":{at},"completed":{}}},"finish":"stop"}}"#,
-            at + 300
-        );
-        self.message(session, id, at, &data, &[&step_start(), &text_part(text)]);
     }
 
     /// A message row with its parts (part ids `<message id>_NNN`, in order).
