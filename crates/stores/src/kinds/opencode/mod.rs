@@ -120,7 +120,7 @@ struct OpencodeCaches {
     /// Open connections to each database, idle, for the next read: a
     /// connection is opened and its schema checked once, not per session
     /// (each read is its own transaction, so it sees the newest rows).
-    idle: Mutex<HashMap<PathBuf, Vec<rusqlite::Connection>>>,
+    idle: Mutex<HashMap<PathBuf, Vec<db::Db>>>,
 }
 
 /// `read` on a connection to `db`: an idle one of this run, else a new
@@ -128,7 +128,7 @@ struct OpencodeCaches {
 fn with_db<T>(
     caches: &Caches,
     db: &Path,
-    read: impl FnOnce(&rusqlite::Connection) -> Result<T, String>,
+    read: impl FnOnce(&db::Db) -> Result<T, String>,
 ) -> Result<T, String> {
     let store = caches.get::<OpencodeCaches>();
     let idle = lock(&store.idle).get_mut(db).and_then(Vec::pop);
