@@ -1002,14 +1002,40 @@ fn copilot(dir: &Path) -> Built {
     }
 }
 
-/// An opencode data directory: a database (rows still in its `-wal`, as
-/// while opencode runs) holding a session with a sub-agent, and a legacy
-/// `storage/` session from before the database, plus a legacy copy of the
-/// database's session (listed once).
+/// An opencode data directory: a database upgraded by opencode 2.0 (rows
+/// still in its `-wal`, as while opencode runs) holding a 1.x session with
+/// a sub-agent and a 2.x session, and a legacy `storage/` session from
+/// before the database, plus a legacy copy of the database's session
+/// (listed once).
 fn opencode(dir: &Path) -> Built {
     use opencode_fixture::*;
     let root = dir.join("opencode");
-    let db = Db::create(&root.join("opencode.db"));
+    let db = Db::create_2_0(&root.join("opencode.db"));
+    let c = "ses_0c1d2e3f6ffeTwoZeroShape1";
+    db.session_v2(c, None, "/w/cli", None, 1_788_972_143_734);
+    db.v2_message(
+        c,
+        4,
+        "msg_c1",
+        "user",
+        1_788_972_143_788,
+        v2_user(1_788_972_143_788, "Make the CLI print its version"),
+    );
+    db.v2_message(
+        c,
+        5,
+        "msg_c2",
+        "assistant",
+        1_788_972_144_865,
+        v2_assistant(
+            1_788_972_144_865,
+            &[
+                v2_reasoning("REASONING-XYZZY"),
+                v2_tool("bash", "TOOL-INPUT-XYZZY", "TOOL-OUTPUT-XYZZY"),
+                v2_text("The CLI now prints 2.0.25 for --version"),
+            ],
+        ),
+    );
     let a = "ses_0c1d2e3f4ffeApiPaginate01";
     db.session(
         a,
@@ -1104,6 +1130,17 @@ fn opencode(dir: &Path) -> Built {
                 said: &[
                     "Add pagination to the orders API",
                     "Orders now come in pages of 50",
+                ],
+                hidden: HIDDEN,
+            },
+            Expect {
+                id: c,
+                cwd: "/w/cli",
+                label: "Make the CLI print its version",
+                file: db.path.join(c),
+                said: &[
+                    "Make the CLI print its version",
+                    "The CLI now prints 2.0.25 for --version",
                 ],
                 hidden: HIDDEN,
             },

@@ -579,27 +579,52 @@ mod tests {
         );
         assert_eq!(turn_of(&reply), Turn::Reply(vec!["Fixed.".into()]));
         for (kind, data) in [
-            ("synthetic", r#"{"sessionID":"s","text":"background job done","time":{"created":3}}"#),
-            ("shell", r#"{"callID":"c","command":"ls","output":"x","time":{"created":3}}"#),
+            (
+                "synthetic",
+                r#"{"sessionID":"s","text":"background job done","time":{"created":3}}"#,
+            ),
+            (
+                "shell",
+                r#"{"callID":"c","command":"ls","output":"x","time":{"created":3}}"#,
+            ),
             ("agent-switched", r#"{"agent":"plan","time":{"created":3}}"#),
-            ("system", r#"{"text":"You are in plan mode","time":{"created":3}}"#),
+            (
+                "system",
+                r#"{"text":"You are in plan mode","time":{"created":3}}"#,
+            ),
             ("user", r#"{"text":"  ","time":{"created":3}}"#),
             ("user", "not json"),
         ] {
             assert_eq!(turn_of(&v2("m", kind, data)), Turn::Hidden, "{kind} {data}");
         }
-        let done = v2("m3", "compaction", r#"{"reason":"auto","summary":"S","time":{"created":4}}"#);
+        let done = v2(
+            "m3",
+            "compaction",
+            r#"{"reason":"auto","summary":"S","time":{"created":4}}"#,
+        );
         assert_eq!(turn_of(&done), Turn::Summary(vec!["S".into()]));
-        let completed = v2("m3", "compaction", r#"{"status":"completed","reason":"auto","summary":"S"}"#);
+        let completed = v2(
+            "m3",
+            "compaction",
+            r#"{"status":"completed","reason":"auto","summary":"S"}"#,
+        );
         assert_eq!(turn_of(&completed), Turn::Summary(vec!["S".into()]));
-        let running = v2("m3", "compaction", r#"{"status":"running","reason":"auto","summary":""}"#);
+        let running = v2(
+            "m3",
+            "compaction",
+            r#"{"status":"running","reason":"auto","summary":""}"#,
+        );
         assert_eq!(turn_of(&running), Turn::Compaction);
         // Folded as v1 is: the summary shadows what came before it.
         let messages = [
             v2("m1", "user", r#"{"text":"before"}"#),
             v2("m2", "compaction", r#"{"reason":"auto","summary":"S"}"#),
             v2("m3", "user", r#"{"text":"after"}"#),
-            v2("m4", "assistant", r#"{"content":[{"type":"text","text":"ACK"}]}"#),
+            v2(
+                "m4",
+                "assistant",
+                r#"{"content":[{"type":"text","text":"ACK"}]}"#,
+            ),
         ];
         assert_eq!(
             texts(&surface_of(&messages)),

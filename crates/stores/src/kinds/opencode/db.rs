@@ -339,14 +339,23 @@ fn check_schema(conn: &Connection) -> Result<Shape, Why> {
     let message = columns_of(conn, "message")?;
     let part = columns_of(conn, "part")?;
     let session_message = columns_of(conn, "session_message")?;
-    let of = |table: &str| REQUIRED.iter().find(|(t, _)| *t == table).map_or(&[][..], |t| t.1);
+    let of = |table: &str| {
+        REQUIRED
+            .iter()
+            .find(|(t, _)| *t == table)
+            .map_or(&[][..], |t| t.1)
+    };
     let shape = Shape {
         session: missing_of(&session, "session", SESSION_REQUIRED).is_empty(),
         session_v2: missing_of(&session_v2, "session_v2", SESSION_REQUIRED).is_empty(),
         parts: missing_of(&message, "message", of("message")).is_empty()
             && missing_of(&part, "part", of("part")).is_empty(),
-        session_message: missing_of(&session_message, "session_message", SESSION_MESSAGE_REQUIRED)
-            .is_empty(),
+        session_message: missing_of(
+            &session_message,
+            "session_message",
+            SESSION_MESSAGE_REQUIRED,
+        )
+        .is_empty(),
         seq: session_message.iter().any(|c| c == "seq"),
     };
     if shape.readable() {
@@ -364,7 +373,11 @@ fn check_schema(conn: &Connection) -> Result<Shape, Why> {
     } else {
         [
             missing_of(&session_v2, "session_v2", SESSION_REQUIRED),
-            missing_of(&session_message, "session_message", SESSION_MESSAGE_REQUIRED),
+            missing_of(
+                &session_message,
+                "session_message",
+                SESSION_MESSAGE_REQUIRED,
+            ),
         ]
         .concat()
     };
@@ -497,9 +510,11 @@ pub fn read_session(db: &Db, id: &str) -> Result<Option<SessionData>, String> {
         } else {
             Vec::new()
         };
-        let v2 = messages
-            .iter()
-            .any(|m| m.kind.as_deref().is_some_and(|k| CONVERSATION_TYPES.contains(&k)));
+        let v2 = messages.iter().any(|m| {
+            m.kind
+                .as_deref()
+                .is_some_and(|k| CONVERSATION_TYPES.contains(&k))
+        });
         if !v2 {
             messages = if db.shape.parts {
                 v1_messages(&txn, id)?
@@ -584,10 +599,11 @@ fn v1_messages(txn: &rusqlite::Transaction<'_>, id: &str) -> rusqlite::Result<Ve
 /// the whole part table, most of the database (BENCHMARKS.md).
 pub fn versions(db: &Db) -> Result<HashMap<String, (u64, i64)>, String> {
     let shape = db.shape;
-    let read = || -> rusqlite::Result<HashMap<String, (u64, i64)>> {
-        let txn = db.conn.unchecked_transaction()?;
-        let mut found: HashMap<String, (u64, i64)> = HashMap::new();
-        let queries = [
+    let read =
+        || -> rusqlite::Result<HashMap<String, (u64, i64)>> {
+            let txn = db.conn.unchecked_transaction()?;
+            let mut found: HashMap<String, (u64, i64)> = HashMap::new();
+            let queries = [
             (shape.session, "SELECT id, 0, time_updated FROM session"),
             (shape.session_v2, "SELECT id, 0, time_updated FROM session_v2"),
             (
@@ -604,20 +620,20 @@ pub fn versions(db: &Db) -> Result<HashMap<String, (u64, i64)>, String> {
                  GROUP BY session_id",
             ),
         ];
-        for (_, sql) in queries.iter().filter(|(has, _)| *has) {
-            let mut stmt = txn.prepare(sql)?;
-            let mut rows = stmt.query([])?;
-            while let Some(row) = rows.next()? {
-                let id: String = row.get(0)?;
-                let count: i64 = row.get(1)?;
-                let time: Option<i64> = row.get(2)?;
-                let entry = found.entry(id).or_insert((0, i64::MIN));
-                entry.0 += u64::try_from(count).unwrap_or(0);
-                entry.1 = entry.1.max(time.unwrap_or(i64::MIN));
+            for (_, sql) in queries.iter().filter(|(has, _)| *has) {
+                let mut stmt = txn.prepare(sql)?;
+                let mut rows = stmt.query([])?;
+                while let Some(row) = rows.next()? {
+                    let id: String = row.get(0)?;
+                    let count: i64 = row.get(1)?;
+                    let time: Option<i64> = row.get(2)?;
+                    let entry = found.entry(id).or_insert((0, i64::MIN));
+                    entry.0 += u64::try_from(count).unwrap_or(0);
+                    entry.1 = entry.1.max(time.unwrap_or(i64::MIN));
+                }
             }
-        }
-        txn.finish()?;
-        Ok(found)
-    };
+            txn.finish()?;
+            Ok(found)
+        };
     read().map_err(|e| reason(&e))
 }
