@@ -1131,6 +1131,7 @@ mod tests {
             "COPILOT_HOME" => Some("/c".to_owned()),
             "QWEN_HOME" => Some("/q".to_owned()),
             "XDG_DATA_HOME" => Some("/d".to_owned()),
+            "CLINE_DIR" => Some("/l".to_owned()),
             _ => None,
         };
         let set = StoreRoots::default_locations(env, Some(home));
@@ -1146,6 +1147,7 @@ mod tests {
                 ("qwen", Path::new("/q/projects")),
                 ("copilot", Path::new("/c/session-state")),
                 ("opencode", Path::new("/d/opencode")),
+                ("cline", Path::new("/l/data/sessions")),
             ]
         );
     }
@@ -1205,11 +1207,11 @@ mod tests {
         let flags: Vec<&str> = REGISTRY.iter().map(|k| k.store().flag()).collect();
         assert_eq!(
             names,
-            ["hydra", "claude", "codex", "gemini", "pi", "qwen", "copilot", "opencode"]
+            ["hydra", "claude", "codex", "gemini", "pi", "qwen", "copilot", "opencode", "cline"]
         );
         assert_eq!(
             flags,
-            ["store", "claude", "codex", "gemini", "pi", "qwen", "copilot", "opencode"]
+            ["store", "claude", "codex", "gemini", "pi", "qwen", "copilot", "opencode", "cline"]
         );
         assert_eq!(kind_by_flag("store"), Some(native::KIND));
         assert_eq!(kind_by_name("codex"), Some(codex::KIND));

@@ -198,7 +198,8 @@ mod tests {
                 "[pi    ]",
                 "[qwen  ]",
                 "[copilot]",
-                "[opencode]"
+                "[opencode]",
+                "[cline ]"
             ]
         );
     }

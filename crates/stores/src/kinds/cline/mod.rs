@@ -348,6 +348,17 @@ impl Store for Cline {
     /// `$CLINE_DIR/data/sessions`, else `~/.cline/data/sessions`.
     fn default_roots(&self, env: Env<'_>, home: Option<&Path>) -> Vec<PathBuf> {
         let set = |var: &str| env(var).filter(|v| !v.is_empty()).map(PathBuf::from);
+        // `--help` spells each variable as `$VAR`: the whole rule then.
+        if env("CLINE_SESSION_DATA_DIR").is_some_and(|v| v.starts_with('$')) {
+            return [
+                set("CLINE_SESSION_DATA_DIR"),
+                set("CLINE_DATA_DIR").map(|d| d.join("sessions")),
+                set("CLINE_DIR").map(|d| d.join("data").join("sessions")),
+            ]
+            .into_iter()
+            .flatten()
+            .collect();
+        }
         if let Some(dir) = set("CLINE_SESSION_DATA_DIR") {
             return vec![dir];
         }
@@ -486,6 +497,11 @@ mod tests {
         assert_eq!(
             Cline.default_roots(&empty, home),
             [PathBuf::from("/home/u/.cline/data/sessions")]
+        );
+        assert_eq!(
+            crate::default_roots_help(KIND),
+            "$CLINE_SESSION_DATA_DIR, else $CLINE_DATA_DIR/sessions, \
+             else $CLINE_DIR/data/sessions, else ~/.cline/data/sessions"
         );
     }
 
