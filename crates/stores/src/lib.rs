@@ -100,7 +100,9 @@ use std::sync::{Arc, Mutex};
 use rayon::prelude::*;
 
 use index::{journal, title};
-use kinds::{claude, cline, codex, copilot, gemini, native, opencode, pi, qwen};
+use kinds::{
+    antigravity, claude, cline, codex, copilot, cursor, gemini, native, opencode, pi, qwen,
+};
 pub use model::StoreKind;
 use model::{History, SessionRecord, Surface, SurfaceSink};
 
@@ -114,6 +116,8 @@ pub static REGISTRY: &[StoreKind] = &[
     qwen::KIND,
     copilot::KIND,
     opencode::KIND,
+    antigravity::KIND,
+    cursor::KIND,
     cline::KIND,
 ];
 
@@ -1147,6 +1151,8 @@ mod tests {
                 ("qwen", Path::new("/q/projects")),
                 ("copilot", Path::new("/c/session-state")),
                 ("opencode", Path::new("/d/opencode")),
+                ("antigravity", Path::new("/home/u/.gemini/antigravity-cli")),
+                ("cursor", Path::new("/home/u/.cursor")),
                 ("cline", Path::new("/l/data/sessions")),
             ]
         );
@@ -1207,11 +1213,35 @@ mod tests {
         let flags: Vec<&str> = REGISTRY.iter().map(|k| k.store().flag()).collect();
         assert_eq!(
             names,
-            ["hydra", "claude", "codex", "gemini", "pi", "qwen", "copilot", "opencode", "cline"]
+            [
+                "hydra",
+                "claude",
+                "codex",
+                "gemini",
+                "pi",
+                "qwen",
+                "copilot",
+                "opencode",
+                "antigravity",
+                "cursor",
+                "cline"
+            ]
         );
         assert_eq!(
             flags,
-            ["store", "claude", "codex", "gemini", "pi", "qwen", "copilot", "opencode", "cline"]
+            [
+                "store",
+                "claude",
+                "codex",
+                "gemini",
+                "pi",
+                "qwen",
+                "copilot",
+                "opencode",
+                "antigravity",
+                "cursor",
+                "cline"
+            ]
         );
         assert_eq!(kind_by_flag("store"), Some(native::KIND));
         assert_eq!(kind_by_name("codex"), Some(codex::KIND));

@@ -199,6 +199,8 @@ mod tests {
                 "[qwen  ]",
                 "[copilot]",
                 "[opencode]",
+                "[antigravity]",
+                "[cursor]",
                 "[cline ]"
             ]
         );
