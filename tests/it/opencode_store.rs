@@ -657,3 +657,297 @@ fn search_finds_opencode_sessions_through_its_index_and_sees_new_parts() {
     assert_eq!(search("zephyr", false), [B]);
     assert_eq!(search("reply", true), search("reply", false));
 }
+
+/// A database opencode 2.0 upgraded: 2.x sessions in `session_v2` with
+/// their `session_message` rows, 1.x sessions left in `session` with
+/// `message`/`part`, and a 1.x session 2.0 imported (in both, under the
+/// same id, its 1.x messages copied into `session_message` and then
+/// continued in 2.x): listed once, from its 2.x copy.
+#[test]
+fn opencode_2_sessions_are_listed_once_beside_the_1x_history() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("opencode");
+    let db = Db::create_2_0(&data.join("opencode.db"));
+    let t = 1_788_972_143_734;
+    let titled = "ses_f78f36bd6ffeTXo4UWv9dIETyI";
+    db.session_v2(titled, None, "/w/a", Some("Beta parser check"), t);
+    db.v2_message(
+        titled,
+        4,
+        "msg_t1",
+        "user",
+        t + 1,
+        v2_user(t + 1, "\"reply exactly\""),
+    );
+    db.v2_message(
+        titled,
+        5,
+        "msg_t2",
+        "agent-switched",
+        t + 2,
+        serde_json::json!({"agent": "plan", "time": {"created": t + 2}}),
+    );
+    db.v2_message(
+        titled,
+        6,
+        "msg_t3",
+        "assistant",
+        t + 3,
+        v2_assistant(
+            t + 3,
+            &[
+                v2_reasoning("REASONING-XYZZY"),
+                v2_tool("bash", "TOOL-INPUT-XYZZY", "TOOL-OUTPUT-XYZZY"),
+                v2_text("beta parser check"),
+            ],
+        ),
+    );
+    db.v2_message(titled, 7, "msg_t4", "synthetic", t + 4, serde_json::json!({"sessionID": titled, "text": "INJECTED-XYZZY", "time": {"created": t + 4}}));
+    // Untitled yet (NULL, or empty as some 2.0 betas leave it): the first prompt.
+    let untitled = "ses_f78f34fafffeIugr4PB2oXkVD0";
+    db.session_v2(untitled, None, "/w/b", None, t + 10);
+    db.v2_message(
+        untitled,
+        4,
+        "msg_u1",
+        "user",
+        t + 11,
+        v2_user(t + 11, "Read input.txt\nthen answer"),
+    );
+    let empty = "ses_f78f34fafffeEmptyTitle0001";
+    db.session_v2(empty, None, "/w/b", Some(""), t + 12);
+    db.v2_message(
+        empty,
+        1,
+        "msg_e1",
+        "user",
+        t + 13,
+        v2_user(t + 13, "an empty title"),
+    );
+    // A sub-agent and an archived session are not listed.
+    db.session_v2(
+        "ses_v2sub",
+        Some(titled),
+        "/w/a",
+        Some("look (@general subagent)"),
+        t + 20,
+    );
+    db.session_v2("ses_v2old", None, "/w/a", Some("Archived"), t - 5);
+    db.conn
+        .execute(
+            "UPDATE session_v2 SET time_archived = ?1 WHERE id = 'ses_v2old'",
+            [t],
+        )
+        .unwrap();
+    // 1.x history 2.0 left where it was.
+    let old = "ses_1a2b3c4d5ffeOnlyInOneX01";
+    db.session(old, None, "/w/old", "Left in 1.x", 1_767_600_000_000);
+    db.user(
+        old,
+        "msg_o1",
+        1_767_600_001_000,
+        &[&text_part("an old prompt")],
+    );
+    // Imported: the 1.x row and messages, the 2.x row and its copy of them
+    // (ids `evt_legacy_backfill_m_…`), then a turn in 2.x.
+    let both = "ses_1a2b3c4d6ffeImportedBoth1";
+    db.session(both, None, "/w/both", "1.x title", 1_767_700_000_000);
+    db.user(
+        both,
+        "msg_i1",
+        1_767_700_001_000,
+        &[&text_part("imported prompt")],
+    );
+    db.session_v2(both, None, "/w/both", Some("2.x title"), 1_767_700_000_000);
+    db.v2_message(
+        both,
+        1,
+        "evt_legacy_backfill_m_0",
+        "user",
+        1_767_700_001_000,
+        v2_user(1_767_700_001_000, "imported prompt"),
+    );
+    db.v2_message(
+        both,
+        2,
+        "msg_i2",
+        "user",
+        t + 30,
+        v2_user(t + 30, "continued in two"),
+    );
+    db.v2_message(
+        both,
+        3,
+        "msg_i3",
+        "assistant",
+        t + 31,
+        v2_assistant(t + 31, &[v2_text("continued reply")]),
+    );
+
+    let root = data.to_str().unwrap();
+    let rows = candidates(&["--opencode", root]);
+    let got: Vec<(&str, &str, &str)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["sessionId"].as_str().unwrap(),
+                r["label"].as_str().unwrap(),
+                r["cwd"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (empty, "an empty title", "/w/b"),
+            (untitled, "Read input.txt", "/w/b"),
+            (titled, "Beta parser check", "/w/a"),
+            (both, "2.x title", "/w/both"),
+            (old, "Left in 1.x", "/w/old"),
+        ]
+    );
+    let preview = |id: &str| {
+        let out = common::run(&["--opencode", root, "preview", id, "--json"], "");
+        assert!(out.status.success(), "{}", common::stderr(&out));
+        common::stdout(&out)
+    };
+    let context = preview(titled);
+    assert!(
+        context.contains("reply exactly") && context.contains("beta parser check"),
+        "{context}"
+    );
+    for hidden in [
+        "REASONING-XYZZY",
+        "TOOL-INPUT-XYZZY",
+        "TOOL-OUTPUT-XYZZY",
+        "INJECTED-XYZZY",
+    ] {
+        assert!(!context.contains(hidden), "{hidden} in {context}");
+    }
+    let context = preview(both);
+    assert!(
+        context.contains("continued in two") && context.contains("continued reply"),
+        "{context}"
+    );
+    assert!(preview(old).contains("an old prompt"));
+    // Search sees 2.x messages, and a new row changes the session's stamp.
+    let catalog = load(&data);
+    let stamp = |catalog: &Catalog| {
+        let record = catalog.find(titled).unwrap();
+        record.kind.store().stamp(catalog.caches(), record).unwrap()
+    };
+    let first = stamp(&catalog);
+    db.v2_message(
+        titled,
+        8,
+        "msg_t5",
+        "user",
+        t + 40,
+        v2_user(t + 40, "a zephyr question"),
+    );
+    assert_ne!(stamp(&load(&data)), first);
+    let out = common::run(
+        &[
+            "--opencode",
+            root,
+            "search",
+            "zephyr",
+            "--json",
+            "--no-index",
+        ],
+        "",
+    );
+    assert!(
+        common::stdout(&out).contains(titled),
+        "{}",
+        common::stderr(&out)
+    );
+}
+
+/// Later 2.x keeps its sessions in `session` and their messages in
+/// `session_message` (1.18.33 already has both tables, the second empty):
+/// a session with `session_message` rows is read from them, one without
+/// from `message`/`part`.
+#[test]
+fn a_later_2x_database_reads_session_message_and_falls_back_to_parts() {
+    let (_dir, data, db) = data_dir();
+    let two = "ses_1a2b3c4d7ffeLaterTwoShape1";
+    db.session(
+        two,
+        None,
+        "/w/two",
+        "New session - 2026-12-01T18:54:15.204Z",
+        1_767_800_000_000,
+    );
+    db.v2_message(
+        two,
+        1,
+        "msg_2a",
+        "user",
+        1_767_800_001_000,
+        v2_user(1_767_800_001_000, "typed in two"),
+    );
+    db.v2_message(
+        two,
+        2,
+        "msg_2b",
+        "compaction",
+        1_767_800_002_000,
+        serde_json::json!({"reason": "auto", "summary": "the summary", "time": {"created": 1_767_800_002_000_i64}}),
+    );
+    db.v2_message(
+        two,
+        3,
+        "msg_2c",
+        "assistant",
+        1_767_800_003_000,
+        v2_assistant(1_767_800_003_000, &[v2_text("after the summary")]),
+    );
+    let root = data.to_str().unwrap();
+    let rows = candidates(&["--opencode", root]);
+    let labels: Vec<(&str, &str)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["sessionId"].as_str().unwrap(),
+                r["label"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        labels,
+        [
+            (two, "typed in two"),
+            (A, "First session"),
+            (B, "Second session")
+        ]
+    );
+    let out = common::run(&["--opencode", root, "preview", two, "--json"], "");
+    let context = common::stdout(&out);
+    assert!(
+        context.contains("the summary") && context.contains("after the summary"),
+        "{context}"
+    );
+    let out = common::run(&["--opencode", root, "preview", A, "--json"], "");
+    assert!(common::stdout(&out).contains("reply a"));
+}
+
+/// A 2.0 database missing what this reader needs says so against 2.0's
+/// tables.
+#[test]
+fn a_2_0_database_without_session_message_is_one_unreadable_root() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("opencode.db");
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute_batch(
+        "CREATE TABLE session_v2 (id text PRIMARY KEY, parent_id text, directory text NOT NULL,
+           title text, time_created integer NOT NULL, time_updated integer NOT NULL,
+           time_archived integer, revert text);",
+    )
+    .unwrap();
+    drop(conn);
+    let (catalog, _native) = beside_native(&path);
+    let reason = only_reason(&catalog, &path);
+    assert!(reason.contains("table session_message"), "{reason}");
+    assert_eq!(ids(&catalog), ["native-1"]);
+}

@@ -124,6 +124,12 @@ const KINDS: &[Kind] = &[
         build: cursor,
         tear: append_half_line,
     },
+    Kind {
+        name: "cline",
+        flag: "cline",
+        build: cline,
+        tear: cline_tear,
+    },
 ];
 
 /// Texts planted in tool calls, tool output, reasoning and injected context.
@@ -1013,14 +1019,40 @@ fn copilot(dir: &Path) -> Built {
     }
 }
 
-/// An opencode data directory: a database (rows still in its `-wal`, as
-/// while opencode runs) holding a session with a sub-agent, and a legacy
-/// `storage/` session from before the database, plus a legacy copy of the
-/// database's session (listed once).
+/// An opencode data directory: a database upgraded by opencode 2.0 (rows
+/// still in its `-wal`, as while opencode runs) holding a 1.x session with
+/// a sub-agent and a 2.x session, and a legacy `storage/` session from
+/// before the database, plus a legacy copy of the database's session
+/// (listed once).
 fn opencode(dir: &Path) -> Built {
     use opencode_fixture::*;
     let root = dir.join("opencode");
-    let db = Db::create(&root.join("opencode.db"));
+    let db = Db::create_2_0(&root.join("opencode.db"));
+    let c = "ses_0c1d2e3f6ffeTwoZeroShape1";
+    db.session_v2(c, None, "/w/cli", None, 1_788_972_143_734);
+    db.v2_message(
+        c,
+        4,
+        "msg_c1",
+        "user",
+        1_788_972_143_788,
+        v2_user(1_788_972_143_788, "Make the CLI print its version"),
+    );
+    db.v2_message(
+        c,
+        5,
+        "msg_c2",
+        "assistant",
+        1_788_972_144_865,
+        v2_assistant(
+            1_788_972_144_865,
+            &[
+                v2_reasoning("REASONING-XYZZY"),
+                v2_tool("bash", "TOOL-INPUT-XYZZY", "TOOL-OUTPUT-XYZZY"),
+                v2_text("The CLI now prints 2.0.25 for --version"),
+            ],
+        ),
+    );
     let a = "ses_0c1d2e3f4ffeApiPaginate01";
     db.session(
         a,
@@ -1118,9 +1150,171 @@ fn opencode(dir: &Path) -> Built {
                 ],
                 hidden: HIDDEN,
             },
+            Expect {
+                id: c,
+                cwd: "/w/cli",
+                label: "Make the CLI print its version",
+                file: db.path.join(c),
+                said: &[
+                    "Make the CLI print its version",
+                    "The CLI now prints 2.0.25 for --version",
+                ],
+                hidden: HIDDEN,
+            },
         ],
         root,
     }
+}
+
+/// A Cline CLI 3.0.65 home (`$CLINE_DIR`, named as the root): session
+/// folders under `data/sessions`, each a manifest and a messages file as
+/// Cline writes them; one session spawned a sub-agent (its transcript in
+/// the parent's folder, its own folder `<parent>__<agent>`), the other was
+/// compacted.
+fn cline(dir: &Path) -> Built {
+    let root = dir.join(".cline");
+    let sessions = root.join("data/sessions");
+    let a = "1796187340952_vz5li";
+    let b = "1796187433537_wnwix";
+    let manifest = |id: &str, cwd: &str, title: Option<&str>, sub: Option<&str>| {
+        let mut metadata = serde_json::json!({"checkpoint": {"history": []},
+            "systemPrompt": "Working Directory: /elsewhere"});
+        if let Some(title) = title {
+            metadata["title"] = title.into();
+        }
+        serde_json::json!({"session_id": id, "source": "cli", "pid": 4242,
+            "started_at": format!("2026-12-02T04:4{}:06.101Z", if id == a { 3 } else { 5 }),
+            "ended_at": null, "exit_code": null, "status": "idle", "interactive": 0,
+            "provider": "openai-compatible", "model": "mock-model", "cwd": cwd,
+            "workspace_root": cwd, "team_name": null, "parent_session_id": sub,
+            "parent_agent_id": null, "agent_id": null, "is_subagent": sub.is_some(),
+            "prompt": "<user_input mode=\"act\">ignored column</user_input>",
+            "metadata": metadata, "transcript_path": "", "hook_path": "",
+            "messages_path": format!("/home/me/.cline/data/sessions/{id}/{id}.messages.json"),
+            "updated_at": "2026-12-02T05:00:00.000Z"})
+    };
+    let messages = |id: &str, messages: serde_json::Value| {
+        serde_json::json!({"version": 1, "updated_at": "2026-12-02T04:50:06.507Z",
+            "agent": "lead", "sessionId": id,
+            "origin": {"source": "cli", "mode": "user", "sessionId": id, "version": "3.0.65"},
+            "messages": messages, "system_prompt": "You are Cline, a highly skilled engineer"})
+    };
+    let put = |path: PathBuf, value: serde_json::Value| {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, serde_json::to_string_pretty(&value).unwrap()).unwrap();
+        path
+    };
+    let typed = |text: &str| {
+        serde_json::json!({"id": "u1", "role": "user", "ts": 1796187340990_i64,
+            "content": [{"type": "text", "text": format!("<user_input mode=\"act\">{text}</user_input>")}]})
+    };
+    put(
+        sessions.join(a).join(format!("{a}.json")),
+        manifest(a, "/w/fetch", Some("Retry the fetch loop"), None),
+    );
+    let first = put(
+        sessions.join(a).join(format!("{a}.messages.json")),
+        messages(
+            a,
+            serde_json::json!([
+                typed("Add a retry to the fetch loop"),
+                {"id": "msg_1", "role": "assistant", "ts": 1796187341000_i64,
+                 "modelInfo": {"id": "mock-model", "provider": "openai-compatible"},
+                 "content": [{"type": "thinking", "thinking": "REASONING-XYZZY"},
+                             {"type": "tool_use", "id": "call_mock_0003", "name": "run_commands",
+                              "input": {"commands": ["TOOL-INPUT-XYZZY"]}}]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "call_mock_0003",
+                    "name": "run_commands",
+                    "content": [{"query": "q", "result": "TOOL-OUTPUT-XYZZY", "success": true}]}]},
+                {"id": "msg_2", "role": "assistant", "ts": 1796187342000_i64,
+                 "content": [{"type": "tool_use", "id": "call_mock_0004", "name": "spawn_agent",
+                              "input": {"task": "TOOL-INPUT-XYZZY"}}]},
+                {"id": "msg_3", "role": "assistant", "ts": 1796187343000_i64,
+                 "content": [{"type": "text", "text": "fetch now retries three times"}]}
+            ]),
+        ),
+    );
+    // The sub-agent: its transcript in the parent's folder, and a folder
+    // of its own that is not a session to list.
+    let agent = "agent_1796187433537_5oq5lv";
+    put(
+        sessions.join(a).join(format!("{agent}.messages.json")),
+        serde_json::json!({"version": 1, "agent": "subagent", "sessionId": format!("{a}__{agent}"),
+            "origin": {"source": "cli", "mode": "subagent", "parentThreadId": a},
+            "messages": [typed("SUBAGENT-PROMPT-XYZZY")]}),
+    );
+    let sub = format!("{a}__{agent}");
+    put(
+        sessions.join(&sub).join(format!("{sub}.json")),
+        manifest(&sub, "/w/fetch", None, Some(a)),
+    );
+    put(
+        sessions.join(b).join(format!("{b}.json")),
+        manifest(b, "/w/docs", None, None),
+    );
+    let second = put(
+        sessions.join(b).join(format!("{b}.messages.json")),
+        messages(
+            b,
+            serde_json::json!([
+                {"role": "user", "content": [{"type": "text",
+                    "text": "<user_input mode=\"plan\">Fix the typos in the guide ✓\nand the links</user_input>"}]},
+                {"role": "assistant", "content": [{"type": "text", "text": "OLD-REPLY"}]},
+                typed("Now the index page"),
+                {"role": "assistant", "content": [{"type": "text", "text": "The index page reads well now"}]}
+            ]),
+        ),
+    );
+    put(
+        sessions.join(b).join(format!("{b}.compaction.json")),
+        serde_json::json!({"conversation_id": b, "source_message_count": 2,
+            "source_prefix_hash": "abc", "source_last_message_key": "k",
+            "messages": [{"role": "user", "content": [{"type": "text",
+                "text": "Context summary:\n\nThe guide's typos are fixed"}],
+                "metadata": {"kind": "compaction_summary", "displayRole": "system",
+                             "summary": "The guide's typos are fixed", "tokensBefore": 5661}}]}),
+    );
+    Built {
+        sessions: vec![
+            Expect {
+                id: a,
+                cwd: "/w/fetch",
+                label: "Retry the fetch loop",
+                file: first,
+                said: &[
+                    "Add a retry to the fetch loop",
+                    "fetch now retries three times",
+                ],
+                hidden: &[
+                    "TOOL-INPUT-XYZZY",
+                    "TOOL-OUTPUT-XYZZY",
+                    "REASONING-XYZZY",
+                    "SUBAGENT-PROMPT-XYZZY",
+                    "ignored column",
+                ],
+            },
+            Expect {
+                id: b,
+                cwd: "/w/docs",
+                label: "Fix the typos in the guide ✓",
+                file: second,
+                said: &[
+                    "The guide's typos are fixed",
+                    "Now the index page",
+                    "The index page reads well now",
+                ],
+                hidden: &["OLD-REPLY", "Context summary", "user_input"],
+            },
+        ],
+        root,
+    }
+}
+
+/// A Cline messages file read while Cline rewrites it: cut short, inside
+/// the system prompt that follows the messages.
+fn cline_tear(file: &Path) {
+    let bytes = std::fs::read(file).unwrap();
+    std::fs::write(file, &bytes[..bytes.len() - 12]).unwrap();
 }
 
 /// An opencode session being written: a database session's `-wal` ends in

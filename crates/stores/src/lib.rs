@@ -100,7 +100,9 @@ use std::sync::{Arc, Mutex};
 use rayon::prelude::*;
 
 use index::{journal, title};
-use kinds::{antigravity, claude, codex, copilot, cursor, gemini, native, opencode, pi, qwen};
+use kinds::{
+    antigravity, claude, cline, codex, copilot, cursor, gemini, native, opencode, pi, qwen,
+};
 pub use model::StoreKind;
 use model::{History, SessionRecord, Surface, SurfaceSink};
 
@@ -116,6 +118,7 @@ pub static REGISTRY: &[StoreKind] = &[
     opencode::KIND,
     antigravity::KIND,
     cursor::KIND,
+    cline::KIND,
 ];
 
 /// The guard of `m`, also when a panicking holder poisoned it: the data
@@ -1132,6 +1135,7 @@ mod tests {
             "COPILOT_HOME" => Some("/c".to_owned()),
             "QWEN_HOME" => Some("/q".to_owned()),
             "XDG_DATA_HOME" => Some("/d".to_owned()),
+            "CLINE_DIR" => Some("/l".to_owned()),
             _ => None,
         };
         let set = StoreRoots::default_locations(env, Some(home));
@@ -1147,6 +1151,9 @@ mod tests {
                 ("qwen", Path::new("/q/projects")),
                 ("copilot", Path::new("/c/session-state")),
                 ("opencode", Path::new("/d/opencode")),
+                ("antigravity", Path::new("/home/u/.gemini/antigravity-cli")),
+                ("cursor", Path::new("/home/u/.cursor")),
+                ("cline", Path::new("/l/data/sessions")),
             ]
         );
     }
@@ -1206,11 +1213,35 @@ mod tests {
         let flags: Vec<&str> = REGISTRY.iter().map(|k| k.store().flag()).collect();
         assert_eq!(
             names,
-            ["hydra", "claude", "codex", "gemini", "pi", "qwen", "copilot", "opencode"]
+            [
+                "hydra",
+                "claude",
+                "codex",
+                "gemini",
+                "pi",
+                "qwen",
+                "copilot",
+                "opencode",
+                "antigravity",
+                "cursor",
+                "cline"
+            ]
         );
         assert_eq!(
             flags,
-            ["store", "claude", "codex", "gemini", "pi", "qwen", "copilot", "opencode"]
+            [
+                "store",
+                "claude",
+                "codex",
+                "gemini",
+                "pi",
+                "qwen",
+                "copilot",
+                "opencode",
+                "antigravity",
+                "cursor",
+                "cline"
+            ]
         );
         assert_eq!(kind_by_flag("store"), Some(native::KIND));
         assert_eq!(kind_by_name("codex"), Some(codex::KIND));

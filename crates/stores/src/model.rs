@@ -198,7 +198,10 @@ mod tests {
                 "[pi    ]",
                 "[qwen  ]",
                 "[copilot]",
-                "[opencode]"
+                "[opencode]",
+                "[antigravity]",
+                "[cursor]",
+                "[cline ]"
             ]
         );
     }

@@ -2,7 +2,12 @@
 //! 1.18.33 writes (checked offline against the real CLI): a database made
 //! from its own schema (`tests/fixtures/opencode/schema-1.18.33.sql`), in
 //! WAL mode with the rows left in the `-wal` file as a running opencode
-//! leaves them, and legacy `storage/` JSON files.
+//! leaves them, and legacy `storage/` JSON files; and the tables opencode
+//! 2.0 adds to the same database ([`UPGRADE_2_0`]: `session_v2` and
+//! `session_message`, as an upgraded 2.0.25 database's `sqlite_master`
+//! holds them), with messages in the JSON shape of opencode's
+//! `packages/core/src/session-message.ts`.
+#![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 
@@ -10,6 +15,71 @@ use rusqlite::{params, Connection};
 
 /// The schema opencode 1.18.33 creates, with its migrations.
 pub const SCHEMA: &str = include_str!("../../fixtures/opencode/schema-1.18.33.sql");
+
+/// What opencode 2.0 adds to a 1.18.33 database when it upgrades it: its
+/// own session table `session_v2`, and `session_message` rebuilt to refer
+/// to it (1.18.33's empty projection of the same name referred to
+/// `session`). The 1.x tables stay, with the history they hold.
+pub const UPGRADE_2_0: &str = "
+DROP TABLE `session_message`;
+CREATE TABLE `session_v2` (
+          `id` text PRIMARY KEY,
+          `project_id` text NOT NULL,
+          `workspace_id` text,
+          `parent_id` text,
+          `fork_session_id` text,
+          `fork_boundary` text,
+          `slug` text NOT NULL,
+          `directory` text NOT NULL,
+          `path` text,
+          `title` text,
+          `version` text NOT NULL,
+          `share_url` text,
+          `summary_additions` integer,
+          `summary_deletions` integer,
+          `summary_files` integer,
+          `summary_diffs` text,
+          `metadata` text,
+          `cost` real DEFAULT 0 NOT NULL,
+          `tokens_input` integer DEFAULT 0 NOT NULL,
+          `tokens_output` integer DEFAULT 0 NOT NULL,
+          `tokens_reasoning` integer DEFAULT 0 NOT NULL,
+          `tokens_cache_read` integer DEFAULT 0 NOT NULL,
+          `tokens_cache_write` integer DEFAULT 0 NOT NULL,
+          `revert` text,
+          `permission` text,
+          `agent` text,
+          `model` text,
+          `time_created` integer NOT NULL,
+          `time_updated` integer NOT NULL,
+          `time_idle` integer,
+          `time_viewed` integer,
+          `idle_outcome` text,
+          `time_compacting` integer,
+          `time_archived` integer,
+          `time_suspended` integer,
+          `resume_attempts` integer DEFAULT 0 NOT NULL,
+          CONSTRAINT `fk_session_v2_project_id_project_id_fk` FOREIGN KEY (`project_id`) REFERENCES `project`(`id`) ON DELETE CASCADE
+        );
+CREATE INDEX `session_v2_project_idx` ON `session_v2` (`project_id`);
+CREATE INDEX `session_v2_workspace_idx` ON `session_v2` (`workspace_id`);
+CREATE INDEX `session_v2_parent_idx` ON `session_v2` (`parent_id`);
+CREATE INDEX `session_v2_time_suspended_idx` ON `session_v2` (`time_suspended`) WHERE \"session_v2\".\"time_suspended\" is not null;
+CREATE TABLE `session_message` (
+          `id` text PRIMARY KEY,
+          `session_id` text NOT NULL,
+          `type` text NOT NULL,
+          `seq` integer NOT NULL,
+          `time_created` integer NOT NULL,
+          `time_updated` integer NOT NULL,
+          `data` text NOT NULL,
+          CONSTRAINT `fk_session_message_session_id_session_v2_id_fk` FOREIGN KEY (`session_id`) REFERENCES `session_v2`(`id`) ON DELETE CASCADE
+        );
+CREATE UNIQUE INDEX `session_message_session_seq_idx` ON `session_message` (`session_id`,`seq`);
+CREATE INDEX `session_message_session_type_seq_idx` ON `session_message` (`session_id`,`type`,`seq`);
+CREATE INDEX `session_message_session_time_created_id_idx` ON `session_message` (`session_id`,`time_created`,`id`);
+CREATE INDEX `session_message_time_created_idx` ON `session_message` (`time_created`);
+";
 
 /// A database being written, as opencode writes it.
 pub struct Db {
@@ -44,6 +114,53 @@ impl Db {
             conn,
             path: path.to_owned(),
         }
+    }
+
+    /// A 1.18.33 database upgraded by opencode 2.0 ([`UPGRADE_2_0`]).
+    pub fn create_2_0(path: &Path) -> Db {
+        let db = Db::create(path);
+        db.conn.execute_batch(UPGRADE_2_0).unwrap();
+        db
+    }
+
+    /// A 2.0 `session_v2` row (`title` `None` until 2.x generates one).
+    pub fn session_v2(
+        &self,
+        id: &str,
+        parent: Option<&str>,
+        dir: &str,
+        title: Option<&str>,
+        created: i64,
+    ) {
+        self.conn
+            .execute(
+                "INSERT INTO session_v2 (id, project_id, parent_id, slug, directory, path, title, \
+                 version, model, time_created, time_updated) \
+                 VALUES (?1, 'global', ?2, 'hidden-panda', ?3, '', ?4, '2.0.25', \
+                 '{\"id\":\"mock-model\",\"providerID\":\"mock\"}', ?5, ?5)",
+                params![id, parent, dir, title, created],
+            )
+            .unwrap();
+    }
+
+    /// A 2.x `session_message` row: its `type` column and `data` (the
+    /// message without its `type` and `id`, which are columns).
+    pub fn v2_message(
+        &self,
+        session: &str,
+        seq: i64,
+        id: &str,
+        kind: &str,
+        at: i64,
+        data: serde_json::Value,
+    ) {
+        self.conn
+            .execute(
+                "INSERT INTO session_message (id, session_id, type, seq, time_created, \
+                 time_updated, data) VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6)",
+                params![id, session, kind, seq, at, data.to_string()],
+            )
+            .unwrap();
     }
 
     /// A session row (`parent` for a sub-agent's).
@@ -104,6 +221,39 @@ impl Db {
             )
             .unwrap();
     }
+}
+
+/// A 2.x `user` message's `data`: what was typed, attached files apart.
+pub fn v2_user(at: i64, text: &str) -> serde_json::Value {
+    serde_json::json!({"time": {"created": at}, "text": text, "files": [], "agents": [],
+        "references": []})
+}
+
+/// A 2.x `assistant` message's `data` with `content` items (`text`,
+/// `reasoning`, `tool`).
+pub fn v2_assistant(at: i64, content: &[serde_json::Value]) -> serde_json::Value {
+    serde_json::json!({"time": {"created": at, "completed": at + 500}, "agent": "build",
+        "model": {"id": "mock-model", "providerID": "mock"}, "content": content,
+        "finish": "stop", "cost": 0,
+        "tokens": {"input": 8, "output": 2, "reasoning": 0, "cache": {"read": 0, "write": 0}}})
+}
+
+/// A 2.x assistant `text` item.
+pub fn v2_text(text: &str) -> serde_json::Value {
+    serde_json::json!({"type": "text", "text": text})
+}
+
+/// A 2.x assistant `reasoning` item.
+pub fn v2_reasoning(text: &str) -> serde_json::Value {
+    serde_json::json!({"type": "reasoning", "id": "rsn_1", "text": text})
+}
+
+/// A 2.x assistant `tool` item, completed, with its input and output.
+pub fn v2_tool(name: &str, input: &str, output: &str) -> serde_json::Value {
+    serde_json::json!({"type": "tool", "id": "call_1", "name": name,
+        "state": {"status": "completed", "input": {"command": input},
+                  "content": [{"type": "text", "text": output}], "structured": {}},
+        "time": {"created": 1, "ran": 1, "completed": 2}})
 }
 
 /// `{"type":"text","text":…}`.

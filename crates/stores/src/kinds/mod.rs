@@ -11,6 +11,7 @@
 
 pub mod antigravity;
 pub mod claude;
+pub mod cline;
 pub mod codex;
 pub mod copilot;
 pub mod cursor;
@@ -52,6 +53,11 @@ pub const ROUTINE_SKIPS: &[RoutineSkip] = &[
         reason: opencode::LEGACY_COPY,
         one: "legacy opencode file of a session in its database",
         many: "legacy opencode files of sessions in its database",
+    },
+    RoutineSkip {
+        reason: cline::SUBAGENT,
+        one: "Cline sub-agent session",
+        many: "Cline sub-agent sessions",
     },
     RoutineSkip {
         reason: gemini::SUBAGENT,

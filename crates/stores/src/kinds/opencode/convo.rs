@@ -6,6 +6,10 @@
 //! `{role, summary?, …}` and its parts `{type, text?, synthetic?, ignored?,
 //! …}`, the parts in id order. What each message is to the conversation is
 //! worked out here, without I/O, so both sources fold identically.
+//!
+//! opencode 2.x writes one row per message instead (`session_message`,
+//! [`StoredMessage::kind`]), its content inline in `data`
+//! ([`turn_of`] maps both onto the same [`Turn`]s).
 
 use std::borrow::Cow;
 
@@ -20,6 +24,10 @@ use crate::model::SurfaceSink;
 pub struct StoredMessage {
     /// The message id (`msg_…`).
     pub id: String,
+    /// The `session_message.type` of a 2.x message (`user`, `assistant`,
+    /// `compaction`, `synthetic`, …): its `data` is then 2.x's JSON and it
+    /// has no parts. `None` for a 1.x message.
+    pub kind: Option<String>,
     /// The message's `data` JSON.
     pub data: String,
     /// Each part's id and `data` JSON, in id order.
@@ -56,9 +64,11 @@ pub enum Turn {
     Prompt(Vec<String>),
     /// An assistant message's text parts (never reasoning or tool parts).
     Reply(Vec<String>),
-    /// A user message holding a `compaction` part: a compaction was asked for.
+    /// A user message holding a `compaction` part (1.x), or a 2.x
+    /// `compaction` without its summary yet: a compaction was asked for.
     Compaction,
-    /// The assistant message (`summary: true`) holding a compaction's summary.
+    /// The assistant message (`summary: true`) holding a compaction's
+    /// summary (1.x), or a finished 2.x `compaction`.
     Summary(Vec<String>),
     /// Nothing the surface shows (only synthetic text, files, tool output).
     Hidden,
@@ -84,10 +94,70 @@ struct PartData<'a> {
     ignored: Option<bool>,
 }
 
+/// A 2.x `session_message` row's `data`: a `user` message's `text`, an
+/// `assistant` message's `content`, a `compaction`'s `summary` (and, in
+/// 2.0, its `status`).
+#[derive(Deserialize)]
+struct V2Data<'a> {
+    #[serde(borrow, default)]
+    text: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    content: Option<Vec<PartData<'a>>>,
+    #[serde(borrow, default)]
+    summary: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    status: Option<Cow<'a, str>>,
+}
+
+/// What a 2.x message (`session_message` of `kind`) is to the conversation.
+///
+/// - `user`: its `text` is what the person typed (attached files are in
+///   `files`, sub-agent mentions in `agents`, never in `text`);
+/// - `assistant`: its `content`'s `text` items, without `synthetic` or
+///   `ignored` ones (never `reasoning` or `tool`);
+/// - `compaction`: its `summary`, once written (2.0 marks a finished one
+///   `status: "completed"`; the source followed has no `status`);
+/// - `synthetic` (text opencode injects, such as a background job's
+///   notice), `shell` (a `!` command and its output), `system`, and the
+///   switches of agent, model or place: nothing the surface shows.
+fn turn_of_v2(kind: &str, data: &str) -> Turn {
+    let wanted = matches!(kind, "user" | "assistant" | "compaction");
+    let Some(data) = wanted
+        .then(|| serde_json::from_str::<V2Data<'_>>(data).ok())
+        .flatten()
+    else {
+        return Turn::Hidden;
+    };
+    let nonblank = |t: &Cow<'_, str>| !t.trim().is_empty();
+    match kind {
+        "user" => match data.text.filter(nonblank) {
+            Some(text) => Turn::Prompt(vec![text.into_owned()]),
+            None => Turn::Hidden,
+        },
+        "assistant" => Turn::Reply(
+            data.content
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|p| p.kind.as_deref() == Some("text"))
+                .filter(|p| p.synthetic != Some(true) && p.ignored != Some(true))
+                .filter_map(|p| p.text.filter(nonblank))
+                .map(Cow::into_owned)
+                .collect(),
+        ),
+        _ => match (data.summary.filter(nonblank), data.status.as_deref()) {
+            (Some(summary), None | Some("completed")) => Turn::Summary(vec![summary.into_owned()]),
+            _ => Turn::Compaction,
+        },
+    }
+}
+
 /// What `message` is to the conversation. A message or part that does not
 /// parse is passed over (opencode's own writes are the only source, but a
 /// reader of another program's store stays lenient).
 pub fn turn_of(message: &StoredMessage) -> Turn {
+    if let Some(kind) = &message.kind {
+        return turn_of_v2(kind, &message.data);
+    }
     let Ok(data) = serde_json::from_str::<MessageData<'_>>(&message.data) else {
         return Turn::Hidden;
     };
@@ -272,6 +342,7 @@ mod tests {
     fn message(id: &str, data: &str, parts: &[&str]) -> StoredMessage {
         StoredMessage {
             id: id.into(),
+            kind: None,
             data: data.into(),
             parts: parts
                 .iter()
@@ -475,6 +546,95 @@ mod tests {
             Some("héllo wörld ✓")
         );
         assert_eq!(title(None, &[]), None);
+    }
+
+    fn v2(id: &str, kind: &str, data: &str) -> StoredMessage {
+        StoredMessage {
+            id: id.into(),
+            kind: Some(kind.into()),
+            data: data.into(),
+            parts: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_v2_session_message_maps_like_a_v1_message() {
+        let user = v2(
+            "m1",
+            "user",
+            r#"{"time":{"created":1},"text":"\"fix the build\"","files":[{"uri":"file:///w/a.txt","mime":"text/plain"}],"agents":[]}"#,
+        );
+        assert_eq!(
+            turn_of(&user),
+            Turn::Prompt(vec!["\"fix the build\"".into()])
+        );
+        let reply = v2(
+            "m2",
+            "assistant",
+            r#"{"time":{"created":2},"agent":"build","model":{"id":"m","providerID":"p"},"content":[
+                {"type":"reasoning","id":"r1","text":"REASONING"},
+                {"type":"tool","id":"call_1","name":"bash","state":{"status":"completed","input":{"command":"ls"},"content":[{"type":"text","text":"OUTPUT"}],"structured":{}},"time":{"created":2}},
+                {"type":"text","text":"synthetic note","synthetic":true},
+                {"type":"text","text":"Fixed."}]}"#,
+        );
+        assert_eq!(turn_of(&reply), Turn::Reply(vec!["Fixed.".into()]));
+        for (kind, data) in [
+            (
+                "synthetic",
+                r#"{"sessionID":"s","text":"background job done","time":{"created":3}}"#,
+            ),
+            (
+                "shell",
+                r#"{"callID":"c","command":"ls","output":"x","time":{"created":3}}"#,
+            ),
+            ("agent-switched", r#"{"agent":"plan","time":{"created":3}}"#),
+            (
+                "system",
+                r#"{"text":"You are in plan mode","time":{"created":3}}"#,
+            ),
+            ("user", r#"{"text":"  ","time":{"created":3}}"#),
+            ("user", "not json"),
+        ] {
+            assert_eq!(turn_of(&v2("m", kind, data)), Turn::Hidden, "{kind} {data}");
+        }
+        let done = v2(
+            "m3",
+            "compaction",
+            r#"{"reason":"auto","summary":"S","time":{"created":4}}"#,
+        );
+        assert_eq!(turn_of(&done), Turn::Summary(vec!["S".into()]));
+        let completed = v2(
+            "m3",
+            "compaction",
+            r#"{"status":"completed","reason":"auto","summary":"S"}"#,
+        );
+        assert_eq!(turn_of(&completed), Turn::Summary(vec!["S".into()]));
+        let running = v2(
+            "m3",
+            "compaction",
+            r#"{"status":"running","reason":"auto","summary":""}"#,
+        );
+        assert_eq!(turn_of(&running), Turn::Compaction);
+        // Folded as v1 is: the summary shadows what came before it.
+        let messages = [
+            v2("m1", "user", r#"{"text":"before"}"#),
+            v2("m2", "compaction", r#"{"reason":"auto","summary":"S"}"#),
+            v2("m3", "user", r#"{"text":"after"}"#),
+            v2(
+                "m4",
+                "assistant",
+                r#"{"content":[{"type":"text","text":"ACK"}]}"#,
+            ),
+        ];
+        assert_eq!(
+            texts(&surface_of(&messages)),
+            [
+                ("checkpoint".into(), "S".into()),
+                ("user".into(), "after".into()),
+                ("assistant".into(), "ACK".into()),
+            ]
+        );
+        assert_eq!(title(Some(""), &messages).as_deref(), Some("before"));
     }
 
     #[test]

@@ -38,8 +38,11 @@
 //!
 //! # Schema
 //!
-//! Followed: opencode 1.18.33 (migrations up to [`NEWEST_KNOWN`]). Only
-//! the columns listed in [`REQUIRED`] are read; a database missing one
+//! Followed: opencode 1.18.33 (migrations up to [`NEWEST_KNOWN`]), and the
+//! 2.x tables beside them ([`Shape`]; the module docs of
+//! [`super`] say which sources). Only the columns listed in [`REQUIRED`],
+//! [`SESSION_REQUIRED`] and [`SESSION_MESSAGE_REQUIRED`] are read; a
+//! database with neither a complete 1.x shape nor a complete 2.x one
 //! (half-migrated, not opencode's, or a newer opencode that changed them)
 //! is unreadable, and the reason names the newest migration it records
 //! when it is newer than the ones this reader knows. Newer migrations that
@@ -59,7 +62,8 @@ pub const BUSY: Duration = Duration::from_millis(200);
 /// The newest migration of opencode 1.18.33's database.
 pub const NEWEST_KNOWN: &str = "20260622202450_simplify_session_input";
 
-/// The tables and columns this reader uses.
+/// The tables and columns of opencode 1.x's shape (`session`, `message`,
+/// `part`).
 pub const REQUIRED: &[(&str, &[&str])] = &[
     (
         "session",
@@ -84,7 +88,83 @@ pub const REQUIRED: &[(&str, &[&str])] = &[
     ),
 ];
 
-/// One row of the `session` table, as listing needs it.
+/// The columns read of a session table: 1.x's `session`, early 2.x's
+/// `session_v2` and later 2.x's `session` all have them.
+pub const SESSION_REQUIRED: &[&str] = &[
+    "id",
+    "parent_id",
+    "directory",
+    "title",
+    "time_created",
+    "time_updated",
+    "time_archived",
+    "revert",
+];
+
+/// The columns read of 2.x's `session_message` (its `seq` too, when it
+/// has one: the order opencode writes; without it, `time_created`).
+pub const SESSION_MESSAGE_REQUIRED: &[&str] = &[
+    "id",
+    "session_id",
+    "type",
+    "time_created",
+    "time_updated",
+    "data",
+];
+
+/// Which of opencode's tables a database has, complete with the columns
+/// read.
+///
+/// - 1.x: `session` with `message` and `part`;
+/// - early 2.x (2.0.x): `session_v2` with `session_message`, the 1.x
+///   tables kept beside them with the history 2.x imported;
+/// - later 2.x: `session` with `session_message` (and `message`/`part`
+///   for 1.x history not carried over).
+///
+/// A session's head is read from `session_v2` when it has the id, else from
+/// `session`; its messages from `session_message` when that holds any of
+/// its conversation, else from `message`/`part` ([`read_session`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Shape {
+    /// `session` has [`SESSION_REQUIRED`].
+    pub session: bool,
+    /// `session_v2` has [`SESSION_REQUIRED`].
+    pub session_v2: bool,
+    /// `message` and `part` have their columns of [`REQUIRED`].
+    pub parts: bool,
+    /// `session_message` has [`SESSION_MESSAGE_REQUIRED`].
+    pub session_message: bool,
+    /// `session_message` has `seq`.
+    pub seq: bool,
+}
+
+impl Shape {
+    /// Whether a session can be listed and read: a session table, and a
+    /// message table to read its conversation from.
+    pub fn readable(&self) -> bool {
+        (self.session || self.session_v2) && (self.parts || self.session_message)
+    }
+
+    /// The session tables to list, the one whose copy wins first.
+    fn session_tables(&self) -> impl Iterator<Item = &'static str> {
+        [
+            self.session_v2.then_some("session_v2"),
+            self.session.then_some("session"),
+        ]
+        .into_iter()
+        .flatten()
+    }
+}
+
+/// An open database and the [`Shape`] its schema has.
+pub struct Db {
+    /// The read-only connection.
+    pub conn: Connection,
+    /// Which tables it has.
+    pub shape: Shape,
+}
+
+/// One row of a session table, as listing needs it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SessionRow {
     /// `ses_…`.
@@ -93,7 +173,8 @@ pub struct SessionRow {
     pub parent_id: Option<String>,
     /// The absolute working directory.
     pub directory: String,
-    /// The session's title (possibly the `New session - …` placeholder).
+    /// The session's title (possibly the `New session - …` placeholder;
+    /// empty when 2.x has not titled it yet).
     pub title: String,
     /// Milliseconds since the epoch.
     pub time_created: i64,
@@ -116,7 +197,7 @@ pub struct SessionData {
 }
 
 /// Open `path` read-only (see the module docs), with the schema checked.
-pub fn open(path: &Path) -> Result<Connection, String> {
+pub fn open(path: &Path) -> Result<Db, String> {
     // No WAL to miss: `immutable=1` reads the main file alone and, unlike
     // a read-only open of a WAL database, creates no `-wal`/`-shm` in the
     // store (nothing in a store is ever created or modified).
@@ -128,12 +209,11 @@ pub fn open(path: &Path) -> Result<Connection, String> {
         Ok(conn) => conn,
         Err(e) => return Err(reason(&e)),
     };
-    let conn = match configure(&conn).and_then(|()| check_schema(&conn)) {
-        Err(Why::CannotOpen) if quiescent(path) => open_immutable(path)?,
-        Err(why) => return Err(why.to_string()),
-        Ok(()) => conn,
-    };
-    Ok(conn)
+    match configure(&conn).and_then(|()| check_schema(&conn)) {
+        Err(Why::CannotOpen) if quiescent(path) => open_immutable(path),
+        Err(why) => Err(why.to_string()),
+        Ok(shape) => Ok(Db { conn, shape }),
+    }
 }
 
 /// Why a database cannot be read.
@@ -192,16 +272,16 @@ pub fn side_file(path: &Path, suffix: &str) -> std::path::PathBuf {
 }
 
 /// A quiescent database ([`quiescent`]), opened `immutable`.
-fn open_immutable(path: &Path) -> Result<Connection, String> {
+fn open_immutable(path: &Path) -> Result<Db, String> {
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
         | OpenFlags::SQLITE_OPEN_NO_MUTEX
         | OpenFlags::SQLITE_OPEN_URI;
     let uri = immutable_uri(path);
     let conn = Connection::open_with_flags(uri, flags).map_err(|e| reason(&e))?;
-    configure(&conn)
+    let shape = configure(&conn)
         .and_then(|()| check_schema(&conn))
         .map_err(|why| why.to_string())?;
-    Ok(conn)
+    Ok(Db { conn, shape })
 }
 
 /// `file:PATH?immutable=1`, the path percent-encoded where a URI needs it
@@ -229,28 +309,79 @@ fn configure(conn: &Connection) -> Result<(), Why> {
     Ok(())
 }
 
-/// Every column of [`REQUIRED`] exists (reading the schema is the first
-/// read, so a locked, corrupt or non-database file fails here).
-fn check_schema(conn: &Connection) -> Result<(), Why> {
-    let mut missing = Vec::new();
-    for (table, columns) in REQUIRED {
-        let mut stmt = conn.prepare("SELECT name FROM pragma_table_info(?1)")?;
-        let have: Vec<String> = stmt
-            .query_map([table], |row| row.get(0))?
-            .collect::<Result<_, _>>()?;
-        if have.is_empty() {
-            missing.push(format!("table {table}"));
-            continue;
-        }
-        for column in *columns {
-            if !have.iter().any(|c| c == column) {
-                missing.push(format!("column {table}.{column}"));
-            }
-        }
+/// The columns of `table` (none when there is no such table).
+fn columns_of(conn: &Connection, table: &str) -> Result<Vec<String>, Why> {
+    let mut stmt = conn.prepare("SELECT name FROM pragma_table_info(?1)")?;
+    let have = stmt
+        .query_map([table], |row| row.get(0))?
+        .collect::<Result<_, _>>()?;
+    Ok(have)
+}
+
+/// What of `columns` table `table` lacks, said as `table t` or `column
+/// t.c` (empty when it has them all).
+fn missing_of(have: &[String], table: &str, columns: &[&str]) -> Vec<String> {
+    if have.is_empty() {
+        return vec![format!("table {table}")];
     }
-    if missing.is_empty() {
-        return Ok(());
+    columns
+        .iter()
+        .filter(|c| !have.iter().any(|h| h == *c))
+        .map(|c| format!("column {table}.{c}"))
+        .collect()
+}
+
+/// The database's [`Shape`], when it is [`Shape::readable`] (reading the
+/// schema is the first read, so a locked, corrupt or non-database file
+/// fails here).
+fn check_schema(conn: &Connection) -> Result<Shape, Why> {
+    let session = columns_of(conn, "session")?;
+    let session_v2 = columns_of(conn, "session_v2")?;
+    let message = columns_of(conn, "message")?;
+    let part = columns_of(conn, "part")?;
+    let session_message = columns_of(conn, "session_message")?;
+    let of = |table: &str| {
+        REQUIRED
+            .iter()
+            .find(|(t, _)| *t == table)
+            .map_or(&[][..], |t| t.1)
+    };
+    let shape = Shape {
+        session: missing_of(&session, "session", SESSION_REQUIRED).is_empty(),
+        session_v2: missing_of(&session_v2, "session_v2", SESSION_REQUIRED).is_empty(),
+        parts: missing_of(&message, "message", of("message")).is_empty()
+            && missing_of(&part, "part", of("part")).is_empty(),
+        session_message: missing_of(
+            &session_message,
+            "session_message",
+            SESSION_MESSAGE_REQUIRED,
+        )
+        .is_empty(),
+        seq: session_message.iter().any(|c| c == "seq"),
+    };
+    if shape.readable() {
+        return Ok(shape);
     }
+    // Said against the shape the database started: 2.0's when it has a
+    // `session_v2` table, else 1.x's.
+    let missing: Vec<String> = if session_v2.is_empty() {
+        [
+            missing_of(&session, "session", of("session")),
+            missing_of(&message, "message", of("message")),
+            missing_of(&part, "part", of("part")),
+        ]
+        .concat()
+    } else {
+        [
+            missing_of(&session_v2, "session_v2", SESSION_REQUIRED),
+            missing_of(
+                &session_message,
+                "session_message",
+                SESSION_MESSAGE_REQUIRED,
+            ),
+        ]
+        .concat()
+    };
     let newest: Option<String> = conn
         .query_row("SELECT max(id) FROM migration", [], |row| row.get(0))
         .optional()
@@ -258,9 +389,9 @@ fn check_schema(conn: &Connection) -> Result<(), Why> {
         .flatten()
         .flatten();
     let what = match newest {
-        Some(newest) if newest.as_str() > NEWEST_KNOWN => {
-            format!("written by a newer opencode (migration {newest}; this reader follows 1.18.33)")
-        }
+        Some(newest) if newest.as_str() > NEWEST_KNOWN => format!(
+            "written by a newer opencode (migration {newest}; this reader follows 1.18.33 and 2.0)"
+        ),
         Some(newest) => format!("not fully migrated (last migration {newest})"),
         None => "not an opencode database, or not migrated".to_owned(),
     };
@@ -284,9 +415,10 @@ fn reason(e: &rusqlite::Error) -> String {
     }
 }
 
-/// The columns of a [`SessionRow`], in [`session_row`]'s order.
+/// The columns of a [`SessionRow`], in [`session_row`]'s order (2.x's
+/// title may be NULL until it is generated).
 const SESSION_COLUMNS: &str =
-    "id, parent_id, directory, title, time_created, time_updated, time_archived";
+    "id, parent_id, directory, coalesce(title, ''), time_created, time_updated, time_archived";
 
 /// A [`SessionRow`] from a row selecting [`SESSION_COLUMNS`].
 fn session_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<SessionRow> {
@@ -301,71 +433,96 @@ fn session_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<SessionRow> {
     })
 }
 
-/// Every session row.
-pub fn sessions(conn: &Connection) -> Result<Vec<SessionRow>, String> {
+/// Every session, once: a session in both `session_v2` and `session` (1.x
+/// history that 2.0 imported under the same id) is `session_v2`'s row,
+/// the copy 2.x keeps writing (the 1.x row stopped at the upgrade).
+pub fn sessions(db: &Db) -> Result<Vec<SessionRow>, String> {
     let rows = (|| {
-        let mut stmt = conn.prepare(&format!("SELECT {SESSION_COLUMNS} FROM session"))?;
-        let rows = stmt.query_map([], session_row)?;
-        rows.collect::<Result<Vec<_>, _>>()
+        let mut seen = std::collections::HashSet::new();
+        let mut all = Vec::new();
+        for table in db.shape.session_tables() {
+            let mut stmt = db
+                .conn
+                .prepare(&format!("SELECT {SESSION_COLUMNS} FROM {table}"))?;
+            for row in stmt.query_map([], session_row)? {
+                let row = row?;
+                if seen.insert(row.id.clone()) {
+                    all.push(row);
+                }
+            }
+        }
+        Ok(all)
     })();
-    rows.map_err(|e| reason(&e))
+    rows.map_err(|e: rusqlite::Error| reason(&e))
 }
 
-/// One session row by id (`None` when gone).
-pub fn session(conn: &Connection, id: &str) -> Result<Option<SessionRow>, String> {
-    conn.query_row(
-        &format!("SELECT {SESSION_COLUMNS} FROM session WHERE id = ?1"),
-        [id],
-        session_row,
-    )
-    .optional()
-    .map_err(|e| reason(&e))
+/// One session row by id (`None` when gone), from the table whose copy
+/// wins ([`sessions`]).
+pub fn session(db: &Db, id: &str) -> Result<Option<SessionRow>, String> {
+    for table in db.shape.session_tables() {
+        let row = db
+            .conn
+            .query_row(
+                &format!("SELECT {SESSION_COLUMNS} FROM {table} WHERE id = ?1"),
+                [id],
+                session_row,
+            )
+            .optional()
+            .map_err(|e| reason(&e))?;
+        if row.is_some() {
+            return Ok(row);
+        }
+    }
+    Ok(None)
 }
+
+/// The `session_message` types that are conversation (the others record
+/// switches of agent or model, idle marks and the like).
+const CONVERSATION_TYPES: &[&str] = &["user", "assistant", "compaction"];
 
 /// A session's title, revert, messages and parts, in one snapshot;
-/// `None` when the session is gone.
-pub fn read_session(conn: &Connection, id: &str) -> Result<Option<SessionData>, String> {
+/// `None` when the session is gone. The head comes from the table whose
+/// copy wins ([`sessions`]); the messages from `session_message` when it
+/// holds any of the session's conversation (what 2.x writes, and where it
+/// copies 1.x history it imports, under the same session id), else from
+/// `message`/`part` (1.x, or 1.x history 2.x has not copied).
+pub fn read_session(db: &Db, id: &str) -> Result<Option<SessionData>, String> {
+    let conn = &db.conn;
     let read = || -> rusqlite::Result<Option<SessionData>> {
         let txn = conn.unchecked_transaction()?;
-        let head: Option<(String, Option<String>)> = txn
-            .query_row(
-                "SELECT title, revert FROM session WHERE id = ?1",
-                [id],
-                |row| Ok((row.get(0)?, row.get(1)?)),
-            )
-            .optional()?;
+        let mut head: Option<(String, Option<String>)> = None;
+        for table in db.shape.session_tables() {
+            head = txn
+                .query_row(
+                    &format!("SELECT coalesce(title, ''), revert FROM {table} WHERE id = ?1"),
+                    [id],
+                    |row| Ok((row.get(0)?, row.get(1)?)),
+                )
+                .optional()?;
+            if head.is_some() {
+                break;
+            }
+        }
         let Some((title, revert)) = head else {
             return Ok(None);
         };
-        let mut parts: HashMap<String, Vec<(String, String)>> = HashMap::new();
-        {
-            let mut stmt = txn.prepare(
-                "SELECT message_id, id, data FROM part WHERE session_id = ?1 \
-                 ORDER BY message_id, id",
-            )?;
-            let mut rows = stmt.query([id])?;
-            while let Some(row) = rows.next()? {
-                let message: String = row.get(0)?;
-                parts
-                    .entry(message)
-                    .or_default()
-                    .push((row.get(1)?, row.get(2)?));
-            }
+        let mut messages = if db.shape.session_message {
+            v2_messages(&txn, db.shape.seq, id)?
+        } else {
+            Vec::new()
+        };
+        let v2 = messages.iter().any(|m| {
+            m.kind
+                .as_deref()
+                .is_some_and(|k| CONVERSATION_TYPES.contains(&k))
+        });
+        if !v2 {
+            messages = if db.shape.parts {
+                v1_messages(&txn, id)?
+            } else {
+                Vec::new()
+            };
         }
-        let mut stmt = txn.prepare(
-            "SELECT id, data FROM message WHERE session_id = ?1 ORDER BY time_created, id",
-        )?;
-        let messages = stmt
-            .query_map([id], |row| {
-                let id: String = row.get(0)?;
-                Ok(StoredMessage {
-                    parts: parts.remove(&id).unwrap_or_default(),
-                    data: row.get(1)?,
-                    id,
-                })
-            })?
-            .collect::<Result<Vec<_>, _>>()?;
-        drop(stmt);
         txn.finish()?;
         Ok(Some(SessionData {
             title: Some(title),
@@ -376,37 +533,108 @@ pub fn read_session(conn: &Connection, id: &str) -> Result<Option<SessionData>, 
     read().map_err(|e| reason(&e))
 }
 
+/// A session's `session_message` rows in the order opencode writes them
+/// (`seq`; `time_created` then id in a table without it).
+fn v2_messages(
+    txn: &rusqlite::Transaction<'_>,
+    seq: bool,
+    id: &str,
+) -> rusqlite::Result<Vec<StoredMessage>> {
+    let order = if seq { "seq" } else { "time_created, id" };
+    let mut stmt = txn.prepare(&format!(
+        "SELECT id, type, data FROM session_message WHERE session_id = ?1 ORDER BY {order}"
+    ))?;
+    let rows = stmt.query_map([id], |row| {
+        Ok(StoredMessage {
+            id: row.get(0)?,
+            kind: Some(row.get(1)?),
+            data: row.get(2)?,
+            parts: Vec::new(),
+        })
+    })?;
+    rows.collect()
+}
+
+/// A session's 1.x messages (`time_created`, then id, as opencode orders
+/// them), each with its parts in id order.
+fn v1_messages(txn: &rusqlite::Transaction<'_>, id: &str) -> rusqlite::Result<Vec<StoredMessage>> {
+    let mut parts: HashMap<String, Vec<(String, String)>> = HashMap::new();
+    {
+        let mut stmt = txn.prepare(
+            "SELECT message_id, id, data FROM part WHERE session_id = ?1 \
+             ORDER BY message_id, id",
+        )?;
+        let mut rows = stmt.query([id])?;
+        while let Some(row) = rows.next()? {
+            let message: String = row.get(0)?;
+            parts
+                .entry(message)
+                .or_default()
+                .push((row.get(1)?, row.get(2)?));
+        }
+    }
+    let mut stmt = txn
+        .prepare("SELECT id, data FROM message WHERE session_id = ?1 ORDER BY time_created, id")?;
+    let messages = stmt
+        .query_map([id], |row| {
+            let id: String = row.get(0)?;
+            Ok(StoredMessage {
+                parts: parts.remove(&id).unwrap_or_default(),
+                data: row.get(1)?,
+                kind: None,
+                id,
+            })
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(messages)
+}
+
 /// Per session id: how many messages and parts it has, and the newest
-/// `time_updated` of its row and its messages (ms). What tells the search
+/// `time_updated` of its rows and its messages (ms). What tells the search
 /// index that a session changed: opencode does not touch
-/// `session.time_updated` while a turn streams, but every new part
-/// changes the count, and the assistant message is rewritten when each
-/// step ends. Only a text part growing in place within a step goes
-/// unseen until that step ends. Parts are counted from their
+/// `session.time_updated` while a turn streams, but every new part or
+/// `session_message` row changes the count, and the assistant message is
+/// rewritten when each step ends. Only a text part growing in place within
+/// a step goes unseen until that step ends. Parts are counted from their
 /// `session_id` index alone: reading their `time_updated` would read
 /// the whole part table, most of the database (BENCHMARKS.md).
-pub fn versions(conn: &Connection) -> Result<HashMap<String, (u64, i64)>, String> {
-    let read = || -> rusqlite::Result<HashMap<String, (u64, i64)>> {
-        let txn = conn.unchecked_transaction()?;
-        let mut found: HashMap<String, (u64, i64)> = HashMap::new();
-        for sql in [
-            "SELECT id, 0, time_updated FROM session",
-            "SELECT session_id, count(*), max(time_updated) FROM message GROUP BY session_id",
-            "SELECT session_id, count(*), NULL FROM part GROUP BY session_id",
-        ] {
-            let mut stmt = txn.prepare(sql)?;
-            let mut rows = stmt.query([])?;
-            while let Some(row) = rows.next()? {
-                let id: String = row.get(0)?;
-                let count: i64 = row.get(1)?;
-                let time: Option<i64> = row.get(2)?;
-                let entry = found.entry(id).or_insert((0, i64::MIN));
-                entry.0 += u64::try_from(count).unwrap_or(0);
-                entry.1 = entry.1.max(time.unwrap_or(i64::MIN));
+pub fn versions(db: &Db) -> Result<HashMap<String, (u64, i64)>, String> {
+    let shape = db.shape;
+    let read =
+        || -> rusqlite::Result<HashMap<String, (u64, i64)>> {
+            let txn = db.conn.unchecked_transaction()?;
+            let mut found: HashMap<String, (u64, i64)> = HashMap::new();
+            let queries = [
+            (shape.session, "SELECT id, 0, time_updated FROM session"),
+            (shape.session_v2, "SELECT id, 0, time_updated FROM session_v2"),
+            (
+                shape.parts,
+                "SELECT session_id, count(*), max(time_updated) FROM message GROUP BY session_id",
+            ),
+            (
+                shape.parts,
+                "SELECT session_id, count(*), NULL FROM part GROUP BY session_id",
+            ),
+            (
+                shape.session_message,
+                "SELECT session_id, count(*), max(time_updated) FROM session_message \
+                 GROUP BY session_id",
+            ),
+        ];
+            for (_, sql) in queries.iter().filter(|(has, _)| *has) {
+                let mut stmt = txn.prepare(sql)?;
+                let mut rows = stmt.query([])?;
+                while let Some(row) = rows.next()? {
+                    let id: String = row.get(0)?;
+                    let count: i64 = row.get(1)?;
+                    let time: Option<i64> = row.get(2)?;
+                    let entry = found.entry(id).or_insert((0, i64::MIN));
+                    entry.0 += u64::try_from(count).unwrap_or(0);
+                    entry.1 = entry.1.max(time.unwrap_or(i64::MIN));
+                }
             }
-        }
-        txn.finish()?;
-        Ok(found)
-    };
+            txn.finish()?;
+            Ok(found)
+        };
     read().map_err(|e| reason(&e))
 }

@@ -171,7 +171,15 @@ pub fn read_messages(storage: &Path, id: &str) -> std::io::Result<Vec<StoredMess
                 parts.push((stem(&part), json));
             }
         }
-        messages.push((created, StoredMessage { id, data, parts }));
+        messages.push((
+            created,
+            StoredMessage {
+                id,
+                kind: None,
+                data,
+                parts,
+            },
+        ));
     }
     messages.sort_by(|a, b| (a.0, &a.1.id).cmp(&(b.0, &b.1.id)));
     Ok(messages.into_iter().map(|(_, m)| m).collect())

@@ -61,11 +61,52 @@
 //!   `latest`/`beta`/`prod`, else `opencode-<channel>.db` (both read).
 //!   `OPENCODE_DB` may be absolute or relative to the data directory.
 //! - A database holds `session_message` (a newer message projection),
-//!   empty in 1.18.33's default mode; not read.
+//!   empty in 1.18.33's default mode; read when it holds rows (below).
+//!
+//! # opencode 2.x (not run here: its npm package is not reachable)
+//!
+//! Read from opencode's own source, `anomalyco/opencode` (formerly
+//! `sst/opencode`): the message shape of `packages/core/src/session-message.ts`
+//! (commit `7d5e0bc00a0f5dbfb2caedb6d0704b351d4346c7`), the table of
+//! `packages/opencode/src/session/session.sql.ts` (`063e8306d989…`: `session`
+//! with `session_message(id, session_id, type, …, data)`, `data` the
+//! message without its `type` and `id`), and how 2.x imports 1.x history,
+//! `packages/core/src/session/message-backfill.ts` (`9a7198e6144d…`: each
+//! 1.x message copied into `session_message` under the same session id,
+//! a user message's non-synthetic text parts joined as its `text`). The
+//! 2.0 table `session_v2` is not in the source stored here (it stops
+//! before 2.0); its columns are those an upgraded 2.0.25 database's
+//! `sqlite_master` holds, as another reader's tests record them
+//! (`tests/support/opencode.rs`, `UPGRADE_2_0`), and a 0.0.0-beta-19381
+//! capture agrees. What is read ([`db::Shape`]):
+//!
+//! - Sessions: `session_v2` (2.0.x) and `session` (1.x, and later 2.x),
+//!   with the same rules as 1.x (roots only, not archived; a NULL or empty
+//!   title gives way to the first prompt, as the placeholder does).
+//! - A session in both `session_v2` and `session` (1.x history 2.0
+//!   imported, same id) is listed once, from `session_v2`: that is the
+//!   copy 2.x goes on writing, its title renamed and its turns appended
+//!   there, while the 1.x row stays as it was at the upgrade.
+//! - Messages: a session's `session_message` rows in `seq` order when
+//!   they hold any of its conversation (`user`, `assistant`,
+//!   `compaction`): they are what 2.x writes, and its copy of imported
+//!   1.x history; else its `message`/`part` rows (1.x, or history not
+//!   copied). A `user` row's `text` is what was typed (`run` still quotes
+//!   it); an `assistant` row's `content` `text` items are the reply; a
+//!   `compaction` row's `summary` is a compact checkpoint shadowing what
+//!   came before; `synthetic`, `shell`, `system` and the switch rows are
+//!   not conversation ([`convo`]).
+//!
+//! Assumed, not confirmed: that 2.x hides archived sessions as 1.x does
+//! (another reader says 2.0.25's list ignores `time_archived`); that a
+//! 2.0 fork (`fork_session_id`, `fork_boundary`) has its own messages
+//! rows; that a compaction's kept-recent messages (`include`, 2.0's
+//! `recent`) need no place of their own on the surface (everything before
+//! the compaction row is shadowed, as in 1.x).
 //!
 //! # Cost
 //!
-//! Listing is one `SELECT` over the `session` table per database (no
+//! Listing is one `SELECT` over each session table per database (no
 //! message is read), kept for the run in [`Caches`]; titles come from it,
 //! so a warm listing of 10,000 sessions costs what SQLite takes to read
 //! that table (BENCHMARKS.md). It is not kept in the title index: whether
@@ -120,7 +161,7 @@ struct OpencodeCaches {
     /// Open connections to each database, idle, for the next read: a
     /// connection is opened and its schema checked once, not per session
     /// (each read is its own transaction, so it sees the newest rows).
-    idle: Mutex<HashMap<PathBuf, Vec<rusqlite::Connection>>>,
+    idle: Mutex<HashMap<PathBuf, Vec<db::Db>>>,
 }
 
 /// `read` on a connection to `db`: an idle one of this run, else a new
@@ -128,7 +169,7 @@ struct OpencodeCaches {
 fn with_db<T>(
     caches: &Caches,
     db: &Path,
-    read: impl FnOnce(&rusqlite::Connection) -> Result<T, String>,
+    read: impl FnOnce(&db::Db) -> Result<T, String>,
 ) -> Result<T, String> {
     let store = caches.get::<OpencodeCaches>();
     let idle = lock(&store.idle).get_mut(db).and_then(Vec::pop);
