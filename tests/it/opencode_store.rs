@@ -807,9 +807,9 @@ fn opencode_2_sessions_are_listed_once_beside_the_1x_history() {
         ]
     );
     let preview = |id: &str| {
-        let out = common::run(&["--opencode", root, "preview", id, "--json"], "");
-        assert!(out.status.success(), "{}", common::stderr(&out));
-        common::stdout(&out)
+        let out = support::run(&["--opencode", root, "preview", id, "--json"], "");
+        assert!(out.status.success(), "{}", support::stderr(&out));
+        support::stdout(&out)
     };
     let context = preview(titled);
     assert!(
@@ -846,7 +846,7 @@ fn opencode_2_sessions_are_listed_once_beside_the_1x_history() {
         v2_user(t + 40, "a zephyr question"),
     );
     assert_ne!(stamp(&load(&data)), first);
-    let out = common::run(
+    let out = support::run(
         &[
             "--opencode",
             root,
@@ -858,9 +858,9 @@ fn opencode_2_sessions_are_listed_once_beside_the_1x_history() {
         "",
     );
     assert!(
-        common::stdout(&out).contains(titled),
+        support::stdout(&out).contains(titled),
         "{}",
-        common::stderr(&out)
+        support::stderr(&out)
     );
 }
 
@@ -922,14 +922,14 @@ fn a_later_2x_database_reads_session_message_and_falls_back_to_parts() {
             (B, "Second session")
         ]
     );
-    let out = common::run(&["--opencode", root, "preview", two, "--json"], "");
-    let context = common::stdout(&out);
+    let out = support::run(&["--opencode", root, "preview", two, "--json"], "");
+    let context = support::stdout(&out);
     assert!(
         context.contains("the summary") && context.contains("after the summary"),
         "{context}"
     );
-    let out = common::run(&["--opencode", root, "preview", A, "--json"], "");
-    assert!(common::stdout(&out).contains("reply a"));
+    let out = support::run(&["--opencode", root, "preview", A, "--json"], "");
+    assert!(support::stdout(&out).contains("reply a"));
 }
 
 /// A 2.0 database missing what this reader needs says so against 2.0's

@@ -74,19 +74,24 @@ pub struct Exit {
     pub err: String,
 }
 
-/// Poll until `path` exists, or fail with `tmux`'s screen.
+/// Poll until `path` holds a whole line (what `echo $? > rc` writes), or
+/// fail with `tmux`'s screen. Not merely until it exists: the shell creates
+/// the file before it writes the line, and a read in between saw "".
 pub fn wait_for_file(path: &Path, tmux: &Tmux) -> String {
     let start = Instant::now();
-    while !path.exists() {
+    loop {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        if text.ends_with('\n') {
+            return text;
+        }
         assert!(
             start.elapsed() < DEADLINE,
-            "timed out waiting for {}; the screen:\n{}",
+            "timed out waiting for a line in {} (it holds {text:?}); the screen:\n{}",
             path.display(),
             tmux.screen()
         );
         std::thread::sleep(POLL);
     }
-    std::fs::read_to_string(path).unwrap()
 }
 
 /// Poll until `path` holds `want`, or fail with what it held and `tmux`'s
