@@ -400,6 +400,24 @@ fn path_order(a: &Path, b: &Path) -> std::cmp::Ordering {
         .cmp(b.as_os_str().as_encoded_bytes())
 }
 
+
+/// Take `lock` if it is free now or within a few milliseconds. A lock is
+/// held by an open file description, and a child process forked elsewhere
+/// in this process (a picker's `--exec`, a test binary's helpers) keeps a
+/// copy of a description until it execs: a commit right after the last
+/// one could otherwise find its own just-released lock still taken. A run
+/// that really holds the lock keeps it longer than this, and the commit is
+/// then skipped as before.
+fn lock_briefly(lock: &File) -> bool {
+    for _ in 0..20 {
+        if lock.try_lock().is_ok() {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    false
+}
+
 impl Index {
     /// Open the index in `dir`, creating it when absent; anything
     /// unreadable counts as empty (and is replaced at the next commit).
@@ -781,7 +799,7 @@ impl Index {
             OpenOptions::new().create(true).truncate(false).write(true),
             &self.dir.join(LOCK),
         )?;
-        if lock.try_lock().is_err() {
+        if !lock_briefly(&lock) {
             return Ok(false);
         }
         // Re-read under the lock: another run may have committed since.
