@@ -24,8 +24,8 @@
 //!
 //! - [`kinds`]: one module per agent, each a unit type implementing
 //!   [`Store`];
-//! - [`jsonl`]: the JSONL line reader and the SIMD scanner that reads
-//!   log lines without building a JSON tree;
+//! - `session-ref-jsonl` (a crate of its own): the JSONL line reader and
+//!   the SIMD scanner that reads log lines without building a JSON tree;
 //! - [`index`]: the title index (listing without reading logs again) and the
 //!   journals that let a fold resume where it stopped;
 //! - [`search`]: the searchable text of a session and the search index kept
@@ -84,7 +84,6 @@
 #![warn(missing_docs)]
 
 pub mod index;
-pub mod jsonl;
 pub mod kinds;
 pub mod model;
 pub mod private;

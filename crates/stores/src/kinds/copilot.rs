@@ -126,14 +126,14 @@ use serde::{Deserialize, Serialize};
 
 use crate::index::journal::{Folded, Journal, ResumePoint};
 use crate::index::title::{TitleIndex, TitleInputs};
-use crate::jsonl::loose::{is_str, non_empty, scan_fields, scan_or_parse, scan_or_parse_line};
-use crate::jsonl::loose::{string, RawText};
 use crate::kinds::foreign::{
     self, read_lines, title_from_text, FileCache, LineSays, SurfaceBuilder, Visit,
 };
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
 use crate::{env_or_home, Caches, Env, ReadError, ScanEvent, Store};
 use session_ref_core::time::Instant;
+use session_ref_jsonl::loose::{is_str, non_empty, scan_fields, scan_or_parse, scan_or_parse_line};
+use session_ref_jsonl::loose::{string, RawText};
 
 /// The transcript's file name in a session folder.
 pub const EVENTS: &str = "events.jsonl";

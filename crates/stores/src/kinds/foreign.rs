@@ -16,9 +16,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::SystemTime;
 
-use crate::jsonl::lines::{self, LineReader};
 use crate::model::{Block, EventKind, MessageSource, Surface, SurfaceEvent, SurfaceSink};
 use crate::{has_suffix, ReadError};
+use session_ref_jsonl::lines::{self, LineReader};
 
 /// The longest title cut from a first prompt, in characters (Unicode scalar values).
 pub const TITLE_CHARS: usize = 80;

@@ -35,11 +35,11 @@ use std::sync::Arc;
 
 use crate::index::journal::{Folded, Journal, ResumePoint};
 use crate::index::title::TitleInputs;
-use crate::jsonl::loose::{is_str, non_empty, string};
 use crate::kinds::foreign::{self, read_lines, Visit};
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
 use crate::{env_or_home, has_suffix, Caches, Env, ReadError, ScanEvent, Store};
 use session_ref_core::time::Instant;
+use session_ref_jsonl::loose::{is_str, non_empty, string};
 
 mod fold;
 mod folder;

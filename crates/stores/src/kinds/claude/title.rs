@@ -41,11 +41,11 @@ use memchr::memmem;
 
 use super::folder::{folder_summaries, FolderSlot};
 use super::line::{Line, Prompt};
-use crate::jsonl::lines;
-use crate::jsonl::loose::{is_str, string};
 use crate::kinds::foreign::{read_lines, title_from_text, FileCache, Visit};
 use crate::model::SessionRecord;
 use crate::{Caches, ReadError};
+use session_ref_jsonl::lines;
+use session_ref_jsonl::loose::{is_str, string};
 
 /// The title of a prompt made only of images (Claude Code's own list shows
 /// the same).

@@ -57,11 +57,11 @@ use serde_json::value::RawValue;
 
 use crate::index::journal::{Folded, ResumePoint};
 use crate::index::title::TitleInputs;
-use crate::jsonl::loose::{non_empty, string, RawText};
 use crate::kinds::foreign::{is_zstd, last_line_where, read_lines, trailing_uuid, Visit};
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
 use crate::{env_or_home, has_suffix, Caches, Env, ReadError, ScanEvent, Store};
 use session_ref_core::time::Instant;
+use session_ref_jsonl::loose::{non_empty, string, RawText};
 
 mod fold;
 mod line;

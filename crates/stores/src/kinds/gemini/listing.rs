@@ -16,10 +16,10 @@ use super::layout::{chat_files, is_legacy, Projects};
 use super::session::{current_file, facts_of, remember_folders, Facts};
 use super::KIND;
 use crate::index::title::TitleIndex;
-use crate::jsonl::lines;
 use crate::model::SessionRecord;
 use crate::{Caches, ScanEvent};
 use session_ref_core::time::Instant;
+use session_ref_jsonl::lines;
 
 /// What listing needs of one file: its metadata, read from the head.
 #[derive(Debug, Clone)]
