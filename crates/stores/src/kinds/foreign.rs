@@ -16,8 +16,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::SystemTime;
 
+use crate::error::ReadError;
 use crate::model::{Block, EventKind, MessageSource, Surface, SurfaceEvent, SurfaceSink};
-use crate::{has_suffix, ReadError};
+use crate::scan::has_suffix;
 use session_ref_jsonl::lines::{self, LineReader};
 
 /// The longest title cut from a first prompt, in characters (Unicode scalar values).

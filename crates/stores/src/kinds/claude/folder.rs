@@ -14,8 +14,8 @@ use std::time::SystemTime;
 use rayon::prelude::*;
 
 use super::title::{summaries_of, tail_facts, ClaudeCaches};
-use crate::has_suffix;
-use crate::lock;
+use crate::caches::lock;
+use crate::scan::has_suffix;
 use session_ref_core::time::Instant;
 
 /// How long before a session's first timestamp a sibling may have been
@@ -167,7 +167,7 @@ mod tests {
     use super::super::testing::{format_day, read_title, record_of, user, write, CACHES, CWD};
     use super::super::title;
     use super::*;
-    use crate::Caches;
+    use crate::caches::Caches;
 
     #[test]
     fn files_older_than_the_session_are_not_read_for_its_summaries() {

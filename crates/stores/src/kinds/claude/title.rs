@@ -41,9 +41,10 @@ use memchr::memmem;
 
 use super::folder::{folder_summaries, FolderSlot};
 use super::line::{Line, Prompt};
+use crate::caches::Caches;
+use crate::error::ReadError;
 use crate::kinds::foreign::{read_lines, title_from_text, FileCache, Visit};
 use crate::model::SessionRecord;
-use crate::{Caches, ReadError};
 use session_ref_jsonl::lines;
 use session_ref_jsonl::loose::{is_str, string};
 

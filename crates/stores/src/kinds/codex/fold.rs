@@ -14,10 +14,10 @@ use serde_json::value::RawValue;
 
 use super::line::{parse_line, Item, Payload};
 use super::said::{add, said_in_event, said_in_item, Said};
+use crate::error::ReadError;
 use crate::index::journal::{Folded, Journal, ResumePoint};
 use crate::kinds::foreign::{self, is_zstd, SurfaceBuilder};
 use crate::model::{SessionRecord, Surface, SurfaceSink};
-use crate::ReadError;
 use session_ref_jsonl::loose::{is_str, non_empty, raw_elements, string};
 
 /// The journal stream of the response items.
