@@ -47,6 +47,7 @@ use session_ref_jsonl::loose::{is_str, non_empty, string};
 mod fold;
 mod folder;
 mod line;
+mod tail;
 #[cfg(test)]
 mod testing;
 mod title;
