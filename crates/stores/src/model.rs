@@ -198,7 +198,9 @@ mod tests {
                 "[pi    ]",
                 "[qwen  ]",
                 "[copilot]",
-                "[opencode]"
+                "[opencode]",
+                "[antigravity]",
+                "[cursor]"
             ]
         );
     }

@@ -3,7 +3,9 @@
 //! file in `kinds/` and one row here. Above the kinds (it imports each
 //! one's `KIND`); nothing a kind imports comes from here.
 
-use crate::kinds::{claude, codex, copilot, gemini, native, opencode, pi, qwen};
+use crate::kinds::{
+    antigravity, claude, codex, copilot, cursor, gemini, native, opencode, pi, qwen,
+};
 use crate::model::StoreKind;
 
 /// Every store kind, in the order roots are read and flags are listed.
@@ -16,6 +18,8 @@ pub static REGISTRY: &[StoreKind] = &[
     qwen::KIND,
     copilot::KIND,
     opencode::KIND,
+    antigravity::KIND,
+    cursor::KIND,
 ];
 
 /// The registered kind whose flag is `flag`.
@@ -38,11 +42,33 @@ mod tests {
         let flags: Vec<&str> = REGISTRY.iter().map(|k| k.store().flag()).collect();
         assert_eq!(
             names,
-            ["hydra", "claude", "codex", "gemini", "pi", "qwen", "copilot", "opencode"]
+            [
+                "hydra",
+                "claude",
+                "codex",
+                "gemini",
+                "pi",
+                "qwen",
+                "copilot",
+                "opencode",
+                "antigravity",
+                "cursor"
+            ]
         );
         assert_eq!(
             flags,
-            ["store", "claude", "codex", "gemini", "pi", "qwen", "copilot", "opencode"]
+            [
+                "store",
+                "claude",
+                "codex",
+                "gemini",
+                "pi",
+                "qwen",
+                "copilot",
+                "opencode",
+                "antigravity",
+                "cursor"
+            ]
         );
         assert_eq!(kind_by_flag("store"), Some(native::KIND));
         assert_eq!(kind_by_name("codex"), Some(codex::KIND));

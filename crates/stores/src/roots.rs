@@ -237,6 +237,8 @@ mod tests {
                 ("qwen", Path::new("/q/projects")),
                 ("copilot", Path::new("/c/session-state")),
                 ("opencode", Path::new("/d/opencode")),
+                ("antigravity", Path::new("/home/u/.gemini/antigravity-cli")),
+                ("cursor", Path::new("/home/u/.cursor")),
             ]
         );
     }
