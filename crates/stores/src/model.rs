@@ -9,7 +9,7 @@ pub use session_ref_core::model::{
 };
 use session_ref_core::time::Instant;
 
-use crate::Store;
+use crate::store::Store;
 
 /// Which kind of store a session came from: a handle to one registered
 /// [`Store`], compared, hashed and shown by its name.
@@ -184,7 +184,7 @@ mod tests {
 
     #[test]
     fn store_kinds_are_named_and_padded() {
-        let names: Vec<_> = crate::REGISTRY
+        let names: Vec<_> = crate::registry::REGISTRY
             .iter()
             .map(|k| format!("[{k:<6}]"))
             .collect();

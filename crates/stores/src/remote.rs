@@ -73,9 +73,13 @@ use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
+use crate::caches::{lock, Caches};
+use crate::error::ReadError;
 use crate::index::journal::{self, Op};
 use crate::model::{SessionRecord, Surface, SurfaceSink};
-use crate::{kind_by_name, lock, Caches, ReadError, ScanEvent, Store};
+use crate::registry::kind_by_name;
+use crate::scan::ScanEvent;
+use crate::store::Store;
 
 /// The version of the exchange this build speaks.
 pub const PROTOCOL: u64 = 1;
@@ -863,7 +867,7 @@ impl Store for RemoteStore {
     fn origin(&self) -> &'static str {
         "other machines (over ssh)"
     }
-    fn default_roots(&self, _: crate::Env<'_>, _: Option<&Path>) -> Vec<PathBuf> {
+    fn default_roots(&self, _: crate::store::Env<'_>, _: Option<&Path>) -> Vec<PathBuf> {
         Vec::new()
     }
     fn wants(&self, _: &Path) -> bool {
@@ -1029,9 +1033,9 @@ mod tests {
             Duration::from_secs(5),
         ));
         let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets/demo");
-        let roots = crate::StoreRoots::new().with(crate::kinds::native::KIND, demo);
+        let roots = crate::roots::StoreRoots::new().with(crate::kinds::native::KIND, demo);
         let found = Mutex::new(Vec::new());
-        crate::scan(&caches, &roots, &|e| lock(&found).push(e));
+        crate::catalog::scan(&caches, &roots, &|e| lock(&found).push(e));
         let found = found.into_inner().unwrap();
         let remote_at = found
             .iter()

@@ -59,13 +59,16 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use crate::lock;
+use crate::caches::lock;
 
 use serde::{Deserialize, Serialize};
 
+use crate::caches::Caches;
+use crate::error::ReadError;
 use crate::index::sealed;
 use crate::model::{SessionRecord, StoreKind};
-use crate::{Caches, ReadError, ScanEvent, Store};
+use crate::scan::ScanEvent;
+use crate::store::Store;
 
 /// Version of the index file; another version is ignored and rebuilt
 /// (4: postcard replaced bincode, and entries keep the last activity;
@@ -1006,7 +1009,9 @@ mod tests {
 
     #[test]
     fn last_activity_is_kept_while_the_file_is_unchanged() {
-        use crate::{claude, Catalog, StoreRoots};
+        use crate::catalog::Catalog;
+        use crate::kinds::claude;
+        use crate::roots::StoreRoots;
         let store = tempfile::tempdir().unwrap();
         let cache = tempfile::tempdir().unwrap();
         let path = store.path().join("p/a.jsonl");

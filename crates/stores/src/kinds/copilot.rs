@@ -124,16 +124,19 @@ use std::sync::Arc;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use crate::caches::Caches;
+use crate::error::ReadError;
 use crate::index::journal::{Folded, Journal, ResumePoint};
 use crate::index::title::{TitleIndex, TitleInputs};
-use crate::jsonl::loose::{is_str, non_empty, scan_fields, scan_or_parse, scan_or_parse_line};
-use crate::jsonl::loose::{string, RawText};
 use crate::kinds::foreign::{
     self, read_lines, title_from_text, FileCache, LineSays, SurfaceBuilder, Visit,
 };
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
-use crate::{env_or_home, Caches, Env, ReadError, ScanEvent, Store};
+use crate::scan::ScanEvent;
+use crate::store::{env_or_home, Env, Store};
 use session_ref_core::time::Instant;
+use session_ref_jsonl::loose::{is_str, non_empty, scan_fields, scan_or_parse, scan_or_parse_line};
+use session_ref_jsonl::loose::{string, RawText};
 
 /// The transcript's file name in a session folder.
 pub const EVENTS: &str = "events.jsonl";
@@ -433,7 +436,13 @@ impl Store for Copilot {
     }
 
     /// The root's session folders, read directly (see "Layout").
-    fn scan(&self, caches: &Caches, root: &Arc<Path>, sink: &(dyn Fn(ScanEvent) + Sync)) {
+    fn scan(
+        &self,
+        _: StoreKind,
+        caches: &Caches,
+        root: &Arc<Path>,
+        sink: &(dyn Fn(ScanEvent) + Sync),
+    ) {
         let files = session_files(root, sink);
         let index = caches.get::<TitleIndex>();
         files
@@ -444,7 +453,7 @@ impl Store for Copilot {
     fn last_activity(&self, _: &Caches, record: &SessionRecord) -> Option<i64> {
         last_activity(&record.path)
             .map(Instant::unix_seconds)
-            .or_else(|| crate::modified_secs(&record.path))
+            .or_else(|| crate::caches::modified_secs(&record.path))
     }
 
     fn title_inputs(&self, _: &Caches, record: &SessionRecord) -> Option<TitleInputs> {

@@ -16,9 +16,10 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::SystemTime;
 
-use crate::jsonl::lines::{self, LineReader};
+use crate::error::ReadError;
 use crate::model::{Block, EventKind, MessageSource, Surface, SurfaceEvent, SurfaceSink};
-use crate::{has_suffix, ReadError};
+use crate::scan::has_suffix;
+use session_ref_jsonl::lines::{self, LineReader};
 
 /// The longest title cut from a first prompt, in characters (Unicode scalar values).
 pub const TITLE_CHARS: usize = 80;

@@ -3,7 +3,7 @@
 //! Reading a whole log ([`fold_surface`], what `prepare` and previews do)
 //! is bound by parsing. Two things make it fast without changing a result:
 //! each line's envelope is read by the allocation-free scanner of
-//! [`crate::jsonl::envelope`] when it can vouch for the line (the general
+//! [`session_ref_jsonl::envelope`] when it can vouch for the line (the general
 //! `serde_json` parse, `parse_event`, takes every other line), so that
 //! the tool results and streaming deltas that make most of a log are only
 //! validated, never parsed into values; and the log is read and parsed in
@@ -25,15 +25,18 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
+use crate::caches::Caches;
+use crate::error::ReadError;
 use crate::index::journal::{Folded, Journal, ResumePoint};
-use crate::jsonl::envelope;
-use crate::jsonl::lines::{self, Pieces};
-use crate::jsonl::loose::{self, Loose, LooseBlock};
-use crate::jsonl::string_blocks::Classifier;
 use crate::model::{
     EventKind, MessageSource, SessionRecord, StoreKind, Surface, SurfaceEvent, SurfaceSink,
 };
-use crate::{env_or_home, has_suffix, Caches, Env, ReadError, ScanEvent, Store};
+use crate::scan::{has_suffix, ScanEvent};
+use crate::store::{env_or_home, Env, Store};
+use session_ref_jsonl::envelope;
+use session_ref_jsonl::lines::{self, Pieces};
+use session_ref_jsonl::loose::{self, Loose, LooseBlock};
+use session_ref_jsonl::string_blocks::Classifier;
 
 /// The native store.
 pub struct Native;
@@ -87,7 +90,7 @@ impl Store for Native {
     fn last_activity(&self, _: &Caches, record: &SessionRecord) -> Option<i64> {
         session_ref_core::time::Instant::parse_rfc3339(&record.created_at)
             .map(session_ref_core::time::Instant::unix_seconds)
-            .or_else(|| crate::modified_secs(&record.path))
+            .or_else(|| crate::caches::modified_secs(&record.path))
     }
 
     fn read_title(&self, _: &Caches, record: &SessionRecord) -> Result<Option<String>, ReadError> {

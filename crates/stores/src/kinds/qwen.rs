@@ -83,18 +83,21 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::caches::Caches;
+use crate::error::ReadError;
 use crate::index::title::TitleInputs;
-use crate::jsonl::loose::{
-    is_str, is_true, non_empty, raw_elements, scan_fields, scan_or_parse, scan_or_parse_line,
-    string, RawText,
-};
 use crate::kinds::foreign::{
     fold_all_lines, last_line_where, read_lines, title_from_text, FileCache, LineSays,
     SurfaceBuilder, Visit,
 };
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
-use crate::{env_or_home, has_suffix, Caches, Env, ReadError, ScanEvent, Store};
+use crate::scan::{has_suffix, ScanEvent};
+use crate::store::{env_or_home, Env, Store};
 use session_ref_core::time::Instant;
+use session_ref_jsonl::loose::{
+    is_str, is_true, non_empty, raw_elements, scan_fields, scan_or_parse, scan_or_parse_line,
+    string, RawText,
+};
 
 /// The Qwen Code store.
 pub struct Qwen;
@@ -536,7 +539,7 @@ impl Store for Qwen {
         last_activity(&record.path)
             .ok()
             .flatten()
-            .or_else(|| crate::modified_secs(&record.path))
+            .or_else(|| crate::caches::modified_secs(&record.path))
     }
 
     fn fold_surface(

@@ -87,13 +87,17 @@ use std::sync::{Arc, Mutex};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use crate::caches::Caches;
+use crate::catalog::Catalog;
+use crate::error::ReadError;
 use crate::index::journal::{self, Folded, ResumePoint};
 use crate::index::sealed;
 use crate::index::title::TitleIndex;
 use crate::model::SessionRecord;
 use crate::private;
+use crate::roots::StoreRoots;
+use crate::scan::{walk_files, ScanEvent};
 use crate::search::extract::{self, Message};
-use crate::{walk_files, Caches, Catalog, ReadError, ScanEvent, StoreRoots};
 
 /// The manifest format; another value is rebuilt (4: postcard replaced
 /// bincode, in the manifest and in the resume points it holds; 5: bitcode
@@ -706,7 +710,7 @@ impl Index {
                 // A session of several files (Gemini CLI): only the
                 // kind's own scan lists it, once, under its current file.
                 let scanned = Mutex::new(Vec::new());
-                store.scan(caches, &root, &|event| {
+                store.scan(kind, caches, &root, &|event| {
                     scanned
                         .lock()
                         .unwrap_or_else(|e| e.into_inner())
@@ -898,7 +902,7 @@ impl Index {
 /// The files of one root a kind wants, and the directories that could
 /// not be read.
 struct Walked {
-    kind: crate::StoreKind,
+    kind: crate::model::StoreKind,
     root: Arc<Path>,
     files: Vec<PathBuf>,
     /// What the walk reported: unreadable directories, skipped links.

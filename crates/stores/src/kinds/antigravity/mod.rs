@@ -91,15 +91,18 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::caches::Caches;
+use crate::error::ReadError;
 use crate::index::title::TitleInputs;
-use crate::jsonl::loose::{from_line, is_str, raw_elements, string, RawText};
 use crate::kinds::foreign::{
     fold_all_lines, last_line_where, read_lines, title_from_text, typed_inside, FileCache,
     LineSays, SurfaceBuilder, Visit,
 };
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
-use crate::{Caches, Env, ReadError, ScanEvent, Store};
+use crate::scan::ScanEvent;
+use crate::store::{Env, Store};
 use session_ref_core::time::{format_rfc3339_utc, Instant};
+use session_ref_jsonl::loose::{from_line, is_str, raw_elements, string, RawText};
 
 #[cfg(test)]
 mod tests;
@@ -598,7 +601,7 @@ impl Store for Antigravity {
         last_activity(&record.path)
             .ok()
             .flatten()
-            .or_else(|| crate::modified_secs(&record.path))
+            .or_else(|| crate::caches::modified_secs(&record.path))
     }
 
     fn fold_surface(

@@ -21,11 +21,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use super::line::{content_texts, Line, Prompt};
+use crate::error::ReadError;
 use crate::index::journal::{Folded, Journal, ResumePoint};
-use crate::jsonl::loose::{is_str, is_true, string, RawText};
 use crate::kinds::foreign::{self, LineSays, SurfaceBuilder};
 use crate::model::{SessionRecord, Surface, SurfaceSink};
-use crate::ReadError;
+use session_ref_jsonl::loose::{is_str, is_true, string, RawText};
 
 /// Read and fold a whole transcript.
 ///

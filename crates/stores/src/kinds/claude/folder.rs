@@ -2,20 +2,22 @@
 //! which title sessions across the folder: gathered from its files newest
 //! first, only as far back as the sessions titled so far need, and cached
 //! while the folder's listing is unchanged (steps 1 and 2 of the title
-//! rules in `title`). The caches titling keeps between calls live here
-//! too.
+//! rules in `title`), from each file's backward scan (`tail`). The caches
+//! of those scans and of the folders' summaries live here too
+//! ([`FolderCaches`]).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
 use rayon::prelude::*;
 
-use super::title::{summaries_of, tail_facts, ClaudeCaches};
-use crate::has_suffix;
-use crate::lock;
+use super::tail::{summaries_of, tail_facts, TailFacts};
+use crate::caches::lock;
+use crate::kinds::foreign::FileCache;
+use crate::scan::has_suffix;
 use session_ref_core::time::Instant;
 
 /// How long before a session's first timestamp a sibling may have been
@@ -40,7 +42,23 @@ pub(super) struct Folder {
     by_leaf: Arc<HashMap<String, String>>,
 }
 
-pub(super) type FolderSlot = (Option<SystemTime>, Arc<Mutex<Folder>>);
+/// A folder's summaries with the modification time of the folder they
+/// were listed at.
+type FolderSlot = (Option<SystemTime>, Arc<Mutex<Folder>>);
+
+/// What reading folders' summaries remembers between calls (part of the
+/// title caches the catalog's [`Caches`](crate::caches::Caches) owns).
+#[derive(Default)]
+pub(super) struct FolderCaches {
+    /// Backward scans of transcripts.
+    pub(super) tails: FileCache<TailFacts>,
+    /// Summary lines of transcripts whose backward scan stopped early.
+    summaries: FileCache<Vec<(String, String)>>,
+    /// Project folders' summaries, by folder.
+    folders: Mutex<HashMap<PathBuf, FolderSlot>>,
+    /// The next folder generation.
+    generation: AtomicU64,
+}
 
 fn unix_nanos(time: SystemTime) -> i128 {
     match time.duration_since(SystemTime::UNIX_EPOCH) {
@@ -56,7 +74,7 @@ fn unix_nanos(time: SystemTime) -> i128 {
 /// that cannot be read contribute nothing: a vanished sibling must not fail
 /// another session's title.
 pub(super) fn folder_summaries(
-    caches: &ClaudeCaches,
+    caches: &FolderCaches,
     folder: &Path,
     since: Option<Instant>,
 ) -> (u64, Arc<HashMap<String, String>>) {
@@ -143,7 +161,7 @@ fn list_folder(folder: &Path) -> Vec<(PathBuf, Option<i128>)> {
 
 /// The summary lines of each file, in file order, read on a few threads
 /// (reusing each file's cached backward scan when it went to the start).
-fn summaries_of_files(caches: &ClaudeCaches, files: &[PathBuf]) -> Vec<Vec<(String, String)>> {
+fn summaries_of_files(caches: &FolderCaches, files: &[PathBuf]) -> Vec<Vec<(String, String)>> {
     files
         .par_iter()
         .map(|path| {
@@ -167,7 +185,7 @@ mod tests {
     use super::super::testing::{format_day, read_title, record_of, user, write, CACHES, CWD};
     use super::super::title;
     use super::*;
-    use crate::Caches;
+    use crate::caches::Caches;
 
     #[test]
     fn files_older_than_the_session_are_not_read_for_its_summaries() {
@@ -218,8 +236,8 @@ mod tests {
             read_title(&undated).unwrap().as_deref(),
             Some("Newest summary")
         );
-        let (_, by_leaf) =
-            CACHES.with(|c| folder_summaries(&c.get::<ClaudeCaches>(), &folder, None));
+        let (_, by_leaf) = CACHES
+            .with(|c| folder_summaries(&c.get::<title::ClaudeCaches>().folder, &folder, None));
         assert_eq!(
             by_leaf.get("us1").map(String::as_str),
             Some("Newest summary")

@@ -18,10 +18,10 @@
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use crate::jsonl::loose::{
+use crate::kinds::foreign;
+use session_ref_jsonl::loose::{
     is_str, is_true, raw_elements, scan_fields, scan_or_parse, scan_or_parse_line, string, RawText,
 };
-use crate::kinds::foreign;
 
 /// Text-block openings that mark generated wrappers, not typed prompts:
 /// those of `FORMATS.md` (`<task-notification>` is the notice of a finished
@@ -400,8 +400,8 @@ mod tests {
         #![proptest_config(ProptestConfig::with_cases(3000))]
         #[test]
         fn messages_and_blocks_read_as_serde_json_reads_them(
-            message in crate::jsonl::loose::testing::arb_object(&["id", "model", "content"]),
-            block in crate::jsonl::loose::testing::arb_object(&["type", "text"]),
+            message in session_ref_jsonl::testing::arb_object(&["id", "model", "content"]),
+            block in session_ref_jsonl::testing::arb_object(&["type", "text"]),
         ) {
             prop_assert_eq!(Message::parse(&message), serde_json::from_str::<Message<'_>>(&message).ok(), "{}", message);
             prop_assert_eq!(ContentBlock::parse(&block), serde_json::from_str::<ContentBlock<'_>>(&block).ok(), "{}", block);

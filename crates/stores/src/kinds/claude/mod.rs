@@ -33,17 +33,21 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::caches::Caches;
+use crate::error::ReadError;
 use crate::index::journal::{Folded, Journal, ResumePoint};
 use crate::index::title::TitleInputs;
-use crate::jsonl::loose::{is_str, non_empty, string};
 use crate::kinds::foreign::{self, read_lines, Visit};
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
-use crate::{env_or_home, has_suffix, Caches, Env, ReadError, ScanEvent, Store};
+use crate::scan::{has_suffix, ScanEvent};
+use crate::store::{env_or_home, Env, Store};
 use session_ref_core::time::Instant;
+use session_ref_jsonl::loose::{is_str, non_empty, string};
 
 mod fold;
 mod folder;
 mod line;
+mod tail;
 #[cfg(test)]
 mod testing;
 mod title;
@@ -156,7 +160,7 @@ impl Store for Claude {
         });
         match last {
             Ok(Some(at)) => Some(at.unix_seconds()),
-            _ => crate::modified_secs(&record.path),
+            _ => crate::caches::modified_secs(&record.path),
         }
     }
 
@@ -299,7 +303,8 @@ mod tests {
             &[r#"{"type":"summary","summary":"S","leafUuid":"u"}"#.into()],
         );
         std::fs::write(root.join("p/notes.txt"), "x").unwrap();
-        let catalog = crate::Catalog::load(&crate::StoreRoots::new().with(KIND, root));
+        let catalog =
+            crate::catalog::Catalog::load(&crate::roots::StoreRoots::new().with(KIND, root));
         let ids: Vec<&str> = catalog.ordered().map(|r| r.id.as_str()).collect();
         assert_eq!(ids, ["s1"]);
         let skipped: Vec<String> = catalog

@@ -4,8 +4,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::caches::Caches;
+use crate::error::ReadError;
 use crate::model::SessionRecord;
-use crate::{Caches, ReadError};
 
 thread_local! {
     /// One test's caches, kept across its calls as a catalog keeps them.

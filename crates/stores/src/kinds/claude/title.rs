@@ -5,7 +5,7 @@
 //! session's uuids (summaries collected across the project folder), the
 //! first genuine prompt, the slash command name. They are found with:
 //!
-//! 1. one backward scan of the session file (`TailFacts`) that stops at
+//! 1. one backward scan of the session file (`tail::TailFacts`) that stops at
 //!    the last `custom-title` (the top rule, so nothing older matters) and
 //!    otherwise also collects the latest `ai-title` and the file's own
 //!    summaries; cached per file version;
@@ -33,34 +33,44 @@
 //! more than the sessions it shows.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicU64;
-use std::sync::Mutex;
+use std::path::Path;
 
 use memchr::memmem;
 
-use super::folder::{folder_summaries, FolderSlot};
+use super::folder::{folder_summaries, FolderCaches};
 use super::line::{Line, Prompt};
-use crate::jsonl::lines;
-use crate::jsonl::loose::{is_str, string};
+use super::tail::tail_facts;
+use crate::caches::Caches;
+use crate::error::ReadError;
 use crate::kinds::foreign::{read_lines, title_from_text, FileCache, Visit};
 use crate::model::SessionRecord;
-use crate::{Caches, ReadError};
+use session_ref_jsonl::lines;
 
 /// The title of a prompt made only of images (Claude Code's own list shows
 /// the same).
 const IMAGE_TITLE: &str = "[Image]";
 
+/// What titling remembers between calls, owned by the catalog's [`Caches`].
+#[derive(Default)]
+pub(super) struct ClaudeCaches {
+    /// Transcripts' backward scans and project folders' summaries.
+    pub(super) folder: FolderCaches,
+    /// Titles from the folder's summaries, per folder generation.
+    summary_titles: FileCache<Option<String>>,
+    /// Titles from the first prompt.
+    head_titles: FileCache<Option<String>>,
+}
+
 /// The session's title, by the precedence of the module docs.
 pub fn read_title(caches: &Caches, record: &SessionRecord) -> Result<Option<String>, ReadError> {
     let caches = caches.get::<ClaudeCaches>();
     let path = &record.path;
-    let tail = caches.tails.get(path, 0, || tail_facts(path))?;
+    let tail = caches.folder.tails.get(path, 0, || tail_facts(path))?;
     if let Some(title) = tail.custom_title.as_ref().or(tail.ai_title.as_ref()) {
         return Ok(Some(title.clone()));
     }
     if let Some(folder) = path.parent() {
-        let (generation, by_leaf) = folder_summaries(&caches, folder, record.created);
+        let (generation, by_leaf) = folder_summaries(&caches.folder, folder, record.created);
         if !by_leaf.is_empty() {
             let found = caches
                 .summary_titles
@@ -72,94 +82,6 @@ pub fn read_title(caches: &Caches, record: &SessionRecord) -> Result<Option<Stri
     }
     let head = caches.head_titles.get(path, 0, || head_title(path))?;
     Ok((*head).clone())
-}
-
-/// What one backward scan of a transcript finds.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(super) struct TailFacts {
-    /// The latest non-blank `custom-title`.
-    custom_title: Option<String>,
-    /// The latest non-blank `ai-title` after the latest custom title (all
-    /// of the file when there is none).
-    ai_title: Option<String>,
-    /// `(leafUuid, summary)` of the file's summary lines in file order;
-    /// `None` when the scan stopped early at a custom title.
-    pub(super) summaries: Option<Vec<(String, String)>>,
-}
-
-/// What titling remembers between calls, owned by the catalog's [`Caches`].
-#[derive(Default)]
-pub(super) struct ClaudeCaches {
-    /// Backward scans of transcripts.
-    pub(super) tails: FileCache<TailFacts>,
-    /// Summary lines of transcripts whose backward scan stopped early.
-    pub(super) summaries: FileCache<Vec<(String, String)>>,
-    /// Titles from the folder's summaries, per folder generation.
-    summary_titles: FileCache<Option<String>>,
-    /// Titles from the first prompt.
-    head_titles: FileCache<Option<String>>,
-    /// Project folders' summaries, by folder.
-    pub(super) folders: Mutex<HashMap<PathBuf, FolderSlot>>,
-    /// The next folder generation.
-    pub(super) generation: AtomicU64,
-}
-
-/// A summary line's `(leafUuid, summary)`, when it has both and the summary
-/// is not blank.
-fn summary_entry(line: &Line<'_>) -> Option<(String, String)> {
-    if !is_str(line.kind, "summary") {
-        return None;
-    }
-    let text = string(line.summary).filter(|s| !s.trim().is_empty())?;
-    Some((string(line.leaf_uuid)?, text))
-}
-
-/// Scan a transcript from its end for titles and summaries. Claude Code
-/// writes these line types with literal keys, so lines without the words
-/// are passed over without parsing.
-pub(super) fn tail_facts(path: &Path) -> Result<TailFacts, ReadError> {
-    let title_word = memmem::Finder::new(b"-title");
-    let summary_word = memmem::Finder::new(b"summary");
-    let mut facts = TailFacts::default();
-    let mut summaries = Vec::new();
-    let custom = lines::scan_backward(path, |bytes| {
-        let maybe_title = title_word.find(bytes).is_some();
-        if !maybe_title && summary_word.find(bytes).is_none() {
-            return None;
-        }
-        let line = Line::parse(bytes)?;
-        if is_str(line.kind, "custom-title") {
-            return string(line.custom_title).filter(|t| !t.trim().is_empty());
-        }
-        if facts.ai_title.is_none() && is_str(line.kind, "ai-title") {
-            facts.ai_title = string(line.ai_title).filter(|t| !t.trim().is_empty());
-        }
-        summaries.extend(summary_entry(&line));
-        None
-    })
-    .map_err(|e| ReadError::io(path, &e))?;
-    if custom.is_some() {
-        facts.custom_title = custom;
-    } else {
-        summaries.reverse();
-        facts.summaries = Some(summaries);
-    }
-    Ok(facts)
-}
-
-/// Every summary line of a file, in order.
-pub(super) fn summaries_of(path: &Path) -> Result<Vec<(String, String)>, ReadError> {
-    let word = memmem::Finder::new(b"summary");
-    let mut found = Vec::new();
-    read_lines(path, false, |_, bytes| {
-        if word.find(bytes).is_some() {
-            if let Some(entry) = Line::parse(bytes).as_ref().and_then(summary_entry) {
-                found.push(entry);
-            }
-        }
-        Visit::NEXT
-    })?;
-    Ok(found)
 }
 
 /// The summary of the last line of the session whose `uuid` is a summary's

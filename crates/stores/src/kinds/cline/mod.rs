@@ -86,7 +86,10 @@ use serde_json::Value;
 use crate::index::title::{TitleIndex, TitleInputs};
 use crate::kinds::foreign::title_from_text;
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
-use crate::{Caches, Env, ReadError, ScanEvent, Store};
+use crate::caches::Caches;
+use crate::error::ReadError;
+use crate::scan::ScanEvent;
+use crate::store::{Env, Store};
 use session_ref_core::time::Instant;
 
 /// The Cline CLI store kind.
@@ -401,9 +404,15 @@ impl Store for Cline {
     }
 
     /// The root's session folders, read directly (see "Layout").
-    fn scan(&self, caches: &Caches, root: &Arc<Path>, sink: &(dyn Fn(ScanEvent) + Sync)) {
+    fn scan(
+        &self,
+        kind: StoreKind,
+        caches: &Caches,
+        root: &Arc<Path>,
+        sink: &(dyn Fn(ScanEvent) + Sync),
+    ) {
         let files = session_files(root, sink);
-        caches.get::<TitleIndex>().listing_root(KIND, root);
+        caches.get::<TitleIndex>().listing_root(kind, root);
         files.par_iter().for_each(|path| {
             sink(if root.is_file() {
                 self.list_file(caches, root, path)

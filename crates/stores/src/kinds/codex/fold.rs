@@ -14,11 +14,11 @@ use serde_json::value::RawValue;
 
 use super::line::{parse_line, Item, Payload};
 use super::said::{add, said_in_event, said_in_item, Said};
+use crate::error::ReadError;
 use crate::index::journal::{Folded, Journal, ResumePoint};
-use crate::jsonl::loose::{is_str, non_empty, raw_elements, string};
 use crate::kinds::foreign::{self, is_zstd, SurfaceBuilder};
 use crate::model::{SessionRecord, Surface, SurfaceSink};
-use crate::ReadError;
+use session_ref_jsonl::loose::{is_str, non_empty, raw_elements, string};
 
 /// The journal stream of the response items.
 const ITEMS: u8 = 0;
@@ -306,7 +306,7 @@ fn open_limited(
     path: &Path,
     from: u64,
     limit: Option<u64>,
-) -> Result<crate::jsonl::lines::LineReader<Box<dyn Read + Send>>, ReadError> {
+) -> Result<session_ref_jsonl::lines::LineReader<Box<dyn Read + Send>>, ReadError> {
     use std::io::{Seek, SeekFrom};
     let mut file = File::open(path).map_err(|e| ReadError::io(path, &e))?;
     let stream: Box<dyn Read + Send> = if is_zstd(path) {
@@ -322,9 +322,9 @@ fn open_limited(
         Some(limit) => Box::new(stream.take(limit.saturating_sub(from))),
         None => stream,
     };
-    // A line longer than any snapshot keeps is read past (see `jsonl::lines`).
-    Ok(crate::jsonl::lines::LineReader::new(stream)
-        .with_limit(crate::jsonl::lines::MAX_SESSION_LINE))
+    // A line longer than any snapshot keeps is read past (see `session_ref_jsonl::lines`).
+    Ok(session_ref_jsonl::lines::LineReader::new(stream)
+        .with_limit(session_ref_jsonl::lines::MAX_SESSION_LINE))
 }
 
 /// The rollout of thread `id`: a `*<id>.jsonl` (or `.jsonl.zst`) file in the

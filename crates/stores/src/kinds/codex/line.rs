@@ -6,7 +6,7 @@
 
 use serde::Deserialize;
 
-use crate::jsonl::loose::{
+use session_ref_jsonl::loose::{
     is_str, scan_fields, scan_or_parse, scan_or_parse_line, string, RawText,
 };
 
@@ -179,8 +179,8 @@ pub(super) fn parse_line(bytes: &[u8]) -> Option<(Option<String>, Item<'_>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::jsonl::loose::testing::arb_object;
     use proptest::prelude::*;
+    use session_ref_jsonl::testing::arb_object;
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(3000))]

@@ -55,13 +55,16 @@ use std::sync::Arc;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use crate::caches::Caches;
+use crate::error::ReadError;
 use crate::index::journal::{Folded, ResumePoint};
 use crate::index::title::TitleInputs;
-use crate::jsonl::loose::{non_empty, string, RawText};
 use crate::kinds::foreign::{is_zstd, last_line_where, read_lines, trailing_uuid, Visit};
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
-use crate::{env_or_home, has_suffix, Caches, Env, ReadError, ScanEvent, Store};
+use crate::scan::{has_suffix, ScanEvent};
+use crate::store::{env_or_home, Env, Store};
 use session_ref_core::time::Instant;
+use session_ref_jsonl::loose::{non_empty, string, RawText};
 
 mod fold;
 mod line;
@@ -178,7 +181,7 @@ impl Store for Codex {
         });
         match last {
             Ok(Some(at)) => Some(at.unix_seconds()),
-            _ => crate::modified_secs(&record.path),
+            _ => crate::caches::modified_secs(&record.path),
         }
     }
 
@@ -380,8 +383,9 @@ mod tests {
                 item_assistant("ACK: Review"),
             ],
         );
-        let listed =
-            |path: &Path| crate::Store::list_file(&Codex, &Caches::default(), &store.root, path);
+        let listed = |path: &Path| {
+            crate::store::Store::list_file(&Codex, &Caches::default(), &store.root, path)
+        };
         assert!(
             matches!(listed(&review), ScanEvent::Skipped { reason, .. } if reason.contains("review sub-agent")),
             "{:?}",
@@ -427,7 +431,9 @@ mod tests {
         let bad =
             dir.join("rollout-2026-01-03T00-00-01-44444444-2222-4333-8444-555555555555.jsonl.zst");
         std::fs::write(&bad, b"\x28\xb5\x2f\xfd garbage that is not a frame").unwrap();
-        let catalog = crate::Catalog::load(&crate::StoreRoots::new().with(KIND, &*store.root));
+        let catalog = crate::catalog::Catalog::load(
+            &crate::roots::StoreRoots::new().with(KIND, &*store.root),
+        );
         assert_eq!(catalog.len(), 1);
         let record = catalog.get(0);
         assert_eq!(record.cwd.as_deref(), Some("/zipped"));

@@ -17,9 +17,9 @@
 use serde::Deserialize;
 
 use super::line::Payload;
-use crate::jsonl::loose::{is_str, raw_elements, scan_fields, scan_or_parse, string, RawText};
 use crate::kinds::foreign::{starts_with_any, title_from_text, SurfaceBuilder};
 use crate::model::SurfaceSink;
+use session_ref_jsonl::loose::{is_str, raw_elements, scan_fields, scan_or_parse, string, RawText};
 
 /// Openings of user-role messages Codex injects (instructions, environment,
 /// aborted-turn notes, shell commands), which the person did not type.

@@ -13,11 +13,12 @@ use super::fold::{find_rollout, history_base, HistoryBase, MAX_FORK_DEPTH};
 use super::line::{parse_line, Item};
 use super::said::{prompt_title, said_in_event, said_in_item, Said};
 use super::SESSION_INDEX;
-use crate::jsonl::loose::{is_str, string};
+use crate::caches::Caches;
+use crate::error::ReadError;
 use crate::kinds::foreign::{last_line_where, read_lines, FileCache, Visit};
 use crate::model::SessionRecord;
-use crate::{Caches, ReadError};
 use session_ref_core::time::Instant;
+use session_ref_jsonl::loose::{is_str, string};
 
 /// A thread name and when it was set.
 #[derive(Debug, Clone, PartialEq, Eq)]

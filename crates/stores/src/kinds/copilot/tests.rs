@@ -3,9 +3,9 @@
 //! events in the same shapes.
 
 use super::*;
+use crate::catalog::Catalog;
 use crate::kinds::foreign::testing::texts;
-use crate::Catalog;
-use crate::StoreRoots;
+use crate::roots::StoreRoots;
 use std::io::Write;
 
 /// The fixture's session-state directory.

@@ -75,15 +75,18 @@ use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 
+use crate::caches::{lock, Caches};
+use crate::error::ReadError;
 use crate::index::title::{TitleIndex, TitleInputs};
-use crate::jsonl::loose::{from_line, is_str, raw_elements, string, RawText};
 use crate::kinds::foreign::{
     fold_all_lines, read_lines, title_from_text, typed_inside, FileCache, LineSays, SurfaceBuilder,
     Visit,
 };
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
-use crate::{env_or_home, has_suffix, lock, walk_files, Caches, Env, ReadError, ScanEvent, Store};
+use crate::scan::{has_suffix, walk_files, ScanEvent};
+use crate::store::{env_or_home, Env, Store};
 use session_ref_core::time::format_rfc3339_utc;
+use session_ref_jsonl::loose::{from_line, is_str, raw_elements, string, RawText};
 
 mod store_db;
 #[cfg(test)]
@@ -500,7 +503,13 @@ impl Store for Cursor {
     /// The default scan, of `projects/` only when the root is the
     /// configuration directory: the rest of it (the editor's extensions,
     /// caches) holds no transcript and can be large.
-    fn scan(&self, caches: &Caches, root: &Arc<Path>, sink: &(dyn Fn(ScanEvent) + Sync)) {
+    fn scan(
+        &self,
+        _: StoreKind,
+        caches: &Caches,
+        root: &Arc<Path>,
+        sink: &(dyn Fn(ScanEvent) + Sync),
+    ) {
         let projects = root.join("projects");
         let walked: &Path = if projects.is_dir() { &projects } else { root };
         let files = walk_files(walked, &|p| self.wants(p), &mut |event| sink(event));
@@ -535,7 +544,7 @@ impl Store for Cursor {
         chat_of(caches, &record.path)
             .and_then(|chat| caches.get::<CursorCaches>().meta(&chat))
             .and_then(|m| ms_to_secs(m.updated_ms))
-            .or_else(|| crate::modified_secs(&record.path))
+            .or_else(|| crate::caches::modified_secs(&record.path))
     }
 
     fn fold_surface(

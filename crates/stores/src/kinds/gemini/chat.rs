@@ -12,7 +12,7 @@
 //! holding the list. [`parse_jsonl`] and [`parse_legacy`] are pure (bytes in,
 //! [`Chat`] out); the rest of the store only finds and reads files. Records
 //! are read as borrowed raw JSON text by the envelope scanner (`record`),
-//! with the helpers of [`loose`](crate::jsonl::loose): only message texts
+//! with the helpers of [`loose`](session_ref_jsonl::loose): only message texts
 //! are built, and tool calls, tool output and thoughts, most of a chat's
 //! bytes, are skipped.
 //!
@@ -41,9 +41,9 @@ use std::collections::HashMap;
 use serde_json::value::RawValue;
 
 use super::record::{is_array, is_string, parts, Part, Record};
-use crate::jsonl::loose::{is_str, is_true, raw_elements, string, RawText};
 use crate::kinds::foreign::title_from_text;
 use crate::model::{Block, EventKind, MessageSource, Surface, SurfaceEvent};
+use session_ref_jsonl::loose::{is_str, is_true, raw_elements, string, RawText};
 
 /// Openings of user messages Gemini CLI injects, which no one typed.
 const INJECTED: &[&str] = &["<session_context>", "<hook_context>"];

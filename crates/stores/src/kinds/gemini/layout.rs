@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::{normalize_dir, Caches, ReadError, TargetCwd};
+use crate::caches::{normalize_dir, Caches, TargetCwd};
+use crate::error::ReadError;
 
 /// The file-name prefix of a session chat (sub-agent chats have none).
 const SESSION_PREFIX: &str = "session-";

@@ -15,11 +15,12 @@ use serde_json::Value;
 use super::layout::{chat_files, is_legacy, Projects};
 use super::session::{current_file, facts_of, remember_folders, Facts};
 use super::KIND;
+use crate::caches::Caches;
 use crate::index::title::TitleIndex;
-use crate::jsonl::lines;
 use crate::model::SessionRecord;
-use crate::{Caches, ScanEvent};
+use crate::scan::ScanEvent;
 use session_ref_core::time::Instant;
+use session_ref_jsonl::lines;
 
 /// What listing needs of one file: its metadata, read from the head.
 #[derive(Debug, Clone)]

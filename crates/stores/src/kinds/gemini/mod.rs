@@ -59,9 +59,12 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::caches::Caches;
+use crate::error::ReadError;
 use crate::index::title::TitleInputs;
 use crate::model::{SessionRecord, StoreKind, Surface};
-use crate::{env_or_home, Caches, Env, ReadError, ScanEvent, Store};
+use crate::scan::ScanEvent;
+use crate::store::{env_or_home, Env, Store};
 use session_ref_core::time::Instant;
 
 mod chat;
@@ -168,7 +171,13 @@ impl Store for Gemini {
     /// Every session chat of every project folder, grouped by `sessionId`
     /// so that a session with several files (legacy original, resume stub,
     /// hash-folder copy) is listed once.
-    fn scan(&self, caches: &Caches, root: &Arc<Path>, sink: &(dyn Fn(ScanEvent) + Sync)) {
+    fn scan(
+        &self,
+        _: StoreKind,
+        caches: &Caches,
+        root: &Arc<Path>,
+        sink: &(dyn Fn(ScanEvent) + Sync),
+    ) {
         scan_root(caches, root, sink);
     }
 
@@ -197,7 +206,7 @@ impl Store for Gemini {
             .ok()
             .and_then(|(_, facts)| facts.updated)
             .map(Instant::unix_seconds)
-            .or_else(|| crate::modified_secs(&record.path))
+            .or_else(|| crate::caches::modified_secs(&record.path))
     }
 
     fn read_surface(&self, caches: &Caches, record: &SessionRecord) -> Result<Surface, ReadError> {

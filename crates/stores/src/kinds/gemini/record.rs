@@ -8,7 +8,9 @@
 
 use serde::Deserialize;
 
-use crate::jsonl::loose::{raw_elements, scan_fields, scan_or_parse, scan_or_parse_line, RawText};
+use session_ref_jsonl::loose::{
+    raw_elements, scan_fields, scan_or_parse, scan_or_parse_line, RawText,
+};
 
 /// The fields of a chat line, of a `$set` object or of a message inside a
 /// list that the replay reads, borrowed from the line. Everything else
@@ -150,8 +152,8 @@ pub(super) fn parts(value: Option<RawText<'_>>) -> Vec<RawText<'_>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::jsonl::loose::testing::arb_object;
     use proptest::prelude::*;
+    use session_ref_jsonl::testing::arb_object;
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(3000))]

@@ -9,10 +9,11 @@ use std::sync::{Arc, Mutex};
 
 use super::chat::{parse_jsonl, parse_legacy, Chat};
 use super::layout::{chat_files, file_id, in_hash_folder, is_legacy, project_folders};
+use crate::caches::lock;
+use crate::caches::Caches;
+use crate::error::ReadError;
 use crate::kinds::foreign::FileCache;
-use crate::lock;
 use crate::model::SessionRecord;
-use crate::{Caches, ReadError};
 use session_ref_core::time::Instant;
 
 /// What titling and choosing among a session's files need of one chat

@@ -126,9 +126,12 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use rayon::prelude::*;
 
+use crate::caches::{lock, Caches};
+use crate::error::ReadError;
 use crate::index::title::{Stamp, TitleIndex};
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
-use crate::{env_or_home, lock, Caches, Env, ReadError, ScanEvent, Store};
+use crate::scan::ScanEvent;
+use crate::store::{env_or_home, Env, Store};
 
 use convo::StoredMessage;
 use db::SessionRow;
@@ -313,7 +316,7 @@ impl Store for Opencode {
     fn list_file(&self, caches: &Caches, root: &Arc<Path>, path: &Path) -> ScanEvent {
         let found = Mutex::new(Vec::new());
         let root_of_file: Arc<Path> = Arc::from(path);
-        self.scan(caches, &root_of_file, &|e| lock(&found).push(e));
+        self.scan(KIND, caches, &root_of_file, &|e| lock(&found).push(e));
         let mut found = found.into_inner().unwrap_or_else(|e| e.into_inner());
         match found.len() {
             1 => match found.remove(0) {
@@ -334,7 +337,13 @@ impl Store for Opencode {
         false
     }
 
-    fn scan(&self, caches: &Caches, root: &Arc<Path>, sink: &(dyn Fn(ScanEvent) + Sync)) {
+    fn scan(
+        &self,
+        _: StoreKind,
+        caches: &Caches,
+        root: &Arc<Path>,
+        sink: &(dyn Fn(ScanEvent) + Sync),
+    ) {
         scan_root(caches, root, sink);
     }
 

@@ -15,8 +15,8 @@ use std::fmt;
 use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
-use crate::jsonl::envelope;
-use crate::model::Block;
+use crate::envelope;
+use session_ref_core::model::Block;
 
 /// Any JSON value, keeping only what the readers look at.
 #[derive(Debug, Clone, PartialEq)]
@@ -347,47 +347,6 @@ pub fn elements(raw: Option<&RawValue>) -> Vec<&RawValue> {
         .unwrap_or_default()
 }
 
-/// Generated JSON objects for the tests of readers that scan fields.
-#[cfg(test)]
-pub mod testing {
-    use proptest::prelude::*;
-
-    /// JSON values of many shapes, some not JSON at all.
-    pub fn arb_value() -> impl Strategy<Value = String> {
-        prop::sample::select(vec![
-            "null",
-            "true",
-            "12",
-            "-0.5e2",
-            "\"s\"",
-            "\"e \\\" \\n \\u00e9 é\"",
-            "{}",
-            "[]",
-            "[1, {\"a\":[null]}]",
-            "{\"a\":1,\"a\":2}",
-            "\"\\x\"",
-            "01",
-            "[1,]",
-            "{\"type\":\"text\",\"text\":\"hi\"}",
-            "[{\"type\":\"input_text\",\"text\":\"t\"},{\"type\":\"text\",\"text\":\"u\"}]",
-        ])
-        .prop_map(str::to_owned)
-    }
-
-    /// Objects of the fields `keys` and others, repeated, escaped or
-    /// spaced, with values of [`arb_value`].
-    pub fn arb_object(keys: &[&'static str]) -> impl Strategy<Value = String> {
-        let mut all = keys.to_vec();
-        all.extend(["other", "\\u0074ype"]);
-        let member =
-            (prop::sample::select(all), arb_value()).prop_map(|(k, v)| format!("\"{k}\":{v}"));
-        let spacing = prop::sample::select(vec!["", " ", "\t"]);
-        (prop::collection::vec(member, 0..7), spacing).prop_map(|(members, space)| {
-            format!("{space}{{{}}}{space}", members.join(&format!("{space},")))
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -432,7 +391,7 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(3000))]
         #[test]
-        fn fields_scanned_read_as_a_derived_struct_reads_them(text in testing::arb_object(&["a", "b", "c"])) {
+        fn fields_scanned_read_as_a_derived_struct_reads_them(text in crate::testing::arb_object(&["a", "b", "c"])) {
             let general = serde_json::from_str::<Three<'_>>(&text)
                 .ok()
                 .map(|t| [t.a, t.b, t.c].map(|f| f.map(RawValue::get)));
@@ -443,7 +402,7 @@ mod tests {
 
         #[test]
         fn elements_read_as_serde_json_reads_them(
-            elements in prop::collection::vec(testing::arb_value(), 0..5),
+            elements in prop::collection::vec(crate::testing::arb_value(), 0..5),
             space in prop::sample::select(vec!["", " ", "\t"]),
             wrapped in any::<bool>(),
         ) {

@@ -27,7 +27,7 @@
 //!
 //! The JSON crates with SIMD (`simd-json`, `sonic-rs`) parse whole
 //! documents into their own values, with their own grammar and number
-//! rules; the envelope scanner ([`crate::jsonl::envelope`]) must accept
+//! rules; the envelope scanner ([`crate::envelope`]) must accept
 //! only what `serde_json` reads to the same envelope and must not build
 //! values. What it needs from SIMD is this one classification, which is
 //! a few intrinsics; the `unsafe` is confined to the two `#[target_feature]`

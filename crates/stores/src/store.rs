@@ -1,0 +1,214 @@
+//! The interface every kind of store implements ([`Store`]; see "The
+//! interface" in the crate docs), the environment lookup its default roots
+//! read ([`Env`]) and the shape of every default root ([`env_or_home`]).
+//! A kind imports this and the other base modules (`error`, `caches`,
+//! `scan`), never the registry or the catalog above them.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use crate::caches::{modified_secs, Caches};
+use crate::error::ReadError;
+use crate::index::{journal, title};
+use crate::model::{History, SessionRecord, StoreKind, Surface, SurfaceSink};
+use crate::scan::{walk_files, ScanEvent};
+
+/// An environment lookup (`std::env::var`, or a test's table).
+pub type Env<'a> = &'a dyn Fn(&str) -> Option<String>;
+
+/// One kind of session store. Implemented by a unit type per kind and
+/// registered in [`crate::REGISTRY`].
+pub trait Store: Send + Sync + 'static {
+    /// The kind's name as shown and serialized (`hydra`, `claude`, …).
+    fn name(&self) -> &'static str;
+
+    /// The long flag naming a root of this kind (`store` for `--store DIR`).
+    fn flag(&self) -> &'static str;
+
+    /// What a root of this kind is, for `--help` (`Claude Code projects directory`).
+    fn root_help(&self) -> &'static str;
+
+    /// Who writes sessions of this kind, as `--help` lists the sources of
+    /// sessions (`Claude Code`, `native Hydra stores`).
+    fn origin(&self) -> &'static str;
+
+    /// The default roots (SPEC §1) from the environment and the home
+    /// directory, whether or not they exist.
+    fn default_roots(&self, env: Env<'_>, home: Option<&Path>) -> Vec<PathBuf>;
+
+    /// Whether a file found below a root may hold a session (by its name).
+    fn wants(&self, path: &Path) -> bool;
+
+    /// Classify one file found below `root`: a session, not a session, or
+    /// unreadable.
+    fn list_file(&self, caches: &Caches, root: &Arc<Path>, path: &Path) -> ScanEvent;
+
+    /// Whether every file [`Store::wants`] is a session on its own, which
+    /// [`Store::list_file`] lists alone (the default scan). A kind whose
+    /// sessions can span several files (Gemini CLI keeps copies and resume
+    /// stubs of one session) answers `false`: its files are listed only
+    /// through its own [`Store::scan`], which lists each session once.
+    fn lists_each_file(&self) -> bool {
+        true
+    }
+
+    /// Report every file below `root` through `sink`, from several threads.
+    /// `kind` is this store's own handle (the one [`crate::REGISTRY`]
+    /// holds, given by the caller so that a store never looks itself up
+    /// in the registry above it), the kind of the records listed. The
+    /// default walks the root ([`walk_files`]) and lists the files
+    /// [`Store::wants`] in parallel with [`Store::list_file`], through the
+    /// title index of `caches`; a kind whose sessions span several files
+    /// overrides it.
+    fn scan(
+        &self,
+        kind: StoreKind,
+        caches: &Caches,
+        root: &Arc<Path>,
+        sink: &(dyn Fn(ScanEvent) + Sync),
+    ) {
+        let files = walk_files(root, &|p| self.wants(p), &mut |event| sink(event));
+        let index = caches.get::<title::TitleIndex>();
+        files
+            .par_iter()
+            .for_each(|path| sink(index.list_file(kind.store(), kind, caches, root, path)));
+    }
+
+    /// The latest title of a listed session, read as cheaply as the format
+    /// allows. `None` when it has none. Read through the title index with
+    /// the free function [`crate::read_title`], which calls this only for what
+    /// the index does not know.
+    fn read_title(
+        &self,
+        caches: &Caches,
+        record: &SessionRecord,
+    ) -> Result<Option<String>, ReadError>;
+
+    /// The folded surface of a listed session.
+    fn read_surface(&self, caches: &Caches, record: &SessionRecord) -> Result<Surface, ReadError>;
+
+    /// The surface plus the events compactions removed from it: the whole
+    /// conversation, for search. Folded through [`Store::fold_surface`], so
+    /// a kind that streams keeps what its compactions shadow; one that does
+    /// not (the default fold) reports no shadowed events.
+    fn read_history(&self, caches: &Caches, record: &SessionRecord) -> Result<History, ReadError> {
+        let mut history = History::default();
+        let last = self.fold_surface(caches, record, &mut history)?;
+        Ok(history.finish(last))
+    }
+
+    /// Fold the log of `record` for search, recorded as a
+    /// [`journal::Journal`], reading no further than byte `len` (the
+    /// length listing saw). From `from`, a point an earlier call returned
+    /// for a shorter version of the same log, a kind that can resume reads
+    /// only the lines after it ([`journal::Folded::continued`]); it may
+    /// always read the whole log instead. The default reads the whole log
+    /// through [`Store::fold_surface`] and gives no resume point.
+    fn fold_resumable(
+        &self,
+        caches: &Caches,
+        record: &SessionRecord,
+        len: u64,
+        from: Option<&journal::ResumePoint>,
+    ) -> Result<journal::Folded, ReadError> {
+        let _ = (len, from);
+        let mut recorded = journal::Journal::new(0);
+        self.fold_surface(caches, record, &mut recorded)?;
+        Ok(journal::Folded {
+            ops: recorded.into_ops(),
+            ..journal::Folded::default()
+        })
+    }
+
+    /// Whether the title index may keep this kind's titles by the stamps
+    /// of their files (the default). A kind whose sessions share one file
+    /// (opencode's database) answers `false`: its record paths are not
+    /// files to stamp, and it reads titles as cheaply itself.
+    fn titles_by_file(&self) -> bool {
+        true
+    }
+
+    /// What the title of `record` depends on besides its own file, so
+    /// that the title index can keep it: `None` (the default) when the
+    /// title cannot be indexed; a kind whose title is the last title line
+    /// of its file implements [`Store::title_after`] instead.
+    fn title_inputs(&self, caches: &Caches, record: &SessionRecord) -> Option<title::TitleInputs> {
+        let _ = (caches, record);
+        None
+    }
+
+    /// For a kind whose title is the last title line of the session's own
+    /// file: the latest title among the lines starting at or after byte
+    /// `floor` (a line start), with the offset of its line. This lets the
+    /// title index ([`crate::index`]) search only the bytes appended since it last
+    /// looked. `None` (the default): the kind's title depends on more than
+    /// that, and is read with [`Store::read_title`].
+    fn title_after(
+        &self,
+        caches: &Caches,
+        record: &SessionRecord,
+        floor: u64,
+    ) -> Option<Result<Option<(String, u64)>, ReadError>> {
+        let _ = (caches, record, floor);
+        None
+    }
+
+    /// When the session was last active (Unix seconds): the newest time
+    /// its log records, where the format keeps one cheaply (the last
+    /// line's timestamp, read from the end). The default, and every
+    /// kind's fallback, is the file's modification time, which says
+    /// little after a copy or a `git clone`. `None` when neither can be
+    /// read. Cached by the title index ([`title::TitleIndex::activity`]).
+    fn last_activity(&self, caches: &Caches, record: &SessionRecord) -> Option<i64> {
+        let _ = caches;
+        modified_secs(&record.path)
+    }
+
+    /// The version of `record`'s log that the search index keys its entry
+    /// by: by default the file's length, modification time and inode
+    /// (`None` when it cannot be read). A kind whose sessions share one
+    /// file gives a stamp of the session's own records instead.
+    fn stamp(&self, caches: &Caches, record: &SessionRecord) -> Option<title::Stamp> {
+        let _ = caches;
+        title::Stamp::current(&record.path)
+    }
+
+    /// Fold the surface of a listed session into `sink` while its log is
+    /// read, so that only what the sink keeps is held (prepare keeps what
+    /// its byte budget can need). Returns the seq of the last complete
+    /// event read. The default reads the whole surface first; a kind
+    /// overrides it to stream.
+    fn fold_surface(
+        &self,
+        caches: &Caches,
+        record: &SessionRecord,
+        sink: &mut dyn SurfaceSink,
+    ) -> Result<u64, ReadError> {
+        let surface = self.read_surface(caches, record)?;
+        for event in surface.events {
+            sink.push(event);
+        }
+        Ok(surface.captured_through_seq)
+    }
+}
+
+/// `$VAR/sub` when `VAR` is set and not empty, else `$HOME/fallback…`: the
+/// shape of every default root in SPEC §1.
+pub fn env_or_home(
+    env: Env<'_>,
+    home: Option<&Path>,
+    var: &str,
+    sub: &[&str],
+    fallback: &[&str],
+) -> Vec<PathBuf> {
+    let join = |base: PathBuf, parts: &[&str]| parts.iter().fold(base, |p, part| p.join(part));
+    match env(var).filter(|v| !v.is_empty()) {
+        Some(dir) => vec![join(PathBuf::from(dir), sub)],
+        None => home
+            .map(|h| join(h.to_path_buf(), fallback))
+            .into_iter()
+            .collect(),
+    }
+}
