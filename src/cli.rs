@@ -6,9 +6,10 @@ use std::path::PathBuf;
 
 use clap::{Arg, ArgAction, ArgMatches, Args, FromArgMatches, Parser, Subcommand, ValueEnum};
 
+use crate::agents::AgentWord;
 use crate::config::{
-    self, Agent, Command, Config, Destination, InputFormat, InstallRequest, Limits, McpAgent,
-    McpRequest, OutputFormat, PickFormat, PickOptions, PopupSpec, PreviewWindow, Scope, SortBy,
+    self, Agent, Command, Config, Destination, InputFormat, InstallRequest, Limits, McpRequest,
+    OutputFormat, PickFormat, PickOptions, PopupSpec, PreviewWindow, Scope, SortBy,
 };
 use crate::error::{Error, ErrorCode, Result};
 use session_ref_core::candidates::Target;
@@ -314,8 +315,8 @@ struct HookRunArgs {
 #[derive(Debug, Args)]
 struct HookInstallArgs {
     /// The agent.
-    #[arg(value_enum)]
-    agent: AgentArg,
+    #[arg(value_parser = AgentWord { hook: true })]
+    agent: Agent,
     /// The current project's settings instead of the user's.
     #[arg(long)]
     project: bool,
@@ -331,38 +332,11 @@ struct HookInstallArgs {
 #[derive(Debug, Args)]
 struct HookUninstallArgs {
     /// The agent.
-    #[arg(value_enum)]
-    agent: AgentArg,
+    #[arg(value_parser = AgentWord { hook: true })]
+    agent: Agent,
     /// The current project's settings instead of the user's.
     #[arg(long)]
     project: bool,
-}
-
-/// An agent whose prompt-submit hook session-ref answers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum AgentArg {
-    /// Claude Code.
-    Claude,
-    /// Codex CLI.
-    Codex,
-    /// Gemini CLI.
-    Gemini,
-    /// GitHub Copilot CLI.
-    Copilot,
-    /// Qwen Code.
-    Qwen,
-}
-
-impl From<AgentArg> for Agent {
-    fn from(agent: AgentArg) -> Agent {
-        match agent {
-            AgentArg::Claude => Agent::Claude,
-            AgentArg::Codex => Agent::Codex,
-            AgentArg::Gemini => Agent::Gemini,
-            AgentArg::Copilot => Agent::Copilot,
-            AgentArg::Qwen => Agent::Qwen,
-        }
-    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -377,41 +351,11 @@ enum McpAction {
 #[derive(Debug, Args)]
 struct McpInstallArgs {
     /// The agent.
-    #[arg(value_enum)]
-    agent: McpAgentArg,
+    #[arg(value_parser = AgentWord { hook: false })]
+    agent: Agent,
     /// The current project's settings instead of the user's.
     #[arg(long)]
     project: bool,
-}
-
-/// An agent `mcp install` registers the server with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum McpAgentArg {
-    /// Claude Code.
-    Claude,
-    /// Codex CLI.
-    Codex,
-    /// Gemini CLI.
-    Gemini,
-    /// opencode.
-    Opencode,
-    /// GitHub Copilot CLI.
-    Copilot,
-    /// Qwen Code.
-    Qwen,
-}
-
-impl From<McpAgentArg> for McpAgent {
-    fn from(agent: McpAgentArg) -> McpAgent {
-        match agent {
-            McpAgentArg::Claude => McpAgent::Claude,
-            McpAgentArg::Codex => McpAgent::Codex,
-            McpAgentArg::Gemini => McpAgent::Gemini,
-            McpAgentArg::Opencode => McpAgent::Opencode,
-            McpAgentArg::Copilot => McpAgent::Copilot,
-            McpAgentArg::Qwen => McpAgent::Qwen,
-        }
-    }
 }
 
 fn scope(project: bool) -> Scope {
@@ -789,13 +733,13 @@ impl Cli {
                         },
                     },
                     Some(McpAction::Install(args)) => Command::McpInstall(McpRequest {
-                        agent: args.agent.into(),
+                        agent: args.agent,
                         scope: scope(args.project),
                         budget: explicit,
                         store_args,
                     }),
                     Some(McpAction::Uninstall(args)) => Command::McpUninstall(McpRequest {
-                        agent: args.agent.into(),
+                        agent: args.agent,
                         scope: scope(args.project),
                         budget: None,
                         store_args: Vec::new(),
@@ -949,6 +893,11 @@ fn store_args(roots: &StoreRoots, cwd: Option<&str>) -> Vec<String> {
         .collect()
 }
 
+/// The agent of a `hook NAME` subcommand.
+fn agent(name: &str) -> Agent {
+    Agent::named(name).expect("every hook subcommand is an agent of the table")
+}
+
 fn hook_command(action: HookAction, store_args: &[String]) -> Result<Command> {
     let parse_budget = |raw: Option<String>| -> Result<Option<usize>> {
         raw.map(|raw| {
@@ -963,20 +912,20 @@ fn hook_command(action: HookAction, store_args: &[String]) -> Result<Command> {
         Ok(Command::Hook { agent, budget })
     };
     Ok(match action {
-        HookAction::Claude(args) => run(Agent::Claude, args)?,
-        HookAction::Codex(args) => run(Agent::Codex, args)?,
-        HookAction::Gemini(args) => run(Agent::Gemini, args)?,
-        HookAction::Copilot(args) => run(Agent::Copilot, args)?,
-        HookAction::Qwen(args) => run(Agent::Qwen, args)?,
+        HookAction::Claude(args) => run(agent("claude"), args)?,
+        HookAction::Codex(args) => run(agent("codex"), args)?,
+        HookAction::Gemini(args) => run(agent("gemini"), args)?,
+        HookAction::Copilot(args) => run(agent("copilot"), args)?,
+        HookAction::Qwen(args) => run(agent("qwen"), args)?,
         HookAction::Install(args) => Command::HookInstall(InstallRequest {
-            agent: args.agent.into(),
+            agent: args.agent,
             scope: scope(args.project),
             print: args.print,
             budget: parse_budget(args.budget)?,
             store_args: store_args.to_vec(),
         }),
         HookAction::Uninstall(args) => Command::HookUninstall(InstallRequest {
-            agent: args.agent.into(),
+            agent: args.agent,
             scope: scope(args.project),
             print: false,
             budget: None,

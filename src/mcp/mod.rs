@@ -83,7 +83,7 @@ pub fn run_command(config: &Config) -> Option<ExitCode> {
             let cwd = std::env::current_dir().unwrap_or_default();
             let exe =
                 std::env::current_exe().unwrap_or_else(|_| std::path::PathBuf::from("session-ref"));
-            let surroundings = crate::hook::InstallEnv {
+            let surroundings = crate::agents::InstallEnv {
                 env: &env,
                 home: home.as_deref(),
                 cwd: &cwd,
