@@ -7,6 +7,13 @@
 //! code that means something else. The contract's codes are the core's
 //! ([`ErrorCode::Contract`]): each code's string is written once.
 //!
+//! Every failure reaches a person one way: [`Error::report`] writes
+//! [`Error::stderr_line`] (the message escaped as
+//! `session_ref_core::escape` says) and gives the exit code; where the line
+//! travels inside JSON first (a hook's block reason, an MCP error), the same
+//! escaped line is what goes in, since the agent parses the JSON back into
+//! raw characters before it shows them.
+//!
 //! Each lower layer's error becomes this one through one `From` below (the
 //! core's keeps its code, a store's read error is `READ_FAILED`); a new
 //! crate's error gets its own `From` and nothing else changes.
@@ -218,6 +225,15 @@ impl Error {
         crate::display::escape_unsafe_lines(&self.message)
     }
 
+    /// The one path from a failure to the end of a run, for every front-end
+    /// (`main`, the hooks and installers, the MCP server): its
+    /// [`Error::stderr_line`] on stderr, escaped, and its
+    /// [`Error::exit_code`] as the process's.
+    pub fn report(&self) -> std::process::ExitCode {
+        eprintln!("{}", self.stderr_line());
+        std::process::ExitCode::from(self.exit_code())
+    }
+
     /// `SESSION_REFERENCE_CANCELLED`.
     pub fn cancelled() -> Self {
         Self::new(
@@ -294,6 +310,39 @@ mod tests {
             .map(|&c| ErrorCode::from(c).as_str())
             .collect();
         assert_eq!(core, names);
+        let panic = std::panic::catch_unwind(|| panic!("boom")).unwrap_err();
+        assert_eq!(Error::from_panic(&*panic).code, ErrorCode::Internal);
+    }
+
+    #[test]
+    fn a_control_sequence_in_a_message_never_reaches_a_person_raw() {
+        let raw = "from host\u{1b}]0;pwned\u{7} \u{1b}[2J\u{202e}gnp.exe\u{9b}31m\nsecond line";
+        let error = Error::read_failed(raw);
+        let line = error.stderr_line();
+        assert!(
+            !line
+                .chars()
+                .any(|c| session_ref_core::escape::is_unsafe(c) && c != '\n'),
+            "{line:?}"
+        );
+        assert_eq!(
+            line,
+            "session-ref: SESSION_REFERENCE_READ_FAILED: from host\\u001b]0;pwned\\u0007 \\u001b[2J\\u202egnp.exe\\u009b31m\nsecond line"
+        );
+        assert_eq!(
+            error.message_for_person(),
+            line.split_once("READ_FAILED: ").unwrap().1
+        );
+        // Through JSON and back, as an agent reads a hook's reason or an MCP error.
+        let sent = serde_json::to_string(&line).unwrap();
+        let read: String = serde_json::from_str(&sent).unwrap();
+        assert!(
+            !read.contains(['\u{1b}', '\u{7}', '\u{202e}', '\u{9b}']),
+            "{read:?}"
+        );
+        let core = Error::from(session_ref_core::Error::invalid_reference("id \u{1b}[31m"));
+        assert_eq!(core.code, ErrorCode::InvalidReference);
+        assert!(!core.stderr_line().contains('\u{1b}'));
         let panic = std::panic::catch_unwind(|| panic!("boom")).unwrap_err();
         assert_eq!(Error::from_panic(&*panic).code, ErrorCode::Internal);
     }

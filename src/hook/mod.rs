@@ -176,11 +176,14 @@ fn keep_draft(context: &HookContext, input: &HookInput, reason: &str) -> String 
         reason,
         prompt: &input.prompt,
     };
+    // Escaped as the reason is: the host parses the JSON back.
+    let shown = crate::display::path_for_person;
     match draft::save(dir, &draft) {
-        Ok(path) => format!("session-ref kept the prompt in {}", path.display()),
+        Ok(path) => format!("session-ref kept the prompt in {}", shown(&path)),
         Err(e) => format!(
-            "session-ref could not keep the prompt in {}: {e}",
-            dir.display()
+            "session-ref could not keep the prompt in {}: {}",
+            shown(dir),
+            crate::display::escape_unsafe(&e.to_string())
         ),
     }
 }
@@ -229,16 +232,9 @@ pub fn run_command(config: &Config) -> Option<ExitCode> {
         _ => return None,
     };
     Some(
-        match result.map(|text| crate::output::write_stdout(&text)) {
-            Ok(Ok(())) => ExitCode::SUCCESS,
-            Ok(Err(e)) => {
-                eprintln!("session-ref: {e}");
-                ExitCode::FAILURE
-            }
-            Err(e) => {
-                eprintln!("{}", e.stderr_line());
-                ExitCode::FAILURE
-            }
+        match result.and_then(|text| Ok(crate::output::write_stdout(&text)?)) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => e.report(),
         },
     )
 }
