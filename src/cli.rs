@@ -285,22 +285,107 @@ enum CommandArgs {
     },
 }
 
-#[derive(Debug, Subcommand)]
+/// `hook …`: one `hook NAME` per agent of [`crate::agents::TABLE`] with a
+/// hook (in table order, each with its [`crate::agents::Hook::about`]),
+/// then `install` and `uninstall`. Written out rather than derived so that
+/// the agents' subcommands come from the table.
+#[derive(Debug)]
 enum HookAction {
-    /// Answer Claude Code's UserPromptSubmit hook (its JSON on stdin).
-    Claude(HookRunArgs),
-    /// Answer Codex's UserPromptSubmit hook (its JSON on stdin).
-    Codex(HookRunArgs),
-    /// Answer Gemini CLI's BeforeAgent hook (its JSON on stdin).
-    Gemini(HookRunArgs),
-    /// Answer Copilot CLI's userPromptSubmitted hook (its JSON on stdin).
-    Copilot(HookRunArgs),
-    /// Answer Qwen Code's UserPromptSubmit hook (its JSON on stdin).
-    Qwen(HookRunArgs),
+    /// Answer an agent's prompt-submit hook (its JSON on stdin).
+    Run(Agent, HookRunArgs),
     /// Register the hook in the agent's settings (backed up first).
     Install(HookInstallArgs),
     /// Remove what `hook install` added.
     Uninstall(HookUninstallArgs),
+}
+
+/// `hook install`'s line of `--help`.
+const HOOK_INSTALL_ABOUT: &str = "Register the hook in the agent's settings (backed up first)";
+/// `hook uninstall`'s line of `--help`.
+const HOOK_UNINSTALL_ABOUT: &str = "Remove what `hook install` added";
+
+impl HookAction {
+    fn augment(cmd: clap::Command, update: bool) -> clap::Command {
+        let run_args = if update {
+            HookRunArgs::augment_args_for_update
+        } else {
+            HookRunArgs::augment_args
+        };
+        let mut cmd = cmd;
+        for agent in crate::agents::with_hook() {
+            let sub = run_args(clap::Command::new(agent.as_str()));
+            cmd = cmd.subcommand(sub.about(agent.hook().about).long_about(None));
+        }
+        let (install, uninstall) = if update {
+            (
+                HookInstallArgs::augment_args_for_update(clap::Command::new("install")),
+                HookUninstallArgs::augment_args_for_update(clap::Command::new("uninstall")),
+            )
+        } else {
+            (
+                HookInstallArgs::augment_args(clap::Command::new("install")),
+                HookUninstallArgs::augment_args(clap::Command::new("uninstall")),
+            )
+        };
+        cmd.subcommand(install.about(HOOK_INSTALL_ABOUT).long_about(None))
+            .subcommand(uninstall.about(HOOK_UNINSTALL_ABOUT).long_about(None))
+    }
+}
+
+impl FromArgMatches for HookAction {
+    fn from_arg_matches(matches: &ArgMatches) -> std::result::Result<Self, clap::Error> {
+        Self::from_arg_matches_mut(&mut matches.clone())
+    }
+
+    fn from_arg_matches_mut(matches: &mut ArgMatches) -> std::result::Result<Self, clap::Error> {
+        let Some((name, mut sub)) = matches.remove_subcommand() else {
+            return Err(clap::Error::raw(
+                clap::error::ErrorKind::MissingSubcommand,
+                "a subcommand is required but one was not provided",
+            ));
+        };
+        match name.as_str() {
+            "install" => Ok(HookAction::Install(HookInstallArgs::from_arg_matches_mut(
+                &mut sub,
+            )?)),
+            "uninstall" => Ok(HookAction::Uninstall(
+                HookUninstallArgs::from_arg_matches_mut(&mut sub)?,
+            )),
+            word => match crate::agents::with_hook().find(|a| a.as_str() == word) {
+                Some(agent) => Ok(HookAction::Run(
+                    agent,
+                    HookRunArgs::from_arg_matches_mut(&mut sub)?,
+                )),
+                None => Err(clap::Error::raw(
+                    clap::error::ErrorKind::InvalidSubcommand,
+                    format!("the subcommand '{word}' wasn't recognized"),
+                )),
+            },
+        }
+    }
+
+    fn update_from_arg_matches(
+        &mut self,
+        matches: &ArgMatches,
+    ) -> std::result::Result<(), clap::Error> {
+        *self = Self::from_arg_matches(matches)?;
+        Ok(())
+    }
+}
+
+impl Subcommand for HookAction {
+    fn augment_subcommands(cmd: clap::Command) -> clap::Command {
+        HookAction::augment(cmd, false)
+    }
+
+    fn augment_subcommands_for_update(cmd: clap::Command) -> clap::Command {
+        HookAction::augment(cmd, true)
+    }
+
+    fn has_subcommand(name: &str) -> bool {
+        matches!(name, "install" | "uninstall")
+            || crate::agents::with_hook().any(|a| a.as_str() == name)
+    }
 }
 
 #[derive(Debug, Args)]
@@ -893,11 +978,6 @@ fn store_args(roots: &StoreRoots, cwd: Option<&str>) -> Vec<String> {
         .collect()
 }
 
-/// The agent of a `hook NAME` subcommand.
-fn agent(name: &str) -> Agent {
-    Agent::named(name).expect("every hook subcommand is an agent of the table")
-}
-
 fn hook_command(action: HookAction, store_args: &[String]) -> Result<Command> {
     let parse_budget = |raw: Option<String>| -> Result<Option<usize>> {
         raw.map(|raw| {
@@ -907,16 +987,11 @@ fn hook_command(action: HookAction, store_args: &[String]) -> Result<Command> {
         })
         .transpose()
     };
-    let run = |agent: Agent, args: HookRunArgs| -> Result<Command> {
-        let budget = parse_budget(args.budget)?.unwrap_or(crate::hook::default_cap(agent));
-        Ok(Command::Hook { agent, budget })
-    };
     Ok(match action {
-        HookAction::Claude(args) => run(agent("claude"), args)?,
-        HookAction::Codex(args) => run(agent("codex"), args)?,
-        HookAction::Gemini(args) => run(agent("gemini"), args)?,
-        HookAction::Copilot(args) => run(agent("copilot"), args)?,
-        HookAction::Qwen(args) => run(agent("qwen"), args)?,
+        HookAction::Run(agent, args) => {
+            let budget = parse_budget(args.budget)?.unwrap_or(crate::hook::default_cap(agent));
+            Command::Hook { agent, budget }
+        }
         HookAction::Install(args) => Command::HookInstall(InstallRequest {
             agent: args.agent,
             scope: scope(args.project),

@@ -24,6 +24,7 @@ pub const INTEGRATION: Integration = Integration {
     name: "claude",
     product: "Claude Code",
     hook: Some(Hook {
+        about: "Answer Claude Code's UserPromptSubmit hook (its JSON on stdin)",
         event: PROMPT_SUBMIT,
         cap: crate::config::DEFAULT_HOST_CAP,
         measure: Measure::Utf16Units,

@@ -34,6 +34,7 @@ pub const INTEGRATION: Integration = Integration {
     name: "codex",
     product: "Codex CLI",
     hook: Some(Hook {
+        about: "Answer Codex's UserPromptSubmit hook (its JSON on stdin)",
         event: PROMPT_SUBMIT,
         cap: crate::config::DEFAULT_HOST_CAP,
         measure: Measure::Utf8Bytes,

@@ -30,6 +30,7 @@ pub const INTEGRATION: Integration = Integration {
     name: "copilot",
     product: "GitHub Copilot CLI",
     hook: Some(Hook {
+        about: "Answer Copilot CLI's userPromptSubmitted hook (its JSON on stdin)",
         event: PROMPT_SUBMITTED,
         cap: crate::hook::UNCAPPED_HOST_CAP,
         measure: Measure::Utf8Bytes,

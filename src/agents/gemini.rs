@@ -27,6 +27,7 @@ pub const INTEGRATION: Integration = Integration {
     name: "gemini",
     product: "Gemini CLI",
     hook: Some(Hook {
+        about: "Answer Gemini CLI's BeforeAgent hook (its JSON on stdin)",
         event: BEFORE_AGENT,
         cap: crate::hook::UNCAPPED_HOST_CAP,
         measure: Measure::Utf8Bytes,

@@ -29,9 +29,8 @@
 //! hook and MCP facts, and the functions that locate its files), add `pub
 //! mod NAME;` and `&NAME::INTEGRATION` to [`TABLE`] below. The command
 //! line takes its word for `hook install|uninstall` and `mcp
-//! install|uninstall` from the table; only the hook's own subcommand
-//! (`session-ref hook NAME`, with its line of `--help`) is still declared
-//! in `cli.rs`, where clap derives the subcommands.
+//! install|uninstall` and its `session-ref hook NAME` subcommand (with its
+//! [`Hook::about`] line of `--help`) from the table too.
 
 pub mod claude;
 pub mod codex;
@@ -76,6 +75,8 @@ pub struct Integration {
 /// One agent's prompt-submit hook.
 #[derive(Debug)]
 pub struct Hook {
+    /// The line `--help` shows for `session-ref hook NAME`.
+    pub about: &'static str,
     /// The event the hook is registered for, as the agent names it in its
     /// settings and in the hook's input.
     pub event: &'static str,

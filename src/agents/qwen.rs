@@ -18,6 +18,7 @@ pub const INTEGRATION: Integration = Integration {
     name: "qwen",
     product: "Qwen Code",
     hook: Some(Hook {
+        about: "Answer Qwen Code's UserPromptSubmit hook (its JSON on stdin)",
         event: PROMPT_SUBMIT,
         cap: crate::config::DEFAULT_HOST_CAP,
         measure: Measure::Utf16Units,
