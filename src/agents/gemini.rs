@@ -32,10 +32,10 @@ pub const INTEGRATION: Integration = Integration {
         cap: crate::hook::UNCAPPED_HOST_CAP,
         measure: Measure::Utf8Bytes,
         input: HookInput::parse,
-        context: context,
+        context,
         keeps_draft: true,
         files: hook_files,
-        handler: handler,
+        handler,
         layout: HookLayout::Shared,
     }),
     mcp: Some(Mcp {
