@@ -15,10 +15,10 @@ use session_ref_stores::{Caches, Catalog, StoreRoots, REGISTRY};
 pub fn run_caches(
     config: &Config,
     cwd: Option<&str>,
-    remotes: &crate::remote::RemoteSettings,
+    remotes: &crate::config::remotes::RemoteSettings,
 ) -> Caches {
     let caches = Caches::for_run(config.cache_dir.as_deref(), cwd);
-    match crate::remote::client(remotes) {
+    match remotes.client() {
         Some(client) => caches.with(client),
         None => caches,
     }

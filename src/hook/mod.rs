@@ -68,7 +68,7 @@ pub struct HookContext {
     /// directory), so that resolving ids opens only new and changed logs.
     pub cache_dir: Option<PathBuf>,
     /// Other machines; only those a mention names are asked.
-    pub remotes: crate::remote::RemoteSettings,
+    pub remotes: crate::config::remotes::RemoteSettings,
 }
 
 /// The hook's answer to its stdin: what to print, and a diagnostic line for
@@ -121,7 +121,7 @@ fn resolve(context: &HookContext, input: &HookInput) -> Result<Answer> {
     let remotes = context
         .remotes
         .only_named_by(sources.iter().map(|s| s.session_id.as_str()));
-    let caches = match crate::remote::client(&remotes) {
+    let caches = match remotes.client() {
         Some(client) => caches.with(client.with_deadline(std::time::Instant::now() + REMOTE_WAIT)),
         None => caches,
     };

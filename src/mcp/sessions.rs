@@ -61,7 +61,7 @@ impl Listing {
     /// connect and list timeouts).
     pub fn load(source: &Source, remotes: bool) -> Listing {
         let config = &source.config;
-        let none = crate::remote::RemoteSettings::default();
+        let none = crate::config::remotes::RemoteSettings::default();
         let hosts = if remotes { &config.remotes } else { &none };
         let caches = crate::commands::run_caches(config, config.target.cwd.as_deref(), hosts);
         let catalog = Catalog::load_with(Arc::new(caches), &config.roots);

@@ -1,0 +1,142 @@
+//! `session-ref hook gemini|copilot|qwen`: each agent's stdin shape in,
+//! its stdout shape out (added context, or a block on a bad mention), and
+//! `hook install|uninstall` for them in a scratch home.
+
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+use crate::support;
+use crate::support::{command, hook_context, hook_input, mention, stdout, Session};
+
+fn store(dir: &Path) {
+    Session::new("alpha", "2025-01-03T00:00:00Z", Some("/w/a"))
+        .title("Alpha plan")
+        .user("How do we ship alpha?")
+        .assistant("Ship it on Friday <b>.")
+        .write(dir, "alpha.jsonl");
+}
+
+/// Run `hook AGENT` with `stdin` over `dir`'s store: (stdout, stderr).
+fn hook(dir: &Path, agent: &str, stdin: &Value) -> (String, String) {
+    let store = dir.to_str().unwrap();
+    let out = support::run(&["--store", store, "hook", agent], &stdin.to_string());
+    assert!(out.status.success());
+    (stdout(&out), support::stderr(&out))
+}
+
+#[test]
+fn a_cited_session_is_added_in_each_agents_shape() {
+    let dir = tempfile::tempdir().unwrap();
+    store(dir.path());
+    for agent in ["gemini", "copilot", "qwen"] {
+        let prompt = format!("Follow {} please", mention("alpha", "the plan"));
+        let (out, _) = hook(dir.path(), agent, &hook_input(agent, &prompt));
+        let answer: Value =
+            serde_json::from_str(&out).unwrap_or_else(|e| panic!("{agent}: {e}: {out}"));
+        let context = hook_context(agent, &answer).unwrap_or_else(|| panic!("{agent}: {out}"));
+        assert!(context.starts_with("## Referenced sessions"), "{agent}");
+        assert!(
+            context.contains("Ship it on Friday \\u003cb>."),
+            "{agent}: {context}"
+        );
+        assert!(context.ends_with("</referenced-sessions-stats>"), "{agent}");
+        match agent {
+            "gemini" => assert_eq!(answer["hookSpecificOutput"].as_object().unwrap().len(), 1),
+            "copilot" => assert_eq!(answer.as_object().unwrap().len(), 1),
+            _ => assert_eq!(
+                answer["hookSpecificOutput"]["hookEventName"],
+                "UserPromptSubmit"
+            ),
+        }
+        // Without a mention: nothing at all.
+        let (quiet, _) = hook(dir.path(), agent, &hook_input(agent, "no mention here"));
+        assert_eq!(quiet, "", "{agent}");
+    }
+}
+
+#[test]
+fn a_bad_mention_blocks_the_prompt_with_a_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    store(dir.path());
+    for agent in ["gemini", "copilot", "qwen"] {
+        let prompt = format!("see {}", mention("no-such-session", "the plan"));
+        let (out, err) = hook(dir.path(), agent, &hook_input(agent, &prompt));
+        let answer: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(answer["decision"], "block", "{agent}");
+        let reason = answer["reason"].as_str().unwrap();
+        assert!(
+            reason.contains("SESSION_REFERENCE_READ_FAILED") && reason.contains("no-such-session")
+        );
+        assert!(err.contains("no-such-session"));
+        // The prompt is kept: the notice names the draft.
+        assert!(
+            answer["systemMessage"]
+                .as_str()
+                .unwrap()
+                .contains("kept the prompt"),
+            "{agent}: {out}"
+        );
+    }
+    // Another agent's input shape is refused, not misread.
+    let (out, _) = hook(dir.path(), "copilot", &hook_input("gemini", "hi"));
+    assert_eq!(
+        serde_json::from_str::<Value>(&out).unwrap()["decision"],
+        "block"
+    );
+}
+
+#[test]
+fn hook_install_writes_each_agents_settings_and_uninstall_undoes_it() {
+    let exe = support::bin().to_string_lossy().into_owned();
+    for (agent, file, event) in [
+        ("gemini", ".gemini/settings.json", "BeforeAgent"),
+        ("qwen", ".qwen/settings.json", "UserPromptSubmit"),
+        (
+            "copilot",
+            ".copilot/hooks/session-ref.json",
+            "userPromptSubmitted",
+        ),
+    ] {
+        let home = tempfile::tempdir().unwrap();
+        let path = home.path().join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let keep = agent != "copilot";
+        if keep {
+            std::fs::write(&path, "{\"ui\": {\"theme\": \"dark\"}}\n").unwrap();
+        }
+        let run = |args: &[&str]| {
+            let out = command(home.path()).args(args).output().unwrap();
+            assert!(out.status.success(), "{agent}: {}", support::stderr(&out));
+            stdout(&out)
+        };
+        run(&["hook", "install", agent]);
+        let value: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let command_key = if agent == "copilot" {
+            "bash"
+        } else {
+            "command"
+        };
+        let handler = if agent == "copilot" {
+            assert_eq!(value["version"], 1);
+            value["hooks"][event][0].clone()
+        } else {
+            assert_eq!(value["ui"]["theme"], "dark");
+            value["hooks"][event][0]["hooks"][0].clone()
+        };
+        assert_eq!(handler["type"], "command", "{agent}: {value}");
+        assert_eq!(handler[command_key], format!("{exe} hook {agent}"));
+        assert!(
+            run(&["hook", "install", agent]).contains("left unchanged"),
+            "{agent}"
+        );
+        run(&["hook", "uninstall", agent]);
+        if keep {
+            let after: Value =
+                serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            assert_eq!(after, json!({"ui": {"theme": "dark"}}), "{agent}");
+        } else {
+            assert!(!path.exists());
+        }
+    }
+}
