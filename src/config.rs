@@ -337,70 +337,13 @@ pub struct Config {
     pub command: Command,
 }
 
-/// The host agent a hook runs for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Agent {
-    /// Claude Code.
-    Claude,
-    /// Codex CLI.
-    Codex,
-    /// Gemini CLI.
-    Gemini,
-    /// GitHub Copilot CLI.
-    Copilot,
-    /// Qwen Code.
-    Qwen,
-}
-
-impl Agent {
-    /// The agent's name on the command line.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Agent::Claude => "claude",
-            Agent::Codex => "codex",
-            Agent::Gemini => "gemini",
-            Agent::Copilot => "copilot",
-            Agent::Qwen => "qwen",
-        }
-    }
-}
-
-/// An agent `mcp install` registers the server with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum McpAgent {
-    /// Claude Code.
-    Claude,
-    /// Codex CLI.
-    Codex,
-    /// Gemini CLI.
-    Gemini,
-    /// opencode.
-    Opencode,
-    /// GitHub Copilot CLI.
-    Copilot,
-    /// Qwen Code.
-    Qwen,
-}
-
-impl McpAgent {
-    /// The agent's name on the command line.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            McpAgent::Claude => "claude",
-            McpAgent::Codex => "codex",
-            McpAgent::Gemini => "gemini",
-            McpAgent::Opencode => "opencode",
-            McpAgent::Copilot => "copilot",
-            McpAgent::Qwen => "qwen",
-        }
-    }
-}
+pub use crate::agents::Agent;
 
 /// What `mcp install` or `mcp uninstall` should do.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct McpRequest {
-    /// For which agent.
-    pub agent: McpAgent,
+    /// For which agent (one with MCP servers).
+    pub agent: Agent,
     /// User or project settings.
     pub scope: Scope,
     /// `--max-reference-bytes` to register with the server, when given.

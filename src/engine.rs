@@ -52,8 +52,10 @@ pub struct Candidate {
     pub created_at: String,
     /// The canonical mention with this label.
     pub mention: String,
-    /// Store kind: `hydra`, `claude`, `codex` or `gemini`.
-    pub store: &'static str,
+    /// The kind of session (`hydra`, `claude`, `codex`, …), written as
+    /// `agent` and its old name `store`.
+    #[serde(flatten)]
+    pub agent: crate::agents::AgentKey,
     /// The log file (`HOST:PATH` for a session of another machine).
     pub path: String,
     /// Last activity: when the log was last written (UTC, whole seconds),
@@ -78,7 +80,7 @@ impl Candidate {
             label,
             cwd: record.cwd.clone(),
             created_at: record.created_at.clone(),
-            store: record.kind.as_str(),
+            agent: crate::agents::AgentKey(record.kind.as_str()),
             path: record.path.display().to_string(),
             last_activity: activity.map(session_ref_core::time::format_rfc3339_utc),
             activity,

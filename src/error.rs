@@ -4,28 +4,30 @@
 //! the seven of the contract (SPEC §9), or, for failures the contract does
 //! not cover, one of our own ([`ErrorCode::BEYOND_SPEC`]: no terminal,
 //! delivery, tmux, a refused paste, internal), so that no failure is reported under a
-//! code that means something else. `main` maps the error to an exit code
-//! and prints `session-ref: CODE: message` on stderr.
+//! code that means something else. The contract's codes are the core's
+//! ([`ErrorCode::Contract`]): each code's string is written once.
+//!
+//! Every failure reaches a person one way: [`Error::report`] writes
+//! [`Error::stderr_line`] (the message escaped as
+//! `session_ref_core::escape` says) and gives the exit code; where the line
+//! travels inside JSON first (a hook's block reason, an MCP error), the same
+//! escaped line is what goes in, since the agent parses the JSON back into
+//! raw characters before it shows them.
+//!
+//! Each lower layer's error becomes this one through one `From` below (the
+//! core's keeps its code, a store's read error is `READ_FAILED`); a new
+//! crate's error gets its own `From` and nothing else changes.
 
 use std::fmt;
 
-/// A stable, machine-readable failure code (SPEC §9).
+/// A stable, machine-readable failure code: one of the contract's seven,
+/// which are the core's codes (the one place each of their strings is
+/// written: [`session_ref_core::ErrorCode::as_str`]), or one of the
+/// program's own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ErrorCode {
-    /// A configuration value or flag is out of range.
-    InvalidConfig,
-    /// A mention, URI, id or input message is malformed or unknown.
-    InvalidReference,
-    /// A message cites the target session itself.
-    SelfReference,
-    /// A message cites more distinct sessions than `maxReferences`.
-    TooMany,
-    /// A referenced session could not be read.
-    ReadFailed,
-    /// A referenced session cannot fit `maxReferenceBytes`.
-    BudgetExceeded,
-    /// The user cancelled the operation.
-    Cancelled,
+    /// A failure the contract names (SPEC §9), as the core names it.
+    Contract(session_ref_core::ErrorCode),
     /// The picker has no usable terminal (none to open, or it went away).
     Terminal,
     /// The result could not be delivered (stdout, file, `--exec`, tmux).
@@ -41,17 +43,33 @@ pub enum ErrorCode {
     Internal,
 }
 
+/// The contract's codes under their own names, so that `ErrorCode::TooMany`
+/// reads (and matches) as the program's other codes do.
+#[allow(non_upper_case_globals)]
+impl ErrorCode {
+    /// A configuration value or flag is out of range.
+    pub const InvalidConfig: ErrorCode = ErrorCode::Contract(Core::InvalidConfig);
+    /// A mention, URI, id or input message is malformed or unknown.
+    pub const InvalidReference: ErrorCode = ErrorCode::Contract(Core::InvalidReference);
+    /// A message cites the target session itself.
+    pub const SelfReference: ErrorCode = ErrorCode::Contract(Core::SelfReference);
+    /// A message cites more distinct sessions than `maxReferences`.
+    pub const TooMany: ErrorCode = ErrorCode::Contract(Core::TooMany);
+    /// A referenced session could not be read.
+    pub const ReadFailed: ErrorCode = ErrorCode::Contract(Core::ReadFailed);
+    /// A referenced session cannot fit `maxReferenceBytes`.
+    pub const BudgetExceeded: ErrorCode = ErrorCode::Contract(Core::BudgetExceeded);
+    /// The user cancelled the operation.
+    pub const Cancelled: ErrorCode = ErrorCode::Contract(Core::Cancelled);
+}
+
+use session_ref_core::ErrorCode as Core;
+
 impl ErrorCode {
     /// The code as written on stderr and in JSON, e.g. `SESSION_REFERENCE_TOO_MANY`.
     pub fn as_str(self) -> &'static str {
         match self {
-            ErrorCode::InvalidConfig => "SESSION_REFERENCE_INVALID_CONFIG",
-            ErrorCode::InvalidReference => "SESSION_REFERENCE_INVALID_REFERENCE",
-            ErrorCode::SelfReference => "SESSION_REFERENCE_SELF_REFERENCE",
-            ErrorCode::TooMany => "SESSION_REFERENCE_TOO_MANY",
-            ErrorCode::ReadFailed => "SESSION_REFERENCE_READ_FAILED",
-            ErrorCode::BudgetExceeded => "SESSION_REFERENCE_BUDGET_EXCEEDED",
-            ErrorCode::Cancelled => "SESSION_REFERENCE_CANCELLED",
+            ErrorCode::Contract(code) => code.as_str(),
             ErrorCode::Terminal => "SESSION_REFERENCE_TERMINAL",
             ErrorCode::DeliveryFailed => "SESSION_REFERENCE_DELIVERY_FAILED",
             ErrorCode::Tmux => "SESSION_REFERENCE_TMUX",
@@ -60,16 +78,17 @@ impl ErrorCode {
         }
     }
 
-    /// Every code, in the order of the contract.
-    pub const ALL: [ErrorCode; 7] = [
-        ErrorCode::InvalidConfig,
-        ErrorCode::InvalidReference,
-        ErrorCode::SelfReference,
-        ErrorCode::TooMany,
-        ErrorCode::ReadFailed,
-        ErrorCode::BudgetExceeded,
-        ErrorCode::Cancelled,
-    ];
+    /// Every code of the contract, in its order (the core's).
+    pub const ALL: [ErrorCode; 7] = {
+        let core = Core::ALL;
+        let mut all = [ErrorCode::Internal; 7];
+        let mut i = 0;
+        while i < core.len() {
+            all[i] = ErrorCode::Contract(core[i]);
+            i += 1;
+        }
+        all
+    };
 
     /// The codes of failures outside the contract, in README order.
     pub const BEYOND_SPEC: [ErrorCode; 5] = [
@@ -206,6 +225,15 @@ impl Error {
         crate::display::escape_unsafe_lines(&self.message)
     }
 
+    /// The one path from a failure to the end of a run, for every front-end
+    /// (`main`, the hooks and installers, the MCP server): its
+    /// [`Error::stderr_line`] on stderr, escaped, and its
+    /// [`Error::exit_code`] as the process's.
+    pub fn report(&self) -> std::process::ExitCode {
+        eprintln!("{}", self.stderr_line());
+        std::process::ExitCode::from(self.exit_code())
+    }
+
     /// `SESSION_REFERENCE_CANCELLED`.
     pub fn cancelled() -> Self {
         Self::new(
@@ -218,18 +246,10 @@ impl Error {
 /// Result with [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// A code of the contract is the core's.
 impl From<session_ref_core::ErrorCode> for ErrorCode {
     fn from(code: session_ref_core::ErrorCode) -> Self {
-        use session_ref_core::ErrorCode as Core;
-        match code {
-            Core::InvalidConfig => ErrorCode::InvalidConfig,
-            Core::InvalidReference => ErrorCode::InvalidReference,
-            Core::SelfReference => ErrorCode::SelfReference,
-            Core::TooMany => ErrorCode::TooMany,
-            Core::ReadFailed => ErrorCode::ReadFailed,
-            Core::BudgetExceeded => ErrorCode::BudgetExceeded,
-            Core::Cancelled => ErrorCode::Cancelled,
-        }
+        ErrorCode::Contract(code)
     }
 }
 
@@ -290,6 +310,39 @@ mod tests {
             .map(|&c| ErrorCode::from(c).as_str())
             .collect();
         assert_eq!(core, names);
+        let panic = std::panic::catch_unwind(|| panic!("boom")).unwrap_err();
+        assert_eq!(Error::from_panic(&*panic).code, ErrorCode::Internal);
+    }
+
+    #[test]
+    fn a_control_sequence_in_a_message_never_reaches_a_person_raw() {
+        let raw = "from host\u{1b}]0;pwned\u{7} \u{1b}[2J\u{202e}gnp.exe\u{9b}31m\nsecond line";
+        let error = Error::read_failed(raw);
+        let line = error.stderr_line();
+        assert!(
+            !line
+                .chars()
+                .any(|c| session_ref_core::escape::is_unsafe(c) && c != '\n'),
+            "{line:?}"
+        );
+        assert_eq!(
+            line,
+            "session-ref: SESSION_REFERENCE_READ_FAILED: from host\\u001b]0;pwned\\u0007 \\u001b[2J\\u202egnp.exe\\u009b31m\nsecond line"
+        );
+        assert_eq!(
+            error.message_for_person(),
+            line.split_once("READ_FAILED: ").unwrap().1
+        );
+        // Through JSON and back, as an agent reads a hook's reason or an MCP error.
+        let sent = serde_json::to_string(&line).unwrap();
+        let read: String = serde_json::from_str(&sent).unwrap();
+        assert!(
+            !read.contains(['\u{1b}', '\u{7}', '\u{202e}', '\u{9b}']),
+            "{read:?}"
+        );
+        let core = Error::from(session_ref_core::Error::invalid_reference("id \u{1b}[31m"));
+        assert_eq!(core.code, ErrorCode::InvalidReference);
+        assert!(!core.stderr_line().contains('\u{1b}'));
         let panic = std::panic::catch_unwind(|| panic!("boom")).unwrap_err();
         assert_eq!(Error::from_panic(&*panic).code, ErrorCode::Internal);
     }

@@ -10,6 +10,7 @@
 
 #![warn(missing_docs)]
 
+pub mod agents;
 pub mod cli;
 pub mod commands;
 pub mod config;

@@ -385,8 +385,7 @@ fn keep_prompt(
     }
 }
 
-/// Report `error` on stderr; its exit code ([`Error::exit_code`]).
+/// Report `error` on stderr; its exit code (the one path: [`Error::report`]).
 fn fail(error: &Error) -> ExitCode {
-    eprintln!("{}", error.stderr_line());
-    ExitCode::from(error.exit_code())
+    error.report()
 }

@@ -19,6 +19,8 @@
 //!   original's mode before any byte is written, then given its mode and owner.
 //! - **Atomic**: the new text goes to a temporary file in the same directory
 //!   (0600 until done, then the original's mode and owner) renamed over it.
+//! - **Surgical TOML edits**: [`parse_toml`] opens a text as `toml_edit`
+//!   does, which keeps comments and layout around what is changed.
 //! - **Surgical JSON edits**: [`JsonDoc`] changes one property or array
 //!   element in the text and keeps every other byte, comments (JSONC, which
 //!   Gemini CLI, Qwen Code and opencode accept) and layout included; what an
@@ -397,6 +399,27 @@ pub fn parse_json(path: &Path, text: &str) -> Result<Value> {
     }
     jsonc_parser::parse_to_serde_value::<Value>(text, &parse_options())
         .map_err(|e| malformed(path, e))
+}
+
+/// A JSON settings text (absent or blank = `{}`) as a document to edit,
+/// with its top-level object, refusing anything but an object.
+pub fn json_object(
+    path: &Path,
+    text: Option<&str>,
+) -> Result<(JsonDoc, serde_json::Map<String, Value>)> {
+    let doc = JsonDoc::new(path, text)?;
+    match doc.value() {
+        Value::Object(root) => Ok((doc, root)),
+        _ => Err(malformed(path, "the top level is not an object")),
+    }
+}
+
+/// A TOML settings text (absent = empty) as a document to edit in place:
+/// comments and layout are kept by `toml_edit`.
+pub fn parse_toml(path: &Path, text: Option<&str>) -> Result<toml_edit::DocumentMut> {
+    text.unwrap_or("")
+        .parse::<toml_edit::DocumentMut>()
+        .map_err(|e| malformed(path, e.to_string().trim_end()))
 }
 
 /// One step of a path into a JSON value.

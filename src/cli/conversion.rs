@@ -5,11 +5,11 @@
 
 use super::docs;
 use super::syntax::{
-    AgentArg, Cli, CommandArgs, HookAction, HookRunArgs, InputArg, McpAction, McpAgentArg,
-    OutputArg, PickFormatArg, RemoteAction, SortArg, UriAction,
+    Cli, CommandArgs, HookAction, InputArg, McpAction, OutputArg, PickFormatArg, RemoteAction,
+    SortArg, UriAction,
 };
 use crate::config::{
-    self, Agent, Command, Config, Destination, InputFormat, InstallRequest, Limits, McpAgent,
+    self, Command, Config, Destination, InputFormat, InstallRequest, Limits,
     McpRequest, OutputFormat, PickFormat, PickOptions, PopupSpec, Scope, SortBy,
 };
 use crate::error::{Error, Result};
@@ -154,13 +154,13 @@ impl Cli {
                         },
                     },
                     Some(McpAction::Install(args)) => Command::McpInstall(McpRequest {
-                        agent: args.agent.into(),
+                        agent: args.agent,
                         scope: scope(args.project),
                         budget: explicit,
                         store_args,
                     }),
                     Some(McpAction::Uninstall(args)) => Command::McpUninstall(McpRequest {
-                        agent: args.agent.into(),
+                        agent: args.agent,
                         scope: scope(args.project),
                         budget: None,
                         store_args: Vec::new(),
@@ -208,31 +208,6 @@ impl Cli {
             },
             command,
         })
-    }
-}
-
-impl From<AgentArg> for Agent {
-    fn from(agent: AgentArg) -> Agent {
-        match agent {
-            AgentArg::Claude => Agent::Claude,
-            AgentArg::Codex => Agent::Codex,
-            AgentArg::Gemini => Agent::Gemini,
-            AgentArg::Copilot => Agent::Copilot,
-            AgentArg::Qwen => Agent::Qwen,
-        }
-    }
-}
-
-impl From<McpAgentArg> for McpAgent {
-    fn from(agent: McpAgentArg) -> McpAgent {
-        match agent {
-            McpAgentArg::Claude => McpAgent::Claude,
-            McpAgentArg::Codex => McpAgent::Codex,
-            McpAgentArg::Gemini => McpAgent::Gemini,
-            McpAgentArg::Opencode => McpAgent::Opencode,
-            McpAgentArg::Copilot => McpAgent::Copilot,
-            McpAgentArg::Qwen => McpAgent::Qwen,
-        }
     }
 }
 
@@ -327,25 +302,20 @@ fn hook_command(action: HookAction, store_args: &[String]) -> Result<Command> {
         })
         .transpose()
     };
-    let run = |agent: Agent, args: HookRunArgs| -> Result<Command> {
-        let budget = parse_budget(args.budget)?.unwrap_or(crate::hook::default_cap(agent));
-        Ok(Command::Hook { agent, budget })
-    };
     Ok(match action {
-        HookAction::Claude(args) => run(Agent::Claude, args)?,
-        HookAction::Codex(args) => run(Agent::Codex, args)?,
-        HookAction::Gemini(args) => run(Agent::Gemini, args)?,
-        HookAction::Copilot(args) => run(Agent::Copilot, args)?,
-        HookAction::Qwen(args) => run(Agent::Qwen, args)?,
+        HookAction::Run(agent, args) => {
+            let budget = parse_budget(args.budget)?.unwrap_or(crate::hook::default_cap(agent));
+            Command::Hook { agent, budget }
+        }
         HookAction::Install(args) => Command::HookInstall(InstallRequest {
-            agent: args.agent.into(),
+            agent: args.agent,
             scope: scope(args.project),
             print: args.print,
             budget: parse_budget(args.budget)?,
             store_args: store_args.to_vec(),
         }),
         HookAction::Uninstall(args) => Command::HookUninstall(InstallRequest {
-            agent: args.agent.into(),
+            agent: args.agent,
             scope: scope(args.project),
             print: false,
             budget: None,

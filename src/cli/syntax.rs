@@ -9,6 +9,7 @@ use clap::{Arg, ArgAction, ArgMatches, Args, FromArgMatches, Parser, Subcommand,
 
 use super::docs::{self, long_about, SUMMARY};
 use super::values::{limit_syntax, PreviewWindowSpec};
+use crate::agents::{Agent, AgentWord};
 use crate::config::PreviewWindow;
 use session_ref_stores::{StoreRoots, REGISTRY};
 
@@ -261,22 +262,107 @@ pub(super) enum CommandArgs {
     },
 }
 
-#[derive(Debug, Subcommand)]
+/// `hook …`: one `hook NAME` per agent of [`crate::agents::TABLE`] with a
+/// hook (in table order, each with its [`crate::agents::Hook::about`]),
+/// then `install` and `uninstall`. Written out rather than derived so that
+/// the agents' subcommands come from the table.
+#[derive(Debug)]
 pub(super) enum HookAction {
-    /// Answer Claude Code's UserPromptSubmit hook (its JSON on stdin).
-    Claude(HookRunArgs),
-    /// Answer Codex's UserPromptSubmit hook (its JSON on stdin).
-    Codex(HookRunArgs),
-    /// Answer Gemini CLI's BeforeAgent hook (its JSON on stdin).
-    Gemini(HookRunArgs),
-    /// Answer Copilot CLI's userPromptSubmitted hook (its JSON on stdin).
-    Copilot(HookRunArgs),
-    /// Answer Qwen Code's UserPromptSubmit hook (its JSON on stdin).
-    Qwen(HookRunArgs),
+    /// Answer an agent's prompt-submit hook (its JSON on stdin).
+    Run(Agent, HookRunArgs),
     /// Register the hook in the agent's settings (backed up first).
     Install(HookInstallArgs),
     /// Remove what `hook install` added.
     Uninstall(HookUninstallArgs),
+}
+
+/// `hook install`'s line of `--help`.
+const HOOK_INSTALL_ABOUT: &str = "Register the hook in the agent's settings (backed up first)";
+/// `hook uninstall`'s line of `--help`.
+const HOOK_UNINSTALL_ABOUT: &str = "Remove what `hook install` added";
+
+impl HookAction {
+    fn augment(cmd: clap::Command, update: bool) -> clap::Command {
+        let run_args = if update {
+            HookRunArgs::augment_args_for_update
+        } else {
+            HookRunArgs::augment_args
+        };
+        let mut cmd = cmd;
+        for agent in crate::agents::with_hook() {
+            let sub = run_args(clap::Command::new(agent.as_str()));
+            cmd = cmd.subcommand(sub.about(agent.hook().about).long_about(None));
+        }
+        let (install, uninstall) = if update {
+            (
+                HookInstallArgs::augment_args_for_update(clap::Command::new("install")),
+                HookUninstallArgs::augment_args_for_update(clap::Command::new("uninstall")),
+            )
+        } else {
+            (
+                HookInstallArgs::augment_args(clap::Command::new("install")),
+                HookUninstallArgs::augment_args(clap::Command::new("uninstall")),
+            )
+        };
+        cmd.subcommand(install.about(HOOK_INSTALL_ABOUT).long_about(None))
+            .subcommand(uninstall.about(HOOK_UNINSTALL_ABOUT).long_about(None))
+    }
+}
+
+impl FromArgMatches for HookAction {
+    fn from_arg_matches(matches: &ArgMatches) -> std::result::Result<Self, clap::Error> {
+        Self::from_arg_matches_mut(&mut matches.clone())
+    }
+
+    fn from_arg_matches_mut(matches: &mut ArgMatches) -> std::result::Result<Self, clap::Error> {
+        let Some((name, mut sub)) = matches.remove_subcommand() else {
+            return Err(clap::Error::raw(
+                clap::error::ErrorKind::MissingSubcommand,
+                "a subcommand is required but one was not provided",
+            ));
+        };
+        match name.as_str() {
+            "install" => Ok(HookAction::Install(HookInstallArgs::from_arg_matches_mut(
+                &mut sub,
+            )?)),
+            "uninstall" => Ok(HookAction::Uninstall(
+                HookUninstallArgs::from_arg_matches_mut(&mut sub)?,
+            )),
+            word => match crate::agents::with_hook().find(|a| a.as_str() == word) {
+                Some(agent) => Ok(HookAction::Run(
+                    agent,
+                    HookRunArgs::from_arg_matches_mut(&mut sub)?,
+                )),
+                None => Err(clap::Error::raw(
+                    clap::error::ErrorKind::InvalidSubcommand,
+                    format!("the subcommand '{word}' wasn't recognized"),
+                )),
+            },
+        }
+    }
+
+    fn update_from_arg_matches(
+        &mut self,
+        matches: &ArgMatches,
+    ) -> std::result::Result<(), clap::Error> {
+        *self = Self::from_arg_matches(matches)?;
+        Ok(())
+    }
+}
+
+impl Subcommand for HookAction {
+    fn augment_subcommands(cmd: clap::Command) -> clap::Command {
+        HookAction::augment(cmd, false)
+    }
+
+    fn augment_subcommands_for_update(cmd: clap::Command) -> clap::Command {
+        HookAction::augment(cmd, true)
+    }
+
+    fn has_subcommand(name: &str) -> bool {
+        matches!(name, "install" | "uninstall")
+            || crate::agents::with_hook().any(|a| a.as_str() == name)
+    }
 }
 
 #[derive(Debug, Args)]
@@ -291,8 +377,8 @@ pub(super) struct HookRunArgs {
 #[derive(Debug, Args)]
 pub(super) struct HookInstallArgs {
     /// The agent.
-    #[arg(value_enum)]
-    pub(super) agent: AgentArg,
+    #[arg(value_parser = AgentWord { hook: true })]
+    pub(super) agent: Agent,
     /// The current project's settings instead of the user's.
     #[arg(long)]
     pub(super) project: bool,
@@ -308,26 +394,11 @@ pub(super) struct HookInstallArgs {
 #[derive(Debug, Args)]
 pub(super) struct HookUninstallArgs {
     /// The agent.
-    #[arg(value_enum)]
-    pub(super) agent: AgentArg,
+    #[arg(value_parser = AgentWord { hook: true })]
+    pub(super) agent: Agent,
     /// The current project's settings instead of the user's.
     #[arg(long)]
     pub(super) project: bool,
-}
-
-/// An agent whose prompt-submit hook session-ref answers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(super) enum AgentArg {
-    /// Claude Code.
-    Claude,
-    /// Codex CLI.
-    Codex,
-    /// Gemini CLI.
-    Gemini,
-    /// GitHub Copilot CLI.
-    Copilot,
-    /// Qwen Code.
-    Qwen,
 }
 
 #[derive(Debug, Subcommand)]
@@ -342,28 +413,11 @@ pub(super) enum McpAction {
 #[derive(Debug, Args)]
 pub(super) struct McpInstallArgs {
     /// The agent.
-    #[arg(value_enum)]
-    pub(super) agent: McpAgentArg,
+    #[arg(value_parser = AgentWord { hook: false })]
+    pub(super) agent: Agent,
     /// The current project's settings instead of the user's.
     #[arg(long)]
     pub(super) project: bool,
-}
-
-/// An agent `mcp install` registers the server with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(super) enum McpAgentArg {
-    /// Claude Code.
-    Claude,
-    /// Codex CLI.
-    Codex,
-    /// Gemini CLI.
-    Gemini,
-    /// opencode.
-    Opencode,
-    /// GitHub Copilot CLI.
-    Copilot,
-    /// Qwen Code.
-    Qwen,
 }
 
 #[derive(Debug, Subcommand)]

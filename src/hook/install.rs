@@ -1,110 +1,36 @@
 //! `hook install` / `hook uninstall`: registering the hook in an agent's
 //! settings without disturbing anything else there.
 //!
-//! Claude Code, Qwen Code (`UserPromptSubmit`) and Gemini CLI
-//! (`BeforeAgent`) read hooks from `settings.json`; Copilot CLI from files
-//! of its `hooks/` folder, where install writes one of its own; Codex from
-//! `hooks.json` and
-//! runs one only when `config.toml` records its trust hash under
-//! `[hooks.state."<hooks.json>:user_prompt_submit:<group>:<handler>"]`.
-//! The hash is SHA-256 over the handler in Codex's normalized form (sorted
-//! keys, compact JSON), checked against what Codex 0.169.0's app-server
-//! reports in `hooks/list`. The edits are pure functions of the files' text
-//! (tested on fixtures), made in place so that every other byte (comments
-//! too) is kept; [`crate::settings_file`] does the file work under a lock:
-//! every file is parsed before any is written, a malformed one is refused
-//! and left untouched, each changed file is first copied to a backup, then
-//! replaced atomically.
+//! Where each agent keeps its hooks, the handler it takes and how the hook
+//! sits in its file are the agent's ([`crate::agents`]); this module does
+//! what is the same for all of them. A [`HookLayout::Shared`] file (Claude
+//! Code, Codex, Gemini CLI and Qwen Code's settings) gets a group appended
+//! to `hooks.EVENT`, edited in place so that every other byte (comments
+//! too) is kept; a [`HookLayout::Own`] file (Copilot CLI's `hooks/`
+//! folder) is written whole and removed whole. Codex also runs a hook only
+//! once `config.toml` records its trust hash ([`crate::agents::codex`]).
+//! The edits are pure functions of the files' text (tested on fixtures);
+//! [`crate::settings_file`] does the file work under a lock: every file is
+//! parsed before any is written, a malformed one is refused and left
+//! untouched, each changed file is first copied to a backup, then replaced
+//! atomically.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::{json, Map, Value};
-use sha2::{Digest, Sha256};
 
-pub use crate::config::Scope;
+pub use crate::agents::codex::{
+    hooks_disabled as codex_hooks_disabled, project_trusted as codex_project_trusted,
+    trust_hash as codex_trust_hash, trust_hash_of as codex_trust_hash_of,
+    trust_key as codex_trust_key,
+};
+pub use crate::agents::copilot::HOOK_FILE as COPILOT_HOOK_FILE;
+use crate::agents::{codex, Agent};
+pub use crate::agents::{HookFiles as Targets, HookLayout, InstallEnv};
+pub use crate::config::{InstallRequest, Scope};
 use crate::error::{Error, Result};
-use crate::hook::protocol::Agent;
+use crate::settings_file::{self, json_object, malformed, JsonDoc, Step};
 pub use crate::settings_file::{apply, read, Write};
-use crate::settings_file::{malformed, JsonDoc, Step};
-
-/// The files one installation touches.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Targets {
-    /// Claude's `settings.json`, or Codex's `hooks.json`.
-    pub hooks_file: PathBuf,
-    /// Codex's user `config.toml` (trust); `None` for Claude.
-    pub codex_config: Option<PathBuf>,
-}
-
-impl Targets {
-    /// The files for `agent` and `scope`, from an environment lookup, the
-    /// home directory and the current directory.
-    pub fn locate(
-        agent: Agent,
-        scope: Scope,
-        env: impl Fn(&str) -> Option<String>,
-        home: Option<&Path>,
-        cwd: &Path,
-    ) -> Result<Targets> {
-        let dir_of = |var: &str, fallback: &str| -> Result<PathBuf> {
-            match env(var).filter(|v| !v.is_empty()) {
-                Some(dir) => Ok(cwd.join(dir)),
-                None => home.map(|h| h.join(fallback)).ok_or_else(|| {
-                    Error::invalid_config(format!("neither ${var} nor $HOME is set"))
-                }),
-            }
-        };
-        Ok(match (agent, scope) {
-            (Agent::Claude, Scope::User) => Targets {
-                hooks_file: dir_of("CLAUDE_CONFIG_DIR", ".claude")?.join("settings.json"),
-                codex_config: None,
-            },
-            (Agent::Claude, Scope::Project) => Targets {
-                hooks_file: cwd.join(".claude").join("settings.json"),
-                codex_config: None,
-            },
-            (Agent::Gemini, Scope::User) => Targets {
-                hooks_file: match env("GEMINI_CLI_HOME").filter(|v| !v.is_empty()) {
-                    Some(dir) => cwd.join(dir).join(".gemini"),
-                    None => dir_of("GEMINI_CLI_HOME", ".gemini")?,
-                }
-                .join("settings.json"),
-                codex_config: None,
-            },
-            (Agent::Gemini, Scope::Project) => Targets {
-                hooks_file: cwd.join(".gemini").join("settings.json"),
-                codex_config: None,
-            },
-            (Agent::Qwen, Scope::User) => Targets {
-                hooks_file: dir_of("QWEN_HOME", ".qwen")?.join("settings.json"),
-                codex_config: None,
-            },
-            (Agent::Qwen, Scope::Project) => Targets {
-                hooks_file: cwd.join(".qwen").join("settings.json"),
-                codex_config: None,
-            },
-            (Agent::Copilot, scope) => Targets {
-                hooks_file: match scope {
-                    Scope::User => dir_of("COPILOT_HOME", ".copilot")?.join("hooks"),
-                    Scope::Project => cwd.join(".github").join("hooks"),
-                }
-                .join(COPILOT_HOOK_FILE),
-                codex_config: None,
-            },
-            (Agent::Codex, scope) => {
-                let codex_home = dir_of("CODEX_HOME", ".codex")?;
-                let hooks_dir = match scope {
-                    Scope::User => codex_home.clone(),
-                    Scope::Project => cwd.join(".codex"),
-                };
-                Targets {
-                    hooks_file: hooks_dir.join("hooks.json"),
-                    codex_config: Some(codex_home.join("config.toml")),
-                }
-            }
-        })
-    }
-}
 
 /// The shell command an agent runs: `session-ref`'s own path (quoted for
 /// `sh` when it needs to be), `hook AGENT`, `--budget N` when given, and
@@ -130,13 +56,8 @@ pub fn hook_command(
     command
 }
 
-/// The file of its own install writes into Copilot CLI's `hooks/` folder.
-pub const COPILOT_HOOK_FILE: &str = "session-ref.json";
-
-/// The handler install writes. With a budget, a Codex handler also raises
-/// Codex's cap, `additionalContextLimit`, counted in tokens of 4 bytes.
-/// Gemini CLI's is named (its `/hooks` list shows the name); Copilot CLI's
-/// runs `bash` and has its own timeout field.
+/// The handler install writes for `agent` (its own shape: see
+/// [`crate::agents::Hook::handler`]).
 pub fn desired_handler(
     exe: &Path,
     agent: Agent,
@@ -144,26 +65,12 @@ pub fn desired_handler(
     store_args: &[String],
 ) -> Value {
     let command = hook_command(exe, agent, budget, store_args);
-    let mut handler = handler(&command);
-    match (agent, budget) {
-        (Agent::Codex, Some(budget)) => {
-            handler["additionalContextLimit"] = budget.div_ceil(4).into();
-        }
-        (Agent::Gemini, _) => handler["name"] = "session-ref".into(),
-        (Agent::Copilot, _) => {
-            handler = json!({"type": "command", "bash": command, "timeoutSec": 30});
-        }
-        _ => {}
-    }
-    handler
+    (agent.hook().handler)(&command, budget)
 }
 
-/// Copilot CLI's hooks file holding `handler` alone.
-pub fn copilot_hooks_file(handler: &Value) -> String {
-    let value = json!({"version": 1, "hooks": {Agent::Copilot.event(): [handler]}});
-    let mut text = serde_json::to_string_pretty(&value).expect("JSON serializes");
-    text.push('\n');
-    text
+/// A hooks file of our own ([`HookLayout::Own`]) holding `handler` alone.
+pub fn own_file(agent: Agent, handler: &Value) -> String {
+    settings_file::render_new(&snippet(agent, handler))
 }
 
 fn shell_quote(word: &str) -> String {
@@ -199,17 +106,12 @@ pub fn is_ours(handler: &Value, agent: Agent) -> bool {
     })
 }
 
-/// The handler object install writes.
-fn handler(command: &str) -> Value {
-    json!({"type": "command", "command": command})
-}
-
-/// The snippet `--print` shows and install merges.
+/// The snippet `--print` shows and install merges (or writes whole).
 pub fn snippet(agent: Agent, handler: &Value) -> Value {
-    if agent == Agent::Copilot {
-        return json!({"version": 1, "hooks": {agent.event(): [handler]}});
+    match agent.hook().layout {
+        HookLayout::Own => json!({"version": 1, "hooks": {agent.event(): [handler]}}),
+        HookLayout::Shared => json!({"hooks": {agent.event(): [{"hooks": [handler]}]}}),
     }
-    json!({"hooks": {agent.event(): [{"hooks": [handler]}]}})
 }
 
 /// The position of a handler: group index, handler index.
@@ -232,10 +134,7 @@ fn parse_settings(
     text: Option<&str>,
     event: &str,
 ) -> Result<(JsonDoc, Map<String, Value>)> {
-    let doc = JsonDoc::new(path, text)?;
-    let Value::Object(root) = doc.value() else {
-        return Err(malformed(path, "the top level is not an object"));
-    };
+    let (doc, root) = json_object(path, text)?;
     if let Some(hooks) = root.get("hooks") {
         let Some(hooks) = hooks.as_object() else {
             return Err(malformed(path, "\"hooks\" is not an object"));
@@ -359,228 +258,265 @@ pub fn remove(path: &Path, text: &str, agent: Agent) -> Result<Edited> {
     })
 }
 
-/// The trust hash Codex computes for a `UserPromptSubmit` handler that runs
-/// `command` with no other settings (timeout 600 s, not async).
-pub fn codex_trust_hash(command: &str) -> String {
-    codex_trust_hash_of(&handler(command))
+/// Whether a file of our own holds only our handlers for `agent` (none
+/// at all is `Some(false)`; `None` when it is not JSON).
+fn only_ours(file: &Path, text: &str, agent: Agent) -> Option<bool> {
+    let value = settings_file::parse_json(file, text).ok()?;
+    let handlers = value["hooks"][agent.event()].as_array().cloned()?;
+    Some(!handlers.is_empty() && handlers.iter().all(|h| is_ours(h, agent)))
 }
 
-/// The trust hash Codex computes for a `UserPromptSubmit` handler object:
-/// SHA-256 of its normalized form (defaults filled in, keys sorted, compact).
-pub fn codex_trust_hash_of(handler: &Value) -> String {
-    let mut normalized = Map::new();
-    normalized.insert("type".into(), "command".into());
-    normalized.insert(
-        "command".into(),
-        handler.get("command").cloned().unwrap_or(Value::Null),
-    );
-    let timeout = handler
-        .get("timeout")
-        .and_then(Value::as_u64)
-        .unwrap_or(600)
-        .max(1);
-    normalized.insert("timeout".into(), timeout.into());
-    let is_async = handler
-        .get("async")
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
-    normalized.insert("async".into(), is_async.into());
-    if let Some(message) = handler.get("statusMessage").filter(|m| !m.is_null()) {
-        normalized.insert("statusMessage".into(), message.clone());
+/// `hook install` of a [`HookLayout::Own`] file: written whole.
+fn install_own(agent: Agent, targets: &Targets, desired: &Value) -> Result<String> {
+    let file = &targets.hooks_file;
+    let _lock = settings_file::lock(&[file], true)?;
+    let before = read(file)?;
+    let after = own_file(agent, desired);
+    if before.as_deref() == Some(after.as_str()) {
+        return Ok(format!(
+            "{} already has the hook; left unchanged\n",
+            file.display()
+        ));
     }
-    // 2,500 tokens is the default, which Codex leaves out of the hash.
-    if let Some(limit) = handler
-        .get("additionalContextLimit")
-        .and_then(Value::as_u64)
-        .filter(|&limit| limit != 2_500)
-    {
-        normalized.insert("additionalContextLimit".into(), limit.into());
-    }
-    let normalized = json!({"event_name": "user_prompt_submit", "hooks": [normalized]});
-    let mut canonical = String::new();
-    write_sorted(&mut canonical, &normalized);
-    let digest = Sha256::digest(canonical.as_bytes());
-    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
-    format!("sha256:{hex}")
-}
-
-/// Compact JSON with object keys in byte order.
-fn write_sorted(out: &mut String, value: &Value) {
-    match value {
-        Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
-            out.push('{');
-            for (i, key) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push_str(&serde_json::to_string(key).expect("a string serializes"));
-                out.push(':');
-                write_sorted(out, &map[key]);
-            }
-            out.push('}');
+    if let Some(text) = &before {
+        // An empty list of ours is ours too (as before: all of none).
+        let ours = settings_file::parse_json(file, text)
+            .ok()
+            .and_then(|v| v["hooks"][agent.event()].as_array().cloned())
+            .is_some_and(|handlers| handlers.iter().all(|h| is_ours(h, agent)));
+        if !ours {
+            return Err(Error::invalid_config(format!(
+                "{} holds hooks session-ref did not write; it was left untouched",
+                file.display()
+            )));
         }
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_sorted(out, item);
-            }
-            out.push(']');
-        }
-        other => out.push_str(&other.to_string()),
     }
+    let mut report = format!("set the hook in {}\n", file.display());
+    for backup in apply(&[Write {
+        path: file.clone(),
+        before,
+        after,
+    }])? {
+        report.push_str(&format!("backup: {}\n", backup.display()));
+    }
+    Ok(report)
 }
 
-/// The key of a hook's entry in Codex's `[hooks.state]`.
-pub fn codex_trust_key(hooks_file: &Path, (group, handler): Position) -> String {
-    format!(
-        "{}:user_prompt_submit:{group}:{handler}",
-        hooks_file.display()
-    )
+/// `hook uninstall` of a [`HookLayout::Own`] file: removed when it holds
+/// only our hook (a backup is kept).
+fn uninstall_own(agent: Agent, targets: &Targets) -> Result<String> {
+    let file = &targets.hooks_file;
+    let _lock = settings_file::lock(&[file], false)?;
+    let Some(text) = read(file)? else {
+        return Ok(format!("{} does not exist\n", file.display()));
+    };
+    if only_ours(file, &text, agent) != Some(true) {
+        return Ok(format!(
+            "{} has no session-ref hook of its own; left unchanged\n",
+            file.display()
+        ));
+    }
+    let backup = settings_file::remove(file, &text)?;
+    Ok(format!(
+        "removed {}\nbackup: {}\n",
+        file.display(),
+        backup.display()
+    ))
 }
 
-fn parse_toml(path: &Path, text: Option<&str>) -> Result<toml_edit::DocumentMut> {
-    text.unwrap_or("")
-        .parse::<toml_edit::DocumentMut>()
-        .map_err(|e| malformed(path, e.to_string().trim_end()))
+/// `hook install`: returns the report for stdout.
+pub fn install(request: InstallRequest, env: &InstallEnv<'_>) -> Result<String> {
+    let agent = request.agent;
+    let targets = (agent.hook().files)(request.scope, env)?;
+    let desired = desired_handler(env.exe, agent, request.budget, &request.store_args);
+    let hooks_file = &targets.hooks_file;
+    if request.print {
+        return Ok(print_snippet(agent, &targets, &desired));
+    }
+    if agent.hook().layout == HookLayout::Own {
+        return install_own(agent, &targets, &desired);
+    }
+    let mut files = vec![hooks_file.as_path()];
+    files.extend(targets.codex_config.as_deref());
+    // Held until every file is written: a concurrent install reads ours.
+    let _lock = settings_file::lock(&files, true)?;
+    let before = read(hooks_file)?;
+    let edited = merge(hooks_file, before.as_deref(), agent, &desired)?;
+    let mut writes = Vec::new();
+    let mut report = String::new();
+    match &edited.text {
+        Some(after) => {
+            report.push_str(&format!("set the hook in {}\n", hooks_file.display()));
+            writes.push(Write {
+                path: hooks_file.clone(),
+                before: before.clone(),
+                after: after.clone(),
+            });
+        }
+        None => report.push_str(&format!(
+            "{} already has the hook; left unchanged\n",
+            hooks_file.display()
+        )),
+    }
+    let mut steps = Vec::new();
+    if let Some(config) = &targets.codex_config {
+        let config_before = read(config)?;
+        // The hash covers the handler as written in hooks.json (an earlier
+        // install's, possibly edited by hand, when one is there).
+        let position = edited.position.expect("merge places the handler");
+        let installed = installed_handler(
+            agent,
+            hooks_file,
+            edited.text.as_deref().or(before.as_deref()),
+            position,
+        )
+        .unwrap_or_else(|| desired.clone());
+        let key = codex_trust_key(hooks_file, position);
+        let hash = codex_trust_hash_of(&installed);
+        match codex::trust(config, config_before.as_deref(), &key, &hash)? {
+            Some(after) => {
+                report.push_str(&format!(
+                    "recorded the hook's trust in {}\n",
+                    config.display()
+                ));
+                writes.push(Write {
+                    path: config.clone(),
+                    before: config_before.clone(),
+                    after,
+                });
+            }
+            None => report.push_str(&format!(
+                "{} already trusts the hook; left unchanged\n",
+                config.display()
+            )),
+        }
+        let config_text = config_before.unwrap_or_default();
+        steps = codex::install_notes(config, &config_text, request.scope, env.cwd);
+    }
+    for backup in apply(&writes)? {
+        report.push_str(&format!("backup: {}\n", backup.display()));
+    }
+    for step in steps {
+        report.push_str(&format!("note: {step}\n"));
+    }
+    Ok(report)
 }
 
-/// `[hooks.state]` of a config, refusing a `hooks` or `state` that is not a table.
-fn trust_table<'d>(
+/// The handler at `position` in a settings text.
+fn installed_handler(
+    agent: Agent,
     path: &Path,
-    doc: &'d mut toml_edit::DocumentMut,
-    create: bool,
-) -> Result<Option<&'d mut dyn toml_edit::TableLike>> {
-    let root = doc.as_table_mut();
-    if !root.contains_key("hooks") {
-        if !create {
-            return Ok(None);
-        }
-        let mut hooks = toml_edit::Table::new();
-        hooks.set_implicit(true);
-        root.insert("hooks", toml_edit::Item::Table(hooks));
-    }
-    let hooks = root["hooks"]
-        .as_table_like_mut()
-        .ok_or_else(|| malformed(path, "\"hooks\" is not a table"))?;
-    if !hooks.contains_key("state") {
-        if !create {
-            return Ok(None);
-        }
-        let mut state = toml_edit::Table::new();
-        state.set_implicit(true);
-        hooks.insert("state", toml_edit::Item::Table(state));
-    }
-    hooks
-        .get_mut("state")
-        .and_then(toml_edit::Item::as_table_like_mut)
-        .map(Some)
-        .ok_or_else(|| malformed(path, "\"hooks.state\" is not a table"))
+    text: Option<&str>,
+    (g, h): Position,
+) -> Option<serde_json::Value> {
+    let value = settings_file::parse_json(path, text?).ok()?;
+    value
+        .get("hooks")?
+        .get(agent.event())?
+        .get(g)?
+        .get("hooks")?
+        .get(h)
+        .cloned()
 }
 
-/// Record `hash` as trusted for `key` in a `config.toml` text.
-pub fn trust(path: &Path, text: Option<&str>, key: &str, hash: &str) -> Result<Edited> {
-    let mut doc = parse_toml(path, text)?;
-    let state = trust_table(path, &mut doc, true)?.expect("created");
-    let current = state
-        .get(key)
-        .and_then(|entry| entry.get("trusted_hash"))
-        .and_then(toml_edit::Item::as_str);
-    if current == Some(hash) {
-        return Ok(Edited {
-            text: None,
-            position: None,
-        });
+fn print_snippet(agent: Agent, targets: &Targets, handler: &serde_json::Value) -> String {
+    let shown = serde_json::to_string_pretty(&snippet(agent, handler)).expect("JSON serializes");
+    let mut out = format!("# merge into {}\n{shown}\n", targets.hooks_file.display());
+    if let Some(config) = &targets.codex_config {
+        out.push_str(&format!(
+            "# and into {} (when it is the first UserPromptSubmit hook there; Codex's /hooks can trust it instead)\n\
+             [hooks.state.\"{}\"]\ntrusted_hash = \"{}\"\n",
+            config.display(),
+            codex_trust_key(&targets.hooks_file, (0, 0)),
+            codex_trust_hash_of(handler)
+        ));
     }
-    match state
-        .get_mut(key)
-        .and_then(toml_edit::Item::as_table_like_mut)
-    {
-        Some(entry) => {
-            entry.insert("trusted_hash", toml_edit::value(hash));
-        }
-        None => {
-            let mut entry = toml_edit::Table::new();
-            entry.insert("trusted_hash", toml_edit::value(hash));
-            state.insert(key, toml_edit::Item::Table(entry));
-        }
-    }
-    Ok(Edited {
-        text: Some(doc.to_string()),
-        position: None,
-    })
+    out
 }
 
-/// Remove the trust entries of `hooks_file`'s prompt-submit hooks whose
-/// hash is `hash` (the ones install recorded), and the tables left empty.
-pub fn untrust(path: &Path, text: &str, hooks_file: &Path, hash: &str) -> Result<Edited> {
-    let mut doc = parse_toml(path, Some(text))?;
-    let prefix = format!("{}:user_prompt_submit:", hooks_file.display());
-    let Some(state) = trust_table(path, &mut doc, false)? else {
-        return Ok(Edited {
-            text: None,
-            position: None,
-        });
+/// `hook uninstall`: returns the report for stdout.
+pub fn uninstall(request: InstallRequest, env: &InstallEnv<'_>) -> Result<String> {
+    let agent = request.agent;
+    let targets = (agent.hook().files)(request.scope, env)?;
+    if agent.hook().layout == HookLayout::Own {
+        return uninstall_own(agent, &targets);
+    }
+    let hooks_file = &targets.hooks_file;
+    let mut files = vec![hooks_file.as_path()];
+    files.extend(targets.codex_config.as_deref());
+    let _lock = settings_file::lock(&files, false)?;
+    let mut writes = Vec::new();
+    let mut report = String::new();
+    let before = read(hooks_file)?;
+    let mut our_handlers = Vec::new();
+    match &before {
+        Some(text) => {
+            our_handlers = handlers_of(hooks_file, text, agent);
+            let edited = remove(hooks_file, text, agent)?;
+            match edited.text {
+                Some(after) => {
+                    report.push_str(&format!("removed the hook from {}\n", hooks_file.display()));
+                    writes.push(Write {
+                        path: hooks_file.clone(),
+                        before: before.clone(),
+                        after,
+                    });
+                }
+                None => report.push_str(&format!(
+                    "{} has no session-ref hook\n",
+                    hooks_file.display()
+                )),
+            }
+        }
+        None => report.push_str(&format!("{} does not exist\n", hooks_file.display())),
+    }
+    if let Some(config) = &targets.codex_config {
+        if let Some(mut text) = read(config)? {
+            let original = text.clone();
+            let mut changed = false;
+            for handler in &our_handlers {
+                let hash = codex_trust_hash_of(handler);
+                if let Some(after) = codex::untrust(config, &text, hooks_file, &hash)? {
+                    text = after;
+                    changed = true;
+                }
+            }
+            if changed {
+                report.push_str(&format!(
+                    "removed the hook's trust from {}\n",
+                    config.display()
+                ));
+                writes.push(Write {
+                    path: config.clone(),
+                    before: Some(original),
+                    after: text,
+                });
+            }
+        }
+    }
+    for backup in apply(&writes)? {
+        report.push_str(&format!("backup: {}\n", backup.display()));
+    }
+    Ok(report)
+}
+
+/// Our handlers in a settings text (for their trust hashes).
+fn handlers_of(path: &Path, text: &str, agent: Agent) -> Vec<serde_json::Value> {
+    let Ok(value) = settings_file::parse_json(path, text) else {
+        return Vec::new();
     };
-    let ours: Vec<String> = state
-        .iter()
-        .filter(|(key, entry)| {
-            key.starts_with(&prefix)
-                && entry.get("trusted_hash").and_then(toml_edit::Item::as_str) == Some(hash)
-        })
-        .map(|(key, _)| key.to_owned())
-        .collect();
-    if ours.is_empty() {
-        return Ok(Edited {
-            text: None,
-            position: None,
-        });
-    }
-    for key in &ours {
-        state.remove(key);
-    }
-    let state_empty = state.is_empty();
-    if state_empty {
-        let hooks = doc["hooks"].as_table_like_mut().expect("checked");
-        hooks.remove("state");
-        if hooks.is_empty() {
-            doc.as_table_mut().remove("hooks");
-        }
-    }
-    Ok(Edited {
-        text: Some(doc.to_string()),
-        position: None,
-    })
-}
-
-/// Whether Codex's config turns hooks off (`[features] codex_hooks = false`
-/// or `hooks = false`).
-pub fn codex_hooks_disabled(text: &str) -> bool {
-    let Ok(doc) = text.parse::<toml_edit::DocumentMut>() else {
-        return false;
-    };
-    ["codex_hooks", "hooks"].iter().any(|name| {
-        doc.get("features")
-            .and_then(|f| f.get(name))
-            .and_then(toml_edit::Item::as_bool)
-            == Some(false)
-    })
-}
-
-/// Whether Codex's config trusts the project at `dir`.
-pub fn codex_project_trusted(text: &str, dir: &Path) -> bool {
-    let Ok(doc) = text.parse::<toml_edit::DocumentMut>() else {
-        return false;
-    };
-    doc.get("projects")
-        .and_then(|p| p.get(dir.to_string_lossy().as_ref()))
-        .and_then(|p| p.get("trust_level"))
-        .and_then(toml_edit::Item::as_str)
-        == Some("trusted")
+    let groups = value
+        .get("hooks")
+        .and_then(|h| h.get(agent.event()))
+        .and_then(serde_json::Value::as_array);
+    groups
+        .into_iter()
+        .flatten()
+        .filter_map(|g| g.get("hooks").and_then(serde_json::Value::as_array))
+        .flatten()
+        .filter(|h| is_ours(h, agent))
+        .cloned()
+        .collect()
 }
 
 #[cfg(test)]
@@ -589,49 +525,42 @@ mod tests {
 
     const CMD: &str = "/opt/bin/session-ref hook claude";
 
-    #[test]
-    fn the_trust_hash_is_the_one_codex_reports() {
-        // Key and hash as `codex app-server` (0.169.0) listed them in
-        // `hooks/list` for a user hooks.json holding this one command.
-        assert_eq!(
-            codex_trust_hash("/tmp/hx/blk.sh"),
-            "sha256:84c721844180b3666a6401f8b940d751ed2fee26d0713d71a4fe73742402c08f"
-        );
-        // A handler with a raised context limit and its own timeout.
-        let raised = json!({
-            "type": "command",
-            "command": "/x/session-ref hook codex --budget 40000",
-            "additionalContextLimit": 10000,
-            "timeout": 30,
-        });
-        assert_eq!(
-            codex_trust_hash_of(&raised),
-            "sha256:9aab0df09f90888bd4e9104aba3acd2d63c08f8587a1965246473431514eb5a0"
-        );
-        assert_eq!(
-            codex_trust_key(Path::new("/h/.codex/hooks.json"), (0, 0)),
-            "/h/.codex/hooks.json:user_prompt_submit:0:0"
-        );
+    fn handler(command: &str) -> Value {
+        crate::agents::command_handler(command, None)
+    }
+
+    fn agent(name: &str) -> Agent {
+        Agent::named(name).unwrap()
     }
 
     #[test]
     fn commands_are_quoted_for_sh_when_needed() {
         assert_eq!(
-            hook_command(Path::new("/usr/bin/session-ref"), Agent::Codex, None, &[]),
+            hook_command(Path::new("/usr/bin/session-ref"), agent("codex"), None, &[]),
             "/usr/bin/session-ref hook codex"
         );
         assert_eq!(
-            desired_handler(Path::new("/b/session-ref"), Agent::Codex, Some(40_001), &[]),
+            desired_handler(
+                Path::new("/b/session-ref"),
+                agent("codex"),
+                Some(40_001),
+                &[]
+            ),
             json!({"type": "command", "command": "/b/session-ref hook codex --budget 40001", "additionalContextLimit": 10_001})
         );
         assert_eq!(
-            desired_handler(Path::new("/b/session-ref"), Agent::Claude, Some(5_000), &[]),
+            desired_handler(
+                Path::new("/b/session-ref"),
+                agent("claude"),
+                Some(5_000),
+                &[]
+            ),
             json!({"type": "command", "command": "/b/session-ref hook claude --budget 5000"})
         );
         assert_eq!(
             hook_command(
                 Path::new("/My Apps/it's/session-ref"),
-                Agent::Claude,
+                agent("claude"),
                 None,
                 &[]
             ),
@@ -642,19 +571,22 @@ mod tests {
     #[test]
     fn ours_is_recognized_by_program_and_agent() {
         let h = |c: &str| handler(c);
-        assert!(is_ours(&h(CMD), Agent::Claude));
-        assert!(is_ours(&h("session-ref hook claude"), Agent::Claude));
-        assert!(is_ours(&h("'/a b/session-ref' hook claude"), Agent::Claude));
+        assert!(is_ours(&h(CMD), agent("claude")));
+        assert!(is_ours(&h("session-ref hook claude"), agent("claude")));
+        assert!(is_ours(
+            &h("'/a b/session-ref' hook claude"),
+            agent("claude")
+        ));
         assert!(is_ours(
             &h("session-ref hook claude --budget 900"),
-            Agent::Claude
+            agent("claude")
         ));
-        assert!(!is_ours(&h("session-ref hook claudette"), Agent::Claude));
-        assert!(!is_ours(&h(CMD), Agent::Codex));
-        assert!(!is_ours(&h("/bin/other hook claude"), Agent::Claude));
+        assert!(!is_ours(&h("session-ref hook claudette"), agent("claude")));
+        assert!(!is_ours(&h(CMD), agent("codex")));
+        assert!(!is_ours(&h("/bin/other hook claude"), agent("claude")));
         assert!(!is_ours(
             &json!({"type": "prompt", "command": CMD}),
-            Agent::Claude
+            agent("claude")
         ));
     }
 }

@@ -22,40 +22,14 @@
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-pub use crate::config::Agent;
+pub use crate::agents::copilot::PROMPT_SUBMITTED as COPILOT_PROMPT_SUBMITTED;
+pub use crate::agents::gemini::BEFORE_AGENT;
+pub use crate::agents::Agent;
 use crate::error::{Error, Result};
 use session_ref_core::json as js;
 
-/// The event each agent's hook is registered for, as the agent names it
-/// in its settings and in the hook's input.
-impl Agent {
-    /// The hook event of this agent.
-    pub fn event(self) -> &'static str {
-        match self {
-            Agent::Claude | Agent::Codex | Agent::Qwen => PROMPT_SUBMIT,
-            Agent::Gemini => BEFORE_AGENT,
-            Agent::Copilot => COPILOT_PROMPT_SUBMITTED,
-        }
-    }
-}
-
 /// The prompt-submit event of Claude Code, Codex and Qwen Code.
 pub const PROMPT_SUBMIT: &str = "UserPromptSubmit";
-
-/// Gemini CLI's event before the model is asked about a prompt.
-pub const BEFORE_AGENT: &str = "BeforeAgent";
-
-/// Copilot CLI's prompt-submit event.
-pub const COPILOT_PROMPT_SUBMITTED: &str = "userPromptSubmitted";
-
-/// Copilot CLI's hook input (camelCase, no event name).
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct CopilotInput {
-    session_id: String,
-    cwd: String,
-    prompt: String,
-}
 
 /// The fields of a hook's input that session-ref uses; others are ignored.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -81,22 +55,10 @@ impl HookInput {
         })
     }
 
-    /// Parse `agent`'s hook stdin (Copilot CLI's is given the event name
-    /// it does not send).
+    /// Parse `agent`'s hook stdin, in the shape its host sends
+    /// ([`crate::agents::Hook::input`]).
     pub fn parse_for(agent: Agent, raw: &str) -> Result<HookInput> {
-        if agent != Agent::Copilot {
-            return HookInput::parse(raw);
-        }
-        let input: CopilotInput = serde_json::from_str(raw).map_err(|e| {
-            Error::invalid_reference(format!("the hook input is not the expected JSON: {e}"))
-        })?;
-        Ok(HookInput {
-            session_id: input.session_id,
-            cwd: input.cwd,
-            prompt: input.prompt,
-            hook_event_name: COPILOT_PROMPT_SUBMITTED.to_owned(),
-            transcript_path: None,
-        })
+        (agent.hook().input)(raw)
     }
 }
 
@@ -120,7 +82,7 @@ pub enum Answer {
 impl Answer {
     /// The hook's stdout for Claude Code, Codex and Qwen Code.
     pub fn to_stdout(&self) -> String {
-        self.to_stdout_for(Agent::Claude)
+        self.to_stdout_for(claude())
     }
 
     /// The hook's stdout for `agent`: one JSON object and a newline, or
@@ -128,16 +90,7 @@ impl Answer {
     pub fn to_stdout_for(&self, agent: Agent) -> String {
         let value: Value = match self {
             Answer::Pass => return String::new(),
-            Answer::Context(text) => match agent {
-                Agent::Copilot => json!({"additionalContext": text}),
-                Agent::Gemini => json!({"hookSpecificOutput": {"additionalContext": text}}),
-                _ => json!({
-                    "hookSpecificOutput": {
-                        "hookEventName": PROMPT_SUBMIT,
-                        "additionalContext": text,
-                    }
-                }),
-            },
+            Answer::Context(text) => (agent.hook().context)(text),
             Answer::Block { reason, notice } => {
                 let mut value = json!({"decision": "block", "reason": reason});
                 if let Some(notice) = notice {
@@ -150,9 +103,17 @@ impl Answer {
     }
 }
 
+fn claude() -> Agent {
+    Agent::named("claude").expect("claude is in the table")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn agent(name: &str) -> Agent {
+        Agent::named(name).unwrap()
+    }
 
     #[test]
     fn both_input_shapes_parse_and_unknown_fields_are_ignored() {
@@ -184,30 +145,30 @@ mod tests {
         );
         let context = Answer::Context("t".into());
         assert_eq!(
-            context.to_stdout_for(Agent::Gemini),
+            context.to_stdout_for(agent("gemini")),
             "{\"hookSpecificOutput\":{\"additionalContext\":\"t\"}}\n"
         );
         assert_eq!(
-            context.to_stdout_for(Agent::Copilot),
+            context.to_stdout_for(agent("copilot")),
             "{\"additionalContext\":\"t\"}\n"
         );
-        assert_eq!(context.to_stdout_for(Agent::Qwen), context.to_stdout());
+        assert_eq!(context.to_stdout_for(agent("qwen")), context.to_stdout());
     }
 
     #[test]
     fn gemini_and_copilot_inputs_parse() {
         let gemini = r#"{"session_id":"g1","transcript_path":"/t.json","cwd":"/w","hook_event_name":"BeforeAgent","timestamp":"2026-12-01T00:00:00Z","prompt":"hi"}"#;
-        let input = HookInput::parse_for(Agent::Gemini, gemini).unwrap();
+        let input = HookInput::parse_for(agent("gemini"), gemini).unwrap();
         assert_eq!(
             (input.hook_event_name.as_str(), input.prompt.as_str()),
             (BEFORE_AGENT, "hi")
         );
         let copilot = r#"{"sessionId":"c1","timestamp":1764547200000,"cwd":"/w","prompt":"hi"}"#;
-        let input = HookInput::parse_for(Agent::Copilot, copilot).unwrap();
+        let input = HookInput::parse_for(agent("copilot"), copilot).unwrap();
         assert_eq!(
             (input.session_id.as_str(), input.hook_event_name.as_str()),
             ("c1", COPILOT_PROMPT_SUBMITTED)
         );
-        assert!(HookInput::parse_for(Agent::Copilot, gemini).is_err());
+        assert!(HookInput::parse_for(agent("copilot"), gemini).is_err());
     }
 }

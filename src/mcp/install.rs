@@ -1,6 +1,7 @@
 //! `mcp install|uninstall AGENT [--project]`: register `session-ref mcp`
 //! exactly where and as each agent's own `mcp add` writes it, checked by
-//! running each `mcp add` into a scratch home and comparing:
+//! running each `mcp add` into a scratch home and comparing. Where and how
+//! is each agent's ([`crate::agents::Mcp`]); this module does the rest:
 //!
 //! | agent | file (user / `--project`) | entry |
 //! |---|---|---|
@@ -23,14 +24,15 @@
 //! `session-ref` that runs another program is left alone with an error.
 //! Uninstall removes our entry and our permission only.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::{json, Map, Value};
 
+pub use crate::agents::McpPlace as Place;
+use crate::agents::{Agent, InstallEnv, McpFormat, Scope};
+pub use crate::config::McpRequest;
 use crate::error::{Error, Result};
-use crate::hook::install::Scope;
-use crate::hook::InstallEnv;
-use crate::settings_file::{self, apply, malformed, read, JsonDoc, Step, Write};
+use crate::settings_file::{self, apply, json_object, malformed, parse_toml, read, Step, Write};
 
 /// The name the server is registered under.
 pub const NAME: &str = "session-ref";
@@ -38,103 +40,9 @@ pub const NAME: &str = "session-ref";
 /// Claude Code's permission rule for every tool of the server.
 pub const CLAUDE_PERMISSION: &str = "mcp__session-ref";
 
-pub use crate::config::{McpAgent, McpRequest};
-
-/// Where an agent keeps its servers.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Place {
-    /// The settings file.
-    pub file: PathBuf,
-    /// The key of the servers' object in it (`mcpServers`, `mcp`).
-    pub key: &'static str,
-    /// Claude Code's `settings.json` of the same scope (permissions).
-    pub permissions: Option<PathBuf>,
-}
-
 /// The files of `agent` and `scope`.
-pub fn locate(agent: McpAgent, scope: Scope, env: &InstallEnv<'_>) -> Result<Place> {
-    let dir_of = |var: &str, fallback: &str| -> Result<PathBuf> {
-        match (env.env)(var).filter(|v| !v.is_empty()) {
-            Some(dir) => Ok(env.cwd.join(dir)),
-            None => env
-                .home
-                .map(|h| h.join(fallback))
-                .ok_or_else(|| Error::invalid_config(format!("neither ${var} nor $HOME is set"))),
-        }
-    };
-    let home = || {
-        env.home
-            .map(Path::to_path_buf)
-            .ok_or_else(|| Error::invalid_config("$HOME is not set"))
-    };
-    let project = scope == Scope::Project;
-    let cwd = env.cwd;
-    let servers = |file: PathBuf| Place {
-        file,
-        key: "mcpServers",
-        permissions: None,
-    };
-    Ok(match agent {
-        McpAgent::Claude if project => Place {
-            file: cwd.join(".mcp.json"),
-            key: "mcpServers",
-            permissions: Some(cwd.join(".claude").join("settings.json")),
-        },
-        McpAgent::Claude => {
-            let (config_file, settings) =
-                match (env.env)("CLAUDE_CONFIG_DIR").filter(|v| !v.is_empty()) {
-                    Some(dir) => {
-                        let dir = cwd.join(dir);
-                        (dir.join(".claude.json"), dir.join("settings.json"))
-                    }
-                    None => {
-                        let home = home()?;
-                        (
-                            home.join(".claude.json"),
-                            home.join(".claude").join("settings.json"),
-                        )
-                    }
-                };
-            Place {
-                file: config_file,
-                key: "mcpServers",
-                permissions: Some(settings),
-            }
-        }
-        McpAgent::Codex if project => servers(cwd.join(".codex").join("config.toml")),
-        McpAgent::Codex => servers(dir_of("CODEX_HOME", ".codex")?.join("config.toml")),
-        McpAgent::Gemini if project => servers(cwd.join(".gemini").join("settings.json")),
-        McpAgent::Gemini => servers(
-            match (env.env)("GEMINI_CLI_HOME").filter(|v| !v.is_empty()) {
-                Some(dir) => cwd.join(dir).join(".gemini").join("settings.json"),
-                None => home()?.join(".gemini").join("settings.json"),
-            },
-        ),
-        McpAgent::Qwen if project => servers(cwd.join(".qwen").join("settings.json")),
-        McpAgent::Qwen => servers(dir_of("QWEN_HOME", ".qwen")?.join("settings.json")),
-        McpAgent::Copilot if project => servers(cwd.join(".mcp.json")),
-        McpAgent::Copilot => servers(dir_of("COPILOT_HOME", ".copilot")?.join("mcp-config.json")),
-        McpAgent::Opencode => {
-            let dir = if project {
-                cwd.to_path_buf()
-            } else {
-                dir_of("XDG_CONFIG_HOME", ".config")?.join("opencode")
-            };
-            // opencode reads either; `opencode mcp add` creates the
-            // `.jsonc` when there is neither, we the plain one.
-            let plain = dir.join("opencode.json");
-            let commented = dir.join("opencode.jsonc");
-            Place {
-                file: if !plain.exists() && commented.exists() {
-                    commented
-                } else {
-                    plain
-                },
-                key: "mcp",
-                permissions: None,
-            }
-        }
-    })
+pub fn locate(agent: Agent, scope: Scope, env: &InstallEnv<'_>) -> Result<Place> {
+    (agent.mcp().place)(scope, env)
 }
 
 /// The server's arguments: `mcp`, the budget when one was given, and the
@@ -149,18 +57,12 @@ pub fn server_args(budget: Option<usize>, store_args: &[String]) -> Vec<String> 
     args
 }
 
-/// The entry `agent`'s `mcp add` writes for `exe` with `args`.
-pub fn entry(agent: McpAgent, exe: &str, args: &[String]) -> Value {
-    match agent {
-        McpAgent::Claude => json!({"type": "stdio", "command": exe, "args": args, "env": {}}),
-        McpAgent::Gemini | McpAgent::Qwen => json!({"command": exe, "args": args, "trust": true}),
-        McpAgent::Copilot => json!({"tools": ["*"], "type": "local", "command": exe, "args": args}),
-        McpAgent::Opencode => {
-            let mut command = vec![exe.to_owned()];
-            command.extend(args.iter().cloned());
-            json!({"type": "local", "command": command})
-        }
-        McpAgent::Codex => json!({"command": exe, "args": args}),
+/// The JSON entry `agent`'s `mcp add` writes for `exe` with `args`
+/// (`None` for an agent whose configuration is TOML).
+pub fn entry(agent: Agent, exe: &str, args: &[String]) -> Option<Value> {
+    match agent.mcp().format {
+        McpFormat::Json { entry, .. } => Some(entry(exe, args)),
+        McpFormat::Toml => None,
     }
 }
 
@@ -174,15 +76,6 @@ pub fn is_ours(entry: &Value) -> bool {
     program.is_some_and(|p| Path::new(p).file_name().and_then(|n| n.to_str()) == Some(NAME))
 }
 
-/// A JSON settings text as a document to edit and its top-level object.
-fn parse_json(path: &Path, text: Option<&str>) -> Result<(JsonDoc, Map<String, Value>)> {
-    let doc = JsonDoc::new(path, text)?;
-    match doc.value() {
-        Value::Object(root) => Ok((doc, root)),
-        _ => Err(malformed(path, "the top level is not an object")),
-    }
-}
-
 /// What one edit did to one file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Change {
@@ -192,16 +85,17 @@ pub enum Change {
     Unchanged,
 }
 
-/// Put `desired` under `root[key][NAME]` of a JSON settings text.
-pub fn add_json(path: &Path, text: Option<&str>, key: &str, desired: &Value) -> Result<Change> {
-    let (mut doc, root) = parse_json(path, text)?;
-    if root.is_empty()
-        && path
-            .extension()
-            .is_some_and(|e| e == "json" || e == "jsonc")
-        && key == "mcp"
-    {
-        doc.set(&[], "$schema", &"https://opencode.ai/config.json".into());
+/// Put `desired` under `root[key][NAME]` of a JSON settings text; an
+/// empty one starts with `schema` as its `$schema` when given.
+pub fn add_json(
+    path: &Path,
+    text: Option<&str>,
+    (key, schema): (&str, Option<&str>),
+    desired: &Value,
+) -> Result<Change> {
+    let (mut doc, root) = json_object(path, text)?;
+    if let Some(schema) = schema.filter(|_| root.is_empty()) {
+        doc.set(&[], "$schema", &schema.into());
     }
     let empty = Map::new();
     let servers = match root.get(key) {
@@ -228,7 +122,7 @@ pub fn add_json(path: &Path, text: Option<&str>, key: &str, desired: &Value) -> 
 
 /// Remove our `root[key][NAME]` (and `root[key]` when that empties it).
 pub fn remove_json(path: &Path, text: &str, key: &str) -> Result<Change> {
-    let (mut doc, root) = parse_json(path, Some(text))?;
+    let (mut doc, root) = json_object(path, Some(text))?;
     let Some(servers) = root.get(key).and_then(Value::as_object) else {
         return Ok(Change::Unchanged);
     };
@@ -245,7 +139,7 @@ pub fn remove_json(path: &Path, text: &str, key: &str) -> Result<Change> {
 
 /// Add `rule` to `permissions.allow` of a Claude Code settings text.
 pub fn allow(path: &Path, text: Option<&str>, rule: &str) -> Result<Change> {
-    let (mut doc, root) = parse_json(path, text)?;
+    let (mut doc, root) = json_object(path, text)?;
     if let Some(permissions) = root.get("permissions") {
         let permissions = permissions
             .as_object()
@@ -268,7 +162,7 @@ pub fn allow(path: &Path, text: Option<&str>, rule: &str) -> Result<Change> {
 
 /// Remove `rule` from `permissions.allow` (and what that leaves empty).
 pub fn disallow(path: &Path, text: &str, rule: &str) -> Result<Change> {
-    let (mut doc, root) = parse_json(path, Some(text))?;
+    let (mut doc, root) = json_object(path, Some(text))?;
     let Some(permissions) = root.get("permissions").and_then(Value::as_object) else {
         return Ok(Change::Unchanged);
     };
@@ -291,12 +185,6 @@ pub fn disallow(path: &Path, text: &str, rule: &str) -> Result<Change> {
         }
     }
     Ok(Change::Changed(doc.text().to_owned()))
-}
-
-fn parse_toml(path: &Path, text: Option<&str>) -> Result<toml_edit::DocumentMut> {
-    text.unwrap_or("")
-        .parse::<toml_edit::DocumentMut>()
-        .map_err(|e| malformed(path, e.to_string().trim_end()))
 }
 
 /// `[mcp_servers.session-ref]` of a Codex `config.toml`, edited in place
@@ -383,13 +271,13 @@ pub fn install(request: McpRequest, env: &InstallEnv<'_>) -> Result<String> {
     // Held until every file is written: a concurrent install reads ours.
     let _lock = settings_file::lock(&files, true)?;
     let before = read(&place.file)?;
-    let change = match agent {
-        McpAgent::Codex => add_toml(&place.file, before.as_deref(), &exe, &args)?,
-        _ => add_json(
+    let change = match agent.mcp().format {
+        McpFormat::Toml => add_toml(&place.file, before.as_deref(), &exe, &args)?,
+        McpFormat::Json { key, entry, schema } => add_json(
             &place.file,
             before.as_deref(),
-            place.key,
-            &entry(agent, &exe, &args),
+            (key, schema),
+            &entry(&exe, &args),
         )?,
     };
     let mut writes = Vec::new();
@@ -435,25 +323,7 @@ pub fn install(request: McpRequest, env: &InstallEnv<'_>) -> Result<String> {
     for backup in apply(&writes)? {
         report.push_str(&format!("backup: {}\n", backup.display()));
     }
-    report.push_str(&match agent {
-        McpAgent::Gemini | McpAgent::Qwen => {
-            "note: trusted (\"trust\": true): its read-only tools run without asking\n".to_owned()
-        }
-        McpAgent::Codex => {
-            let mut note =
-                "note: Codex runs its tools unasked: they are annotated read-only\n".to_owned();
-            if request.scope == Scope::Project {
-                note.push_str(
-                    "note: Codex reads a project's .codex/config.toml only in a trusted project\n",
-                );
-            }
-            note
-        }
-        McpAgent::Claude if request.scope == Scope::Project => {
-            "note: Claude Code asks once to approve a project's .mcp.json servers\n".to_owned()
-        }
-        _ => String::new(),
-    });
+    report.push_str((agent.mcp().notes)(request.scope));
     Ok(report)
 }
 
@@ -469,9 +339,9 @@ pub fn uninstall(request: McpRequest, env: &InstallEnv<'_>) -> Result<String> {
     match read(&place.file)? {
         None => report.push_str(&format!("{} does not exist\n", place.file.display())),
         Some(text) => {
-            let change = match agent {
-                McpAgent::Codex => remove_toml(&place.file, &text)?,
-                _ => remove_json(&place.file, &text, place.key)?,
+            let change = match agent.mcp().format {
+                McpFormat::Toml => remove_toml(&place.file, &text)?,
+                McpFormat::Json { key, .. } => remove_json(&place.file, &text, key)?,
             };
             match change {
                 Change::Changed(after) => {
@@ -530,24 +400,25 @@ mod tests {
         let gemini = "{\n  \"mcpServers\": {\n    \"session-ref\": {\n      \"command\": \"/opt/bin/session-ref\",\n      \"args\": [\n        \"mcp\"\n      ],\n      \"trust\": true\n    }\n  }\n}\n";
         let copilot = "{\n  \"mcpServers\": {\n    \"session-ref\": {\n      \"tools\": [\n        \"*\"\n      ],\n      \"type\": \"local\",\n      \"command\": \"/opt/bin/session-ref\",\n      \"args\": [\n        \"mcp\"\n      ]\n    }\n  }\n}\n";
         let opencode = "{\n  \"$schema\": \"https://opencode.ai/config.json\",\n  \"mcp\": {\n    \"session-ref\": {\n      \"type\": \"local\",\n      \"command\": [\n        \"/opt/bin/session-ref\",\n        \"mcp\"\n      ]\n    }\n  }\n}\n";
-        let p = Path::new("/x/settings.json");
-        for (agent, key, expected) in [
-            (McpAgent::Claude, "mcpServers", claude),
-            (McpAgent::Gemini, "mcpServers", gemini),
-            (McpAgent::Copilot, "mcpServers", copilot),
-            (McpAgent::Opencode, "mcp", opencode),
+        for (name, expected) in [
+            ("claude", claude),
+            ("gemini", gemini),
+            ("qwen", gemini),
+            ("copilot", copilot),
+            ("opencode", opencode),
         ] {
-            let path = if agent == McpAgent::Opencode {
-                Path::new("/x/opencode.json")
-            } else {
-                p
+            let agent = Agent::named(name).unwrap();
+            let McpFormat::Json { key, schema, .. } = agent.mcp().format else {
+                panic!("{name} is not JSON")
             };
+            let desired = entry(agent, EXE, &args()).unwrap();
             assert_eq!(
-                add_json(path, None, key, &entry(agent, EXE, &args())).unwrap(),
+                add_json(Path::new("/x/settings.json"), None, (key, schema), &desired).unwrap(),
                 Change::Changed(expected.to_owned()),
                 "{agent:?}"
             );
         }
+        assert!(entry(Agent::named("codex").unwrap(), EXE, &args()).is_none());
         assert_eq!(
             add_toml(Path::new("/c.toml"), None, EXE, &args()).unwrap(),
             Change::Changed(
@@ -561,13 +432,14 @@ mod tests {
     fn install_is_idempotent_keeps_the_rest_and_uninstall_undoes_it() {
         let p = Path::new("/x/settings.json");
         let before = "{\"theme\":\"dark\",\"mcpServers\":{\"other\":{\"command\":\"x\"}}}";
-        let desired = entry(McpAgent::Gemini, EXE, &args());
-        let Change::Changed(after) = add_json(p, Some(before), "mcpServers", &desired).unwrap()
+        let desired = entry(Agent::named("gemini").unwrap(), EXE, &args()).unwrap();
+        let Change::Changed(after) =
+            add_json(p, Some(before), ("mcpServers", None), &desired).unwrap()
         else {
             panic!("unchanged")
         };
         assert_eq!(
-            add_json(p, Some(&after), "mcpServers", &desired).unwrap(),
+            add_json(p, Some(&after), ("mcpServers", None), &desired).unwrap(),
             Change::Unchanged
         );
         let Change::Changed(removed) = remove_json(p, &after, "mcpServers").unwrap() else {
@@ -577,13 +449,13 @@ mod tests {
         assert_eq!(value, serde_json::from_str::<Value>(before).unwrap());
         // Someone else's server of that name is refused, and never removed.
         let theirs = "{\"mcpServers\":{\"session-ref\":{\"command\":\"/bin/other\"}}}";
-        assert!(add_json(p, Some(theirs), "mcpServers", &desired).is_err());
+        assert!(add_json(p, Some(theirs), ("mcpServers", None), &desired).is_err());
         assert_eq!(
             remove_json(p, theirs, "mcpServers").unwrap(),
             Change::Unchanged
         );
         // A broken file is refused.
-        assert!(add_json(p, Some("{"), "mcpServers", &desired).is_err());
+        assert!(add_json(p, Some("{"), ("mcpServers", None), &desired).is_err());
     }
 
     #[test]

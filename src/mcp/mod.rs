@@ -44,22 +44,23 @@ pub fn serve(config: &Config, budget: usize, search_index: Option<std::path::Pat
     {
         Ok(runtime) => runtime,
         Err(e) => {
-            eprintln!("session-ref: SESSION_REFERENCE_INTERNAL: cannot start the MCP runtime: {e}");
-            return ExitCode::FAILURE;
+            return crate::error::Error::internal(format!("cannot start the MCP runtime: {e}"))
+                .report()
         }
     };
     let out: transport::Out = Arc::new(Mutex::new(Box::new(std::io::stdout())));
     let stdin = std::io::BufReader::with_capacity(64 * 1024, std::io::stdin());
     let server = server::Server::new(sessions, budget);
     let (transport, written) = transport::StdioTransport::start(stdin, out);
-    runtime.block_on(async move {
+    let failed = runtime.block_on(async move {
         match server.serve(transport).await {
             Ok(running) => {
                 let _ = running.waiting().await;
+                None
             }
             // Stdin ended before `initialize`: nothing was asked.
-            Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => {}
-            Err(e) => eprintln!("session-ref: mcp: {e}"),
+            Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => None,
+            Err(e) => Some(crate::error::Error::internal(format!("mcp: {e}"))),
         }
     });
     // Jobs still running (a warm-up, an abandoned search) are not waited for.
@@ -67,7 +68,7 @@ pub fn serve(config: &Config, budget: usize, search_index: Option<std::path::Pat
     // Answers already handed to the writer are: as long as rmcp waits for
     // its last answers after end of input (5 s).
     written.wait(std::time::Duration::from_secs(5));
-    ExitCode::SUCCESS
+    failed.map_or(ExitCode::SUCCESS, |e| e.report())
 }
 
 /// Run an `mcp …` command; `None` for any other command.
@@ -83,7 +84,7 @@ pub fn run_command(config: &Config) -> Option<ExitCode> {
             let cwd = std::env::current_dir().unwrap_or_default();
             let exe =
                 std::env::current_exe().unwrap_or_else(|_| std::path::PathBuf::from("session-ref"));
-            let surroundings = crate::hook::InstallEnv {
+            let surroundings = crate::agents::InstallEnv {
                 env: &env,
                 home: home.as_deref(),
                 cwd: &cwd,
@@ -95,16 +96,9 @@ pub fn run_command(config: &Config) -> Option<ExitCode> {
                 install::uninstall(request.clone(), &surroundings)
             };
             Some(
-                match result.map(|text| crate::output::write_stdout(&text)) {
-                    Ok(Ok(())) => ExitCode::SUCCESS,
-                    Ok(Err(e)) => {
-                        eprintln!("session-ref: {e}");
-                        ExitCode::FAILURE
-                    }
-                    Err(e) => {
-                        eprintln!("{}", e.stderr_line());
-                        ExitCode::FAILURE
-                    }
+                match result.and_then(|text| Ok(crate::output::write_stdout(&text)?)) {
+                    Ok(()) => ExitCode::SUCCESS,
+                    Err(e) => e.report(),
                 },
             )
         }

@@ -111,7 +111,7 @@ async fn on_pool<T: Send + 'static>(
     tokio::pin!(cancelled);
     let permit = tokio::select! {
         permit = jobs.clone().acquire_owned() => permit
-            .map_err(|_| McpError::internal_error("the server is shutting down", None))?,
+            .map_err(|_| protocol_error(&Error::internal("the server is shutting down")))?,
         () = &mut cancelled => return Err(cancelled_error()),
     };
     let cancel = Arc::new(AtomicBool::new(false));
@@ -125,8 +125,8 @@ async fn on_pool<T: Send + 'static>(
     tokio::select! {
         result = rx => match result {
             Ok(Ok(value)) => Ok(value),
-            Ok(Err(e)) => Err(McpError::internal_error(e.message_for_person().into_owned(), None)),
-            Err(_) => Err(McpError::internal_error("the request's job ended without an answer", None)),
+            Ok(Err(e)) => Err(protocol_error(&e)),
+            Err(_) => Err(protocol_error(&Error::internal("the request's job ended without an answer"))),
         },
         () = cancelled => {
             cancel.store(true, Ordering::Relaxed);
@@ -141,7 +141,7 @@ fn from_json<T: serde::de::DeserializeOwned>(mut value: Value) -> Result<T, McpE
     if let Some(object) = value.as_object_mut() {
         object.insert("resultType".into(), "complete".into());
     }
-    serde_json::from_value(value).map_err(|e| McpError::internal_error(e.to_string(), None))
+    serde_json::from_value(value).map_err(|e| protocol_error(&Error::internal(e.to_string())))
 }
 
 /// How long a client of the 2026-07-28 revision may keep a list: the tools
@@ -167,7 +167,11 @@ fn cache_hints(
 const STATIC_FOR: std::time::Duration = std::time::Duration::from_secs(3600);
 
 /// A session-ref error as a JSON-RPC error: unknown or unreadable sessions
-/// are "resource not found", bad arguments "invalid params".
+/// are "resource not found", bad arguments "invalid params". Every error
+/// the server answers (but a cancellation's fixed text) is made here, so
+/// its text is the escaped `session-ref: CODE: message` line
+/// ([`Error::stderr_line`]): the client parses the JSON back into raw
+/// characters before it shows them.
 fn protocol_error(error: &Error) -> McpError {
     let message = error.stderr_line();
     match error.code {
@@ -216,7 +220,7 @@ impl ServerHandler for Server {
         // Refused before it takes a job: arguments too large to be worth
         // running.
         tools::check_arguments(&name, &args)
-            .map_err(|why| McpError::invalid_params(format!("{name}: {why}"), None))?;
+            .map_err(|why| protocol_error(&Error::invalid_config(format!("{name}: {why}"))))?;
         let client = client_name(&context);
         let (sessions, budget, most) = (self.sessions.clone(), self.budget, self.most(&client));
         let ct = context.ct.clone();
@@ -224,10 +228,10 @@ impl ServerHandler for Server {
         let work =
             move |cancel: &AtomicBool| tools::call(&sessions, &name, &args, (budget, most), cancel);
         let Some(answer) = on_pool(&self.jobs, ct.cancelled_owned(), work).await? else {
-            return Err(McpError::invalid_params(
-                format!("no such tool: {}", request.name),
-                None,
-            ));
+            return Err(protocol_error(&Error::invalid_config(format!(
+                "no such tool: {}",
+                request.name
+            ))));
         };
         let mut result = json!({
             "content": [{"type": "text", "text": answer.text}],
@@ -310,7 +314,7 @@ impl ServerHandler for Server {
             .collect();
         if let Some(query) = args.get("query").and_then(Value::as_str) {
             tools::check_query(query, true).map_err(|why| {
-                McpError::invalid_params(format!("{}: {why}", request.name), None)
+                protocol_error(&Error::invalid_config(format!("{}: {why}", request.name)))
             })?;
         }
         let got = on_pool(&self.jobs, context.ct.cancelled_owned(), move |cancel| {
@@ -318,10 +322,10 @@ impl ServerHandler for Server {
         })
         .await?;
         let Some(got) = got else {
-            return Err(McpError::invalid_params(
-                format!("no such prompt: {}", request.name),
-                None,
-            ));
+            return Err(protocol_error(&Error::invalid_config(format!(
+                "no such prompt: {}",
+                request.name
+            ))));
         };
         let result: GetPromptResult = from_json(got.map_err(|e| protocol_error(&e))?)?;
         Ok(result.into())

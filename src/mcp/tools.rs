@@ -299,7 +299,7 @@ pub fn session_json(listing: &Listing, id: RecordId) -> Map<String, Value> {
     if let Some(cwd) = &record.cwd {
         out.insert("cwd".into(), cwd.clone().into());
     }
-    out.insert("agent".into(), record.kind.as_str().into());
+    out.insert(crate::agents::AGENT_KEY.into(), record.kind.as_str().into());
     out.insert("createdAt".into(), record.created_at.clone().into());
     if let Some(updated) = listing.updated_at(id) {
         out.insert("updatedAt".into(), updated.into());
@@ -420,8 +420,8 @@ fn search_row(listing: &Listing, found: &Found) -> Map<String, Value> {
             session.insert(key.into(), value.clone());
         }
     }
-    if let Some(store) = row.get("store") {
-        session.insert("agent".into(), store.clone());
+    if let Some(agent) = row.get(crate::agents::AGENT_KEY) {
+        session.insert(crate::agents::AGENT_KEY.into(), agent.clone());
     }
     let hits: Vec<Value> = row["hits"]
         .as_array()

@@ -121,8 +121,10 @@ fn write_line(out: &Out, line: &str) -> std::io::Result<()> {
     out.flush()
 }
 
-/// A JSON-RPC error response.
+/// A JSON-RPC error response. The message (serde's words, which may quote
+/// what the client sent) is escaped as every error shown to a person is.
 pub fn error_response(id: &Value, code: i32, message: &str) -> String {
+    let message = crate::display::escape_unsafe_lines(message);
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}).to_string()
 }
 

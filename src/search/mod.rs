@@ -45,8 +45,9 @@ pub struct Found {
     pub cwd: Option<String>,
     /// Creation time exactly as logged.
     pub created_at: String,
-    /// Store kind.
-    pub store: &'static str,
+    /// The kind of session, written as `agent` and its old name `store`.
+    #[serde(flatten)]
+    pub agent: crate::agents::AgentKey,
     /// The canonical mention with this label.
     pub mention: String,
     /// Matches over the whole history.
@@ -99,7 +100,7 @@ impl Found {
             label,
             cwd: record.cwd.clone(),
             created_at: record.created_at.clone(),
-            store: record.kind.as_str(),
+            agent: crate::agents::AgentKey(record.kind.as_str()),
             match_count: found.matches,
             hits: found.hits.iter().map(FoundHit::new).collect(),
             host: record.host.as_deref().map(str::to_owned),

@@ -112,6 +112,8 @@ fn candidates_rank_by_cwd_group_then_record_order() {
         rows[0]["mention"],
         "@[Alpha plan v2](hydra-session:ImFscGhhIg)"
     );
+    assert_eq!(rows[0]["agent"], "hydra");
+    // `store`, the old name, is kept for one release (CHANGELOG).
     assert_eq!(rows[0]["store"], "hydra");
     assert!(rows[0]["path"]
         .as_str()
@@ -128,6 +130,7 @@ fn candidates_rank_by_cwd_group_then_record_order() {
             "cwd",
             "createdAt",
             "mention",
+            "agent",
             "store",
             "path",
             "lastActivity"
@@ -888,6 +891,7 @@ fn candidates_json_carries_the_last_activity_and_the_table_says_which_time_it_co
             "cwd",
             "createdAt",
             "mention",
+            "agent",
             "store",
             "path",
             "lastActivity"

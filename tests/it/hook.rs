@@ -737,3 +737,36 @@ fn store_flags_given_to_install_are_kept() {
         stdout(&out)
     );
 }
+
+#[test]
+fn a_control_sequence_in_an_error_never_reaches_the_hook_json_or_stderr_raw() {
+    let unsafe_char = |c: char| session_ref::display::is_unsafe(c) && c != '\n';
+    for agent in AGENTS {
+        let case = Case::new(agent);
+        let evil = "no\u{1b}]0;pwned\u{7}\u{1b}[2J\u{202e}";
+        let prompt = format!("see {} now", mention(evil, "x"));
+        let (stdin, _) = input(agent, &prompt);
+        // The draft folder's name holds one too (Codex's notice names it),
+        // and cannot be made: the notice says why, escaped as well.
+        let blocker = case.state.path().join("file");
+        std::fs::write(&blocker, "").unwrap();
+        let state = blocker.join("st\u{1b}[31m\u{7}");
+        let store = case.dir.path().to_str().unwrap();
+        let out = run_env(
+            &["--store", store, "hook", agent],
+            &stdin,
+            &[("XDG_STATE_HOME", state.to_str().unwrap())],
+        );
+        let answer = block(&out);
+        let reason = answer["reason"].as_str().unwrap();
+        assert!(reason.starts_with("session-ref: SESSION_REFERENCE_READ_FAILED: "));
+        assert!(!reason.chars().any(unsafe_char), "{reason:?}");
+        if agent == "codex" {
+            let notice = answer["systemMessage"].as_str().unwrap();
+            assert!(notice.starts_with("session-ref could not keep the prompt in "));
+            assert!(!notice.chars().any(unsafe_char), "{notice:?}");
+        }
+        let err = stderr(&out);
+        assert!(!err.chars().any(unsafe_char), "{err:?}");
+    }
+}

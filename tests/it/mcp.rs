@@ -972,3 +972,47 @@ fn claude_install_pre_approves_the_tools_and_uninstall_takes_only_that_back() {
             .unwrap();
     assert_eq!(config, json!({"numStartups": 3}));
 }
+
+/// Whether `text` holds a character that would act on a terminal.
+fn has_control(text: &str) -> bool {
+    text.chars()
+        .any(|c| session_ref::display::is_unsafe(c) && c != '\n')
+}
+
+#[test]
+fn a_control_sequence_in_an_error_never_reaches_the_client_raw() {
+    let dir = tempfile::tempdir().unwrap();
+    store(dir.path());
+    let mut client = Client::start(dir.path(), &[]);
+    let evil = "x\u{1b}]0;pwned\u{7}\u{1b}[2J\u{202e}";
+    let answers = [
+        // An unknown tool and prompt, named by the client.
+        client.request("tools/call", json!({"name": evil, "arguments": {}})),
+        client.request("prompts/get", json!({"name": evil, "arguments": {}})),
+        // An unknown session, as an argument, a URI and a query.
+        client.request("resources/read", json!({"uri": evil})),
+        client.request(
+            "tools/call",
+            json!({"name": "read_session", "arguments": {"session": evil}}),
+        ),
+        client.request(
+            "prompts/get",
+            json!({"name": "cite", "arguments": {"query": evil}}),
+        ),
+        // Params serde refuses, quoting what was sent.
+        client.request("tools/call", json!({"name": 7, "arguments": {evil: evil}})),
+    ];
+    for answer in answers {
+        let message = answer["error"]["message"]
+            .as_str()
+            .or_else(|| answer["result"]["content"][0]["text"].as_str())
+            .unwrap_or_else(|| panic!("no error text: {answer}"));
+        assert!(!has_control(message), "{message:?}");
+        let structured = answer["result"]["structuredContent"].to_string();
+        let structured: Value = serde_json::from_str(&structured).unwrap();
+        assert!(!has_control(&structured.to_string()), "{structured}");
+    }
+    let listed = client.call("list_sessions", json!({}));
+    assert_eq!(listed["isError"], false);
+    assert!(client.close().success());
+}

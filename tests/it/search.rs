@@ -333,7 +333,11 @@ fn a_gemini_session_is_one_result_whatever_its_files() {
     assert_eq!(result["sessionId"], "c0ffee00-0000-4000-8000-00000000400d");
     assert_eq!(result["label"], "Tapir care");
     assert_eq!(result["cwd"], "/home/dev/zoo");
-    assert_eq!(result["store"], "gemini");
+    assert_eq!(result["agent"], "gemini");
+    assert_eq!(
+        result["store"], "gemini",
+        "the old name, kept for one release"
+    );
     let hits: Vec<(&str, &str)> = result["hits"]
         .as_array()
         .unwrap()

@@ -171,7 +171,7 @@ async function candidates(globals, locals, positionals) {
         ? record.instant.seconds
         : BigInt(Math.floor(statSync(record.path).mtimeMs / 1000));
     const lastActivity = formatUtcSeconds(seconds);
-    out += line({ ...candidate, label, mention, store: "hydra", path: record.path, lastActivity });
+    out += line({ ...candidate, label, mention, agent: "hydra", store: "hydra", path: record.path, lastActivity });
   }
   return out;
 }

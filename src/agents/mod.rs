@@ -1,0 +1,419 @@
+//! Every agent session-ref reaches inside — through its prompt-submit hook
+//! and its MCP servers — described in one place: one file per agent and one
+//! row per agent in [`TABLE`].
+//!
+//! Why: an agent's integration is a handful of facts measured against its
+//! real CLI (see `../shared/spec/AGENTS.md`): the event its hook runs for
+//! and what it keeps of the added context, where its hook and MCP settings
+//! live and in what shape, what its hook reads on stdin and accepts back.
+//! Kept beside each other, these facts are checked together; spread over
+//! the hook, the MCP installer and the command line, a new agent had to be
+//! taught to each of them. The code that acts on them is generic: the hook
+//! ([`crate::hook`]), `hook install` ([`crate::hook::install`]) and `mcp
+//! install` ([`crate::mcp::install`]) read an agent's [`Integration`] and
+//! never name an agent; both installers edit files through
+//! [`crate::settings_file`] (locked, parsed before anything is written,
+//! backed up, edited in place, replaced atomically).
+//!
+//! | agent | hook event | cap (unit) | hook file | MCP entry (format) |
+//! |---|---|---|---|---|
+//! | [`claude`] | `UserPromptSubmit` | 10,000 (UTF-16 units) | `settings.json` | `mcpServers` of `.claude.json` / `.mcp.json` (JSON) |
+//! | [`codex`] | `UserPromptSubmit` | 10,000 (bytes) | `hooks.json`, trust in `config.toml` | `[mcp_servers]` of `config.toml` (TOML) |
+//! | [`gemini`] | `BeforeAgent` | 200,000 (bytes) | `settings.json` | `mcpServers` of `settings.json` (JSON) |
+//! | [`copilot`] | `userPromptSubmitted` | 200,000 (bytes) | `hooks/session-ref.json` (our own) | `mcpServers` of `mcp-config.json` / `.mcp.json` (JSON) |
+//! | [`qwen`] | `UserPromptSubmit` | 10,000 (UTF-16 units) | `settings.json` | `mcpServers` of `settings.json` (JSON) |
+//! | [`opencode`] | — | — | — | `mcp` of `opencode.json(c)` (JSON) |
+//!
+//! **Adding an agent's integration** is one file and one table row: write
+//! `src/agents/NAME.rs` with `pub const INTEGRATION: Integration = …` (its
+//! hook and MCP facts, and the functions that locate its files), add `pub
+//! mod NAME;` and `&NAME::INTEGRATION` to [`TABLE`] below. The command
+//! line takes its word for `hook install|uninstall` and `mcp
+//! install|uninstall` and its `session-ref hook NAME` subcommand (with its
+//! [`Hook::about`] line of `--help`) from the table too.
+
+pub mod claude;
+pub mod codex;
+pub mod copilot;
+pub mod gemini;
+pub mod opencode;
+pub mod qwen;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+pub use crate::config::Scope;
+use crate::error::{Error, Result};
+use crate::hook::budget::Measure;
+use crate::hook::protocol::HookInput;
+
+/// Every agent's integration, in the order the command line lists them.
+pub const TABLE: &[&Integration] = &[
+    &claude::INTEGRATION,
+    &codex::INTEGRATION,
+    &gemini::INTEGRATION,
+    &opencode::INTEGRATION,
+    &copilot::INTEGRATION,
+    &qwen::INTEGRATION,
+];
+
+/// What session-ref knows of one agent's hook and MCP settings.
+#[derive(Debug)]
+pub struct Integration {
+    /// The agent's word on the command line (`hook install claude`).
+    pub name: &'static str,
+    /// The agent's name for a person (`Claude Code`).
+    pub product: &'static str,
+    /// Its prompt-submit hook, when it has one session-ref answers.
+    pub hook: Option<Hook>,
+    /// How its MCP servers are registered, when it has them.
+    pub mcp: Option<Mcp>,
+}
+
+/// One agent's prompt-submit hook.
+#[derive(Debug)]
+pub struct Hook {
+    /// The line `--help` shows for `session-ref hook NAME`.
+    pub about: &'static str,
+    /// The event the hook is registered for, as the agent names it in its
+    /// settings and in the hook's input.
+    pub event: &'static str,
+    /// The default `--budget`: what the host keeps whole of added context.
+    pub cap: usize,
+    /// How the host counts added context.
+    pub measure: Measure,
+    /// Parse the hook's stdin.
+    pub input: fn(&str) -> Result<HookInput>,
+    /// The answer that adds a text to the model's context.
+    pub context: fn(&str) -> Value,
+    /// Whether a blocked prompt is kept in a draft file (every host but
+    /// one that gives the prompt back with the reason).
+    pub keeps_draft: bool,
+    /// Where install writes the hook, for a scope.
+    pub files: fn(Scope, &InstallEnv<'_>) -> Result<HookFiles>,
+    /// The handler object install writes for the hook command, from the
+    /// command and the installed `--budget`.
+    pub handler: fn(&str, Option<usize>) -> Value,
+    /// How the hook sits in its file.
+    pub layout: HookLayout,
+}
+
+/// How a hook sits in its settings file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HookLayout {
+    /// A group `{"hooks": [handler]}` appended to `hooks.EVENT` of a
+    /// settings file shared with the user's other settings, edited in place.
+    Shared,
+    /// A file of session-ref's own, `{"version": 1, "hooks": {EVENT:
+    /// [handler]}}`, written whole and removed whole.
+    Own,
+}
+
+/// The files one hook installation touches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HookFiles {
+    /// The settings file holding the hook.
+    pub hooks_file: PathBuf,
+    /// Codex's user `config.toml`, where its trust of the hook is recorded;
+    /// `None` for the agents that run hooks untrusted.
+    pub codex_config: Option<PathBuf>,
+}
+
+/// One agent's MCP server registration.
+#[derive(Debug)]
+pub struct Mcp {
+    /// Where the servers are kept, for a scope.
+    pub place: fn(Scope, &InstallEnv<'_>) -> Result<McpPlace>,
+    /// The entry's format.
+    pub format: McpFormat,
+    /// What install adds to its report for this agent and scope.
+    pub notes: fn(Scope) -> &'static str,
+}
+
+/// How an agent's configuration holds its MCP servers.
+#[derive(Debug, Clone, Copy)]
+pub enum McpFormat {
+    /// A JSON (with comments) object of servers under `key`, each entry
+    /// `entry(program, args)`.
+    Json {
+        /// The servers' object (`mcpServers`, `mcp`).
+        key: &'static str,
+        /// The entry the agent's own `mcp add` writes.
+        entry: fn(&str, &[String]) -> Value,
+        /// The `$schema` a file that install creates starts with.
+        schema: Option<&'static str>,
+    },
+    /// A TOML table `[mcp_servers.NAME]` with `command` and `args` (Codex).
+    Toml,
+}
+
+/// Where an agent keeps its MCP servers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct McpPlace {
+    /// The settings file.
+    pub file: PathBuf,
+    /// A settings file of the same scope whose `permissions.allow` gets
+    /// the server's tools (Claude Code), when the agent asks otherwise.
+    pub permissions: Option<PathBuf>,
+}
+
+/// The handler most agents take: a command hook running `command`.
+pub fn command_handler(command: &str, _budget: Option<usize>) -> Value {
+    serde_json::json!({"type": "command", "command": command})
+}
+
+/// The surroundings install needs: the environment, home, current
+/// directory and the path of this program.
+pub struct InstallEnv<'a> {
+    /// Environment lookup.
+    pub env: &'a dyn Fn(&str) -> Option<String>,
+    /// Home directory.
+    pub home: Option<&'a Path>,
+    /// Current directory.
+    pub cwd: &'a Path,
+    /// This program's path, for the hook command.
+    pub exe: &'a Path,
+}
+
+impl InstallEnv<'_> {
+    /// `$var` when set and not empty (relative to the current directory).
+    pub fn var_dir(&self, var: &str) -> Option<PathBuf> {
+        (self.env)(var)
+            .filter(|v| !v.is_empty())
+            .map(|dir| self.cwd.join(dir))
+    }
+
+    /// `$var`, else `fallback` under the home directory.
+    pub fn dir_of(&self, var: &str, fallback: &str) -> Result<PathBuf> {
+        match self.var_dir(var) {
+            Some(dir) => Ok(dir),
+            None => self
+                .home
+                .map(|h| h.join(fallback))
+                .ok_or_else(|| Error::invalid_config(format!("neither ${var} nor $HOME is set"))),
+        }
+    }
+
+    /// The home directory.
+    pub fn home(&self) -> Result<PathBuf> {
+        self.home
+            .map(Path::to_path_buf)
+            .ok_or_else(|| Error::invalid_config("$HOME is not set"))
+    }
+}
+
+/// An agent of [`TABLE`]: a name for its [`Integration`].
+#[derive(Clone, Copy)]
+pub struct Agent(&'static Integration);
+
+impl Agent {
+    /// The agent whose command-line word is `name`.
+    pub fn named(name: &str) -> Option<Agent> {
+        TABLE.iter().find(|i| i.name == name).map(|&i| Agent(i))
+    }
+
+    /// Every agent, in table order.
+    pub fn all() -> impl Iterator<Item = Agent> {
+        TABLE.iter().map(|&i| Agent(i))
+    }
+
+    /// The agent's word on the command line.
+    pub fn as_str(self) -> &'static str {
+        self.0.name
+    }
+
+    /// Everything known of its integration.
+    pub fn integration(self) -> &'static Integration {
+        self.0
+    }
+
+    /// Its hook. Only an agent with one is ever asked (the command line
+    /// offers `hook` for those alone).
+    pub fn hook(self) -> &'static Hook {
+        self.0
+            .hook
+            .as_ref()
+            .unwrap_or_else(|| panic!("{} has no hook", self.0.name))
+    }
+
+    /// Its MCP registration (see [`Agent::hook`]).
+    pub fn mcp(self) -> &'static Mcp {
+        self.0
+            .mcp
+            .as_ref()
+            .unwrap_or_else(|| panic!("{} has no MCP servers", self.0.name))
+    }
+
+    /// The event its hook runs for.
+    pub fn event(self) -> &'static str {
+        self.hook().event
+    }
+}
+
+impl PartialEq for Agent {
+    fn eq(&self, other: &Agent) -> bool {
+        self.0.name == other.0.name
+    }
+}
+
+impl Eq for Agent {}
+
+impl fmt::Debug for Agent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0.name)
+    }
+}
+
+/// The agents with a hook, for the command line.
+pub fn with_hook() -> impl Iterator<Item = Agent> {
+    Agent::all().filter(|a| a.0.hook.is_some())
+}
+
+/// The agents with MCP servers, for the command line.
+pub fn with_mcp() -> impl Iterator<Item = Agent> {
+    Agent::all().filter(|a| a.0.mcp.is_some())
+}
+
+/// The value parser of an agent word: the table's agents that have a hook
+/// (`hook`) or MCP servers, with their products as the values' help.
+#[derive(Debug, Clone, Copy)]
+pub struct AgentWord {
+    /// Hook agents (else MCP ones).
+    pub hook: bool,
+}
+
+impl AgentWord {
+    fn agents(self) -> Vec<Agent> {
+        if self.hook {
+            with_hook().collect()
+        } else {
+            with_mcp().collect()
+        }
+    }
+}
+
+impl clap::builder::TypedValueParser for AgentWord {
+    type Value = Agent;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> std::result::Result<Agent, clap::Error> {
+        let names: Vec<&str> = self.agents().iter().map(|a| a.as_str()).collect();
+        let word = clap::builder::PossibleValuesParser::new(names).parse_ref(cmd, arg, value)?;
+        Ok(Agent::named(&word).expect("a word of the table"))
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(self.agents().into_iter().map(|a| {
+            clap::builder::PossibleValue::new(a.as_str()).help(a.0.product)
+        })))
+    }
+}
+
+/// The key naming the kind of a session (`claude`, `codex`, `hydra`, …) in
+/// every JSON output: what users call the agent that wrote it.
+pub const AGENT_KEY: &str = "agent";
+
+/// The old name of [`AGENT_KEY`] in `candidates --json` and `search
+/// --json`, still written after it for one release (CHANGELOG, 0.x).
+pub const OLD_AGENT_KEY: &str = "store";
+
+/// The kind of a session as JSON outputs write it: `"agent": KIND`, then
+/// the alias `"store": KIND` (flattened into the object holding it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AgentKey(pub &'static str);
+
+impl AgentKey {
+    /// Both keys, in the order they are written.
+    pub const KEYS: [&'static str; 2] = [AGENT_KEY, OLD_AGENT_KEY];
+}
+
+impl serde::Serialize for AgentKey {
+    fn serialize<S: serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(Self::KEYS.len()))?;
+        for key in Self::KEYS {
+            map.serialize_entry(key, self.0)?;
+        }
+        map.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_names_each_agent_once_and_every_agent_has_something() {
+        let names: Vec<&str> = Agent::all().map(Agent::as_str).collect();
+        assert_eq!(
+            names,
+            ["claude", "codex", "gemini", "opencode", "copilot", "qwen"]
+        );
+        let mut unique = names.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), names.len());
+        for agent in Agent::all() {
+            let i = agent.integration();
+            assert!(i.hook.is_some() || i.mcp.is_some(), "{agent:?}");
+            assert_eq!(Agent::named(i.name), Some(agent));
+        }
+        let hooks: Vec<&str> = with_hook().map(Agent::as_str).collect();
+        assert_eq!(hooks, ["claude", "codex", "gemini", "copilot", "qwen"]);
+        assert_eq!(with_mcp().count(), 6);
+        assert_eq!(Agent::named("claudette"), None);
+    }
+
+    #[test]
+    fn the_kind_of_a_session_is_written_as_agent_then_its_old_name() {
+        #[derive(serde::Serialize)]
+        struct Row {
+            id: u8,
+            #[serde(flatten)]
+            agent: AgentKey,
+            path: u8,
+        }
+        let row = Row {
+            id: 1,
+            agent: AgentKey("codex"),
+            path: 2,
+        };
+        assert_eq!(
+            serde_json::to_string(&row).unwrap(),
+            r#"{"id":1,"agent":"codex","store":"codex","path":2}"#
+        );
+    }
+
+    #[test]
+    fn the_hook_facts_are_the_measured_ones() {
+        let facts: Vec<(&str, &str, usize, Measure)> = with_hook()
+            .map(|a| (a.as_str(), a.event(), a.hook().cap, a.hook().measure))
+            .collect();
+        assert_eq!(
+            facts,
+            [
+                ("claude", "UserPromptSubmit", 10_000, Measure::Utf16Units),
+                ("codex", "UserPromptSubmit", 10_000, Measure::Utf8Bytes),
+                ("gemini", "BeforeAgent", 200_000, Measure::Utf8Bytes),
+                (
+                    "copilot",
+                    "userPromptSubmitted",
+                    200_000,
+                    Measure::Utf8Bytes
+                ),
+                ("qwen", "UserPromptSubmit", 10_000, Measure::Utf16Units),
+            ]
+        );
+    }
+}

@@ -1,0 +1,50 @@
+//! opencode 1.18.33: MCP servers only (it has no prompt-submit hook), under
+//! `mcp` of `opencode.json` (`$XDG_CONFIG_HOME/opencode/`, or the
+//! project's directory), as `opencode mcp add` writes them: `{type:
+//! "local", command: [program, args…]}`. opencode reads `opencode.jsonc`
+//! too; `opencode mcp add` creates that one when there is neither, we the
+//! plain one.
+
+use serde_json::{json, Value};
+
+use super::{InstallEnv, Integration, Mcp, McpFormat, McpPlace, Scope};
+use crate::error::Result;
+
+/// opencode.
+pub const INTEGRATION: Integration = Integration {
+    name: "opencode",
+    product: "opencode",
+    hook: None,
+    mcp: Some(Mcp {
+        place: mcp_place,
+        format: McpFormat::Json {
+            key: "mcp",
+            entry: mcp_entry,
+            schema: Some("https://opencode.ai/config.json"),
+        },
+        notes: |_| "",
+    }),
+};
+
+fn mcp_place(scope: Scope, env: &InstallEnv<'_>) -> Result<McpPlace> {
+    let dir = match scope {
+        Scope::Project => env.cwd.to_path_buf(),
+        Scope::User => env.dir_of("XDG_CONFIG_HOME", ".config")?.join("opencode"),
+    };
+    let plain = dir.join("opencode.json");
+    let commented = dir.join("opencode.jsonc");
+    Ok(McpPlace {
+        file: if !plain.exists() && commented.exists() {
+            commented
+        } else {
+            plain
+        },
+        permissions: None,
+    })
+}
+
+fn mcp_entry(exe: &str, args: &[String]) -> Value {
+    let mut command = vec![exe.to_owned()];
+    command.extend(args.iter().cloned());
+    json!({"type": "local", "command": command})
+}
