@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use clap::{Arg, ArgAction, ArgMatches, Args, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 use crate::config::{
-    self, Agent, Command, Config, Destination, InputFormat, InstallRequest, Limits, McpAgent,
-    McpRequest, OutputFormat, PickFormat, PickOptions, PopupSpec, PreviewWindow, Scope, SortBy,
+    self, Agent, Command, Config, Destination, InputFormat, InstallRequest, McpAgent, McpRequest,
+    OutputFormat, PickFormat, PickOptions, PopupSpec, PreviewWindow, Scope, SortBy,
 };
 use crate::error::{Error, ErrorCode, Result};
 use session_ref_core::candidates::Target;
@@ -660,7 +660,7 @@ impl Cli {
         current_dir: Option<String>,
     ) -> Result<Config> {
         let g = self.global;
-        let limits = Limits::from_flags(
+        let limits = config::limits_from_flags(
             Some(&g.max_references),
             Some(&g.candidate_limit),
             g.max_reference_bytes.as_deref(),

@@ -4,10 +4,10 @@
 use std::sync::Arc;
 
 use crate::config::{Command, Config, InputFormat, OutputFormat, SortBy};
-use crate::engine::{render_jsonl, render_text, Candidate, Engine};
 use crate::error::{Error, Result};
 use session_ref_core::candidates;
 use session_ref_core::{json, mention, render, uri};
+use session_ref_engine::engine::{render_jsonl, render_text, Candidate, Engine};
 use session_ref_stores::{Caches, Catalog, StoreRoots, REGISTRY};
 
 /// The caches of one run: the title index, the ranking cwd, and the
@@ -200,7 +200,7 @@ pub fn run(config: &Config, stdin: Option<String>) -> Result<String> {
         } => {
             // With a label, no store is read: the id is the argument's (a
             // well-formed mention's or URI's), or the argument itself.
-            let named = crate::engine::SessionArg::parse(id).ok().flatten();
+            let named = session_ref_engine::SessionArg::parse(id).ok().flatten();
             let id = named.map_or_else(|| id.clone(), |n| n.id);
             Ok(format!("{}\n", mention::format_mention(&id, Some(label))))
         }

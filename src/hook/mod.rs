@@ -16,7 +16,6 @@
 //! Synchronous on purpose: one short-lived process per prompt has no use
 //! for an async runtime, and starting none keeps the common path fast.
 
-pub mod budget;
 pub mod draft;
 pub mod install;
 pub mod protocol;
@@ -30,11 +29,11 @@ pub use crate::config::{InstallRequest, DEFAULT_HOST_CAP};
 use crate::config::Limits;
 use crate::error::{Error, Result};
 use crate::settings_file;
-use budget::Measure;
 use install::{Scope, Targets};
 use protocol::{Agent, Answer, HookInput, PROMPT_SUBMIT};
 use session_ref_core::mention;
 use session_ref_core::prepare::normalize_references;
+use session_ref_engine::budget::{self, Measure};
 use session_ref_stores::{Caches, Catalog, StoreRoots};
 
 /// `hook install` for Copilot CLI: its hooks file of our own, written whole.
@@ -197,7 +196,11 @@ fn resolve(context: &HookContext, input: &HookInput) -> Result<Answer> {
     catalog.save_index();
     // Read as `prepare` reads: each source folded into what the largest
     // budget can need, so memory follows the budget, not the logs.
-    let read = crate::engine::read_sources(&catalog, &sources, context.limits.max_reference_bytes)?;
+    let read = session_ref_engine::engine::read_sources(
+        &catalog,
+        &sources,
+        context.limits.max_reference_bytes,
+    )?;
     let fitted = budget::fit(
         &sources,
         &read,

@@ -17,9 +17,9 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 use crate::config::Config;
-use crate::engine::Engine;
-use crate::tui::rank::{self, Entry, EntryId, Query, Ranker};
 use session_ref_core::candidates::{self, Target};
+use session_ref_engine::rank::{self, Entry, EntryId, Query, Ranker};
+use session_ref_engine::Engine;
 use session_ref_stores::model::SessionRecord;
 use session_ref_stores::{Catalog, RecordId};
 

@@ -21,10 +21,10 @@ use std::sync::Arc;
 use serde_json::{json, Map, Value};
 
 use crate::config::{self, Config, Limits};
-use crate::engine::Engine;
 use crate::error::{Error, Result};
-use crate::tui::rank::Query;
 use session_ref_core::{json as js, mention, uri};
+use session_ref_engine::rank::Query;
+use session_ref_engine::Engine;
 use session_ref_stores::RecordId;
 
 use super::sessions::{Listing, Sessions};

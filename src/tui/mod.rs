@@ -9,7 +9,6 @@
 //! restored on every exit path). stdout is never touched here: the result
 //! is returned and written by the caller after the terminal is restored.
 
-mod char_set;
 pub mod driver;
 pub mod help;
 pub mod keymap;
@@ -18,7 +17,6 @@ pub mod line;
 pub mod popup;
 pub mod preview;
 pub mod prompt;
-pub mod rank;
 pub mod remote_search;
 pub mod state;
 pub mod terminal;
@@ -40,7 +38,7 @@ use crate::config::{Config, PickOptions};
 use crate::error::{Error, Result};
 use crate::signals;
 use driver::{Driver, Host, Msg, Report};
-use rank::EntryId;
+use session_ref_engine::rank::EntryId;
 use session_ref_stores::model::SessionRecord;
 use session_ref_stores::Caches;
 use state::{Exit, Setup, State};

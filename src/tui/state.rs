@@ -25,12 +25,12 @@ use crate::tui::layout::{self, Areas};
 use crate::tui::line::{Edit, LineInput};
 use crate::tui::preview::{self, PreviewKey, PreviewMode, PreviewSlot, Snapshot};
 use crate::tui::prompt::Prompt;
-use crate::tui::rank::{Entry, EntryId, Hit, Reranker};
 use crate::tui::remote_search::{RemoteAnswer, RemoteAsk, RemoteSearches};
 use crate::tui::theme::Theme;
 use session_ref_core::candidates::Target;
 use session_ref_core::mention;
 use session_ref_core::prepare::normalize_references;
+use session_ref_engine::rank::{Entry, EntryId, Hit, Reranker};
 use session_ref_stores::model::{record_order, SessionRecord};
 use session_ref_stores::{Catalog, ScanEvent};
 

@@ -10,10 +10,10 @@ use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 use crate::display;
-use crate::tui::rank::{EntryId, Hit, Query, Ranker};
 use crate::tui::state::{Focus, Scope, SearchRow, SortOrder, State};
 use crate::tui::text;
 use crate::tui::view::{fit, highlighted};
+use session_ref_engine::rank::{EntryId, Hit, Query, Ranker};
 
 const PROMPT: &str = "> ";
 /// The filter's prompt in conversation search mode.
