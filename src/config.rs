@@ -70,15 +70,9 @@ pub fn parse_positive(name: &str, raw: &str) -> Result<u64> {
     }
 }
 
-/// How `candidates` orders sessions within a directory group.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum SortBy {
-    /// Newest created first (the reference's record order).
-    #[default]
-    Created,
-    /// Most recently active first.
-    Updated,
-}
+/// How `candidates` orders sessions within a directory group: the
+/// engine's one list order.
+pub use session_ref_engine::order::SortBy;
 
 /// What `prepare` reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

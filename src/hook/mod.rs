@@ -34,7 +34,8 @@ use protocol::{Agent, Answer, HookInput, PROMPT_SUBMIT};
 use session_ref_core::mention;
 use session_ref_core::prepare::normalize_references;
 use session_ref_engine::budget::{self, Measure};
-use session_ref_stores::{Caches, Catalog, StoreRoots};
+use session_ref_engine::Stores;
+use session_ref_stores::StoreRoots;
 
 /// `hook install` for Copilot CLI: its hooks file of our own, written whole.
 fn install_copilot(targets: &Targets, desired: &serde_json::Value) -> Result<String> {
@@ -184,15 +185,16 @@ fn resolve(context: &HookContext, input: &HookInput) -> Result<Answer> {
     )?;
     // Listing goes through the title index, as `prepare` does: only new and
     // changed logs are opened; only the cited sessions are read whole.
-    let caches = Caches::for_run(context.cache_dir.as_deref(), Some(&input.cwd));
     let remotes = context
         .remotes
         .only_named_by(sources.iter().map(|s| s.session_id.as_str()));
-    let caches = match crate::remote::client(&remotes) {
-        Some(client) => caches.with(client.with_deadline(std::time::Instant::now() + REMOTE_WAIT)),
-        None => caches,
-    };
-    let catalog = Catalog::load_with(std::sync::Arc::new(caches), &context.roots);
+    let client = crate::remote::client(&remotes)
+        .map(|client| client.with_deadline(std::time::Instant::now() + REMOTE_WAIT));
+    let catalog = Stores::new(context.roots.clone())
+        .cache_dir(context.cache_dir.clone())
+        .cwd(Some(input.cwd.clone()))
+        .remotes(client)
+        .catalog();
     catalog.save_index();
     // Read as `prepare` reads: each source folded into what the largest
     // budget can need, so memory follows the budget, not the logs.

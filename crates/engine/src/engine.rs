@@ -16,6 +16,7 @@ use serde_json::Value;
 
 use crate::error::{Error, Result};
 use crate::limits::Limits;
+use crate::order::{self, Place, SortBy};
 use crate::session_arg::SessionArg;
 use session_ref_core::candidates::{self, Ranked, Target};
 use session_ref_core::escape::{escape_unsafe, safe_label};
@@ -237,7 +238,67 @@ impl Engine {
     /// the exact matches followed by fuzzy-only ones.
     pub fn candidates(&self, query: &str, limit: usize, fuzzy: bool) -> Vec<Candidate> {
         let catalog = &*self.catalog;
-        let ranked: Vec<Ranked> = if fuzzy && !query.is_empty() {
+        self.ranked(query, limit, fuzzy)
+            .into_iter()
+            .map(|r| {
+                let record = catalog.get(r.index);
+                let activity = session_ref_stores::last_activity(catalog.caches(), record);
+                Candidate::new(record, r.label, activity)
+            })
+            .collect()
+    }
+
+    /// [`Engine::candidates`] in the list order `sort`
+    /// ([`crate::order`]): by creation, SPEC §6's order itself; by
+    /// activity, the exact-rule matches in the list order, then the
+    /// fuzzy-only ones in their score order.
+    pub fn candidates_sorted(
+        &self,
+        query: &str,
+        limit: usize,
+        fuzzy: bool,
+        sort: SortBy,
+    ) -> Vec<Candidate> {
+        if sort == SortBy::Created {
+            return self.candidates(query, limit, fuzzy);
+        }
+        let catalog = &*self.catalog;
+        let ranked = self.ranked(query, usize::MAX, fuzzy);
+        let activity: Vec<Option<i64>> = ranked
+            .iter()
+            .map(|r| session_ref_stores::last_activity(catalog.caches(), catalog.get(r.index)))
+            .collect();
+        let place = |at: usize| Place {
+            group: ranked[at].rank,
+            activity: activity[at],
+            record: catalog.get(ranked[at].index),
+        };
+        let mut order: Vec<usize> = (0..ranked.len()).collect();
+        order.sort_by(|&a, &b| {
+            let (exact_a, exact_b) = (ranked[a].exact, ranked[b].exact);
+            exact_b.cmp(&exact_a).then_with(|| {
+                if exact_a && exact_b {
+                    order::compare(sort, &place(a), &place(b))
+                } else {
+                    std::cmp::Ordering::Equal
+                }
+            })
+        });
+        order.truncate(limit);
+        let mut ranked: Vec<Option<Ranked>> = ranked.into_iter().map(Some).collect();
+        order
+            .into_iter()
+            .filter_map(|at| {
+                let r = ranked[at].take()?;
+                Some(Candidate::new(catalog.get(r.index), r.label, activity[at]))
+            })
+            .collect()
+    }
+
+    /// The records `candidates` lists, ranked, with their labels.
+    fn ranked(&self, query: &str, limit: usize, fuzzy: bool) -> Vec<Ranked> {
+        let catalog = &*self.catalog;
+        if fuzzy && !query.is_empty() {
             let labels = self.all_labels();
             candidates::fuzzy(
                 catalog,
@@ -251,15 +312,7 @@ impl Engine {
             candidates::exact(catalog, &self.target, query, limit, &mut |wanted| {
                 self.labels(wanted)
             })
-        };
-        ranked
-            .into_iter()
-            .map(|r| {
-                let record = catalog.get(r.index);
-                let activity = session_ref_stores::last_activity(catalog.caches(), record);
-                Candidate::new(record, r.label, activity)
-            })
-            .collect()
+        }
     }
 
     /// The label a mention of `id` gets by default: the latest title of

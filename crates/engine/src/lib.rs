@@ -22,10 +22,15 @@ pub mod budget;
 pub mod engine;
 pub mod error;
 pub mod limits;
+pub mod listing;
+pub mod open;
+pub mod order;
 pub mod rank;
 pub mod session_arg;
 
 pub use engine::{Candidate, Engine, PreparedMessage};
 pub use error::{Error, Result};
 pub use limits::Limits;
+pub use open::Stores;
+pub use order::SortBy;
 pub use session_arg::SessionArg;

@@ -4,6 +4,7 @@
 use nucleo_matcher::{Utf32Str, Utf32String};
 
 use super::char_set::CharSet;
+use crate::order::Place;
 use session_ref_core::candidates::{group_rank, Target};
 use session_ref_core::escape::safe_label;
 use session_ref_stores::model::SessionRecord;
@@ -125,6 +126,15 @@ impl Entry {
             activity: None,
             haystacks,
             record,
+        }
+    }
+
+    /// Where this entry stands in the list ([`crate::order`]).
+    pub fn place(&self) -> Place<'_> {
+        Place {
+            group: self.group,
+            activity: self.activity,
+            record: &self.record,
         }
     }
 
