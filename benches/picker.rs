@@ -32,7 +32,7 @@ use ratatui::Terminal;
 
 use session_ref::config::PickFormat;
 use session_ref::tui::driver::{self, Driver, Host, Msg};
-use session_ref::tui::state::{Setup, State};
+use session_ref::tui::model::{Setup, State};
 use session_ref::tui::theme::Theme;
 use session_ref_core::candidates::Target;
 use session_ref_core::uri;

@@ -16,12 +16,12 @@ use session_ref_stores::{Caches, Catalog, StoreRoots, REGISTRY};
 pub fn stores(
     config: &Config,
     cwd: Option<&str>,
-    remotes: &crate::remote::RemoteSettings,
+    remotes: &crate::config::remotes::RemoteSettings,
 ) -> Stores {
     Stores::new(config.roots.clone())
         .cache_dir(config.cache_dir.clone())
         .cwd(cwd.map(str::to_owned))
-        .remotes(crate::remote::client(remotes))
+        .remotes(remotes.client())
 }
 
 /// The caches of one run ([`Stores::caches`] of [`stores`]), for the
@@ -29,7 +29,7 @@ pub fn stores(
 pub fn run_caches(
     config: &Config,
     cwd: Option<&str>,
-    remotes: &crate::remote::RemoteSettings,
+    remotes: &crate::config::remotes::RemoteSettings,
 ) -> Caches {
     stores(config, cwd, remotes).caches()
 }

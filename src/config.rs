@@ -6,6 +6,8 @@
 use std::path::PathBuf;
 
 use crate::error::{Error, Result};
+
+pub mod remotes;
 use session_ref_core::candidates::Target;
 use session_ref_stores::StoreRoots;
 
@@ -299,7 +301,7 @@ pub struct Config {
     /// a cache directory).
     pub cache_dir: Option<std::path::PathBuf>,
     /// Other machines whose sessions are listed too.
-    pub remotes: crate::remote::RemoteSettings,
+    pub remotes: remotes::RemoteSettings,
     /// What to do.
     pub command: Command,
 }

@@ -64,7 +64,7 @@ fn main_run() -> ExitCode {
         return search(config);
     }
     if let Command::RemoteServe { .. } = &config.command {
-        return match session_ref::remote::serve(&config) {
+        return match session_ref::remote::serve(&config, session_ref::commands::load_catalog) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => fail(&e),
         };

@@ -113,6 +113,18 @@ const KINDS: &[Kind] = &[
         build: opencode,
         tear: opencode_tear,
     },
+    Kind {
+        name: "antigravity",
+        flag: "antigravity",
+        build: antigravity,
+        tear: append_half_line,
+    },
+    Kind {
+        name: "cursor",
+        flag: "cursor",
+        build: cursor,
+        tear: append_half_line,
+    },
 ];
 
 /// Texts planted in tool calls, tool output, reasoning and injected context.
@@ -1137,6 +1149,276 @@ fn opencode_tear(file: &Path) {
         .open(path)
         .unwrap();
     f.write_all(&bytes).unwrap();
+}
+
+/// An Antigravity CLI directory (`~/.gemini/antigravity-cli`, agy 1.x):
+/// one `brain/<id>/` folder per conversation with its full transcript
+/// (and the truncated copy beside it), the prompt history naming one
+/// conversation's workspace, `cache/last_conversations.json` the other's,
+/// an annotation titling one, and a sub-agent's conversation reporting to
+/// its parent (not a session of its own).
+fn antigravity(dir: &Path) -> Built {
+    let root = dir.join(".gemini/antigravity-cli");
+    let a = "a9000000-0000-4000-8000-00000000000a";
+    let b = "a9000000-0000-4000-8000-00000000000b";
+    let child = "a9000000-0000-4000-8000-0000000000cc";
+    let step = |index: u32, source: &str, kind: &str, body: serde_json::Value| {
+        let mut value = serde_json::json!({
+            "step_index": index,
+            "source": source,
+            "type": kind,
+            "status": "DONE",
+            "created_at": format!("2026-01-07T09:00:{index:02}Z"),
+        });
+        value
+            .as_object_mut()
+            .unwrap()
+            .extend(body.as_object().unwrap().clone());
+        value.to_string()
+    };
+    let prompt = |index: u32, typed: &str| {
+        step(
+            index,
+            "USER_EXPLICIT",
+            "USER_INPUT",
+            serde_json::json!({"content": format!("<USER_REQUEST>\n{typed}\n</USER_REQUEST>\n<ADDITIONAL_METADATA>\nINJECTED-METADATA-XYZZY\n</ADDITIONAL_METADATA>")}),
+        )
+    };
+    let logs = |id: &str| root.join("brain").join(id).join(".system_generated/logs");
+    let first = logs(a).join("transcript_full.jsonl");
+    let lines = vec![
+        prompt(0, "Give uploads a retry budget"),
+        step(1, "SYSTEM", "CONVERSATION_HISTORY", serde_json::json!({})),
+        step(
+            2,
+            "MODEL",
+            "PLANNER_RESPONSE",
+            serde_json::json!({"content": "", "thinking": "REASONING-XYZZY", "tool_calls": [{"name": "run_command", "args": {"CommandLine": "TOOL-INPUT-XYZZY", "Cwd": "/w/app"}}]}),
+        ),
+        step(
+            3,
+            "MODEL",
+            "RUN_COMMAND",
+            serde_json::json!({"content": "Output:\nTOOL-OUTPUT-XYZZY\n"}),
+        ),
+        step(
+            4,
+            "MODEL",
+            "PLANNER_RESPONSE",
+            serde_json::json!({"content": "Uploads now retry three times"}),
+        ),
+    ];
+    write(&first, &lines);
+    write(&logs(a).join("transcript.jsonl"), &lines[3..]);
+    write(
+        &root.join("history.jsonl"),
+        &[serde_json::json!({"display": "Give uploads a retry budget", "timestamp": 1767776400000_i64, "workspace": "/w/app", "conversationId": a}).to_string()],
+    );
+    std::fs::create_dir_all(root.join("annotations")).unwrap();
+    std::fs::write(
+        root.join(format!("annotations/{a}.pbtxt")),
+        "title: \"Upload retry budget\"\n",
+    )
+    .unwrap();
+    let second = logs(b).join("transcript_full.jsonl");
+    write(
+        &second,
+        &[
+            prompt(0, "Document the export flags ✓"),
+            step(
+                1,
+                "MODEL",
+                "PLANNER_RESPONSE",
+                serde_json::json!({"content": "The flags are documented in EXPORT.md"}),
+            ),
+            step(
+                2,
+                "SYSTEM",
+                "SYSTEM_MESSAGE",
+                serde_json::json!({"content": "The following is a <SYSTEM_MESSAGE> not actually sent by the user. WAKEUP-XYZZY"}),
+            ),
+        ],
+    );
+    std::fs::create_dir_all(root.join("cache")).unwrap();
+    std::fs::write(
+        root.join("cache/last_conversations.json"),
+        serde_json::json!({ "/w/docs": b }).to_string(),
+    )
+    .unwrap();
+    write(
+        &logs(child).join("transcript_full.jsonl"),
+        &[
+            step(
+                0,
+                "SYSTEM",
+                "USER_INPUT",
+                serde_json::json!({"content": "<USER_REQUEST>SUBAGENT-PROMPT-XYZZY</USER_REQUEST>"}),
+            ),
+            step(
+                1,
+                "MODEL",
+                "PLANNER_RESPONSE",
+                serde_json::json!({"content": "SUBAGENT-REPLY-XYZZY", "tool_calls": [{"name": "send_message", "args": {"Recipient": a, "Message": "done"}}]}),
+            ),
+        ],
+    );
+    Built {
+        root,
+        sessions: vec![
+            Expect {
+                id: a,
+                cwd: "/w/app",
+                label: "Upload retry budget",
+                file: first,
+                said: &[
+                    "Give uploads a retry budget",
+                    "Uploads now retry three times",
+                ],
+                hidden: &[
+                    "TOOL-INPUT-XYZZY",
+                    "TOOL-OUTPUT-XYZZY",
+                    "REASONING-XYZZY",
+                    "INJECTED-METADATA-XYZZY",
+                    "SUBAGENT-REPLY-XYZZY",
+                ],
+            },
+            Expect {
+                id: b,
+                cwd: "/w/docs",
+                label: "Document the export flags ✓",
+                file: second,
+                said: &[
+                    "Document the export flags ✓",
+                    "The flags are documented in EXPORT.md",
+                ],
+                hidden: &["WAKEUP-XYZZY", "INJECTED-METADATA-XYZZY"],
+            },
+        ],
+    }
+}
+
+/// A Cursor CLI configuration directory (`~/.cursor`, cursor-agent
+/// 2026.07): per-project agent transcripts (one with a sub-agent's
+/// transcript beside it), a chat folder whose `meta.json` gives one
+/// session's title and directory, and another whose `meta.json` has no
+/// title and whose `store.db` (the CLI's schema, WAL mode) still holds the
+/// placeholder name: its first prompt labels it.
+fn cursor(dir: &Path) -> Built {
+    let root = dir.join(".cursor");
+    let a = "c5000000-0000-4000-8000-00000000000a";
+    let b = "c5000000-0000-4000-8000-00000000000b";
+    let transcript = |project: &str, id: &str| {
+        root.join("projects")
+            .join(project)
+            .join("agent-transcripts")
+            .join(id)
+            .join(format!("{id}.jsonl"))
+    };
+    let user = |typed: &str| {
+        let text = format!("<timestamp>Wednesday, Jan 7, 2026, 9:00 AM (UTC+1)</timestamp>\n<user_query>\n{typed}\n</user_query>\n<attached_files>INJECTED-FILE-XYZZY</attached_files>");
+        serde_json::json!({"role": "user", "message": {"content": [{"type": "text", "text": text}]}}).to_string()
+    };
+    let assistant = |blocks: serde_json::Value| {
+        serde_json::json!({"role": "assistant", "message": {"content": blocks}}).to_string()
+    };
+    let ended = r#"{"type":"turn_ended","status":"success"}"#.to_owned();
+    let first = transcript("w-app", a);
+    write(
+        &first,
+        &[
+            user("Cache the avatar thumbnails"),
+            assistant(serde_json::json!([
+                {"type": "thinking", "thinking": "REASONING-XYZZY"},
+                {"type": "tool_use", "id": "t1", "name": "Shell", "input": {"command": "TOOL-INPUT-XYZZY"}},
+            ])),
+            serde_json::json!({"role": "user", "message": {"content": [{"type": "tool_result", "tool_use_id": "t1", "content": [{"type": "text", "text": "TOOL-OUTPUT-XYZZY"}]}]}}).to_string(),
+            assistant(serde_json::json!([{"type": "text", "text": "Thumbnails are cached for a day"}])),
+            ended.clone(),
+        ],
+    );
+    write(
+        &first.with_file_name("subagents").join("task-1.jsonl"),
+        &[
+            user("SUBAGENT-PROMPT-XYZZY"),
+            assistant(serde_json::json!([{"type": "text", "text": "SUBAGENT-REPLY-XYZZY"}])),
+        ],
+    );
+    let chat = |id: &str| {
+        let folder = root.join("chats/4b3e9c7a1d2f4e5a6b7c8d9e0f1a2b3c").join(id);
+        std::fs::create_dir_all(&folder).unwrap();
+        folder
+    };
+    std::fs::write(
+        chat(a).join("meta.json"),
+        serde_json::json!({"schemaVersion": 1, "createdAtMs": 1767772800000_i64, "hasConversation": true, "title": "Avatar thumbnail cache", "updatedAtMs": 1767772860000_i64, "cwd": "/w/app"}).to_string(),
+    )
+    .unwrap();
+    let second = transcript("w-docs", b);
+    write(
+        &second,
+        &[
+            user("Explain the release checklist ✓"),
+            assistant(
+                serde_json::json!([{"type": "text", "text": "The checklist has five steps"}]),
+            ),
+            ended,
+        ],
+    );
+    std::fs::write(
+        chat(b).join("meta.json"),
+        serde_json::json!({"schemaVersion": 1, "createdAtMs": 1767686400000_i64, "hasConversation": true, "title": "", "updatedAtMs": 1767686460000_i64, "cwd": "/w/docs"}).to_string(),
+    )
+    .unwrap();
+    let conn = rusqlite::Connection::open(chat(b).join("store.db")).unwrap();
+    conn.execute_batch(
+        "PRAGMA journal_mode=wal;
+         CREATE TABLE blobs (id TEXT PRIMARY KEY, data BLOB);
+         CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);",
+    )
+    .unwrap();
+    let meta = serde_json::json!({"agentId": b, "latestRootBlobId": "00", "name": "New Agent", "mode": "default", "createdAt": 1767686400000_i64});
+    let hex: String = meta
+        .to_string()
+        .bytes()
+        .map(|x| format!("{x:02x}"))
+        .collect();
+    conn.execute("INSERT INTO meta (key, value) VALUES ('0', ?1)", [hex])
+        .unwrap();
+    drop(conn);
+    Built {
+        root,
+        sessions: vec![
+            Expect {
+                id: a,
+                cwd: "/w/app",
+                label: "Avatar thumbnail cache",
+                file: first,
+                said: &[
+                    "Cache the avatar thumbnails",
+                    "Thumbnails are cached for a day",
+                ],
+                hidden: &[
+                    "TOOL-INPUT-XYZZY",
+                    "TOOL-OUTPUT-XYZZY",
+                    "REASONING-XYZZY",
+                    "INJECTED-FILE-XYZZY",
+                    "SUBAGENT-PROMPT-XYZZY",
+                    "SUBAGENT-REPLY-XYZZY",
+                ],
+            },
+            Expect {
+                id: b,
+                cwd: "/w/docs",
+                label: "Explain the release checklist ✓",
+                file: second,
+                said: &[
+                    "Explain the release checklist ✓",
+                    "The checklist has five steps",
+                ],
+                hidden: &["INJECTED-FILE-XYZZY", "timestamp"],
+            },
+        ],
+    }
 }
 
 /// The built store of one kind, in a fresh directory.

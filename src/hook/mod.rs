@@ -136,7 +136,7 @@ pub struct HookContext {
     /// directory), so that resolving ids opens only new and changed logs.
     pub cache_dir: Option<PathBuf>,
     /// Other machines; only those a mention names are asked.
-    pub remotes: crate::remote::RemoteSettings,
+    pub remotes: crate::config::remotes::RemoteSettings,
 }
 
 /// The hook's answer to its stdin: what to print, and a diagnostic line for
@@ -188,7 +188,8 @@ fn resolve(context: &HookContext, input: &HookInput) -> Result<Answer> {
     let remotes = context
         .remotes
         .only_named_by(sources.iter().map(|s| s.session_id.as_str()));
-    let client = crate::remote::client(&remotes)
+    let client = remotes
+        .client()
         .map(|client| client.with_deadline(std::time::Instant::now() + REMOTE_WAIT));
     let catalog = Stores::new(context.roots.clone())
         .cache_dir(context.cache_dir.clone())

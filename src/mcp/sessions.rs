@@ -35,7 +35,7 @@ impl Sessions {
     pub fn new(source: Source) -> Arc<Sessions> {
         let config = source.config.clone();
         let live = Live::new(!config.remotes.hosts.is_empty(), move |remotes| {
-            let none = crate::remote::RemoteSettings::default();
+            let none = crate::config::remotes::RemoteSettings::default();
             let hosts = if remotes { &config.remotes } else { &none };
             let stores = crate::commands::stores(&config, config.target.cwd.as_deref(), hosts);
             Listing::load(stores, config.limits, config.target.clone())

@@ -22,6 +22,7 @@ use serde_json::{json, Map, Value};
 
 use crate::config::{self, Config, Limits};
 use crate::error::{Error, Result};
+use crate::search::Found;
 use session_ref_core::{json as js, mention};
 use session_ref_engine::order::SortBy;
 use session_ref_engine::rank::Query;
@@ -346,67 +347,98 @@ pub fn list_sessions(
     Ok(Answer::json(json!({"sessions": found})))
 }
 
-/// `search_sessions {query, regex?, limit?}`: `session-ref search --json`,
-/// its sessions in the tools' shape with their hits.
+/// `search_sessions {query, regex?, limit?}`: the search pipeline as
+/// `session-ref search --json` runs it, its sessions in the tools' shape
+/// with their hits.
 pub fn search_sessions(
     sessions: &Arc<Sessions>,
     args: &Map<String, Value>,
     cancel: &AtomicBool,
 ) -> Result<Answer> {
+    use crate::search::command::{after_search, conclude, label, parse_query, warn_remote};
+    use crate::search::pipeline::{self, Event, Search, Source};
     let Some(query) = string_arg(args, "query")? else {
         return Err(bad("query is required".to_owned()));
     };
-    let request = crate::search::command::Request {
-        query: query.to_owned(),
-        regex: bool_arg(args, "regex")?,
-        limit: count_arg(args, "limit", SEARCH_LIMIT, MOST)?,
-        json: true,
-        index: sessions.source().search_index.clone(),
-        color: false,
-    };
+    let regex = bool_arg(args, "regex")?;
+    let limit = count_arg(args, "limit", SEARCH_LIMIT, MOST)?;
     let listing = sessions.listing();
-    let index = request
-        .index
+    let index = sessions
+        .source()
+        .search_index
         .as_deref()
         .map(session_ref_stores::search::index::Index::open);
-    let mut out = Vec::new();
     let config = &sessions.source().config;
-    crate::search::command::run(config, listing.catalog(), &request, index, cancel, &mut out)?;
-    let text = String::from_utf8(out).map_err(|_| Error::internal("search output is not UTF-8"))?;
+    let query = parse_query(query, regex)?;
+    let catalog = listing.catalog();
+    let target = config.target.session_id.as_deref();
+    let ids = pipeline::local_records(catalog, target);
+    let records: Vec<_> = ids.iter().map(|&id| catalog.get(id)).collect();
+    let search = Search {
+        catalog,
+        records: &records,
+        query: &query,
+        source: index.as_ref().map_or(Source::Logs, Source::Index),
+        remotes: pipeline::remotes_of(catalog),
+        except: target,
+        limit,
+        cancel,
+    };
     let mut found = Vec::new();
-    for line in text.lines() {
-        let row: Value = serde_json::from_str(line)
-            .map_err(|e| Error::internal(format!("search output: {e}")))?;
-        let id = row["sessionId"].as_str().unwrap_or_default();
-        let mut session = match listing.find(id) {
-            Some(record) => session_json(&listing, record),
-            None => Map::new(),
-        };
-        // The row's own fields win: they are what search read.
-        for key in ["sessionId", "label", "cwd", "createdAt", "mention"] {
-            if let Some(value) = row.get(key) {
-                session.insert(key.into(), value.clone());
+    let outcome = pipeline::run(&search, &mut |event| {
+        let row = match event {
+            Event::Local {
+                position,
+                record,
+                found,
+            } => Found::new(record, label(catalog, Some(ids[position]), record), &found),
+            Event::Remote { record, found } => {
+                Found::new(&record, label(catalog, None, &record), &found)
             }
-        }
-        if let Some(store) = row.get("store") {
-            session.insert("agent".into(), store.clone());
-        }
-        let hits: Vec<Value> = row["hits"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|hit| {
-                json!({
-                    "role": hit["role"],
-                    "snippet": hit["snippet"],
-                    "beforeCompaction": hit["beforeCompaction"],
-                })
-            })
-            .collect();
-        session.insert("hits".into(), hits.into());
-        found.push(Value::Object(session));
-    }
+            Event::RemoteFailed { host, why } => {
+                warn_remote(&host, &why);
+                return true;
+            }
+        };
+        found.push(Value::Object(search_row(&listing, &row)));
+        true
+    });
+    after_search(config, catalog, index, &outcome);
+    conclude(&outcome, limit)?;
     Ok(Answer::json(json!({"sessions": found})))
+}
+
+/// A match of `search_sessions`: the session as the tools give it, with
+/// what search read of it (its fields win) and its hits.
+fn search_row(listing: &Listing, found: &Found) -> Map<String, Value> {
+    let row = serde_json::to_value(found).expect("search results serialize");
+    let mut session = match listing.find(&found.session_id) {
+        Some(record) => session_json(listing, record),
+        None => Map::new(),
+    };
+    // The row's own fields win: they are what search read.
+    for key in ["sessionId", "label", "cwd", "createdAt", "mention"] {
+        if let Some(value) = row.get(key) {
+            session.insert(key.into(), value.clone());
+        }
+    }
+    if let Some(store) = row.get("store") {
+        session.insert("agent".into(), store.clone());
+    }
+    let hits: Vec<Value> = row["hits"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|hit| {
+            json!({
+                "role": hit["role"],
+                "snippet": hit["snippet"],
+                "beforeCompaction": hit["beforeCompaction"],
+            })
+        })
+        .collect();
+    session.insert("hits".into(), hits.into());
+    session
 }
 
 /// A `session` argument as the engine's session-argument rule reads it

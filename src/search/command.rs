@@ -5,17 +5,17 @@
 
 use std::io::{self, Write};
 use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
 
 use crate::config::Config;
 use crate::display;
 use crate::error::{Error, Result};
-use crate::search::hits::{self, SessionMatch};
+use crate::search::hits::SessionMatch;
+use crate::search::pipeline::{self, Event, Search, Source};
 use crate::search::query::{Query, Syntax};
 use crate::search::{scan, Found, BEFORE_COMPACTION};
 use session_ref_stores::model::SessionRecord;
-use session_ref_stores::search::index::{self, Index, Lookup};
-use session_ref_stores::{Catalog, ReadError, RecordId};
+use session_ref_stores::search::index::Index;
+use session_ref_stores::{Catalog, RecordId};
 
 /// Hits shown per session in the text output (JSON has them all).
 const TEXT_HITS: usize = 3;
@@ -41,9 +41,17 @@ pub struct Request {
     pub color: bool,
 }
 
-/// Run `search` over `catalog`, writing to `out`: what the scan saw (how
-/// many matched, whether it stopped at the limit). Stops early on `cancel`
-/// (then fails with `SESSION_REFERENCE_CANCELLED`) or when `out` is closed.
+/// Parse the query of a `search` (`regex`: one regular expression); a bad
+/// query is the command line's error (exit 2).
+pub fn parse_query(text: &str, regex: bool) -> Result<Query> {
+    let syntax = if regex { Syntax::Regex } else { Syntax::Words };
+    Query::parse(text, syntax).map_err(|e| Error::invalid_config(format!("search: {e}")).usage())
+}
+
+/// Run `search` over `catalog`, writing to `out`: what the search saw (how
+/// many matched here and on the other machines, whether it stopped at the
+/// limit). Stops early on `cancel` (then fails with
+/// `SESSION_REFERENCE_CANCELLED`) or when `out` is closed.
 pub fn run(
     config: &Config,
     catalog: &Catalog,
@@ -52,40 +60,24 @@ pub fn run(
     cancel: &AtomicBool,
     out: &mut dyn Write,
 ) -> Result<scan::Outcome> {
-    let syntax = if request.regex {
-        Syntax::Regex
-    } else {
-        Syntax::Words
-    };
     let (limit, json) = (request.limit, request.json);
-    let query = Query::parse(&request.query, syntax)
-        .map_err(|e| Error::invalid_config(format!("search: {e}")).usage())?;
+    let query = parse_query(&request.query, request.regex)?;
     let target = config.target.session_id.as_deref();
-    // Other machines search with their own indexes, meanwhile; their
-    // sessions are left out of this machine's scan.
-    let remotes = catalog
-        .caches()
-        .get::<session_ref_stores::remote::Remotes>();
-    let remote_results = (!remotes.hosts().is_empty()).then(|| {
-        crate::remote::search_remotes(Arc::clone(&remotes), &request.query, request.regex, limit)
-    });
-    let ids: Vec<RecordId> = catalog
-        .order()
-        .iter()
-        .copied()
-        .filter(|&id| Some(catalog.get(id).id.as_str()) != target && catalog.get(id).host.is_none())
-        .collect();
+    let ids = pipeline::local_records(catalog, target);
     let records: Vec<&SessionRecord> = ids.iter().map(|&id| catalog.get(id)).collect();
+    let search = Search {
+        catalog,
+        records: &records,
+        query: &query,
+        source: index.as_ref().map_or(Source::Logs, Source::Index),
+        remotes: pipeline::remotes_of(catalog),
+        except: target,
+        limit,
+        cancel,
+    };
     let now = unix_now();
     let home = std::env::var("HOME").ok();
-    let mut failed: Option<io::Error> = None;
-    let decide = |record: &SessionRecord| match &index {
-        Some(index) => decide_indexed(index, catalog, &query, record),
-        None => scan::read_messages(catalog, record).map(|m| hits::match_session(&query, &m)),
-    };
     let entry = |record: &SessionRecord, label: String, found: &SessionMatch| {
-        // A title is session text: shown and cited made safe (SPEC §6).
-        let label = session_ref_core::escape::safe_label(&label).into_owned();
         if json {
             let mut line = serde_json::to_string(&Found::new(record, label, found))
                 .expect("search results serialize");
@@ -95,8 +87,7 @@ pub fn run(
             text_entry(record, &label, found, now, home.as_deref(), request.color)
         }
     };
-    let mut emitted = 0;
-    let mut stopped = false;
+    let mut failed: Option<io::Error> = None;
     let mut write = |text: String| match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
         Ok(()) => true,
         Err(e) => {
@@ -104,51 +95,52 @@ pub fn run(
             false
         }
     };
-    let mut outcome = scan::stream(&records, limit, cancel, &decide, &mut |i, found| {
-        let record = records[i];
-        let label = catalog.label(ids[i], |source| {
-            catalog.read_title(catalog.get(source)).ok().flatten()
-        });
-        emitted += 1;
-        let written = write(entry(record, label, &found));
-        stopped = !written;
-        written
-    });
-    // Then each remote's matches, as its answer arrives, within the limit.
-    if let Some(results) = remote_results {
-        for answer in results.iter() {
-            if emitted >= limit || outcome.cancelled || stopped {
-                break;
-            }
-            match answer {
-                Ok(found) => {
-                    for (record, matched) in found {
-                        if emitted >= limit || Some(record.id.as_str()) == target {
-                            continue;
-                        }
-                        let label = catalog
-                            .read_title(&record)
-                            .ok()
-                            .flatten()
-                            .unwrap_or_else(|| record.id.clone());
-                        emitted += 1;
-                        if !write(entry(&record, label, &matched)) {
-                            stopped = true;
-                            break;
-                        }
-                    }
-                }
-                Err((host, why)) => eprintln!(
-                    "session-ref: warning: cannot search {}: {}",
-                    display::escape_unsafe(&host),
-                    display::escape_unsafe(&why)
-                ),
-            }
+    let outcome = pipeline::run(&search, &mut |event| match event {
+        Event::Local {
+            position,
+            record,
+            found,
+        } => write(entry(
+            record,
+            label(catalog, Some(ids[position]), record),
+            &found,
+        )),
+        Event::Remote { record, found } => {
+            write(entry(&record, label(catalog, None, &record), &found))
         }
+        Event::RemoteFailed { host, why } => {
+            warn_remote(&host, &why);
+            true
+        }
+    });
+    after_search(config, catalog, index, &outcome);
+    match failed {
+        Some(e) if e.kind() != io::ErrorKind::BrokenPipe => {
+            return Err(Error::read_failed(format!("cannot write to stdout: {e}")))
+        }
+        _ => {}
     }
-    // What matched here and on the other machines: a search whose only
-    // hits are remote found something.
-    outcome.matched = emitted;
+    conclude(&outcome, limit)?;
+    Ok(outcome)
+}
+
+/// Tell stderr that `host` could not search, and why.
+pub fn warn_remote(host: &str, why: &str) {
+    eprintln!(
+        "session-ref: warning: cannot search {}: {}",
+        display::escape_unsafe(host),
+        display::escape_unsafe(why)
+    );
+}
+
+/// After a search of `catalog`: write the index it used (what the run
+/// listed), and, verbose, tell stderr what could not be searched.
+pub fn after_search(
+    config: &Config,
+    catalog: &Catalog,
+    index: Option<Index>,
+    outcome: &scan::Outcome,
+) {
     if let Some(index) = index {
         let listed: Vec<&std::path::Path> = catalog.ordered().map(|r| r.path.as_path()).collect();
         if let Err(e) = index.commit(Some(&listed)) {
@@ -169,12 +161,11 @@ pub fn run(
             );
         }
     }
-    match failed {
-        Some(e) if e.kind() != io::ErrorKind::BrokenPipe => {
-            return Err(Error::read_failed(format!("cannot write to stdout: {e}")))
-        }
-        _ => {}
-    }
+}
+
+/// How a search ended: an error when cancelled; a note on stderr when it
+/// stopped at `limit` with sessions left.
+pub fn conclude(outcome: &scan::Outcome, limit: usize) -> Result<()> {
     if outcome.cancelled {
         return Err(Error::cancelled());
     }
@@ -184,37 +175,24 @@ pub fn run(
             "session-ref: note: stopped after {limit} matching {sessions}; more may match (--limit N searches on)"
         );
     }
-    Ok(outcome)
+    Ok(())
 }
 
-/// Decide `record` from `index` when it holds the current version of the
-/// log, else from the log (only its appended lines when the index holds
-/// an earlier version it can go on from), remembering what was read for
-/// the index. A word query is first looked for in the raw journal, so
-/// sessions without every word are passed over without decoding (unless a
-/// word holds a line break, which may join two pieces of one message); a
-/// regex is matched per message only (its anchors mean message
-/// boundaries).
-pub fn decide_indexed(
-    index: &Index,
-    catalog: &Catalog,
-    query: &Query,
-    record: &SessionRecord,
-) -> Result<Option<SessionMatch>, ReadError> {
-    let indexed = match index.lookup(record) {
-        Ok(Lookup::Current(indexed)) => indexed,
-        Ok(Lookup::Stale(stale)) => index.read_stale(catalog, record, stale)?,
-        Err(e) => return Err(ReadError::io(&record.path, &e)),
+/// The label a match is shown with: the session's latest title (through
+/// the catalog's label rule for a local one, `local`), else its id; made
+/// safe, as a title is session text (SPEC §6).
+pub fn label(catalog: &Catalog, local: Option<RecordId>, record: &SessionRecord) -> String {
+    let label = match local {
+        Some(id) => catalog.label(id, |source| {
+            catalog.read_title(catalog.get(source)).ok().flatten()
+        }),
+        None => catalog
+            .read_title(record)
+            .ok()
+            .flatten()
+            .unwrap_or_else(|| record.id.clone()),
     };
-    let literals = query.literals();
-    let literal = !literals.is_empty() && !literals.iter().any(|l| l.contains('\n'));
-    if literal && !(0..query.term_count()).all(|t| query.term_in(t, &indexed.journal)) {
-        return Ok(None);
-    }
-    match index::messages(&indexed.journal, indexed.chosen) {
-        Some(messages) => Ok(hits::match_session(query, &messages)),
-        None => scan::read_messages(catalog, record).map(|m| hits::match_session(query, &m)),
-    }
+    session_ref_core::escape::safe_label(&label).into_owned()
 }
 
 /// One session in the text output: a heading (label · store · cwd · age),

@@ -1,8 +1,13 @@
 //! Matching one session's messages against a query: which messages hit,
 //! a one-line snippet of each with the matches marked, and a ranking score
 //! (number and density of matches, recency). Pure.
+//!
+//! A [`Hit`]'s serde form is also what `remote serve` sends of it
+//! ([`crate::search::wire`]): one type for the hit on both ends.
 
 use std::ops::Range;
+
+use serde::{Deserialize, Serialize};
 
 use crate::search::query::{Match, Query};
 use session_ref_core::projection::Role;
@@ -13,13 +18,17 @@ const SNIPPET_LEAD: usize = 60;
 /// Longest snippet, in bytes of the message text (before the `…` marks).
 const SNIPPET_BYTES: usize = 200;
 
-/// One message that matches.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One message that matches. Its serde form is the wire's: camelCase
+/// fields in this order, the role as `user`/`assistant`, highlights as
+/// `[start, end]` pairs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Hit {
     /// Index of the message in the session's searchable history
     /// ([`session_ref_stores::search::extract::conversation`] order).
     pub message: usize,
     /// Who spoke.
+    #[serde(with = "wire_role")]
     pub role: Role,
     /// A compaction summary.
     pub checkpoint: bool,
@@ -31,6 +40,7 @@ pub struct Hit {
     /// characters shown as spaces; `…` marks a cut.
     pub snippet: String,
     /// Byte ranges of matches in `snippet`.
+    #[serde(with = "wire_ranges")]
     pub highlights: Vec<Range<usize>>,
     /// How many matches the message holds.
     pub matches: usize,
@@ -109,6 +119,58 @@ impl SessionMatch {
         let density = self.matches as f64 * 1024.0 / self.text_bytes.max(1) as f64;
         let recency = age_days.map_or(0.0, |days| 1.0 / (1.0 + days.max(0.0) / 7.0));
         count + (1.0 + density).ln() + recency
+    }
+}
+
+impl Hit {
+    /// The hit with only the highlights that are ranges of its snippet
+    /// (ordered, within it, on character boundaries): what a hit from
+    /// another machine keeps, its ranges never trusted.
+    pub fn checked(mut self) -> Hit {
+        let snippet = &self.snippet;
+        self.highlights.retain(|r| {
+            r.start <= r.end
+                && r.end <= snippet.len()
+                && snippet.is_char_boundary(r.start)
+                && snippet.is_char_boundary(r.end)
+        });
+        self
+    }
+}
+
+/// A role as the wire spells it: `user` or `assistant`; anything else
+/// reads as `user`.
+mod wire_role {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use session_ref_core::projection::Role;
+
+    pub fn serialize<S: Serializer>(role: &Role, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(role.as_str())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Role, D::Error> {
+        let text = String::deserialize(d)?;
+        Ok(if text == "assistant" {
+            Role::Assistant
+        } else {
+            Role::User
+        })
+    }
+}
+
+/// Byte ranges as the wire spells them: `[start, end]` pairs.
+mod wire_ranges {
+    use std::ops::Range;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(ranges: &[Range<usize>], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(ranges.iter().map(|r| [r.start, r.end]))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Range<usize>>, D::Error> {
+        let pairs = Vec::<[usize; 2]>::deserialize(d)?;
+        Ok(pairs.into_iter().map(|[a, b]| a..b).collect())
     }
 }
 

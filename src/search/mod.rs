@@ -4,9 +4,12 @@
 //! ranking; both are pure. The searchable text of a session and the index
 //! that keeps it in the user's cache directory are the stores' own
 //! (`session_ref_stores::search::{extract, index}`). [`scan`] streams
-//! matching sessions, newest first, from the logs themselves, and [`warm`]
-//! brings the index up to date in the background once the picker has
-//! listed its sessions.
+//! matching sessions, newest first, from the logs themselves; [`pipeline`]
+//! is THE search every front-end runs (index or logs, remote matches
+//! merged, typed results through a callback), and [`wire`] what a remote
+//! sends of its matches. [`warm`] brings the index up to date in the
+//! background once the picker has listed its sessions; [`command`] is the
+//! `search` command's formatting of what the pipeline emits.
 //!
 //! Search goes beyond the reference (whose candidate filter leaves message
 //! bodies out) without touching `candidates`: it is a command and a picker
@@ -14,9 +17,11 @@
 
 pub mod command;
 pub mod hits;
+pub mod pipeline;
 pub mod query;
 pub mod scan;
 pub mod warm;
+pub mod wire;
 
 use serde::Serialize;
 

@@ -83,6 +83,8 @@ pub struct Query {
     case_sensitive: bool,
     /// The literal words and phrases (empty for a regex), for prefilters.
     literals: Vec<String>,
+    /// The text parsed and how it was read: what another machine is asked.
+    source: (String, Syntax),
 }
 
 /// One match in a text: which term, and where.
@@ -136,7 +138,19 @@ impl Query {
             any: build_bytes(&alternation, case_sensitive)?,
             case_sensitive,
             literals,
+            source: (text.to_owned(), syntax),
         })
+    }
+
+    /// The text this query was parsed from (after a picker's `re:`), as
+    /// `session-ref search` takes it: what a remote is asked to search for.
+    pub fn text(&self) -> &str {
+        &self.source.0
+    }
+
+    /// How the text was read.
+    pub fn syntax(&self) -> Syntax {
+        self.source.1
     }
 
     /// Parse a picker query: a regular expression after a `re:` prefix,

@@ -30,7 +30,8 @@ pub fn read_messages(catalog: &Catalog, record: &SessionRecord) -> Result<Vec<Me
 pub struct Outcome {
     /// Sessions decided (read and matched, or unreadable).
     pub searched: usize,
-    /// Matches passed to `emit`.
+    /// Matches passed to `emit`; after [`crate::search::pipeline::run`],
+    /// every match it emitted, this machine's and the remotes' together.
     pub matched: usize,
     /// Stopped at the limit with sessions left undecided (more may match).
     pub stopped_at_limit: bool,

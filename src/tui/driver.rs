@@ -25,19 +25,18 @@ use crate::config::Limits;
 use crate::config::PickFormat;
 use crate::error::{Error, ErrorCode, Result};
 use crate::search::hits::SessionMatch;
+use crate::search::pipeline::{self, Remote, Search, Source};
 use crate::search::query::Query;
-use crate::search::{command, scan};
 use crate::tui::keymap;
+use crate::tui::model::{update, Action, Effect, Exit, State};
 use crate::tui::preview::{PreviewKey, Snapshot};
 use crate::tui::remote_search::{RemoteAnswer, RemoteAsk};
-use crate::tui::state::{update, Action, Effect, Exit, State};
 use crate::tui::view;
 use session_ref_core::candidates::Target;
 use session_ref_core::uri;
 use session_ref_engine::engine::{render_jsonl, render_text, Engine};
 use session_ref_engine::rank::EntryId;
 use session_ref_stores::model::SessionRecord;
-use session_ref_stores::search::extract;
 use session_ref_stores::search::index::Index;
 use session_ref_stores::{Caches, Catalog, ScanEvent};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -714,10 +713,11 @@ pub struct Kept {
 
 /// Search the conversations of `records` (newest first) for a picker
 /// query (words, "phrases", or `re:` and a regex), as `session-ref search`
-/// does from the logs; each match goes to `emit` in record order (`emit`
-/// returns whether to go on). Stops on `cancel`. Fails only on a bad query.
-/// With `index_dir`, the search index there is used and updated, as
-/// `session-ref search` does.
+/// does: the search pipeline over these records, no remote asked (the
+/// state asks each remote itself, [`search_remote`]); each match goes to
+/// `emit` in record order (`emit` returns whether to go on). Stops on
+/// `cancel`. Fails only on a bad query. With `index_dir`, the search index
+/// there is used and updated, as `session-ref search` does.
 pub fn search_records(
     caches: &Arc<Caches>,
     index_dir: Option<&Path>,
@@ -728,27 +728,29 @@ pub fn search_records(
 ) -> std::result::Result<(), String> {
     let query = Query::parse_picker(query).map_err(|e| e.to_string())?;
     let refs: Vec<&SessionRecord> = records.iter().map(|(_, r)| r).collect();
-    let mut emit_entry = |i: usize, found| emit(records[i].0, found);
-    match index_dir.map(Index::open) {
-        Some(index) => {
-            // An empty catalog sharing the caches: readers need only those.
-            let catalog = Catalog::with_caches(Arc::clone(caches));
-            let decide =
-                |record: &SessionRecord| command::decide_indexed(&index, &catalog, &query, record);
-            scan::stream(&refs, usize::MAX, cancel, &decide, &mut emit_entry);
-            // Never an error: a search that cannot write its index still searched.
-            let _ = index.commit(None);
-        }
-        None => {
-            let decide = scan::by_reading(&query, |record: &SessionRecord| {
-                record
-                    .kind
-                    .store()
-                    .read_history(caches, record)
-                    .map(|history| extract::conversation(&history))
-            });
-            scan::stream(&refs, usize::MAX, cancel, &decide, &mut emit_entry);
-        }
+    let index = index_dir.map(Index::open);
+    // An empty catalog sharing the caches: readers need only those.
+    let catalog = Catalog::with_caches(Arc::clone(caches));
+    let search = Search {
+        catalog: &catalog,
+        records: &refs,
+        query: &query,
+        source: index.as_ref().map_or(Source::Logs, Source::Index),
+        remotes: None,
+        except: None,
+        limit: usize::MAX,
+        cancel,
+    };
+    pipeline::run(&search, &mut |event| match event {
+        pipeline::Event::Local {
+            position, found, ..
+        } => emit(records[position].0, found),
+        // No remote is asked here.
+        pipeline::Event::Remote { .. } | pipeline::Event::RemoteFailed { .. } => true,
+    });
+    if let Some(index) = index {
+        // Never an error: a search that cannot write its index still searched.
+        let _ = index.commit(None);
     }
     Ok(())
 }
@@ -757,20 +759,15 @@ pub fn search_records(
 pub const REMOTE_SEARCH_LIMIT: usize = 1000;
 
 /// Ask the configured remote `ask.host` to search for the picker query
-/// `ask.query` with its own index, as `session-ref search` asks it.
-/// Blocks until it answers or the client's deadline passes.
+/// `ask.query` with its own index, as `session-ref search` asks it
+/// ([`Remote::search`]). Blocks until it answers or the client's deadline
+/// passes.
 pub fn search_remote(
     remotes: &session_ref_stores::remote::Remotes,
     ask: &RemoteAsk,
 ) -> RemoteAnswer {
-    let host = remotes
-        .hosts()
-        .iter()
-        .find(|h| h.host == ask.host)
-        .ok_or_else(|| format!("{}: not a configured remote", ask.host))?;
-    let (text, syntax) = crate::search::query::picker_parts(&ask.query);
-    let regex = syntax == crate::search::query::Syntax::Regex;
-    crate::remote::search_host(remotes, host, text, regex, REMOTE_SEARCH_LIMIT)
+    let query = Query::parse_picker(&ask.query).map_err(|e| format!("{}: {e}", ask.host))?;
+    Remote::search(remotes, &ask.host, &query, REMOTE_SEARCH_LIMIT)
 }
 
 /// A failure of the terminal itself ends the run (exit 1).

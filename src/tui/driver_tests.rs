@@ -100,7 +100,7 @@ fn a_failed_prepare_keeps_the_picker_open_with_the_prompt() {
     while let Ok(msg) = picker.rx.try_recv() {
         assert_eq!(picker.handle(msg).unwrap(), None);
     }
-    assert_eq!(picker.state.submit, crate::tui::state::Submit::Preparing);
+    assert_eq!(picker.state.submit, crate::tui::model::Submit::Preparing);
     let prompt = picker.state.prompt().text().to_owned();
     loop {
         let msg = picker.rx.recv().unwrap();

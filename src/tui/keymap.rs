@@ -2,25 +2,19 @@
 //! [`crate::keys`]: the table says which [`Command`] a key means where;
 //! this maps a command onto the state machine's [`Action`] and types
 //! unbound printable characters into the focused input.
+//!
+//! It sits above the state machine ([`crate::tui::model`]): it reads the
+//! model's [`Context`] and makes its actions, and the model imports nothing
+//! from here, so the edge runs one way.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use crate::keys::{Command, Edit, Key, When, BINDINGS};
-use crate::tui::state::{Action, Focus};
+use crate::tui::model::{Action, Context, Focus};
 
-/// What the lookup needs to know about the picker.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Context {
-    /// Which input has the focus.
-    pub focus: Focus,
-    /// Whether the help screen is open.
-    pub help: bool,
-}
-
-impl Context {
-    fn applies(self, when: When) -> bool {
-        when.applies(self.help, self.focus == Focus::Prompt)
-    }
+/// Whether a binding that holds `when` applies in `cx`.
+fn applies(cx: Context, when: When) -> bool {
+    when.applies(cx.help, cx.focus == Focus::Prompt)
 }
 
 impl From<Command> for Action {
@@ -69,7 +63,7 @@ pub fn lookup(event: &KeyEvent, cx: Context) -> Option<Action> {
     let pressed = normalize(event);
     let bound = BINDINGS
         .iter()
-        .filter(|b| cx.applies(b.when))
+        .filter(|b| applies(cx, b.when))
         .find(|b| b.keys.contains(&pressed));
     if let Some(binding) = bound {
         return Some(binding.command.into());

@@ -1,7 +1,7 @@
 //! The interactive picker (SPEC §11): pick sessions in a fuzzy list, put
 //! their mentions into a prompt, preview exactly what each injects, submit.
 //!
-//! Architecture: [`state`] is a pure state machine (`update(state, action)
+//! Architecture: [`model`] is a pure state machine (`update(state, action)
 //! -> effects`), [`keymap`] maps keys to actions through the one table of keys
 //! ([`crate::keys`]), [`view`] draws one pane
 //! per module from the state, [`driver`] is the thin event loop performing
@@ -14,11 +14,15 @@ pub mod help;
 pub mod keymap;
 pub mod layout;
 pub mod line;
+pub mod model;
 pub mod popup;
 pub mod preview;
 pub mod prompt;
 pub mod remote_search;
-pub mod state;
+/// The state machine under its earlier path (`tui::state::…`), for
+/// callers written against it (`main`, branches merging): inside the
+/// library every path names [`model`].
+pub use model as state;
 pub mod terminal;
 pub mod text;
 pub mod theme;
@@ -38,10 +42,10 @@ use crate::config::{Config, PickOptions};
 use crate::error::{Error, Result};
 use crate::signals;
 use driver::{Driver, Host, Msg, Report};
+use model::{Exit, Setup, State};
 use session_ref_engine::rank::EntryId;
 use session_ref_stores::model::SessionRecord;
 use session_ref_stores::Caches;
-use state::{Exit, Setup, State};
 use terminal::{EditorIo, InputReader, TerminalGuard};
 
 /// How a picker run ended.

@@ -15,14 +15,11 @@
 //! discovery has grown the list, or after toggling the mode) costs no
 //! request.
 //!
-//! [`Effect::SearchRemote`]: crate::tui::state::Effect::SearchRemote
-
-use crate::search::hits::SessionMatch;
-use session_ref_stores::model::SessionRecord;
+//! [`Effect::SearchRemote`]: crate::tui::model::Effect::SearchRemote
 
 /// What one host answered a search: its matching sessions (records named
 /// `ID@HOST`), or why it could not search (its host named first).
-pub type RemoteAnswer = Result<Vec<(SessionRecord, SessionMatch)>, String>;
+pub use crate::search::pipeline::RemoteAnswer;
 
 /// A search to send to one host now.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -17,12 +17,14 @@
 pub mod candidates;
 pub mod error;
 pub mod escape;
+pub mod export;
 pub mod json;
 pub mod matching;
 pub mod mention;
 pub mod model;
 pub mod prepare;
 pub mod projection;
+pub mod redact;
 pub mod render;
 pub mod retention;
 pub mod streaming;

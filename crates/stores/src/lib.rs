@@ -100,7 +100,7 @@ use std::sync::{Arc, Mutex};
 use rayon::prelude::*;
 
 use index::{journal, title};
-use kinds::{claude, codex, copilot, gemini, native, opencode, pi, qwen};
+use kinds::{antigravity, claude, codex, copilot, cursor, gemini, native, opencode, pi, qwen};
 pub use model::StoreKind;
 use model::{History, SessionRecord, Surface, SurfaceSink};
 
@@ -114,6 +114,8 @@ pub static REGISTRY: &[StoreKind] = &[
     qwen::KIND,
     copilot::KIND,
     opencode::KIND,
+    antigravity::KIND,
+    cursor::KIND,
 ];
 
 /// The guard of `m`, also when a panicking holder poisoned it: the data

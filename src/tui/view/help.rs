@@ -9,7 +9,7 @@ use ratatui::Frame;
 
 use crate::tui::help;
 use crate::tui::layout;
-use crate::tui::state::State;
+use crate::tui::model::State;
 use crate::tui::view::preview::position;
 
 /// Draw the help popup.

@@ -1,6 +1,7 @@
 //! Drawing: one module per pane, each reading the [`State`] and never
 //! changing it. [`draw`] lays a whole frame out with [`crate::tui::layout`].
 
+pub mod filter;
 pub mod help;
 pub mod list;
 pub mod preview;
@@ -11,13 +12,13 @@ use ratatui::layout::Position;
 use ratatui::text::{Line, Span};
 use ratatui::Frame;
 
-use crate::tui::state::{Focus, State};
+use crate::tui::model::{Focus, State};
 use crate::tui::theme::Theme;
 
 /// Draw the whole picker.
 pub fn draw(frame: &mut Frame<'_>, state: &State) {
     let areas = crate::tui::layout::areas(frame.area(), state.preview_window);
-    list::draw_filter(frame, areas.filter, state);
+    filter::draw(frame, areas.filter, state);
     list::draw(frame, areas.list, state);
     preview::draw(frame, &areas, state);
     prompt::draw(frame, &areas, state);
@@ -27,7 +28,7 @@ pub fn draw(frame: &mut Frame<'_>, state: &State) {
         return;
     }
     let cursor = match state.focus {
-        Focus::Filter => list::filter_cursor(areas.filter, state),
+        Focus::Filter => filter::cursor(areas.filter, state),
         Focus::Prompt => prompt::cursor(&areas, state),
     };
     if let Some(Position { x, y }) = cursor {

@@ -9,8 +9,8 @@ use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 use crate::tui::layout::Areas;
+use crate::tui::model::State;
 use crate::tui::preview::{self, PreviewMode, PreviewSlot};
-use crate::tui::state::State;
 use crate::tui::text;
 use crate::tui::view::{mark_ranges, rule};
 

@@ -13,8 +13,8 @@ use ratatui::Frame;
 
 use crate::keys::{self, Command};
 use crate::tui::layout::Areas;
+use crate::tui::model::{Focus, State};
 use crate::tui::prompt::UnitKind;
-use crate::tui::state::{Focus, State};
 use crate::tui::view::preview::position;
 use crate::tui::view::rule;
 

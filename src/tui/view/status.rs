@@ -10,7 +10,7 @@ use ratatui::Frame;
 
 use crate::display;
 use crate::keys::{self, FooterHint};
-use crate::tui::state::{Focus, State, Submit};
+use crate::tui::model::{Focus, State, Submit};
 
 /// Between two hints.
 const SEPARATOR: &str = "  ";

@@ -11,8 +11,8 @@ use super::draw;
 use crate::config::Limits;
 use crate::error::Error;
 use crate::tui::line::Edit;
+use crate::tui::model::{Action, Setup, State};
 use crate::tui::preview::PreviewKey;
-use crate::tui::state::{Action, Setup, State};
 use crate::tui::testkit::{self, step};
 use session_ref_core::mention::format_mention;
 
@@ -347,7 +347,7 @@ fn long_labels_in(mut setup: Setup, width: u16, query: &str, cwd: &str) -> State
         .map(session_ref_stores::ScanEvent::Record)
         .collect();
     for effect in step(&mut state, Action::Discovered(events)) {
-        if let crate::tui::state::Effect::ReadTitles(batch) = effect {
+        if let crate::tui::model::Effect::ReadTitles(batch) = effect {
             let titles = batch
                 .iter()
                 .map(|(id, record)| {
@@ -422,7 +422,7 @@ fn conversation_search_rows_give_the_label_most_of_the_pane() {
     let generation = effects
         .iter()
         .filter_map(|e| match e {
-            crate::tui::state::Effect::Search { generation, .. } => Some(*generation),
+            crate::tui::model::Effect::Search { generation, .. } => Some(*generation),
             _ => None,
         })
         .next_back()

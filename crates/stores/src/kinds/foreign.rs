@@ -558,6 +558,77 @@ impl<T> FileCache<T> {
     }
 }
 
+/// What a person typed in a prompt an agent wraps in tags before the model
+/// sees it (Cursor CLI's `<user_query>`, Antigravity CLI's
+/// `<USER_REQUEST>`): the text inside every `<wrapper>…</wrapper>` block,
+/// joined by a blank line, when the prompt has one (an unclosed block runs
+/// to the end); else the text with the blocks of other tags it opens or
+/// ends with, on lines of their own (`<timestamp>…</timestamp>`,
+/// `<ADDITIONAL_METADATA>…`: what the agent injected), taken off. Trimmed; `None` when nothing is left.
+pub fn typed_inside(text: &str, wrapper: &str) -> Option<String> {
+    let open = format!("<{wrapper}>");
+    let close = format!("</{wrapper}>");
+    let mut inside = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find(&open) {
+        let after = &rest[at + open.len()..];
+        let (inner, next) = match after.find(&close) {
+            Some(end) => (&after[..end], &after[end + close.len()..]),
+            None => (after, ""),
+        };
+        let inner = inner.trim();
+        if !inner.is_empty() {
+            inside.push(inner);
+        }
+        rest = next;
+    }
+    if rest.len() != text.len() {
+        return (!inside.is_empty()).then(|| inside.join("\n\n"));
+    }
+    let mut text = text.trim();
+    while let Some(after) = leading_block(text) {
+        text = after.trim_start();
+    }
+    while let Some(before) = trailing_block(text) {
+        text = before.trim_end();
+    }
+    (!text.is_empty()).then(|| text.to_owned())
+}
+
+/// A tag name as agents write their wrappers (`user_query`, `USER_REQUEST`).
+fn is_tag_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+/// `text` after the `<tag>…</tag>` block it starts with, if it starts with one.
+fn leading_block(text: &str) -> Option<&str> {
+    let name = text.strip_prefix('<')?.split_once('>')?.0;
+    if !is_tag_name(name) {
+        return None;
+    }
+    let close = format!("</{name}>");
+    let end = text.find(&close)?;
+    let after = &text[end + close.len()..];
+    // A block of its own lines, not markup inside a typed line.
+    (after.is_empty() || after.starts_with(['\n', '\r'])).then_some(after)
+}
+
+/// `text` before the `<tag>…</tag>` block it ends with, if it ends with one.
+fn trailing_block(text: &str) -> Option<&str> {
+    let body = text.strip_suffix('>')?;
+    let start = body.rfind("</")?;
+    let name = &body[start + 2..];
+    if !is_tag_name(name) {
+        return None;
+    }
+    let open = format!("<{name}>");
+    let begin = text[..start].rfind(&open)?;
+    let before = &text[..begin];
+    (before.is_empty() || before.ends_with('\n')).then_some(before)
+}
+
 /// What the Claude Code and Codex reader tests share.
 #[cfg(test)]
 pub(crate) mod testing {
@@ -760,5 +831,35 @@ mod tests {
         std::fs::remove_file(&path).unwrap();
         assert!(cache.get(&path, 1, len).is_err());
         assert_eq!(calls.get(), 3);
+    }
+
+    #[test]
+    fn typed_inside_keeps_the_wrapped_text_and_drops_injected_blocks() {
+        let cursor = "<timestamp>Tuesday, Jul 21, 2026, 6:57 PM (UTC+8)</timestamp>\n<user_query>\nhello — ✓\n</user_query>";
+        assert_eq!(
+            typed_inside(cursor, "user_query").as_deref(),
+            Some("hello — ✓")
+        );
+        let two = "<user_query>a</user_query>\n<attached_files>F</attached_files><user_query>b";
+        assert_eq!(typed_inside(two, "user_query").as_deref(), Some("a\n\nb"));
+        assert_eq!(
+            typed_inside("<user_query> </user_query>", "user_query"),
+            None
+        );
+        // No wrapper: the blocks it opens and ends with are injected.
+        let bare = "<ADDITIONAL_METADATA>\ntime\n</ADDITIONAL_METADATA>\nfix <b>it</b>\n<USER_SETTINGS_CHANGE>x</USER_SETTINGS_CHANGE>";
+        assert_eq!(
+            typed_inside(bare, "USER_REQUEST").as_deref(),
+            Some("fix <b>it</b>")
+        );
+        assert_eq!(
+            typed_inside("plain words", "USER_REQUEST").as_deref(),
+            Some("plain words")
+        );
+        assert_eq!(
+            typed_inside("a < b > c", "USER_REQUEST").as_deref(),
+            Some("a < b > c")
+        );
+        assert_eq!(typed_inside("<x>only</x>", "USER_REQUEST"), None);
     }
 }

@@ -1,15 +1,19 @@
 //! One module per agent, each a unit type implementing [`Store`](crate::Store)
 //! and a `KIND` handle registered in [`REGISTRY`](crate::REGISTRY):
 //! [`native`] (Hydra's own logs), [`claude`] (Claude Code), [`codex`]
-//! (Codex CLI), [`gemini`] (Gemini CLI). [`foreign`] holds what the readers
-//! of other agents' JSONL logs share.
+//! (Codex CLI), [`gemini`] (Gemini CLI), [`pi`], [`qwen`] (Qwen Code),
+//! [`copilot`] (GitHub Copilot CLI), [`opencode`], [`antigravity`]
+//! (Antigravity CLI), [`cursor`] (Cursor CLI). [`foreign`] holds what the
+//! readers of other agents' JSONL logs share.
 //!
 //! Adding an agent is one new module here implementing the trait, plus one
 //! line in the registry.
 
+pub mod antigravity;
 pub mod claude;
 pub mod codex;
 pub mod copilot;
+pub mod cursor;
 pub mod foreign;
 pub mod gemini;
 pub mod native;
@@ -53,6 +57,21 @@ pub const ROUTINE_SKIPS: &[RoutineSkip] = &[
         reason: gemini::SUBAGENT,
         one: "Gemini CLI sub-agent chat",
         many: "Gemini CLI sub-agent chats",
+    },
+    RoutineSkip {
+        reason: antigravity::TRUNCATED_COPY,
+        one: "Antigravity CLI truncated transcript beside its full one",
+        many: "Antigravity CLI truncated transcripts beside their full ones",
+    },
+    RoutineSkip {
+        reason: antigravity::SUBAGENT,
+        one: "Antigravity CLI sub-agent conversation",
+        many: "Antigravity CLI sub-agent conversations",
+    },
+    RoutineSkip {
+        reason: cursor::SUBAGENT,
+        one: "Cursor CLI sub-agent transcript",
+        many: "Cursor CLI sub-agent transcripts",
     },
     RoutineSkip {
         reason: codex::REVIEW,

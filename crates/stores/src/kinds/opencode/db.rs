@@ -204,8 +204,9 @@ fn open_immutable(path: &Path) -> Result<Connection, String> {
     Ok(conn)
 }
 
-/// `file:PATH?immutable=1`, the path percent-encoded where a URI needs it.
-fn immutable_uri(path: &Path) -> String {
+/// `file:PATH?immutable=1`, the path percent-encoded where a URI needs it
+/// (also how Cursor CLI's `store.db` is opened).
+pub(crate) fn immutable_uri(path: &Path) -> String {
     let mut uri = String::from("file:");
     for &b in path.as_os_str().as_encoded_bytes() {
         match b {

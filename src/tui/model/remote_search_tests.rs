@@ -10,12 +10,15 @@ use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 
 use super::*;
-use crate::remote::WireMatch;
+use crate::search::wire::WireMatch;
 use crate::tui::line::Edit;
+use crate::tui::model::*;
 use crate::tui::testkit::{self, step};
 use session_ref_core::mention::format_mention;
+use session_ref_stores::model::SessionRecord;
 use session_ref_stores::remote::{RemoteHost, Remotes, WireSession};
 use session_ref_stores::Caches;
+use session_ref_stores::ScanEvent;
 
 const HOST: &str = "devbox";
 
@@ -87,11 +90,9 @@ fn remote_match(
         "hits": vec![hit; hits],
     }))
     .unwrap();
-    let matched = wire.session_match();
+    let (session, matched) = wire.into_parts();
     let remotes = remotes(state);
-    let record = remotes
-        .record_of(&remotes.hosts()[0], wire.session)
-        .unwrap();
+    let record = remotes.record_of(&remotes.hosts()[0], session).unwrap();
     (record, matched)
 }
 

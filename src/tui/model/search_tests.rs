@@ -2,8 +2,9 @@
 //! mode toggle, results arriving from the (synchronously answered) search,
 //! stale answers ignored, and enter inserting the found session's mention.
 
-use super::*;
 use crate::tui::line::Edit;
+use crate::tui::model::*;
+use crate::tui::preview;
 use crate::tui::testkit::{self, step};
 use session_ref_core::mention::format_mention;
 
