@@ -13,9 +13,9 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
 use fuzzy_matcher::skim::SkimMatcherV2;
 use fuzzy_matcher::FuzzyMatcher as _;
-use session_ref::tui::rank::{self, Entry, EntryId};
 use session_ref_core::candidates::Target;
 use session_ref_core::matching::{FuzzyMatcher, Pattern};
+use session_ref_engine::rank::{self, Entry, EntryId};
 use session_ref_stores::model::{record_order, SessionRecord};
 
 const QUERIES: [&str; 4] = ["parser", "fxprsbg", "session ref", "zqxjv"];

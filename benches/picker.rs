@@ -30,15 +30,14 @@ use ratatui::buffer::Cell;
 use ratatui::layout::{Position, Size};
 use ratatui::Terminal;
 
-use session_ref::config::Limits;
 use session_ref::config::PickFormat;
-use session_ref::engine::Engine;
 use session_ref::tui::driver::{self, Driver, Host, Msg};
 use session_ref::tui::model::{Setup, State};
-use session_ref::tui::rank::EntryId;
 use session_ref::tui::theme::Theme;
 use session_ref_core::candidates::Target;
 use session_ref_core::uri;
+use session_ref_engine::rank::EntryId;
+use session_ref_engine::{Engine, Limits};
 use session_ref_stores::model::SessionRecord;
 use session_ref_stores::{Caches, Catalog, StoreRoots};
 

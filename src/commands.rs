@@ -4,30 +4,39 @@
 use std::sync::Arc;
 
 use crate::config::{Command, Config, InputFormat, OutputFormat, SortBy};
-use crate::engine::{render_jsonl, render_text, Candidate, Engine};
 use crate::error::{Error, Result};
-use session_ref_core::candidates;
 use session_ref_core::{json, mention, render, uri};
+use session_ref_engine::engine::{render_jsonl, render_text, Candidate, Engine};
+use session_ref_engine::Stores;
 use session_ref_stores::{Caches, Catalog, StoreRoots, REGISTRY};
 
-/// The caches of one run: the title index, the ranking cwd, and the
-/// client of the remotes `remotes` names (none when it names no host).
+/// The stores of one run as the engine opens them: the config's roots
+/// and title index, ranking from `cwd`, with the client of the remotes
+/// `remotes` names (none when it names no host).
+pub fn stores(
+    config: &Config,
+    cwd: Option<&str>,
+    remotes: &crate::config::remotes::RemoteSettings,
+) -> Stores {
+    Stores::new(config.roots.clone())
+        .cache_dir(config.cache_dir.clone())
+        .cwd(cwd.map(str::to_owned))
+        .remotes(remotes.client())
+}
+
+/// The caches of one run ([`Stores::caches`] of [`stores`]), for the
+/// front-ends that list by themselves.
 pub fn run_caches(
     config: &Config,
     cwd: Option<&str>,
     remotes: &crate::config::remotes::RemoteSettings,
 ) -> Caches {
-    let caches = Caches::for_run(config.cache_dir.as_deref(), cwd);
-    match remotes.client() {
-        Some(client) => caches.with(client),
-        None => caches,
-    }
+    stores(config, cwd, remotes).caches()
 }
 
 /// Load the catalog for a config, reporting what could not be listed.
 pub fn load_catalog(config: &Config) -> Catalog {
-    let caches = run_caches(config, config.target.cwd.as_deref(), &config.remotes);
-    let catalog = Catalog::load_with(Arc::new(caches), &config.roots);
+    let catalog = stores(config, config.target.cwd.as_deref(), &config.remotes).catalog();
     report_listing(&catalog, config);
     catalog
 }
@@ -200,7 +209,7 @@ pub fn run(config: &Config, stdin: Option<String>) -> Result<String> {
         } => {
             // With a label, no store is read: the id is the argument's (a
             // well-formed mention's or URI's), or the argument itself.
-            let named = crate::engine::SessionArg::parse(id).ok().flatten();
+            let named = session_ref_engine::SessionArg::parse(id).ok().flatten();
             let id = named.map_or_else(|| id.clone(), |n| n.id);
             Ok(format!("{}\n", mention::format_mention(&id, Some(label))))
         }
@@ -270,13 +279,7 @@ fn run_with_engine(config: &Config, engine: &Engine, stdin: Option<String>) -> R
                 eprint!("session-ref: {}", nothing_found_hint(config));
             }
             // One more than the limit tells whether the limit cut the list.
-            let mut found = match sort {
-                SortBy::Created => engine.candidates(query, limit.saturating_add(1), *fuzzy),
-                SortBy::Updated => {
-                    let all = engine.candidates(query, usize::MAX, *fuzzy);
-                    by_activity(all, query, engine.target.cwd.as_deref())
-                }
-            };
+            let mut found = engine.candidates_sorted(query, limit.saturating_add(1), *fuzzy, *sort);
             if found.len() > *limit {
                 found.truncate(*limit);
                 let sessions = if *limit == 1 { "session" } else { "sessions" };
@@ -388,36 +391,6 @@ fn parse_jsonl(raw: &str) -> Result<Vec<serde_json::Value>> {
             })
         })
         .collect()
-}
-
-/// Candidates (in the engine's order) re-ordered by last activity within
-/// each directory group: the exact-rule matches first, as in the engine's
-/// order; fuzzy-only matches keep their score order after them.
-fn by_activity(found: Vec<Candidate>, query: &str, target_cwd: Option<&str>) -> Vec<Candidate> {
-    let needle = candidates::lower(query);
-    let finder = memchr::memmem::Finder::new(needle.as_bytes());
-    let exact = |c: &Candidate| {
-        candidates::Fields::new(&c.label, c.cwd.as_deref(), &c.session_id).exact(&finder)
-    };
-    let mut keyed: Vec<(bool, u8, Option<i64>, usize, Candidate)> = found
-        .into_iter()
-        .enumerate()
-        .map(|(i, c)| {
-            let is_exact = exact(&c);
-            let group = candidates::group_rank(c.cwd.as_deref(), target_cwd);
-            (is_exact, group, c.activity, i, c)
-        })
-        .collect();
-    keyed.sort_by(|a, b| {
-        use std::cmp::Ordering;
-        let within = if a.0 {
-            a.1.cmp(&b.1).then(b.2.cmp(&a.2))
-        } else {
-            Ordering::Equal
-        };
-        b.0.cmp(&a.0).then(within).then(a.3.cmp(&b.3))
-    });
-    keyed.into_iter().map(|(.., c)| c).collect()
 }
 
 /// One JSON object per candidate, keys in [`Candidate`]'s serde order, as

@@ -11,69 +11,44 @@ pub mod remotes;
 use session_ref_core::candidates::Target;
 use session_ref_stores::StoreRoots;
 
-/// Hard maximum of distinct sessions one message may cite.
-pub const MAX_REFERENCES: u64 = 3;
-/// Default number of candidates listed.
-pub const DEFAULT_CANDIDATE_LIMIT: u64 = 50;
-/// Default UTF-8 budget of one serialized reference object.
-pub const DEFAULT_MAX_REFERENCE_BYTES: u64 = 65_536;
+pub use session_ref_engine::limits::{
+    Limits, DEFAULT_CANDIDATE_LIMIT, DEFAULT_MAX_REFERENCE_BYTES, MAX_REFERENCES,
+};
 
 /// The largest integer JavaScript represents exactly; the reference accepts
 /// only "safe" integers.
 pub const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
 
-/// Resolver limits, always valid once constructed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
-    /// Maximum distinct sessions in one prepared message (1..=3).
-    pub max_references: usize,
-    /// Default candidate count.
-    pub candidate_limit: usize,
-    /// Maximum tag-safe JSON bytes of one reference object.
-    pub max_reference_bytes: usize,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits {
-            max_references: MAX_REFERENCES as usize,
-            candidate_limit: DEFAULT_CANDIDATE_LIMIT as usize,
-            max_reference_bytes: DEFAULT_MAX_REFERENCE_BYTES as usize,
-        }
+/// The engine's [`Limits`] from raw values given as text (flags), defaults
+/// for `None`; an error names the flag.
+pub fn limits_from_flags(
+    max_references: Option<&str>,
+    candidate_limit: Option<&str>,
+    max_reference_bytes: Option<&str>,
+) -> Result<Limits> {
+    let defaults = Limits::default();
+    let max_references = match max_references {
+        Some(raw) => parse_positive("--max-references", raw)?,
+        None => defaults.max_references as u64,
+    };
+    if max_references > MAX_REFERENCES {
+        return Err(Error::invalid_config(format!(
+            "--max-references must be 1 to {MAX_REFERENCES} (got {max_references})"
+        )));
     }
-}
-
-impl Limits {
-    /// Validate raw values given as text (flags), defaults for `None`.
-    pub fn from_flags(
-        max_references: Option<&str>,
-        candidate_limit: Option<&str>,
-        max_reference_bytes: Option<&str>,
-    ) -> Result<Self> {
-        let defaults = Limits::default();
-        let max_references = match max_references {
-            Some(raw) => parse_positive("--max-references", raw)?,
-            None => defaults.max_references as u64,
-        };
-        if max_references > MAX_REFERENCES {
-            return Err(Error::invalid_config(format!(
-                "--max-references must be 1 to {MAX_REFERENCES} (got {max_references})"
-            )));
-        }
-        let candidate_limit = match candidate_limit {
-            Some(raw) => parse_positive("--candidate-limit", raw)?,
-            None => defaults.candidate_limit as u64,
-        };
-        let max_reference_bytes = match max_reference_bytes {
-            Some(raw) => parse_positive("--max-reference-bytes", raw)?,
-            None => defaults.max_reference_bytes as u64,
-        };
-        Ok(Limits {
-            max_references: max_references as usize,
-            candidate_limit: to_usize(candidate_limit),
-            max_reference_bytes: to_usize(max_reference_bytes),
-        })
-    }
+    let candidate_limit = match candidate_limit {
+        Some(raw) => parse_positive("--candidate-limit", raw)?,
+        None => defaults.candidate_limit as u64,
+    };
+    let max_reference_bytes = match max_reference_bytes {
+        Some(raw) => parse_positive("--max-reference-bytes", raw)?,
+        None => defaults.max_reference_bytes as u64,
+    };
+    Ok(Limits {
+        max_references: max_references as usize,
+        candidate_limit: to_usize(candidate_limit),
+        max_reference_bytes: to_usize(max_reference_bytes),
+    })
 }
 
 fn to_usize(value: u64) -> usize {
@@ -97,15 +72,9 @@ pub fn parse_positive(name: &str, raw: &str) -> Result<u64> {
     }
 }
 
-/// How `candidates` orders sessions within a directory group.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum SortBy {
-    /// Newest created first (the reference's record order).
-    #[default]
-    Created,
-    /// Most recently active first.
-    Updated,
-}
+/// How `candidates` orders sessions within a directory group: the
+/// engine's one list order.
+pub use session_ref_engine::order::SortBy;
 
 /// What `prepare` reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -564,7 +533,7 @@ mod tests {
 
     #[test]
     fn defaults_match_the_contract() {
-        let limits = Limits::from_flags(None, None, None).unwrap();
+        let limits = limits_from_flags(None, None, None).unwrap();
         assert_eq!(limits, Limits::default());
         assert_eq!(limits.max_references, 3);
         assert_eq!(limits.candidate_limit, 50);
@@ -574,16 +543,16 @@ mod tests {
     #[test]
     fn rejects_out_of_range_values() {
         for bad in ["0", "-1", "4", "1.5", "", "x", "9007199254740992"] {
-            let err = Limits::from_flags(Some(bad), None, None).unwrap_err();
+            let err = limits_from_flags(Some(bad), None, None).unwrap_err();
             assert_eq!(err.code, ErrorCode::InvalidConfig, "{bad}");
         }
         for bad in ["0", "-3", "abc", "1e3"] {
             assert_eq!(
-                Limits::from_flags(None, Some(bad), None).unwrap_err().code,
+                limits_from_flags(None, Some(bad), None).unwrap_err().code,
                 ErrorCode::InvalidConfig
             );
             assert_eq!(
-                Limits::from_flags(None, None, Some(bad)).unwrap_err().code,
+                limits_from_flags(None, None, Some(bad)).unwrap_err().code,
                 ErrorCode::InvalidConfig
             );
         }
@@ -591,7 +560,7 @@ mod tests {
 
     #[test]
     fn accepts_in_range_values() {
-        let limits = Limits::from_flags(Some("1"), Some("7"), Some("100")).unwrap();
+        let limits = limits_from_flags(Some("1"), Some("7"), Some("100")).unwrap();
         assert_eq!(limits.max_references, 1);
         assert_eq!(limits.candidate_limit, 7);
         assert_eq!(limits.max_reference_bytes, 100);

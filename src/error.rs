@@ -260,6 +260,13 @@ impl From<session_ref_stores::ReadError> for Error {
     }
 }
 
+/// A failure of the engine keeps its code and message.
+impl From<session_ref_engine::Error> for Error {
+    fn from(e: session_ref_engine::Error) -> Self {
+        Error::new(e.code().into(), e.to_string())
+    }
+}
+
 /// A failure of the core keeps its code and message.
 impl From<session_ref_core::Error> for Error {
     fn from(e: session_ref_core::Error) -> Self {

@@ -370,7 +370,7 @@ const fn syntax(example: &'static str, means: &'static str) -> Syntax {
 }
 
 /// The title filter's query syntax (fzf's extended search), as
-/// `tui::rank` implements it: the help screen, `--help` and the README
+/// `session_ref_engine::rank` implements it: the help screen, `--help` and the README
 /// say this and nothing else.
 pub static FILTER_SYNTAX: &[Syntax] = &[
     syntax(

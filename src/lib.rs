@@ -3,8 +3,9 @@
 //!
 //! Layout: the pure core (the Hydra resolver's semantics) is the
 //! `session_ref_core` crate; `session_ref_stores` reads native, Claude
-//! Code, Codex and Gemini CLI sessions into one model; [`engine`] applies the core to the stores; [`cli`], [`commands`] and
-//! [`output`] make the command line; `tui` is the interactive picker;
+//! Code, Codex and Gemini CLI sessions into one model; `session_ref_engine`
+//! applies the core to the stores, the one service every front-end here
+//! goes through; [`cli`], [`commands`] and [`output`] make the command line; `tui` is the interactive picker;
 //! [`hook`] answers the agents' prompt-submit hooks; [`mcp`] is the MCP
 //! server and its registration with the agents.
 
@@ -16,7 +17,6 @@ pub mod commands;
 pub mod config;
 pub mod display;
 pub mod draft;
-pub mod engine;
 pub mod error;
 pub mod hook;
 pub mod keys;

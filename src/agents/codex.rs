@@ -25,7 +25,7 @@ use super::{
     McpPlace, Scope,
 };
 use crate::error::Result;
-use crate::hook::budget::Measure;
+use session_ref_engine::budget::Measure;
 use crate::hook::protocol::{HookInput, PROMPT_SUBMIT};
 use crate::settings_file::{malformed, parse_toml};
 

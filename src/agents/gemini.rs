@@ -16,7 +16,7 @@ use super::{
     Hook, HookFiles, HookLayout, InstallEnv, Integration, Mcp, McpFormat, McpPlace, Scope,
 };
 use crate::error::Result;
-use crate::hook::budget::Measure;
+use session_ref_engine::budget::Measure;
 use crate::hook::protocol::HookInput;
 
 /// Gemini CLI's event before the model is asked about a prompt.

@@ -9,8 +9,8 @@ use super::syntax::{
     SortArg, UriAction,
 };
 use crate::config::{
-    self, Command, Config, Destination, InputFormat, InstallRequest, Limits,
-    McpRequest, OutputFormat, PickFormat, PickOptions, PopupSpec, Scope, SortBy,
+    self, Command, Config, Destination, InputFormat, InstallRequest, McpRequest, OutputFormat,
+    PickFormat, PickOptions, PopupSpec, Scope, SortBy,
 };
 use crate::error::{Error, Result};
 use session_ref_core::candidates::Target;
@@ -25,7 +25,7 @@ impl Cli {
         current_dir: Option<String>,
     ) -> Result<Config> {
         let g = self.global;
-        let limits = Limits::from_flags(
+        let limits = config::limits_from_flags(
             Some(&g.max_references),
             Some(&g.candidate_limit),
             g.max_reference_bytes.as_deref(),

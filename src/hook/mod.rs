@@ -16,7 +16,6 @@
 //! Synchronous on purpose: one short-lived process per prompt has no use
 //! for an async runtime, and starting none keeps the common path fast.
 
-pub mod budget;
 pub mod draft;
 pub mod install;
 pub mod protocol;
@@ -30,11 +29,12 @@ pub use crate::config::{InstallRequest, DEFAULT_HOST_CAP};
 
 use crate::config::Limits;
 use crate::error::{Error, Result};
-use budget::Measure;
 use protocol::{Agent, Answer, HookInput};
 use session_ref_core::mention;
 use session_ref_core::prepare::normalize_references;
-use session_ref_stores::{Caches, Catalog, StoreRoots};
+use session_ref_engine::budget::{self, Measure};
+use session_ref_engine::Stores;
+use session_ref_stores::StoreRoots;
 
 /// The cap for hosts that keep added context whole however long: Gemini
 /// CLI 0.61 passed 200,000 characters whole, and Copilot CLI 1.0.102 has
@@ -117,19 +117,25 @@ fn resolve(context: &HookContext, input: &HookInput) -> Result<Answer> {
     )?;
     // Listing goes through the title index, as `prepare` does: only new and
     // changed logs are opened; only the cited sessions are read whole.
-    let caches = Caches::for_run(context.cache_dir.as_deref(), Some(&input.cwd));
     let remotes = context
         .remotes
         .only_named_by(sources.iter().map(|s| s.session_id.as_str()));
-    let caches = match remotes.client() {
-        Some(client) => caches.with(client.with_deadline(std::time::Instant::now() + REMOTE_WAIT)),
-        None => caches,
-    };
-    let catalog = Catalog::load_with(std::sync::Arc::new(caches), &context.roots);
+    let client = remotes
+        .client()
+        .map(|client| client.with_deadline(std::time::Instant::now() + REMOTE_WAIT));
+    let catalog = Stores::new(context.roots.clone())
+        .cache_dir(context.cache_dir.clone())
+        .cwd(Some(input.cwd.clone()))
+        .remotes(client)
+        .catalog();
     catalog.save_index();
     // Read as `prepare` reads: each source folded into what the largest
     // budget can need, so memory follows the budget, not the logs.
-    let read = crate::engine::read_sources(&catalog, &sources, context.limits.max_reference_bytes)?;
+    let read = session_ref_engine::engine::read_sources(
+        &catalog,
+        &sources,
+        context.limits.max_reference_bytes,
+    )?;
     let fitted = budget::fit(
         &sources,
         &read,

@@ -71,7 +71,12 @@ fn cite(
     // A session titled by a cite command is the one it is being typed in
     // (an agent titles a session by its first prompt): never the answer.
     let best = listing
-        .rank(query, cwd.as_deref(), true, cancel)
+        .rank(
+            query,
+            cwd.as_deref(),
+            session_ref_engine::order::SortBy::Updated,
+            cancel,
+        )
         .ok_or_else(Error::cancelled)?
         .into_iter()
         .find(|&id| !is_cite_command(&listing.labels[id]));

@@ -61,7 +61,10 @@ fn resource(listing: &Listing, id: usize) -> Value {
     if let Some(cwd) = &record.cwd {
         description.push(cwd.clone());
     }
-    if let Some(updated) = listing.updated_at(id) {
+    if let Some(updated) = listing
+        .updated_at(id)
+        .map(session_ref_core::time::format_rfc3339_utc)
+    {
         description.push(format!("last active {updated}"));
     }
     json!({

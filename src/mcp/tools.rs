@@ -21,11 +21,12 @@ use std::sync::Arc;
 use serde_json::{json, Map, Value};
 
 use crate::config::{self, Config, Limits};
-use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::search::Found;
-use crate::tui::rank::Query;
-use session_ref_core::{json as js, mention, uri};
+use session_ref_core::{json as js, mention};
+use session_ref_engine::order::SortBy;
+use session_ref_engine::rank::Query;
+use session_ref_engine::Engine;
 use session_ref_stores::RecordId;
 
 use super::sessions::{Listing, Sessions};
@@ -302,6 +303,7 @@ pub fn session_json(listing: &Listing, id: RecordId) -> Map<String, Value> {
     out.insert(crate::agents::AGENT_KEY.into(), record.kind.as_str().into());
     out.insert("createdAt".into(), record.created_at.clone().into());
     if let Some(updated) = listing.updated_at(id) {
+        let updated = session_ref_core::time::format_rfc3339_utc(updated);
         out.insert("updatedAt".into(), updated.into());
     }
     out.insert(
@@ -320,9 +322,9 @@ pub fn list_sessions(
 ) -> Result<Answer> {
     let query = string_arg(args, "query")?.unwrap_or("");
     let limit = count_arg(args, "limit", LIST_LIMIT, MOST)?;
-    let by_activity = match string_arg(args, "sort")? {
-        None | Some("updated") => true,
-        Some("created") => false,
+    let sort = match string_arg(args, "sort")? {
+        None | Some("updated") => SortBy::Updated,
+        Some("created") => SortBy::Created,
         Some(other) => {
             return Err(bad(format!(
                 "sort must be \"updated\" or \"created\" (got {})",
@@ -336,7 +338,7 @@ pub fn list_sessions(
         None => sessions.source().config.target.cwd.clone(),
     };
     let found: Vec<Value> = listing
-        .rank(query, cwd.as_deref(), by_activity, cancel)
+        .rank(query, cwd.as_deref(), sort, cancel)
         .ok_or_else(Error::cancelled)?
         .into_iter()
         .take(limit)
@@ -439,28 +441,15 @@ fn search_row(listing: &Listing, found: &Found) -> Map<String, Value> {
     session
 }
 
-/// The session id and label a `session` argument names: a canonical
-/// mention (its label kept), a `hydra-session:` URI, or an id.
-pub fn session_arg(raw: &str) -> Result<(String, Option<String>)> {
+/// A `session` argument as the engine's session-argument rule reads it
+/// ([`session_ref_engine::SessionArg::resolve`]): without the blanks
+/// around it (a JSON string's, not part of the id), and not empty.
+pub fn session_text(raw: &str) -> Result<&str> {
     let text = raw.trim();
-    if text.starts_with("@[") {
-        let parsed = mention::parse_text(text)?;
-        let mut references = parsed.references.into_iter();
-        return match (references.next(), references.next()) {
-            (Some(reference), None) => Ok((reference.session_id, Some(reference.label))),
-            _ => Err(Error::invalid_reference(format!(
-                "session must be one mention, an id or a URI (got {})",
-                js::quote(raw, false)
-            ))),
-        };
-    }
-    if text.starts_with(uri::SCHEME) {
-        return Ok((uri::decode(text)?, None));
-    }
     if text.is_empty() {
         return Err(Error::invalid_reference("session is empty"));
     }
-    Ok((text.to_owned(), None))
+    Ok(text)
 }
 
 /// The snapshot of one session at `max_bytes`: its text and
@@ -470,8 +459,7 @@ pub fn snapshot(
     session: &str,
     max_bytes: usize,
 ) -> Result<(String, Value)> {
-    let (id, label) = session_arg(session)?;
-    let listing = sessions.listing_knowing(&id);
+    let (listing, named) = sessions.resolve(session_text(session)?)?;
     let limits = Limits {
         max_reference_bytes: max_bytes,
         ..sessions.source().config.limits
@@ -481,7 +469,7 @@ pub fn snapshot(
         limits,
         listing.engine.target.clone(),
     );
-    let context = engine.preview(&id, label.as_deref())?;
+    let context = engine.preview_named(named, None)?;
     let value = json!({"reference": context.references[0]});
     Ok((context.text, value))
 }
@@ -508,21 +496,18 @@ pub fn read_session(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use session_ref_core::uri;
 
     #[test]
-    fn a_session_is_named_by_id_mention_or_uri() {
-        assert_eq!(session_arg(" abc ").unwrap(), ("abc".into(), None));
+    fn a_session_argument_loses_its_blanks_and_is_not_empty() {
+        // What it names is the engine's rule (session_arg.rs tests it).
+        assert_eq!(session_text(" abc ").unwrap(), "abc");
         let uri = uri::encode("a b");
-        assert_eq!(session_arg(&uri).unwrap(), ("a b".into(), None));
-        let cite = mention::format_mention("s-1", Some("Fix [it]"));
-        assert_eq!(
-            session_arg(&cite).unwrap(),
-            ("s-1".into(), Some("Fix [it]".into()))
-        );
-        assert!(session_arg("").is_err());
-        assert!(session_arg("hydra-session:").is_err());
-        let two = format!("{cite} {cite}x");
-        assert!(session_arg(&two).is_err());
+        assert_eq!(session_text(&format!("\t{uri}\n")).unwrap(), uri);
+        for blank in ["", " ", "\n"] {
+            let err = session_text(blank).unwrap_err();
+            assert_eq!(err.code, crate::error::ErrorCode::InvalidReference);
+        }
     }
 
     #[test]

@@ -23,7 +23,6 @@ use rayon::prelude::*;
 
 use crate::config::Limits;
 use crate::config::PickFormat;
-use crate::engine::{render_jsonl, render_text, Engine};
 use crate::error::{Error, ErrorCode, Result};
 use crate::search::hits::SessionMatch;
 use crate::search::pipeline::{self, Remote, Search, Source};
@@ -31,11 +30,12 @@ use crate::search::query::Query;
 use crate::tui::keymap;
 use crate::tui::model::{update, Action, Effect, Exit, State};
 use crate::tui::preview::{PreviewKey, Snapshot};
-use crate::tui::rank::EntryId;
 use crate::tui::remote_search::{RemoteAnswer, RemoteAsk};
 use crate::tui::view;
 use session_ref_core::candidates::Target;
 use session_ref_core::uri;
+use session_ref_engine::engine::{render_jsonl, render_text, Engine};
+use session_ref_engine::rank::EntryId;
 use session_ref_stores::model::SessionRecord;
 use session_ref_stores::search::index::Index;
 use session_ref_stores::{Caches, Catalog, ScanEvent};
@@ -574,7 +574,8 @@ impl<B: Backend, H: Host> Driver<B, H> {
             let budget = engine.limits.max_reference_bytes;
             let result = engine
                 .preview(&uri::encode(&key.session_id), Some(&key.label))
-                .map(|context| Snapshot::new(context, budget));
+                .map(|context| Snapshot::new(context, budget))
+                .map_err(crate::error::Error::from);
             let _ = tx.send(Msg::Preview(key, result));
         });
     }
@@ -684,7 +685,7 @@ impl<B: Backend, H: Host> Driver<B, H> {
                 PickFormat::Jsonl => render_jsonl(&messages),
                 PickFormat::Text | PickFormat::Mention => render_text(&messages),
             });
-            let _ = tx.send(Msg::Prepared(result));
+            let _ = tx.send(Msg::Prepared(result.map_err(crate::error::Error::from)));
         });
     }
 }

@@ -9,7 +9,6 @@
 //! restored on every exit path). stdout is never touched here: the result
 //! is returned and written by the caller after the terminal is restored.
 
-mod char_set;
 pub mod driver;
 pub mod help;
 pub mod keymap;
@@ -19,7 +18,6 @@ pub mod model;
 pub mod popup;
 pub mod preview;
 pub mod prompt;
-pub mod rank;
 pub mod remote_search;
 /// The state machine under its earlier path (`tui::state::…`), for
 /// callers written against it (`main`, branches merging): inside the
@@ -45,7 +43,7 @@ use crate::error::{Error, Result};
 use crate::signals;
 use driver::{Driver, Host, Msg, Report};
 use model::{Exit, Setup, State};
-use rank::EntryId;
+use session_ref_engine::rank::EntryId;
 use session_ref_stores::model::SessionRecord;
 use session_ref_stores::Caches;
 use terminal::{EditorIo, InputReader, TerminalGuard};

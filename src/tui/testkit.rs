@@ -6,13 +6,13 @@ use std::sync::Arc;
 
 use crate::config::Limits;
 use crate::config::PickFormat;
-use crate::engine::Engine;
 use crate::tui::driver;
 use crate::tui::model::{update, Action, Effect, Setup, State};
 use crate::tui::preview::{PreviewSlot, Snapshot};
 use crate::tui::theme::Theme;
 use session_ref_core::candidates::Target;
 use session_ref_core::uri;
+use session_ref_engine::Engine;
 use session_ref_stores::model::SessionRecord;
 use session_ref_stores::{Caches, Catalog, ScanEvent, StoreRoots};
 
@@ -131,7 +131,8 @@ pub fn answer_previews(state: &mut State, effects: Vec<Effect>, limits: Limits) 
         if let Effect::LoadPreview { key, .. } = effect {
             let result = engine
                 .preview(&uri::encode(&key.session_id), Some(&key.label))
-                .map(|c| Snapshot::new(c, limits.max_reference_bytes));
+                .map(|c| Snapshot::new(c, limits.max_reference_bytes))
+                .map_err(crate::error::Error::from);
             let more = step(state, Action::PreviewReady(key, result));
             answer_previews(state, more, limits);
         }

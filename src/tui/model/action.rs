@@ -12,8 +12,8 @@ use crate::error::Error;
 use crate::search::hits::SessionMatch;
 use crate::tui::line::Edit;
 use crate::tui::preview::{PreviewKey, Snapshot};
-use crate::tui::rank::EntryId;
 use crate::tui::remote_search::{RemoteAnswer, RemoteAsk};
+use session_ref_engine::rank::EntryId;
 use session_ref_stores::model::SessionRecord;
 use session_ref_stores::ScanEvent;
 

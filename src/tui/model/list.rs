@@ -8,8 +8,8 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use super::{Effect, Scope, SortOrder, State, Submit};
-use crate::tui::rank::{Entry, EntryId};
-use session_ref_stores::model::record_order;
+use session_ref_engine::order::{self, SortBy};
+use session_ref_engine::rank::{Entry, EntryId};
 use session_ref_stores::ScanEvent;
 
 impl State {
@@ -174,26 +174,17 @@ impl State {
         }
     }
 
-    /// Group rank, then the sort: last activity or record order (SPEC
-    /// §6), record order breaking ties. A session whose activity is not
-    /// read yet counts as active when it was created (its log was written
-    /// then at least), so rows stand in their final order, newest first,
-    /// while activity is read, instead of the sessions read first jumping
-    /// ahead of newer ones; those that have no date go last.
+    /// The engine's one list order ([`order::compare`]): group rank, then
+    /// the sort (last activity, or record order), record order breaking
+    /// ties; a session whose activity is not read yet counts as active
+    /// when it was created.
     fn compare(&self, a: EntryId, b: EntryId) -> Ordering {
         let (a, b) = (&self.entries[a as usize], &self.entries[b as usize]);
-        let when = |e: &Entry| {
-            e.activity
-                .or_else(|| e.record.created.map(|c| c.unix_seconds()))
+        let sort = match self.sort {
+            SortOrder::Activity => SortBy::Updated,
+            SortOrder::Created => SortBy::Created,
         };
-        let by_activity = match self.sort {
-            SortOrder::Activity => when(b).cmp(&when(a)),
-            SortOrder::Created => Ordering::Equal,
-        };
-        a.group
-            .cmp(&b.group)
-            .then(by_activity)
-            .then_with(|| record_order(&a.record, &b.record))
+        order::compare(sort, &a.place(), &b.place())
     }
 
     /// Sort `order` again (the sort changed) and re-rank.

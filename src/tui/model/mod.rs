@@ -46,10 +46,10 @@ use crate::tui::layout::{self, Areas};
 use crate::tui::line::LineInput;
 use crate::tui::preview::{PreviewKey, PreviewMode, PreviewSlot};
 use crate::tui::prompt::Prompt;
-use crate::tui::rank::{Entry, EntryId, Hit, Reranker};
 use crate::tui::remote_search::RemoteSearches;
 use crate::tui::theme::Theme;
 use session_ref_core::candidates::Target;
+use session_ref_engine::rank::{Entry, EntryId, Hit, Reranker};
 use session_ref_stores::Catalog;
 
 pub use action::{Action, Effect, Exit, DOUBLE_CLICK};

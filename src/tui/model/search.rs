@@ -7,8 +7,8 @@
 
 use super::{Effect, Scope, SearchMode, SearchRow, State};
 use crate::search::hits::SessionMatch;
-use crate::tui::rank::{EntryId, Hit};
 use crate::tui::remote_search::RemoteAnswer;
+use session_ref_engine::rank::{EntryId, Hit};
 
 impl State {
     /// Switch the filter between session titles and conversation search

@@ -12,9 +12,9 @@ use ratatui::Frame;
 
 use crate::display;
 use crate::tui::model::{Scope, SearchRow, SortOrder, State};
-use crate::tui::rank::{EntryId, Hit, Query, Ranker};
 use crate::tui::text;
 use crate::tui::view::{fit, highlighted};
+use session_ref_engine::rank::{EntryId, Hit, Query, Ranker};
 
 /// Columns of the gutter: highlight, this-directory bar, cited mark.
 const GUTTER: usize = 3;

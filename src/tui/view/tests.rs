@@ -431,7 +431,7 @@ fn conversation_search_rows_give_the_label_most_of_the_pane() {
         .entries
         .iter()
         .position(|e| e.record.id == "py-sdk")
-        .unwrap() as crate::tui::rank::EntryId;
+        .unwrap() as session_ref_engine::rank::EntryId;
     let snippet = "Add retries with backoff to every request".to_owned();
     let found = SessionMatch {
         hits: vec![Hit {

@@ -11,7 +11,7 @@
 //! each folded into what the largest budget can need ([`ReadSource`]), which
 //! is all that any smaller budget needs too.
 
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, Result};
 use session_ref_core::json;
 use session_ref_core::prepare::{
     context_source_json, Context, ReadSource, ReferenceStats, SourceRef,
@@ -121,13 +121,10 @@ pub fn fit(
         }
     }
     best.ok_or_else(|| {
-        Error::new(
-            ErrorCode::BudgetExceeded,
-            format!(
-                "the cited sessions cannot fit the hook's budget of {cap} {}",
-                measure.unit()
-            ),
-        )
+        Error::BudgetExceeded(format!(
+            "the cited sessions cannot fit the hook's budget of {cap} {}",
+            measure.unit()
+        ))
     })
 }
 
@@ -254,7 +251,7 @@ mod tests {
         let s = surface(&["hi"]);
         let read = [ReadSource::of_surface(None, &s, 65_536)];
         let err = fit(&[source("a")], &read, 65_536, 300, Measure::Utf8Bytes).unwrap_err();
-        assert_eq!(err.code, ErrorCode::BudgetExceeded);
-        assert!(err.message.contains("300 bytes"), "{}", err.message);
+        assert_eq!(err.code(), session_ref_core::ErrorCode::BudgetExceeded);
+        assert!(err.to_string().contains("300 bytes"), "{err}");
     }
 }

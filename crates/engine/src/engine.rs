@@ -1,6 +1,6 @@
 //! Orchestration: the pure core applied to real stores. Lists candidates,
-//! reads sessions and prepares messages. Used alike by the command line and
-//! the picker.
+//! reads sessions and prepares messages. Used alike by the command line,
+//! the picker, the hooks and the MCP server.
 //!
 //! Synchronous: every method returns when its work is done. Work over many
 //! sessions (titles, the sources of one message) runs data-parallel on
@@ -14,15 +14,17 @@ use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::config::Limits;
 use crate::error::{Error, Result};
+use crate::limits::Limits;
+use crate::order::{self, Place, SortBy};
+use crate::session_arg::SessionArg;
 use session_ref_core::candidates::{self, Ranked, Target};
-use session_ref_core::escape::safe_label;
+use session_ref_core::escape::{escape_unsafe, safe_label};
+use session_ref_core::json;
 use session_ref_core::matching::FuzzyMatcher;
 use session_ref_core::mention::{self, Reference};
 use session_ref_core::prepare::{self, Context, ReadSource, SourceRef};
 use session_ref_core::streaming::RetainingSink;
-use session_ref_core::{json, uri};
 use session_ref_stores::model::SessionRecord;
 use session_ref_stores::{Catalog, RecordId};
 
@@ -55,7 +57,7 @@ pub struct Candidate {
     /// The kind of session (`hydra`, `claude`, `codex`, …), written as
     /// `agent` and its old name `store`.
     #[serde(flatten)]
-    pub agent: crate::agents::AgentKey,
+    pub agent: crate::agent_key::AgentKey,
     /// The log file (`HOST:PATH` for a session of another machine).
     pub path: String,
     /// Last activity: when the log was last written (UTC, whole seconds),
@@ -80,7 +82,7 @@ impl Candidate {
             label,
             cwd: record.cwd.clone(),
             created_at: record.created_at.clone(),
-            agent: crate::agents::AgentKey(record.kind.as_str()),
+            agent: crate::agent_key::AgentKey(record.kind.as_str()),
             path: record.path.display().to_string(),
             last_activity: activity.map(session_ref_core::time::format_rfc3339_utc),
             activity,
@@ -188,12 +190,12 @@ pub fn not_listed(catalog: &Catalog, id: &str) -> Error {
         .get::<session_ref_stores::remote::Remotes>();
     let quoted = json::quote(id, false);
     match remotes.failure_for(id) {
-        Some((host, why)) => Error::read_failed(format!(
+        Some((host, why)) => Error::ReadFailed(format!(
             "failed to read referenced session {quoted}: host {}: {}",
-            crate::display::escape_unsafe(&host),
-            crate::display::escape_unsafe(&why)
+            escape_unsafe(&host),
+            escape_unsafe(&why)
         )),
-        None => Error::read_failed(format!(
+        None => Error::ReadFailed(format!(
             "failed to read referenced session: unknown session {quoted}"
         )),
     }
@@ -238,7 +240,67 @@ impl Engine {
     /// the exact matches followed by fuzzy-only ones.
     pub fn candidates(&self, query: &str, limit: usize, fuzzy: bool) -> Vec<Candidate> {
         let catalog = &*self.catalog;
-        let ranked: Vec<Ranked> = if fuzzy && !query.is_empty() {
+        self.ranked(query, limit, fuzzy)
+            .into_iter()
+            .map(|r| {
+                let record = catalog.get(r.index);
+                let activity = session_ref_stores::last_activity(catalog.caches(), record);
+                Candidate::new(record, r.label, activity)
+            })
+            .collect()
+    }
+
+    /// [`Engine::candidates`] in the list order `sort`
+    /// ([`crate::order`]): by creation, SPEC §6's order itself; by
+    /// activity, the exact-rule matches in the list order, then the
+    /// fuzzy-only ones in their score order.
+    pub fn candidates_sorted(
+        &self,
+        query: &str,
+        limit: usize,
+        fuzzy: bool,
+        sort: SortBy,
+    ) -> Vec<Candidate> {
+        if sort == SortBy::Created {
+            return self.candidates(query, limit, fuzzy);
+        }
+        let catalog = &*self.catalog;
+        let ranked = self.ranked(query, usize::MAX, fuzzy);
+        let activity: Vec<Option<i64>> = ranked
+            .iter()
+            .map(|r| session_ref_stores::last_activity(catalog.caches(), catalog.get(r.index)))
+            .collect();
+        let place = |at: usize| Place {
+            group: ranked[at].rank,
+            activity: activity[at],
+            record: catalog.get(ranked[at].index),
+        };
+        let mut order: Vec<usize> = (0..ranked.len()).collect();
+        order.sort_by(|&a, &b| {
+            let (exact_a, exact_b) = (ranked[a].exact, ranked[b].exact);
+            exact_b.cmp(&exact_a).then_with(|| {
+                if exact_a && exact_b {
+                    order::compare(sort, &place(a), &place(b))
+                } else {
+                    std::cmp::Ordering::Equal
+                }
+            })
+        });
+        order.truncate(limit);
+        let mut ranked: Vec<Option<Ranked>> = ranked.into_iter().map(Some).collect();
+        order
+            .into_iter()
+            .filter_map(|at| {
+                let r = ranked[at].take()?;
+                Some(Candidate::new(catalog.get(r.index), r.label, activity[at]))
+            })
+            .collect()
+    }
+
+    /// The records `candidates` lists, ranked, with their labels.
+    fn ranked(&self, query: &str, limit: usize, fuzzy: bool) -> Vec<Ranked> {
+        let catalog = &*self.catalog;
+        if fuzzy && !query.is_empty() {
             let labels = self.all_labels();
             candidates::fuzzy(
                 catalog,
@@ -252,15 +314,7 @@ impl Engine {
             candidates::exact(catalog, &self.target, query, limit, &mut |wanted| {
                 self.labels(wanted)
             })
-        };
-        ranked
-            .into_iter()
-            .map(|r| {
-                let record = catalog.get(r.index);
-                let activity = session_ref_stores::last_activity(catalog.caches(), record);
-                Candidate::new(record, r.label, activity)
-            })
-            .collect()
+        }
     }
 
     /// The label a mention of `id` gets by default: the latest title of
@@ -334,6 +388,12 @@ impl Engine {
     /// session (by id or canonical URI), under `label` (default: title or id).
     pub fn preview(&self, arg: &str, label: Option<&str>) -> Result<Context> {
         let named = self.resolve_session_arg(arg)?;
+        self.preview_named(named, label)
+    }
+
+    /// [`Engine::preview`] of a session argument already resolved
+    /// ([`SessionArg::resolve`]), `label` before the argument's own.
+    pub fn preview_named(&self, named: SessionArg, label: Option<&str>) -> Result<Context> {
         let label = self.label_or_default(&named.id, label.or(named.label.as_deref()));
         let id = named.id;
         let sources = normalize(
@@ -377,112 +437,11 @@ pub fn read_sources(
         .collect()
 }
 
-/// Fewest characters an id prefix must have to name a session: shorter
-/// ones are too easily the start of a session meant by nobody.
-pub const MIN_ID_PREFIX: usize = 4;
-
-/// A session named on the command line (`preview`, `mention`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SessionArg {
-    /// The session id.
-    pub id: String,
-    /// The label the argument carried (a mention's), if any.
-    pub label: Option<String>,
-}
-
-impl SessionArg {
-    /// Read `arg` without the stores: a canonical mention as `candidates
-    /// --json` prints it (`@[label](hydra-session:…)`, surrounding blanks
-    /// allowed) gives its id and label, a `hydra-session:` URI its id;
-    /// `None` for anything else (an id, or its start, even one that starts
-    /// with `@[`). A URI that is not canonical fails as it would in a
-    /// prompt, and so does text holding a mention that is not all of it.
-    pub fn parse(arg: &str) -> Result<Option<SessionArg>> {
-        let trimmed = arg.trim();
-        if trimmed.starts_with("@[") {
-            let spans = mention::scan(trimmed);
-            let span = match spans.as_slice() {
-                [] => return Ok(None),
-                [span] => span,
-                _ => {
-                    return Err(Error::invalid_reference(format!(
-                        "{} holds more than one mention: name one session",
-                        json::quote(arg, false)
-                    )))
-                }
-            };
-            if span.range != (0..trimmed.len()) {
-                return Err(Error::invalid_reference(format!(
-                    "{} holds text besides its mention: give the mention alone",
-                    json::quote(arg, false)
-                )));
-            }
-            return Ok(Some(SessionArg {
-                id: uri::decode(&trimmed[span.uri.clone()])?,
-                label: span
-                    .label
-                    .clone()
-                    .map(|raw| mention::unescape_label(&trimmed[raw])),
-            }));
-        }
-        if arg.starts_with(uri::SCHEME) {
-            return Ok(Some(SessionArg {
-                id: uri::decode(arg)?,
-                label: None,
-            }));
-        }
-        Ok(None)
-    }
-}
-
 impl Engine {
-    /// Resolve a session argument: a URI, a listed id (even one that
-    /// looks like a mention), a mention ([`SessionArg::parse`]), or the
-    /// start of exactly one listed id (at least [`MIN_ID_PREFIX`]
-    /// characters; the start of several is refused with their ids).
-    /// Anything else is returned as given: reading it fails as an unknown
-    /// session.
+    /// What the session argument `arg` names in this engine's catalog:
+    /// [`SessionArg::resolve`], the one rule of every front-end.
     pub fn resolve_session_arg(&self, arg: &str) -> Result<SessionArg> {
-        let as_given = SessionArg {
-            id: arg.to_owned(),
-            label: None,
-        };
-        if !arg.starts_with(uri::SCHEME) && self.catalog.find(arg).is_some() {
-            return Ok(as_given);
-        }
-        if let Some(named) = SessionArg::parse(arg)? {
-            return Ok(named);
-        }
-        if arg.chars().count() < MIN_ID_PREFIX {
-            return Ok(as_given);
-        }
-        let mut starting: Vec<&str> = Vec::new();
-        for record in self.catalog.ordered() {
-            if record.id.starts_with(arg) && !starting.contains(&record.id.as_str()) {
-                starting.push(&record.id);
-            }
-        }
-        match starting.as_slice() {
-            [] => Ok(as_given),
-            [id] => Ok(SessionArg {
-                id: (*id).to_owned(),
-                label: None,
-            }),
-            several => {
-                let shown: Vec<String> = several
-                    .iter()
-                    .take(5)
-                    .map(|id| json::quote(id, false))
-                    .collect();
-                Err(Error::invalid_reference(format!(
-                    "{} is the start of {} session ids ({}{}): give more of it",
-                    json::quote(arg, false),
-                    several.len(),
-                    shown.join(", "),
-                    if several.len() > 5 { ", …" } else { "" }
-                )))
-            }
-        }
+        SessionArg::resolve(&self.catalog, arg)
     }
 }
 
@@ -498,7 +457,7 @@ fn normalize(engine: &Engine, references: &[Reference]) -> Result<Vec<SourceRef>
 /// its references (empty when it passes through untouched).
 fn parse_message(index: usize, message: Value) -> Result<Parsed> {
     let line = index + 1;
-    let bad = |why: &str| Error::invalid_reference(format!("input message {line}: {why}"));
+    let bad = |why: &str| Error::InvalidReference(format!("input message {line}: {why}"));
     let Some(object) = message.as_object() else {
         return Err(bad("not a JSON object"));
     };
@@ -627,7 +586,7 @@ mod tests {
             let err = engine
                 .prepare_messages(vec![first, malformed.clone()])
                 .unwrap_err();
-            assert_eq!(err.code, crate::error::ErrorCode::InvalidReference);
+            assert_eq!(err.code(), session_ref_core::ErrorCode::InvalidReference);
         }
     }
 }
