@@ -25,9 +25,9 @@ use super::{
     McpPlace, Scope,
 };
 use crate::error::Result;
-use session_ref_engine::budget::Measure;
 use crate::hook::protocol::{HookInput, PROMPT_SUBMIT};
 use crate::settings_file::{malformed, parse_toml};
+use session_ref_engine::budget::Measure;
 
 /// Codex CLI.
 pub const INTEGRATION: Integration = Integration {

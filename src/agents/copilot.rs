@@ -16,8 +16,8 @@ use super::{
     Hook, HookFiles, HookLayout, InstallEnv, Integration, Mcp, McpFormat, McpPlace, Scope,
 };
 use crate::error::{Error, Result};
-use session_ref_engine::budget::Measure;
 use crate::hook::protocol::HookInput;
+use session_ref_engine::budget::Measure;
 
 /// Copilot CLI's prompt-submit event.
 pub const PROMPT_SUBMITTED: &str = "userPromptSubmitted";

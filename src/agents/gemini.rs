@@ -16,8 +16,8 @@ use super::{
     Hook, HookFiles, HookLayout, InstallEnv, Integration, Mcp, McpFormat, McpPlace, Scope,
 };
 use crate::error::Result;
-use session_ref_engine::budget::Measure;
 use crate::hook::protocol::HookInput;
+use session_ref_engine::budget::Measure;
 
 /// Gemini CLI's event before the model is asked about a prompt.
 pub const BEFORE_AGENT: &str = "BeforeAgent";

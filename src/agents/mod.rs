@@ -46,8 +46,8 @@ use serde_json::Value;
 
 pub use crate::config::Scope;
 use crate::error::{Error, Result};
-use session_ref_engine::budget::Measure;
 use crate::hook::protocol::HookInput;
+use session_ref_engine::budget::Measure;
 
 /// Every agent's integration, in the order the command line lists them.
 pub const TABLE: &[&Integration] = &[

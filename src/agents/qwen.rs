@@ -10,8 +10,8 @@ use super::{
     Hook, HookFiles, HookLayout, InstallEnv, Integration, Mcp, McpFormat, McpPlace, Scope,
 };
 use crate::error::Result;
-use session_ref_engine::budget::Measure;
 use crate::hook::protocol::{HookInput, PROMPT_SUBMIT};
+use session_ref_engine::budget::Measure;
 
 /// Qwen Code.
 pub const INTEGRATION: Integration = Integration {

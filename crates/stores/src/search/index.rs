@@ -404,7 +404,6 @@ fn path_order(a: &Path, b: &Path) -> std::cmp::Ordering {
         .cmp(b.as_os_str().as_encoded_bytes())
 }
 
-
 /// Take `lock` if it is free now or within a few milliseconds. A lock is
 /// held by an open file description, and a child process forked elsewhere
 /// in this process (a picker's `--exec`, a test binary's helpers) keeps a

@@ -83,11 +83,11 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::caches::Caches;
+use crate::error::ReadError;
 use crate::index::title::{TitleIndex, TitleInputs};
 use crate::kinds::foreign::title_from_text;
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
-use crate::caches::Caches;
-use crate::error::ReadError;
 use crate::scan::ScanEvent;
 use crate::store::{Env, Store};
 use session_ref_core::time::Instant;
