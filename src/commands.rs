@@ -5,6 +5,8 @@ use std::sync::Arc;
 
 use crate::config::{Command, Config, InputFormat, OutputFormat, SortBy};
 use crate::error::{Error, Result};
+use session_ref_core::export::{self, ExportHeader, ExportMessage};
+use session_ref_core::redact::{Redactions, Redactor};
 use session_ref_core::{json, mention, render, uri};
 use session_ref_engine::engine::{render_jsonl, render_text, Candidate, Engine};
 use session_ref_engine::Stores;
@@ -311,6 +313,37 @@ fn run_with_engine(config: &Config, engine: &Engine, stdin: Option<String>) -> R
                 OutputFormat::Jsonl => render_jsonl(&messages),
             })
         }
+        Command::Export {
+            id,
+            label,
+            format,
+            snapshot,
+            redact,
+            output,
+        } => {
+            let (document, found) = if *snapshot {
+                let text = format!("{}\n", engine.preview(id, label.as_deref())?.text);
+                if *redact {
+                    let (clean, found) = Redactor::new().redact(&text);
+                    (clean.into_owned(), Some(found))
+                } else {
+                    (text, None)
+                }
+            } else {
+                let (header, messages) = engine.export(id, label.as_deref())?;
+                let (header, messages, found) = if *redact {
+                    let (header, messages, found) = redacted(header, messages);
+                    (header, messages, Some(found))
+                } else {
+                    (header, messages, None)
+                };
+                (export::export(&header, &messages, *format), found)
+            };
+            if let Some(found) = found {
+                note_redactions(found);
+            }
+            deliver_export(document, output.as_deref())
+        }
         Command::Preview { id, label, json } => {
             let context = engine.preview(id, label.as_deref())?;
             let stats = &context.references[0];
@@ -505,4 +538,61 @@ mod tests {
         assert_eq!(strip_final_newline("hi\r"), "hi\r");
         assert_eq!(strip_final_newline("hi\r\r\n"), "hi\r");
     }
+}
+
+/// `header` and `messages` with likely secrets replaced (labels and paths
+/// too: a title can hold a token), and how many were.
+fn redacted(
+    mut header: ExportHeader,
+    mut messages: Vec<ExportMessage>,
+) -> (ExportHeader, Vec<ExportMessage>, Redactions) {
+    let redactor = Redactor::new();
+    let mut found = Redactions::default();
+    let mut clean = |text: &mut String| {
+        let (out, n) = redactor.redact(text);
+        if n.count > 0 {
+            *text = out.into_owned();
+            found += n;
+        }
+    };
+    clean(&mut header.label);
+    if let Some(cwd) = header.cwd.as_mut() {
+        clean(cwd);
+    }
+    for message in &mut messages {
+        clean(&mut message.text);
+    }
+    // The mention carries the label: made again from the redacted one.
+    header.mention = mention::format_mention(&header.session_id, Some(&header.label));
+    (header, messages, found)
+}
+
+/// Say on stderr how many secrets `--redact` replaced (also none: the
+/// user asked, and silence would not tell "none" from "not run").
+fn note_redactions(found: Redactions) {
+    let what = if found.count == 1 {
+        "secret"
+    } else {
+        "secrets"
+    };
+    eprintln!(
+        "session-ref: note: --redact replaced {} likely {what}",
+        found.count
+    );
+}
+
+/// An export on stdout, or written privately to `output` (through a
+/// symbolic link to its target) with nothing on stdout.
+fn deliver_export(document: String, output: Option<&std::path::Path>) -> Result<String> {
+    let Some(path) = output else {
+        return Ok(document);
+    };
+    let target = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    session_ref_stores::private::write_atomic(&target, document.as_bytes()).map_err(|e| {
+        Error::delivery_failed(format!(
+            "export --output {}: {e}",
+            crate::display::path_for_person(path)
+        ))
+    })?;
+    Ok(String::new())
 }

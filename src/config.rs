@@ -199,6 +199,21 @@ pub enum Command {
         /// JSON output.
         json: bool,
     },
+    /// `export`.
+    Export {
+        /// Id, URI or mention.
+        id: String,
+        /// Label override.
+        label: Option<String>,
+        /// What to write.
+        format: session_ref_core::export::ExportFormat,
+        /// The budgeted snapshot instead of the whole conversation.
+        snapshot: bool,
+        /// Redact likely secrets.
+        redact: bool,
+        /// Where to write; stdout when absent.
+        output: Option<PathBuf>,
+    },
     /// `mention`.
     Mention {
         /// Session id.
@@ -264,6 +279,7 @@ impl Command {
             | Command::Search { .. }
             | Command::Prepare { .. }
             | Command::Preview { .. }
+            | Command::Export { .. }
             | Command::Mcp { .. }
             | Command::RemoteServe { .. } => true,
             Command::Mention { label, .. } => label.is_none(),

@@ -5,8 +5,8 @@
 
 use super::docs;
 use super::syntax::{
-    Cli, CommandArgs, HookAction, InputArg, McpAction, OutputArg, PickFormatArg, RemoteAction,
-    SortArg, UriAction,
+    Cli, CommandArgs, ExportFormatArg, HookAction, InputArg, McpAction, OutputArg, PickFormatArg,
+    RemoteAction, SortArg, UriAction,
 };
 use crate::config::{
     self, Command, Config, Destination, InputFormat, InstallRequest, McpRequest, OutputFormat,
@@ -14,6 +14,7 @@ use crate::config::{
 };
 use crate::error::{Error, Result};
 use session_ref_core::candidates::Target;
+use session_ref_core::export::ExportFormat;
 use session_ref_stores::StoreRoots;
 
 impl Cli {
@@ -119,6 +120,25 @@ impl Cli {
                 format: format.into(),
             },
             CommandArgs::Preview { id, label, json } => Command::Preview { id, label, json },
+            CommandArgs::Export {
+                id,
+                format,
+                snapshot,
+                redact,
+                label,
+                output,
+            } => Command::Export {
+                id,
+                label,
+                format: match format {
+                    ExportFormatArg::Md => ExportFormat::Markdown,
+                    ExportFormatArg::Html => ExportFormat::Html,
+                    ExportFormatArg::Json => ExportFormat::Json,
+                },
+                snapshot,
+                redact,
+                output,
+            },
             CommandArgs::Mention { id, label } => Command::Mention { id, label },
             CommandArgs::Uri {
                 action: UriAction::Encode { id },

@@ -203,6 +203,33 @@ pub(super) enum CommandArgs {
         #[arg(long)]
         json: bool,
     },
+    /// Export one session's conversation for a person to read or keep:
+    /// Markdown, one self-contained HTML file (no script), or JSON.
+    Export {
+        /// Session id, the start of exactly one id (4+ characters), a
+        /// hydra-session: URI, or a mention as `candidates --json` prints it.
+        id: String,
+        /// What to write.
+        #[arg(long, value_enum, default_value_t = ExportFormatArg::Md)]
+        format: ExportFormatArg,
+        /// Exactly the budgeted snapshot a mention of the session injects
+        /// (the context text `preview` and `prepare` build), instead of
+        /// the whole conversation.
+        #[arg(long, conflicts_with = "format")]
+        snapshot: bool,
+        /// Replace likely secrets (API keys and tokens of the common
+        /// providers, private keys, `password=` forms) with a marker, and
+        /// say on stderr how many. Never the default.
+        #[arg(long)]
+        redact: bool,
+        /// Label [default: the latest title, else the id].
+        #[arg(long, value_name = "L")]
+        label: Option<String>,
+        /// Write to FILE (created 0600; a symbolic link is written
+        /// through) instead of stdout.
+        #[arg(long, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
     /// Print the canonical mention of a session.
     Mention {
         /// Session id, the start of exactly one id (4+ characters), a
@@ -542,6 +569,17 @@ pub(super) enum OutputArg {
     Text,
     /// One message object per line.
     Jsonl,
+}
+
+/// `export --format` (validated as [`ExportFormat`](session_ref_core::export::ExportFormat)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(super) enum ExportFormatArg {
+    /// Markdown (CommonMark): each message in a fence it cannot close.
+    Md,
+    /// One HTML file: every byte of session text escaped, no script.
+    Html,
+    /// One JSON object: the session's fields and its conversation.
+    Json,
 }
 
 /// The picker's `--format` (validated as [`PickFormat`]).

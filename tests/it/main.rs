@@ -28,6 +28,7 @@ mod completions;
 mod consistency;
 mod copilot_store;
 mod delivery;
+mod export;
 mod fidelity;
 mod foreign_stores;
 mod gemini_store;

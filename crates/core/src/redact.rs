@@ -6,7 +6,10 @@
 //! distinctive prefix plus the token alphabet and length the provider
 //! documents (AWS, GitHub, GitLab, OpenAI, Anthropic, Slack, Google,
 //! Stripe, npm, Hugging Face), PEM private key blocks, JSON Web Tokens and
-//! `password=`/`secret:`-style assignments. A prefix is required for the
+//! `password=`/`secret:`-style assignments. The token and assignment
+//! patterns match no backslash or quote, and a key block runs from its
+//! BEGIN line to its END line: redacting the JSON text of a snapshot
+//! replaces whole runs inside its strings and never cuts an escape. A prefix is required for the
 //! token shapes so that ordinary hashes and ids are not redacted; what is
 //! matched is replaced by `[REDACTED:<kind>]` and counted.
 //!
@@ -83,7 +86,7 @@ const RULES: &[(&str, &str)] = &[
     ),
     (
         "password",
-        r#"(?i)\b(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret)["']?\s*[:=]\s*["']?(?P<secret>[^\s"',;]{4,})"#,
+        r#"(?i)\b(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret)(?:\\?["'])?\s*[:=]\s*(?:\\?["'])?(?P<secret>[^\s"',;\\]{4,})"#,
     ),
 ];
 
@@ -198,6 +201,19 @@ mod tests {
             out,
             "db: password=[REDACTED:password] and PASSWORD: \"[REDACTED:password]\""
         );
+    }
+
+    #[test]
+    fn redacting_json_text_keeps_it_json() {
+        let value = serde_json::json!({"text": "password=\"hunter2x\" and sk-ant-api03-abcdefghijklmnopqrstuvwx\\n done"});
+        let text = serde_json::to_string(&value).unwrap();
+        let (out, n) = Redactor::new().redact(&text);
+        assert_eq!(n.count, 2, "{out}");
+        let back: serde_json::Value = serde_json::from_str(&out).expect("still JSON");
+        assert!(back["text"]
+            .as_str()
+            .unwrap()
+            .contains("[REDACTED:anthropic-key]"));
     }
 
     #[test]

@@ -20,10 +20,12 @@ use crate::order::{self, Place, SortBy};
 use crate::session_arg::SessionArg;
 use session_ref_core::candidates::{self, Ranked, Target};
 use session_ref_core::escape::{escape_unsafe, safe_label};
+use session_ref_core::export::{ExportHeader, ExportMessage};
 use session_ref_core::json;
 use session_ref_core::matching::FuzzyMatcher;
 use session_ref_core::mention::{self, Reference};
 use session_ref_core::prepare::{self, Context, ReadSource, SourceRef};
+use session_ref_core::projection;
 use session_ref_core::streaming::RetainingSink;
 use session_ref_stores::model::SessionRecord;
 use session_ref_stores::{Catalog, RecordId};
@@ -435,6 +437,44 @@ pub fn read_sources(
         .collect::<Vec<_>>()
         .into_iter()
         .collect()
+}
+
+impl Engine {
+    /// The session `arg` names as an export reads it: who wrote it and
+    /// where, and its conversation as the preview shows it (what the person
+    /// typed, the assistant's text, compaction summaries; never tool output
+    /// or injected context), whole, in order. `label` before the
+    /// argument's own, as for [`Engine::preview`].
+    pub fn export(
+        &self,
+        arg: &str,
+        label: Option<&str>,
+    ) -> Result<(ExportHeader, Vec<ExportMessage>)> {
+        let named = self.resolve_session_arg(arg)?;
+        let label = self.label_or_default(&named.id, label.or(named.label.as_deref()));
+        let record = self
+            .catalog
+            .find(&named.id)
+            .ok_or_else(|| not_listed(&self.catalog, &named.id))?;
+        let surface = self.catalog.read_surface(record)?;
+        let messages = projection::project(&surface)
+            .into_iter()
+            .map(|item| ExportMessage {
+                role: item.role,
+                text: item.text.into_owned(),
+                checkpoint: item.checkpoint,
+            })
+            .collect();
+        let header = ExportHeader {
+            mention: mention::format_mention(&record.id, Some(&label)),
+            session_id: record.id.clone(),
+            label,
+            agent: record.kind.as_str().to_owned(),
+            cwd: record.cwd.clone(),
+            created_at: record.created_at.clone(),
+        };
+        Ok((header, messages))
+    }
 }
 
 impl Engine {
