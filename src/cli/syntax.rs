@@ -396,7 +396,7 @@ impl Subcommand for HookAction {
 pub(super) struct HookRunArgs {
     /// Most the whole added context may take, in the host's unit (Claude
     /// Code, Qwen Code: characters; Codex, Gemini CLI, Copilot CLI: bytes)
-    /// [default: 10000; Gemini CLI and Copilot CLI: 65536].
+    /// [default: 10000; Gemini CLI and Copilot CLI: 200000].
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub(super) budget: Option<String>,
 }
