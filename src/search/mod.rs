@@ -1,6 +1,7 @@
 //! Conversation search: find sessions by what was said in them.
 //!
-//! [`query`] is the query language, [`hits`] the matching, snippets and
+//! [`query`], [`hits`], [`scan`], [`pipeline`] and [`wire`] are the
+//! engine's (`session_ref_engine::search`): [`query`] is the query language, [`hits`] the matching, snippets and
 //! ranking; both are pure. The searchable text of a session and the index
 //! that keeps it in the user's cache directory are the stores' own
 //! (`session_ref_stores::search::{extract, index}`). [`scan`] streams
@@ -16,12 +17,11 @@
 //! mode of its own.
 
 pub mod command;
-pub mod hits;
-pub mod pipeline;
-pub mod query;
-pub mod scan;
 pub mod warm;
-pub mod wire;
+
+// The pipeline and its parts are the engine's; their paths stay here for
+// the program's front-ends.
+pub use session_ref_engine::search::{hits, pipeline, query, scan, wire};
 
 use serde::Serialize;
 

@@ -10,7 +10,8 @@
 //! ([`session_arg`]), candidates, previews and prepared messages
 //! ([`engine`]), the picker's ranking ([`rank`]), fitting snapshots under a
 //! host's cap ([`budget`]) and the live listing a long-running server
-//! keeps fresh ([`listing`]).
+//! keeps fresh ([`listing`]) and conversation search as one pipeline
+//! ([`search`]).
 //!
 //! No terminal, no command-line parser, no async runtime, no standard
 //! output: failures are typed ([`Error`], each kind with its stable code)
@@ -27,6 +28,7 @@ pub mod listing;
 pub mod open;
 pub mod order;
 pub mod rank;
+pub mod search;
 pub mod session_arg;
 
 pub use engine::{Candidate, Engine, PreparedMessage};

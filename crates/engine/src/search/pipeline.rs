@@ -389,7 +389,11 @@ mod tests {
     fn fixture_catalog() -> Catalog {
         let roots = StoreRoots::new().with(
             session_ref_stores::kinds::native::KIND,
-            "tests/fixtures/search/hydra",
+            // The workspace's fixtures: this crate lives two folders down.
+            concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../../tests/fixtures/search/hydra"
+            ),
         );
         Catalog::load(&roots)
     }
