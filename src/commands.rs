@@ -499,47 +499,6 @@ fn candidates_table(found: &[Candidate], sort: SortBy) -> String {
     crate::display::table(&["LABEL", "CWD", time, "STORE", "ID"], &rows)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn candidates_json_is_json_stringify_of_the_candidates() {
-        let candidate = |cwd: Option<&str>| Candidate {
-            session_id: "s-1".to_owned(),
-            label: "a \"quoted\" <tag>\n\u{1}é😀".to_owned(),
-            cwd: cwd.map(str::to_owned),
-            created_at: "2026-01-01T00:00:00.000Z".to_owned(),
-            mention: "@[a](x)".to_owned(),
-            agent: crate::agents::AgentKey("claude"),
-            path: "/p\\q.jsonl".to_owned(),
-            last_activity: cwd.map(|_| "2026-01-02T03:04:05Z".to_owned()),
-            activity: Some(1),
-            host: cwd.map(|_| "dev box".to_owned()),
-        };
-        let found = [candidate(Some("/w\td")), candidate(None)];
-        let expected: String = found
-            .iter()
-            .map(|c| {
-                let value = serde_json::to_value(c).unwrap();
-                format!("{}\n", json::stringify_value(&value))
-            })
-            .collect();
-        assert_eq!(candidates_json(&found), expected);
-    }
-
-    #[test]
-    fn stdin_loses_one_final_newline_only() {
-        assert_eq!(strip_final_newline("hi\n"), "hi");
-        assert_eq!(strip_final_newline("hi\r\n"), "hi");
-        assert_eq!(strip_final_newline("hi\n\n"), "hi\n");
-        assert_eq!(strip_final_newline("hi"), "hi");
-        // A carriage return that ends no line is part of the text.
-        assert_eq!(strip_final_newline("hi\r"), "hi\r");
-        assert_eq!(strip_final_newline("hi\r\r\n"), "hi\r");
-    }
-}
-
 /// `header` and `messages` with likely secrets replaced (labels and paths
 /// too: a title can hold a token), and how many were.
 fn redacted(
@@ -595,4 +554,45 @@ fn deliver_export(document: String, output: Option<&std::path::Path>) -> Result<
         ))
     })?;
     Ok(String::new())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn candidates_json_is_json_stringify_of_the_candidates() {
+        let candidate = |cwd: Option<&str>| Candidate {
+            session_id: "s-1".to_owned(),
+            label: "a \"quoted\" <tag>\n\u{1}é😀".to_owned(),
+            cwd: cwd.map(str::to_owned),
+            created_at: "2026-01-01T00:00:00.000Z".to_owned(),
+            mention: "@[a](x)".to_owned(),
+            agent: crate::agents::AgentKey("claude"),
+            path: "/p\\q.jsonl".to_owned(),
+            last_activity: cwd.map(|_| "2026-01-02T03:04:05Z".to_owned()),
+            activity: Some(1),
+            host: cwd.map(|_| "dev box".to_owned()),
+        };
+        let found = [candidate(Some("/w\td")), candidate(None)];
+        let expected: String = found
+            .iter()
+            .map(|c| {
+                let value = serde_json::to_value(c).unwrap();
+                format!("{}\n", json::stringify_value(&value))
+            })
+            .collect();
+        assert_eq!(candidates_json(&found), expected);
+    }
+
+    #[test]
+    fn stdin_loses_one_final_newline_only() {
+        assert_eq!(strip_final_newline("hi\n"), "hi");
+        assert_eq!(strip_final_newline("hi\r\n"), "hi");
+        assert_eq!(strip_final_newline("hi\n\n"), "hi\n");
+        assert_eq!(strip_final_newline("hi"), "hi");
+        // A carriage return that ends no line is part of the text.
+        assert_eq!(strip_final_newline("hi\r"), "hi\r");
+        assert_eq!(strip_final_newline("hi\r\r\n"), "hi\r");
+    }
 }
