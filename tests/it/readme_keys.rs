@@ -4,7 +4,8 @@
 //! bound; the guide shows every element of the query syntax tables. The key
 //! table in `src/keys.rs` is the source of truth, and docs/reference.md is
 //! generated from it: `UPDATE_DOCS=1 cargo test --test it readme_keys::`
-//! rewrites it, and without `UPDATE_DOCS` a stale reference fails.
+//! rewrites it, and without `UPDATE_DOCS` a stale reference fails. The
+//! error page (docs/errors.md) explains every code and exit code there is.
 
 use std::collections::BTreeSet;
 
@@ -132,4 +133,25 @@ fn the_reference_is_generated_from_the_key_table() {
         have == want,
         "docs/reference.md is stale: run `UPDATE_DOCS=1 cargo test --test it readme_keys::`"
     );
+}
+
+#[test]
+fn the_error_page_lists_every_code_and_exit_code() {
+    use session_ref::error::{ErrorCode, EXIT_CANCELLED, EXIT_FAILED, EXIT_USAGE};
+    let page =
+        std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs/errors.md"))
+            .expect("read docs/errors.md");
+    for code in ErrorCode::ALL.iter().chain(&ErrorCode::BEYOND_SPEC) {
+        assert!(
+            page.contains(&format!("| `{}` |", code.as_str())),
+            "docs/errors.md does not explain {}",
+            code.as_str()
+        );
+    }
+    for exit in [0, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED] {
+        assert!(
+            page.contains(&format!("\n| {exit} |")),
+            "docs/errors.md has no row for exit {exit}"
+        );
+    }
 }
