@@ -338,15 +338,7 @@ pub struct McpRequest {
     pub store_args: Vec<String>,
 }
 
-/// Where the hook is registered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Scope {
-    /// The user's settings (every project).
-    #[default]
-    User,
-    /// The current project's settings.
-    Project,
-}
+pub use crate::agents::Scope;
 
 /// What `hook install` or `hook uninstall` should do.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -364,9 +356,7 @@ pub struct InstallRequest {
     pub store_args: Vec<String>,
 }
 
-/// What the host keeps whole by default: 10,000 characters (Claude Code) or
-/// 10,000 bytes (Codex, `additionalContextLimit` 2,500 tokens of 4 bytes).
-pub const DEFAULT_HOST_CAP: usize = 10_000;
+pub use crate::agents::DEFAULT_HOST_CAP;
 
 /// Where the popup goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

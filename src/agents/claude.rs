@@ -15,8 +15,8 @@ use super::command_handler;
 use super::{
     Hook, HookFiles, HookLayout, InstallEnv, Integration, Mcp, McpFormat, McpPlace, Scope,
 };
+use crate::agents::input::{HookInput, PROMPT_SUBMIT};
 use crate::error::Result;
-use crate::hook::protocol::{HookInput, PROMPT_SUBMIT};
 use session_ref_engine::budget::Measure;
 
 /// Claude Code.
@@ -26,7 +26,7 @@ pub const INTEGRATION: Integration = Integration {
     hook: Some(Hook {
         about: "Answer Claude Code's UserPromptSubmit hook (its JSON on stdin)",
         event: PROMPT_SUBMIT,
-        cap: crate::config::DEFAULT_HOST_CAP,
+        cap: crate::agents::DEFAULT_HOST_CAP,
         measure: Measure::Utf16Units,
         input: HookInput::parse,
         context: prompt_submit_context,

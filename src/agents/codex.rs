@@ -24,8 +24,8 @@ use super::{
     command_handler, Hook, HookFiles, HookLayout, InstallEnv, Integration, Mcp, McpFormat,
     McpPlace, Scope,
 };
+use crate::agents::input::{HookInput, PROMPT_SUBMIT};
 use crate::error::Result;
-use crate::hook::protocol::{HookInput, PROMPT_SUBMIT};
 use crate::settings_file::{malformed, parse_toml};
 use session_ref_engine::budget::Measure;
 
@@ -36,7 +36,7 @@ pub const INTEGRATION: Integration = Integration {
     hook: Some(Hook {
         about: "Answer Codex's UserPromptSubmit hook (its JSON on stdin)",
         event: PROMPT_SUBMIT,
-        cap: crate::config::DEFAULT_HOST_CAP,
+        cap: crate::agents::DEFAULT_HOST_CAP,
         measure: Measure::Utf8Bytes,
         input: HookInput::parse,
         context: super::claude::prompt_submit_context,

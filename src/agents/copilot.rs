@@ -15,8 +15,8 @@ use serde_json::{json, Value};
 use super::{
     Hook, HookFiles, HookLayout, InstallEnv, Integration, Mcp, McpFormat, McpPlace, Scope,
 };
+use crate::agents::input::HookInput;
 use crate::error::{Error, Result};
-use crate::hook::protocol::HookInput;
 use session_ref_engine::budget::Measure;
 
 /// Copilot CLI's prompt-submit event.
@@ -32,7 +32,7 @@ pub const INTEGRATION: Integration = Integration {
     hook: Some(Hook {
         about: "Answer Copilot CLI's userPromptSubmitted hook (its JSON on stdin)",
         event: PROMPT_SUBMITTED,
-        cap: crate::hook::UNCAPPED_HOST_CAP,
+        cap: crate::agents::UNCAPPED_HOST_CAP,
         measure: Measure::Utf8Bytes,
         input,
         context,

@@ -15,8 +15,8 @@ use super::command_handler;
 use super::{
     Hook, HookFiles, HookLayout, InstallEnv, Integration, Mcp, McpFormat, McpPlace, Scope,
 };
+use crate::agents::input::HookInput;
 use crate::error::Result;
-use crate::hook::protocol::HookInput;
 use session_ref_engine::budget::Measure;
 
 /// Gemini CLI's event before the model is asked about a prompt.
@@ -29,7 +29,7 @@ pub const INTEGRATION: Integration = Integration {
     hook: Some(Hook {
         about: "Answer Gemini CLI's BeforeAgent hook (its JSON on stdin)",
         event: BEFORE_AGENT,
-        cap: crate::hook::UNCAPPED_HOST_CAP,
+        cap: crate::agents::UNCAPPED_HOST_CAP,
         measure: Measure::Utf8Bytes,
         input: HookInput::parse,
         context,

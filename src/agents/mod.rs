@@ -36,17 +36,36 @@ pub mod claude;
 pub mod codex;
 pub mod copilot;
 pub mod gemini;
+pub mod input;
 pub mod opencode;
 pub mod qwen;
+
+/// What the host keeps whole by default: 10,000 characters (Claude Code) or
+/// 10,000 bytes (Codex, `additionalContextLimit` 2,500 tokens of 4 bytes).
+pub const DEFAULT_HOST_CAP: usize = 10_000;
+
+/// The cap for hosts that keep added context whole however long: Gemini
+/// CLI 0.61 passed 200,000 characters whole, and Copilot CLI 1.0.102 has
+/// no documented limit; three snapshots of the default 64 KiB fit.
+pub const UNCAPPED_HOST_CAP: usize = 200_000;
+
+/// Where the hook is registered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Scope {
+    /// The user's settings (every project).
+    #[default]
+    User,
+    /// The current project's settings.
+    Project,
+}
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-pub use crate::config::Scope;
 use crate::error::{Error, Result};
-use crate::hook::protocol::HookInput;
+use input::HookInput;
 use session_ref_engine::budget::Measure;
 
 /// Every agent's integration, in the order the command line lists them.
@@ -209,6 +228,12 @@ impl InstallEnv<'_> {
 pub struct Agent(&'static Integration);
 
 impl Agent {
+    /// Parse this agent's hook stdin, in the shape its host sends
+    /// ([`Hook::input`]).
+    pub fn parse_hook_input(self, raw: &str) -> Result<HookInput> {
+        (self.hook().input)(raw)
+    }
+
     /// The agent whose command-line word is `name`.
     pub fn named(name: &str) -> Option<Agent> {
         TABLE.iter().find(|i| i.name == name).map(|&i| Agent(i))

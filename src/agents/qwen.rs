@@ -9,8 +9,8 @@ use super::command_handler;
 use super::{
     Hook, HookFiles, HookLayout, InstallEnv, Integration, Mcp, McpFormat, McpPlace, Scope,
 };
+use crate::agents::input::{HookInput, PROMPT_SUBMIT};
 use crate::error::Result;
-use crate::hook::protocol::{HookInput, PROMPT_SUBMIT};
 use session_ref_engine::budget::Measure;
 
 /// Qwen Code.
@@ -20,7 +20,7 @@ pub const INTEGRATION: Integration = Integration {
     hook: Some(Hook {
         about: "Answer Qwen Code's UserPromptSubmit hook (its JSON on stdin)",
         event: PROMPT_SUBMIT,
-        cap: crate::config::DEFAULT_HOST_CAP,
+        cap: crate::agents::DEFAULT_HOST_CAP,
         measure: Measure::Utf16Units,
         input: HookInput::parse,
         context: super::claude::prompt_submit_context,

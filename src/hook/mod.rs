@@ -36,10 +36,7 @@ use session_ref_engine::budget::{self, Measure};
 use session_ref_engine::Stores;
 use session_ref_stores::StoreRoots;
 
-/// The cap for hosts that keep added context whole however long: Gemini
-/// CLI 0.61 passed 200,000 characters whole, and Copilot CLI 1.0.102 has
-/// no documented limit; three snapshots of the default 64 KiB fit.
-pub const UNCAPPED_HOST_CAP: usize = 200_000;
+pub use crate::agents::UNCAPPED_HOST_CAP;
 
 /// The default `--budget` of a hook for `agent` (its [`crate::agents::Hook::cap`]).
 pub fn default_cap(agent: Agent) -> usize {
@@ -90,7 +87,7 @@ pub const REMOTE_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Answer one hook invocation.
 pub fn answer(context: &HookContext, stdin: &str) -> HookRun {
-    let input = match HookInput::parse_for(context.agent, stdin) {
+    let input = match context.agent.parse_hook_input(stdin) {
         Ok(input) => input,
         Err(e) => return blocked(context, None, &e),
     };

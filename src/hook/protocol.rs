@@ -19,48 +19,15 @@
 //! `{"decision":"block","reason":…}` (see `../shared/spec/AGENTS.md` and
 //! FORMATS.md for how each was measured).
 
-use serde::Deserialize;
 use serde_json::{json, Value};
 
 pub use crate::agents::copilot::PROMPT_SUBMITTED as COPILOT_PROMPT_SUBMITTED;
 pub use crate::agents::gemini::BEFORE_AGENT;
 pub use crate::agents::Agent;
-use crate::error::{Error, Result};
+
 use session_ref_core::json as js;
 
-/// The prompt-submit event of Claude Code, Codex and Qwen Code.
-pub const PROMPT_SUBMIT: &str = "UserPromptSubmit";
-
-/// The fields of a hook's input that session-ref uses; others are ignored.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct HookInput {
-    /// The session the prompt is typed into.
-    pub session_id: String,
-    /// The session's working directory.
-    pub cwd: String,
-    /// The prompt as typed.
-    pub prompt: String,
-    /// The event (`UserPromptSubmit`).
-    pub hook_event_name: String,
-    /// The session's transcript, when the host has one.
-    #[serde(default)]
-    pub transcript_path: Option<String>,
-}
-
-impl HookInput {
-    /// Parse the hook's stdin.
-    pub fn parse(raw: &str) -> Result<HookInput> {
-        serde_json::from_str(raw).map_err(|e| {
-            Error::invalid_reference(format!("the hook input is not the expected JSON: {e}"))
-        })
-    }
-
-    /// Parse `agent`'s hook stdin, in the shape its host sends
-    /// ([`crate::agents::Hook::input`]).
-    pub fn parse_for(agent: Agent, raw: &str) -> Result<HookInput> {
-        (agent.hook().input)(raw)
-    }
-}
+pub use crate::agents::input::{HookInput, PROMPT_SUBMIT};
 
 /// What the hook answers.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -158,17 +125,17 @@ mod tests {
     #[test]
     fn gemini_and_copilot_inputs_parse() {
         let gemini = r#"{"session_id":"g1","transcript_path":"/t.json","cwd":"/w","hook_event_name":"BeforeAgent","timestamp":"2026-12-01T00:00:00Z","prompt":"hi"}"#;
-        let input = HookInput::parse_for(agent("gemini"), gemini).unwrap();
+        let input = agent("gemini").parse_hook_input(gemini).unwrap();
         assert_eq!(
             (input.hook_event_name.as_str(), input.prompt.as_str()),
             (BEFORE_AGENT, "hi")
         );
         let copilot = r#"{"sessionId":"c1","timestamp":1764547200000,"cwd":"/w","prompt":"hi"}"#;
-        let input = HookInput::parse_for(agent("copilot"), copilot).unwrap();
+        let input = agent("copilot").parse_hook_input(copilot).unwrap();
         assert_eq!(
             (input.session_id.as_str(), input.hook_event_name.as_str()),
             ("c1", COPILOT_PROMPT_SUBMITTED)
         );
-        assert!(HookInput::parse_for(agent("copilot"), gemini).is_err());
+        assert!(agent("copilot").parse_hook_input(gemini).is_err());
     }
 }

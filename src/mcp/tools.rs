@@ -300,7 +300,10 @@ pub fn session_json(listing: &Listing, id: RecordId) -> Map<String, Value> {
     if let Some(cwd) = &record.cwd {
         out.insert("cwd".into(), cwd.clone().into());
     }
-    out.insert(crate::agents::AGENT_KEY.into(), record.kind.as_str().into());
+    out.insert(
+        session_ref_engine::agent_key::AGENT_KEY.into(),
+        record.kind.as_str().into(),
+    );
     out.insert("createdAt".into(), record.created_at.clone().into());
     if let Some(updated) = listing.updated_at(id) {
         let updated = session_ref_core::time::format_rfc3339_utc(updated);
@@ -422,8 +425,11 @@ fn search_row(listing: &Listing, found: &Found) -> Map<String, Value> {
             session.insert(key.into(), value.clone());
         }
     }
-    if let Some(agent) = row.get(crate::agents::AGENT_KEY) {
-        session.insert(crate::agents::AGENT_KEY.into(), agent.clone());
+    if let Some(agent) = row.get(session_ref_engine::agent_key::AGENT_KEY) {
+        session.insert(
+            session_ref_engine::agent_key::AGENT_KEY.into(),
+            agent.clone(),
+        );
     }
     let hits: Vec<Value> = row["hits"]
         .as_array()

@@ -47,7 +47,7 @@ pub struct Found {
     pub created_at: String,
     /// The kind of session, written as `agent` and its old name `store`.
     #[serde(flatten)]
-    pub agent: crate::agents::AgentKey,
+    pub agent: session_ref_engine::agent_key::AgentKey,
     /// The canonical mention with this label.
     pub mention: String,
     /// Matches over the whole history.
@@ -100,7 +100,7 @@ impl Found {
             label,
             cwd: record.cwd.clone(),
             created_at: record.created_at.clone(),
-            agent: crate::agents::AgentKey(record.kind.as_str()),
+            agent: session_ref_engine::agent_key::AgentKey(record.kind.as_str()),
             match_count: found.matches,
             hits: found.hits.iter().map(FoundHit::new).collect(),
             host: record.host.as_deref().map(str::to_owned),

@@ -23,6 +23,7 @@
 
 mod support;
 
+mod architecture;
 mod cli;
 mod completions;
 mod consistency;

@@ -8,8 +8,8 @@ use rayon::prelude::*;
 
 use super::entry::{Entry, EntryId};
 use super::query::{narrows, Query};
+use super::ranking::{everything, ordered, score_into, Hit};
 use super::score::{Pass, Ranker};
-use super::{everything, ordered, score_into, Hit};
 
 /// Results kept for earlier queries, at most this many hits in all (about
 /// 12 bytes each): enough for every prefix of a query typed over 100k

@@ -3,6 +3,8 @@
 
 use super::entry::haystack;
 use super::query::Term;
+use super::ranking::*;
+use super::score::Pass;
 use super::*;
 use nucleo_matcher::pattern::{Atom, AtomKind, CaseMatching, Normalization};
 use nucleo_matcher::{Config, Matcher, Utf32Str};

@@ -6,8 +6,13 @@
 //! property tests in `tests` check it), while the API only chooses the
 //! block classification and reads members off the walk.
 
-use super::{MAX_DEPTH, MAX_SEQ_DIGITS};
 use crate::string_blocks::{self, Classify, Utf8Check};
+
+/// The deepest nesting the scanner follows (deeper lines go the general way).
+pub const MAX_DEPTH: u32 = 64;
+
+/// The largest seq the scanner reads itself: 15 digits, below 2^53.
+pub(super) const MAX_SEQ_DIGITS: usize = 15;
 
 /// The bytes of a line a string scan stops at ([`string_blocks::stops`])
 /// from some position on, found one block of 64 bytes at a time.

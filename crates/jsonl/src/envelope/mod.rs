@@ -63,11 +63,7 @@ mod tests;
 
 use grammar::{Scanner, StringStops};
 
-/// The deepest nesting the scanner follows (deeper lines go the general way).
-pub const MAX_DEPTH: u32 = 64;
-
-/// The largest seq the scanner reads itself: 15 digits, below 2^53.
-const MAX_SEQ_DIGITS: usize = 15;
+pub use grammar::MAX_DEPTH;
 
 /// The envelope of a native event line, as the general reader reads it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,7 +6,7 @@ use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::Path;
 
-use super::MAX_LISTING_LINE;
+use super::limits::MAX_LISTING_LINE;
 
 /// Visit the lines of a file from the last to the first until `visit`
 /// returns `Some`. Lines are given without their `\n`; the first line of the

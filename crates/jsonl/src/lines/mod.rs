@@ -20,6 +20,7 @@ use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
 
 mod backward;
+mod limits;
 mod pieces;
 #[cfg(test)]
 mod tests;
@@ -30,16 +31,7 @@ pub use pieces::{fold_lines_at, map_each_line, LinesRead, Pieces, ReadAt};
 /// Upper bound on one line read for a header probe; a longer first line is not a header.
 pub const MAX_HEADER_LINE: usize = 1 << 20;
 
-/// The most of one line that listing (titles, heads, cwds) buffers: 4 MiB.
-/// Longer lines are skipped by listing; the facts it looks for (ids, cwds,
-/// titles, first prompts) are short, and a line this long is a pasted blob.
-pub const MAX_LISTING_LINE: usize = 4 << 20;
-
-/// The longest line reading a whole session keeps: 32 MiB (far above a
-/// pasted screenshot; assembling a line costs about three times its size). A longer line
-/// is read past, never assembled, and reads as a line that does not parse
-/// (see the module doc for why).
-pub const MAX_SESSION_LINE: usize = 32 << 20;
+pub use limits::{MAX_LISTING_LINE, MAX_SESSION_LINE};
 
 /// One line of a log.
 #[derive(Debug)]

@@ -7,7 +7,7 @@
 use std::fs::File;
 use std::io;
 
-use super::MAX_SESSION_LINE;
+use super::limits::MAX_SESSION_LINE;
 
 /// Reading at an offset, without a shared cursor: how the pieces of one
 /// log are read on several threads at once ([`fold_lines_at`]).

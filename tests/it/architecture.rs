@@ -1,0 +1,194 @@
+//! The layers inside each crate run one way: no import circle between the
+//! modules of the program, the engine, the core or the JSONL readers.
+//!
+//! The check reads each file's `crate::…` and `super::…` paths and its
+//! `use child::…` lines (comments and the test modules left out), resolves
+//! each to the longest module path that is a file, and looks for a cycle in
+//! that graph (a module reaching itself again). A re-export used through
+//! the crate root (`crate::Name`) is an edge to the root: import from the
+//! defining module to keep edges one way. `tools/import-cycles.py DIR`
+//! prints the same graph's circles, for a person.
+//!
+//! The stores crate is not held to it yet: its types make one circle
+//! (`StoreKind` holds a `&dyn Store` whose methods take the `SessionRecord`
+//! that names its `StoreKind`), and its kinds still import through the
+//! crate root's re-exports (#26).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// Every `.rs` file under `root` but test files, as (module path, file).
+fn modules(root: &Path) -> BTreeMap<String, PathBuf> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let name = path.file_name().unwrap().to_str().unwrap();
+            if !name.ends_with(".rs") || name.ends_with("tests.rs") || name == "testkit.rs" {
+                continue;
+            }
+            let rel = path.strip_prefix(root).unwrap().with_extension("");
+            let mut parts: Vec<String> = rel
+                .components()
+                .map(|c| c.as_os_str().to_str().unwrap().to_owned())
+                .collect();
+            if matches!(
+                parts.last().map(String::as_str),
+                Some("mod" | "lib" | "main")
+            ) {
+                parts.pop();
+            }
+            let mut module = vec!["crate".to_owned()];
+            module.extend(parts);
+            out.insert(module.join("::"), path);
+        }
+    }
+    out
+}
+
+/// The code of `text` that is not a comment and not the test module.
+fn code(text: &str) -> String {
+    let text = text.split("#[cfg(test)]\nmod tests {").next().unwrap_or("");
+    text.lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The longest module of `files` that `path` (`crate::a::b::C`,
+/// `super::x`), written in `module`, names.
+fn resolve(files: &BTreeMap<String, PathBuf>, module: &str, path: &str) -> Option<String> {
+    let mut current: Vec<&str> = module.split("::").collect();
+    for segment in path.split("::") {
+        match segment {
+            "crate" => current = vec!["crate"],
+            "super" => {
+                current.pop();
+            }
+            "self" => {}
+            s => current.push(s),
+        }
+    }
+    while !current.is_empty() {
+        let joined = current.join("::");
+        if files.contains_key(&joined) {
+            return Some(joined);
+        }
+        current.pop();
+    }
+    None
+}
+
+/// Each module's edges to the modules it names.
+fn edges(files: &BTreeMap<String, PathBuf>) -> BTreeMap<String, BTreeSet<String>> {
+    let path =
+        regex::Regex::new(r"(?:^|[^A-Za-z0-9_:])((?:crate|super)(?:::[a-z_][a-z0-9_]*)+)").unwrap();
+    let child =
+        regex::Regex::new(r"(?m)^\s*(?:pub(?:\([^)]*\))? )?use ([a-z_][a-z0-9_]*)::").unwrap();
+    let mut out = BTreeMap::new();
+    for (module, file) in files {
+        let text = code(&std::fs::read_to_string(file).unwrap());
+        let mut to = BTreeSet::new();
+        for c in path.captures_iter(&text) {
+            if let Some(target) = resolve(files, module, &c[1]) {
+                to.insert(target);
+            }
+        }
+        for c in child.captures_iter(&text) {
+            let target = format!("{module}::{}", &c[1]);
+            if files.contains_key(&target) {
+                to.insert(target);
+            }
+        }
+        to.remove(module);
+        out.insert(module.clone(), to);
+    }
+    out
+}
+
+/// A cycle of `graph`, as the modules on it, if there is one.
+fn cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Mark {
+        New,
+        Open,
+        Done,
+    }
+    let mut marks: BTreeMap<&str, Mark> = graph.keys().map(|k| (k.as_str(), Mark::New)).collect();
+    for start in graph.keys() {
+        if marks[start.as_str()] != Mark::New {
+            continue;
+        }
+        // Depth first, with the path kept to report the cycle.
+        let mut path: Vec<(&str, Vec<&str>)> =
+            vec![(start, graph[start].iter().map(String::as_str).collect())];
+        marks.insert(start, Mark::Open);
+        while let Some((node, next)) = path.last_mut() {
+            let node = *node;
+            match next.pop() {
+                Some(to) => match marks.get(to).copied() {
+                    Some(Mark::Open) => {
+                        let from = path.iter().position(|(n, _)| *n == to).unwrap();
+                        let mut found: Vec<String> =
+                            path[from..].iter().map(|(n, _)| (*n).to_owned()).collect();
+                        found.push(to.to_owned());
+                        return Some(found);
+                    }
+                    Some(Mark::New) => {
+                        marks.insert(to, Mark::Open);
+                        path.push((to, graph[to].iter().map(String::as_str).collect()));
+                    }
+                    _ => {}
+                },
+                None => {
+                    marks.insert(node, Mark::Done);
+                    path.pop();
+                }
+            }
+        }
+    }
+    None
+}
+
+#[test]
+fn no_crate_but_the_stores_has_an_import_circle() {
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for dir in [
+        "src",
+        "crates/core/src",
+        "crates/engine/src",
+        "crates/jsonl/src",
+    ] {
+        let files = modules(&workspace.join(dir));
+        assert!(files.len() > 3, "{dir}: no modules found");
+        let graph = edges(&files);
+        assert!(
+            cycle(&graph).is_none(),
+            "{dir}: an import circle: {}",
+            cycle(&graph).unwrap().join(" → ")
+        );
+    }
+}
+
+#[test]
+fn the_check_finds_a_circle_when_there_is_one() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("lib.rs"), "mod a;\nmod b;\n").unwrap();
+    std::fs::write(dir.path().join("a.rs"), "use crate::b::B;\npub struct A;\n").unwrap();
+    std::fs::write(
+        dir.path().join("b.rs"),
+        "// use crate::a::A;\npub struct B;\n",
+    )
+    .unwrap();
+    let files = modules(dir.path());
+    assert_eq!(cycle(&edges(&files)), None, "a comment is no edge");
+    std::fs::write(dir.path().join("b.rs"), "pub struct B(crate::a::A);\n").unwrap();
+    let found = cycle(&edges(&files)).expect("a → b → a");
+    assert_eq!(found.first(), found.last());
+    assert_eq!(found.len(), 3);
+}
