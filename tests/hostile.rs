@@ -386,7 +386,14 @@ fn the_hook_holds_what_its_budget_needs_not_the_whole_session() {
     }
     drop(file);
     let store = dir.path().to_str().unwrap();
-    let preview = run(&args(&["--claude", store, "preview", "long"]));
+    // Each peak is the least of three runs: a child's peak counts what the
+    // spawning test binary held when it forked (other tests run beside this
+    // one), which a single run can catch inflated (a clean CI clone saw the
+    // hook 23 MiB above the preview once; the runs after agreed).
+    let preview = (0..3)
+        .map(|_| run(&args(&["--claude", store, "preview", "long"])))
+        .min_by_key(|r| r.max_rss_kib)
+        .unwrap();
     assert_eq!(preview.code, 0, "{}", preview.stderr);
     let mention = format!(
         "@[long](hydra-session:{})",
@@ -396,10 +403,15 @@ fn the_hook_holds_what_its_budget_needs_not_the_whole_session() {
         "session_id": "own", "transcript_path": "/dev/null", "cwd": "/w/app",
         "hook_event_name": "UserPromptSubmit", "prompt": format!("see {mention}"),
     });
-    let hook = run_with_input(
-        &args(&["--claude", store, "hook", "claude"]),
-        Some(input.to_string().as_bytes()),
-    );
+    let hook = (0..3)
+        .map(|_| {
+            run_with_input(
+                &args(&["--claude", store, "hook", "claude"]),
+                Some(input.to_string().as_bytes()),
+            )
+        })
+        .min_by_key(|r| r.max_rss_kib)
+        .unwrap();
     assert_eq!(hook.code, 0, "{}", hook.stderr);
     // The newest reply is cut to fit; the older ones are omitted.
     assert!(
