@@ -299,6 +299,7 @@ fn run_with_engine(config: &Config, engine: &Engine, stdin: Option<String>) -> R
             text,
             input,
             format,
+            redact,
         } => {
             let raw = text.clone().or(stdin).unwrap_or_default();
             let messages = match input {
@@ -308,10 +309,13 @@ fn run_with_engine(config: &Config, engine: &Engine, stdin: Option<String>) -> R
                 InputFormat::Text => engine.prepare_text(&raw)?,
                 InputFormat::Jsonl => engine.prepare_messages(parse_jsonl(&raw)?)?,
             };
-            Ok(match format {
-                OutputFormat::Text => render_text(&messages),
-                OutputFormat::Jsonl => render_jsonl(&messages),
-            })
+            Ok(redact_if(
+                *redact,
+                match format {
+                    OutputFormat::Text => render_text(&messages),
+                    OutputFormat::Jsonl => render_jsonl(&messages),
+                },
+            ))
         }
         Command::Export {
             id,
@@ -344,15 +348,20 @@ fn run_with_engine(config: &Config, engine: &Engine, stdin: Option<String>) -> R
             }
             deliver_export(document, output.as_deref())
         }
-        Command::Preview { id, label, json } => {
+        Command::Preview {
+            id,
+            label,
+            json,
+            redact,
+        } => {
             let context = engine.preview(id, label.as_deref())?;
             let stats = &context.references[0];
             let used = render::reference_json(&context.data[0]).len();
-            if *json {
+            let out = if *json {
                 let value = serde_json::json!({"reference": stats, "context": context.text});
-                Ok(format!("{}\n", json::stringify_value(&value)))
+                format!("{}\n", json::stringify_value(&value))
             } else {
-                Ok(format!(
+                format!(
                     "{}\n\n-- {} of {} messages kept, {} omitted ({} bytes) · {} of {} bytes{}{}\n",
                     context.text,
                     stats.retained_messages,
@@ -363,8 +372,9 @@ fn run_with_engine(config: &Config, engine: &Engine, stdin: Option<String>) -> R
                     engine.limits.max_reference_bytes,
                     if stats.compacted { " · compacted" } else { "" },
                     if stats.truncated { " · truncated" } else { "" },
-                ))
-            }
+                )
+            };
+            Ok(redact_if(*redact, out))
         }
         Command::Mention { id, label } => {
             let named = engine.resolve_session_arg(id)?;
@@ -527,6 +537,19 @@ fn redacted(
     // The mention carries the label: made again from the redacted one.
     header.mention = mention::format_mention(&header.session_id, Some(&header.label));
     (header, messages, found)
+}
+
+/// `out` with likely secrets replaced when `redact` (`prepare --redact`,
+/// `preview --redact`), the count said on stderr; else `out` as it is.
+/// Replacing runs inside JSON strings keeps JSON valid (see
+/// `session_ref_core::redact`).
+fn redact_if(redact: bool, out: String) -> String {
+    if !redact {
+        return out;
+    }
+    let (clean, found) = Redactor::new().redact(&out);
+    note_redactions(found);
+    clean.into_owned()
 }
 
 /// Say on stderr how many secrets `--redact` replaced (also none: the

@@ -189,6 +189,8 @@ pub enum Command {
         input: InputFormat,
         /// Output format.
         format: OutputFormat,
+        /// Redact likely secrets in what is written.
+        redact: bool,
     },
     /// `preview`.
     Preview {
@@ -198,6 +200,8 @@ pub enum Command {
         label: Option<String>,
         /// JSON output.
         json: bool,
+        /// Redact likely secrets in what is written.
+        redact: bool,
     },
     /// `export`.
     Export {

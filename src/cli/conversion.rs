@@ -114,12 +114,24 @@ impl Cli {
                 text,
                 input,
                 format,
+                redact,
             } => Command::Prepare {
                 text,
                 input: input.into(),
                 format: format.into(),
+                redact,
             },
-            CommandArgs::Preview { id, label, json } => Command::Preview { id, label, json },
+            CommandArgs::Preview {
+                id,
+                label,
+                json,
+                redact,
+            } => Command::Preview {
+                id,
+                label,
+                json,
+                redact,
+            },
             CommandArgs::Export {
                 id,
                 format,

@@ -190,6 +190,12 @@ pub(super) enum CommandArgs {
         /// What to write.
         #[arg(long, value_enum, default_value_t = OutputArg::Text)]
         format: OutputArg,
+        /// Replace likely secrets (API keys and tokens of the common
+        /// providers, private keys, `password=` forms) with a marker, and
+        /// say on stderr how many. Never the default: without it every
+        /// byte is the reference's.
+        #[arg(long)]
+        redact: bool,
     },
     /// Show the snapshot a mention of one session injects, and its stats.
     Preview {
@@ -202,6 +208,12 @@ pub(super) enum CommandArgs {
         /// `{"reference": stats, "context": text}` as JSON.
         #[arg(long)]
         json: bool,
+        /// Replace likely secrets (API keys and tokens of the common
+        /// providers, private keys, `password=` forms) with a marker, and
+        /// say on stderr how many. Never the default: without it every
+        /// byte is the reference's.
+        #[arg(long)]
+        redact: bool,
     },
     /// Export one session's conversation for a person to read or keep:
     /// Markdown, one self-contained HTML file (no script), or JSON.

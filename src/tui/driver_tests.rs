@@ -168,6 +168,7 @@ fn previews_are_what_the_preview_command_reports() {
             id: record.id.clone(),
             label: Some(label),
             json: true,
+            redact: false,
         };
         let cli = commands::run(&config, None);
         match (got, cli) {

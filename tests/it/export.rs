@@ -211,3 +211,31 @@ fn an_unknown_session_is_an_error_and_writes_nothing() {
     assert_eq!(support::stderr(&out), support::stderr(&preview));
     assert!(!file.exists());
 }
+
+#[test]
+fn prepare_and_preview_redact_only_when_asked_and_stay_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = "ghp_0123456789abcdefghijABCDEFGHIJ012345";
+    let store = store(
+        dir.path(),
+        "s-leak",
+        "Leak",
+        &[(&format!("token {key}"), "stored")],
+    );
+    let root = store.to_str().unwrap();
+    let mention = support::mention("s-leak", "Leak");
+    let text = format!("see {mention}");
+    let (plain, _) = run_ok(&["--store", root, "prepare", &text]);
+    assert!(plain.contains(key), "the default is byte-exact");
+    let (jsonl, note) = run_ok(&[
+        "--store", root, "prepare", "--format", "jsonl", "--redact", &text,
+    ]);
+    assert!(!jsonl.contains(key) && jsonl.contains("[REDACTED:github-token]"));
+    assert!(note.contains("--redact replaced 1 likely secret"), "{note}");
+    for line in jsonl.lines() {
+        serde_json::from_str::<Value>(line).expect("each line is still JSON");
+    }
+    let (preview, _) = run_ok(&["--store", root, "preview", "s-leak", "--json", "--redact"]);
+    let preview: Value = serde_json::from_str(&preview).expect("still JSON");
+    assert!(!preview["context"].as_str().unwrap().contains(key));
+}
