@@ -488,6 +488,29 @@ impl<S: SurfaceSink> SurfaceBuilder<S> {
     }
 }
 
+/// Fold the log at `path` into `sink`, each line saying one thing
+/// (`says`): the surface of a reader whose lines map one to one onto
+/// [`LineSays`] (Antigravity, Cursor CLI). With the last complete line.
+pub fn fold_said_lines<S: SurfaceSink>(
+    path: &Path,
+    says: impl Fn(&[u8]) -> Option<LineSays> + Sync,
+    sink: S,
+) -> Result<(S, u64), ReadError> {
+    let mut builder = SurfaceBuilder::new(sink);
+    let last = fold_all_lines(path, says, |seq, said| builder.apply(seq, said))?;
+    Ok((builder.into_sink(), last))
+}
+
+/// [`fold_said_lines`] into a whole [`Surface`].
+pub fn read_said_lines(
+    path: &Path,
+    says: impl Fn(&[u8]) -> Option<LineSays> + Sync,
+) -> Result<Surface, ReadError> {
+    let mut builder = SurfaceBuilder::default();
+    let last = fold_all_lines(path, says, |seq, said| builder.apply(seq, said))?;
+    Ok(builder.finish(last))
+}
+
 impl SurfaceBuilder<Surface> {
     /// The surface, without assistant messages that never received text.
     pub fn finish(self, captured_through_seq: u64) -> Surface {

@@ -95,8 +95,8 @@ use crate::caches::Caches;
 use crate::error::ReadError;
 use crate::index::title::TitleInputs;
 use crate::kinds::foreign::{
-    fold_all_lines, last_line_where, read_lines, title_from_text, typed_inside, FileCache,
-    LineSays, SurfaceBuilder, Visit,
+    fold_said_lines, last_line_where, read_lines, read_said_lines, title_from_text, typed_inside,
+    FileCache, LineSays, Visit,
 };
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
 use crate::scan::ScanEvent;
@@ -223,16 +223,12 @@ pub fn fold_surface<S: SurfaceSink>(
     record: &SessionRecord,
     sink: S,
 ) -> Result<(S, u64), ReadError> {
-    let mut builder = SurfaceBuilder::new(sink);
-    let last = fold_all_lines(&record.path, says, |seq, said| builder.apply(seq, said))?;
-    Ok((builder.into_sink(), last))
+    fold_said_lines(&record.path, says, sink)
 }
 
 /// The folded surface of an Antigravity CLI conversation.
 pub fn read_surface(record: &SessionRecord) -> Result<Surface, ReadError> {
-    let mut builder = SurfaceBuilder::default();
-    let last = fold_all_lines(&record.path, says, |seq, said| builder.apply(seq, said))?;
-    Ok(builder.finish(last))
+    read_said_lines(&record.path, says)
 }
 
 /// Where a transcript sits: the store's home (the folder holding `brain/`)

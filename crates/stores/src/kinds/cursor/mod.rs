@@ -79,8 +79,8 @@ use crate::caches::{lock, Caches};
 use crate::error::ReadError;
 use crate::index::title::{TitleIndex, TitleInputs};
 use crate::kinds::foreign::{
-    fold_all_lines, read_lines, title_from_text, typed_inside, FileCache, LineSays, SurfaceBuilder,
-    Visit,
+    fold_said_lines, read_lines, read_said_lines, title_from_text, typed_inside, FileCache,
+    LineSays, Visit,
 };
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
 use crate::scan::{has_suffix, walk_files, ScanEvent};
@@ -196,16 +196,12 @@ pub fn fold_surface<S: SurfaceSink>(
     record: &SessionRecord,
     sink: S,
 ) -> Result<(S, u64), ReadError> {
-    let mut builder = SurfaceBuilder::new(sink);
-    let last = fold_all_lines(&record.path, says, |seq, said| builder.apply(seq, said))?;
-    Ok((builder.into_sink(), last))
+    fold_said_lines(&record.path, says, sink)
 }
 
 /// The folded surface of a Cursor CLI session.
 pub fn read_surface(record: &SessionRecord) -> Result<Surface, ReadError> {
-    let mut builder = SurfaceBuilder::default();
-    let last = fold_all_lines(&record.path, says, |seq, said| builder.apply(seq, said))?;
-    Ok(builder.finish(last))
+    read_said_lines(&record.path, says)
 }
 
 /// Where a transcript sits.
