@@ -3,8 +3,9 @@
 //! [`native`] (Hydra's own logs), [`claude`] (Claude Code), [`codex`]
 //! (Codex CLI), [`gemini`] (Gemini CLI), [`pi`], [`qwen`] (Qwen Code),
 //! [`copilot`] (GitHub Copilot CLI), [`opencode`], [`antigravity`]
-//! (Antigravity CLI), [`cursor`] (Cursor CLI). [`foreign`] holds what the
-//! readers of other agents' JSONL logs share.
+//! (Antigravity CLI), [`cursor`] (Cursor CLI), [`cline`] (Cline CLI),
+//! [`goose`]. [`foreign`] holds what the readers of other agents' JSONL
+//! logs share; [`sqlite`], how every agent's database is opened.
 //!
 //! Adding an agent is one new module here implementing the trait, plus one
 //! line in the registry.
@@ -17,10 +18,12 @@ pub mod copilot;
 pub mod cursor;
 pub mod foreign;
 pub mod gemini;
+pub mod goose;
 pub mod native;
 pub mod opencode;
 pub mod pi;
 pub mod qwen;
+pub mod sqlite;
 
 /// A reason for skipping a file that is how an agent keeps its sessions,
 /// not a problem to warn about: a sub-agent's log is part of its parent
@@ -78,6 +81,21 @@ pub const ROUTINE_SKIPS: &[RoutineSkip] = &[
         reason: cursor::SUBAGENT,
         one: "Cursor CLI sub-agent transcript",
         many: "Cursor CLI sub-agent transcripts",
+    },
+    RoutineSkip {
+        reason: goose::SUBAGENT,
+        one: "Goose sub-agent session",
+        many: "Goose sub-agent sessions",
+    },
+    RoutineSkip {
+        reason: goose::INTERNAL,
+        one: "Goose internal session",
+        many: "Goose internal sessions",
+    },
+    RoutineSkip {
+        reason: goose::LEGACY_COPY,
+        one: "legacy Goose file of a session in its database",
+        many: "legacy Goose files of sessions in its database",
     },
     RoutineSkip {
         reason: codex::REVIEW,
