@@ -201,7 +201,11 @@ mod tests {
                 "[opencode]",
                 "[antigravity]",
                 "[cursor]",
-                "[cline ]"
+                "[cline ]",
+                "[goose ]",
+                "[continue]",
+                "[kimi  ]",
+                "[vibe  ]"
             ]
         );
     }

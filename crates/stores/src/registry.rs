@@ -4,7 +4,8 @@
 //! one's `KIND`); nothing a kind imports comes from here.
 
 use crate::kinds::{
-    antigravity, claude, cline, codex, copilot, cursor, gemini, goose, native, opencode, pi, qwen,
+    antigravity, claude, cline, codex, continue_cli, copilot, cursor, gemini, goose, kimi, native,
+    opencode, pi, qwen, vibe,
 };
 use crate::model::StoreKind;
 
@@ -22,6 +23,9 @@ pub static REGISTRY: &[StoreKind] = &[
     cursor::KIND,
     cline::KIND,
     goose::KIND,
+    continue_cli::KIND,
+    kimi::KIND,
+    vibe::KIND,
 ];
 
 /// The registered kind whose flag is `flag`.
@@ -56,7 +60,10 @@ mod tests {
                 "antigravity",
                 "cursor",
                 "cline",
-                "goose"
+                "goose",
+                "continue",
+                "kimi",
+                "vibe"
             ]
         );
         assert_eq!(
@@ -73,7 +80,10 @@ mod tests {
                 "antigravity",
                 "cursor",
                 "cline",
-                "goose"
+                "goose",
+                "continue",
+                "kimi",
+                "vibe"
             ]
         );
         assert_eq!(kind_by_flag("store"), Some(native::KIND));

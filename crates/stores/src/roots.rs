@@ -241,6 +241,10 @@ mod tests {
                 ("antigravity", Path::new("/home/u/.gemini/antigravity-cli")),
                 ("cursor", Path::new("/home/u/.cursor")),
                 ("cline", Path::new("/l/data/sessions")),
+                ("goose", Path::new("/d/goose")),
+                ("continue", Path::new("/home/u/.continue/sessions")),
+                ("kimi", Path::new("/home/u/.kimi")),
+                ("vibe", Path::new("/home/u/.vibe/logs/session/unified")),
             ]
         );
     }

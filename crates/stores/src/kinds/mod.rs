@@ -4,7 +4,9 @@
 //! (Codex CLI), [`gemini`] (Gemini CLI), [`pi`], [`qwen`] (Qwen Code),
 //! [`copilot`] (GitHub Copilot CLI), [`opencode`], [`antigravity`]
 //! (Antigravity CLI), [`cursor`] (Cursor CLI), [`cline`] (Cline CLI),
-//! [`goose`]. [`foreign`] holds what the readers of other agents' JSONL
+//! [`goose`], [`continue_cli`] (Continue CLI), [`kimi`] (Kimi CLI),
+//! [`vibe`] (Mistral Vibe).
+//! [`foreign`] holds what the readers of other agents' JSONL
 //! logs share; [`sqlite`], how every agent's database is opened.
 //!
 //! Adding an agent is one new module here implementing the trait, plus one
@@ -14,16 +16,20 @@ pub mod antigravity;
 pub mod claude;
 pub mod cline;
 pub mod codex;
+pub mod continue_cli;
 pub mod copilot;
 pub mod cursor;
 pub mod foreign;
 pub mod gemini;
 pub mod goose;
+pub mod kimi;
 pub mod native;
 pub mod opencode;
 pub mod pi;
 pub mod qwen;
 pub mod sqlite;
+pub mod torn;
+pub mod vibe;
 
 /// A reason for skipping a file that is how an agent keeps its sessions,
 /// not a problem to warn about: a sub-agent's log is part of its parent
@@ -96,6 +102,11 @@ pub const ROUTINE_SKIPS: &[RoutineSkip] = &[
         reason: goose::LEGACY_COPY,
         one: "legacy Goose file of a session in its database",
         many: "legacy Goose files of sessions in its database",
+    },
+    RoutineSkip {
+        reason: kimi::ARCHIVED,
+        one: "archived Kimi CLI session",
+        many: "archived Kimi CLI sessions",
     },
     RoutineSkip {
         reason: codex::REVIEW,

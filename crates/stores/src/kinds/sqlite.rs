@@ -133,8 +133,8 @@ fn open_immutable<T>(
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
         | OpenFlags::SQLITE_OPEN_NO_MUTEX
         | OpenFlags::SQLITE_OPEN_URI;
-    let conn = Connection::open_with_flags(immutable_uri(path), flags)
-        .map_err(|e| reason(&e, product))?;
+    let conn =
+        Connection::open_with_flags(immutable_uri(path), flags).map_err(|e| reason(&e, product))?;
     let checked = configure(&conn)
         .and_then(|()| check(&conn))
         .map_err(|why| why.said(product))?;

@@ -204,18 +204,24 @@ mod tests {
     }
 
     fn user(text: &str) -> Message {
-        message(json!({"role": "user", "created": 1, "content": [{"type": "text", "text": text}],
-            "metadata": {"userVisible": true, "agentVisible": true}}))
+        message(
+            json!({"role": "user", "created": 1, "content": [{"type": "text", "text": text}],
+            "metadata": {"userVisible": true, "agentVisible": true}}),
+        )
     }
 
     fn assistant(content: Value, metadata: Value) -> Message {
-        message(json!({"role": "assistant", "created": 2, "content": content, "metadata": metadata}))
+        message(
+            json!({"role": "assistant", "created": 2, "content": content, "metadata": metadata}),
+        )
     }
 
     #[test]
     fn typed_text_is_a_visible_user_message_s_text_items() {
-        let tool = message(json!({"role": "user", "content": [{"type": "toolResponse", "id": "t1",
-            "toolResult": {"status": "success", "value": [{"type": "text", "text": "SECRET OUTPUT"}]}}]}));
+        let tool = message(
+            json!({"role": "user", "content": [{"type": "toolResponse", "id": "t1",
+            "toolResult": {"status": "success", "value": [{"type": "text", "text": "SECRET OUTPUT"}]}}]}),
+        );
         let reply = assistant(
             json!([{"type": "thinking", "thinking": "HIDDEN THOUGHT", "signature": "s"},
                 {"type": "text", "text": "Done."},
@@ -223,11 +229,16 @@ mod tests {
                     "value": {"name": "developer__shell", "arguments": {"command": "ls"}}}}]),
             json!({}),
         );
-        assert_eq!(turn_of(&user("fix it")), Turn::Prompt(vec!["fix it".into()]));
+        assert_eq!(
+            turn_of(&user("fix it")),
+            Turn::Prompt(vec!["fix it".into()])
+        );
         assert_eq!(turn_of(&tool), Turn::Hidden);
         assert_eq!(turn_of(&reply), Turn::Reply(vec!["Done.".into()]));
-        let note = message(json!({"role": "assistant", "content": [{"type": "systemNotification",
-            "notificationType": "inlineMessage", "msg": "NOTICE"}]}));
+        let note = message(
+            json!({"role": "assistant", "content": [{"type": "systemNotification",
+            "notificationType": "inlineMessage", "msg": "NOTICE"}]}),
+        );
         assert_eq!(turn_of(&note), Turn::Hidden);
     }
 
@@ -243,7 +254,10 @@ mod tests {
         summary.metadata = Some(agent_only.clone());
         let messages = vec![
             old,
-            assistant(json!([{"type": "text", "text": "old reply"}]), hidden_to_agent),
+            assistant(
+                json!([{"type": "text", "text": "old reply"}]),
+                hidden_to_agent,
+            ),
             invisible,
             summary,
             assistant(

@@ -192,7 +192,10 @@ fn fail(record: &SessionRecord, message: String) -> ReadError {
 }
 
 /// The messages of `record`, read now.
-fn read_messages(caches: &Caches, record: &SessionRecord) -> Result<Vec<convo::Message>, ReadError> {
+fn read_messages(
+    caches: &Caches,
+    record: &SessionRecord,
+) -> Result<Vec<convo::Message>, ReadError> {
     match db_of(caches, record) {
         Some(db) => {
             let conn = db::open(db).map_err(|e| fail(record, e))?;
@@ -389,12 +392,18 @@ impl Store for Goose {
         false
     }
 
-    fn read_title(&self, caches: &Caches, record: &SessionRecord) -> Result<Option<String>, ReadError> {
+    fn read_title(
+        &self,
+        caches: &Caches,
+        record: &SessionRecord,
+    ) -> Result<Option<String>, ReadError> {
         let name = match db_of(caches, record) {
             Some(db) => Some(row_of(caches, db, record)?.name),
-            None => legacy_head(&record.path)
-                .map_err(|e| ReadError::io(&record.path, &e))?
-                .description,
+            None => {
+                legacy_head(&record.path)
+                    .map_err(|e| ReadError::io(&record.path, &e))?
+                    .description
+            }
         };
         if let Some(title) = name
             .filter(|n| !convo::is_placeholder_name(n))
@@ -427,8 +436,7 @@ impl Store for Goose {
         match db_of(caches, record) {
             Some(db) => {
                 let row = row_of(caches, db, record).ok()?;
-                Instant::parse_rfc3339(&convo::rfc3339(&row.updated_at)?)
-                    .map(Instant::unix_seconds)
+                Instant::parse_rfc3339(&convo::rfc3339(&row.updated_at)?).map(Instant::unix_seconds)
             }
             None => crate::modified_secs(&record.path),
         }
