@@ -30,6 +30,8 @@ use session_ref_stores::{kind_by_name, Catalog, StoreRoots, REGISTRY};
 use crate::support;
 use crate::support::opencode as opencode_fixture;
 
+mod newer;
+
 /// One store kind's row: its name, its flag, and its fixture.
 struct Kind {
     /// The kind's name (`store` in `candidates --json`).
@@ -129,6 +131,30 @@ const KINDS: &[Kind] = &[
         flag: "cline",
         build: cline,
         tear: cline_tear,
+    },
+    Kind {
+        name: "goose",
+        flag: "goose",
+        build: newer::goose,
+        tear: newer::goose_tear,
+    },
+    Kind {
+        name: "continue",
+        flag: "continue",
+        build: newer::continue_cli,
+        tear: newer::continue_tear,
+    },
+    Kind {
+        name: "kimi",
+        flag: "kimi",
+        build: newer::kimi,
+        tear: append_half_line,
+    },
+    Kind {
+        name: "vibe",
+        flag: "vibe",
+        build: newer::vibe,
+        tear: newer::vibe_tear,
     },
 ];
 
@@ -1322,26 +1348,32 @@ fn cline_tear(file: &Path) {
 /// holds half a message file.
 fn opencode_tear(file: &Path) {
     let in_db = file.parent().is_some_and(Path::is_file);
-    let (path, bytes): (PathBuf, Vec<u8>) = if in_db {
-        let mut wal = file.parent().unwrap().as_os_str().to_owned();
-        wal.push("-wal");
-        (wal.into(), vec![0x5a; 1500])
-    } else {
-        let id = file.file_stem().unwrap();
-        let storage = file.parent().unwrap().parent().unwrap().parent().unwrap();
-        let folder = storage.join("message").join(id);
-        std::fs::create_dir_all(&folder).unwrap();
-        (
-            folder.join("msg_zz.json"),
-            br#"{"id":"msg_zz","role":"user","time":{"crea"#.to_vec(),
-        )
-    };
+    if in_db {
+        return half_wal_frame(file.parent().unwrap());
+    }
+    let id = file.file_stem().unwrap();
+    let storage = file.parent().unwrap().parent().unwrap().parent().unwrap();
+    let folder = storage.join("message").join(id);
+    std::fs::create_dir_all(&folder).unwrap();
     let mut f = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
-        .open(path)
+        .open(folder.join("msg_zz.json"))
         .unwrap();
-    f.write_all(&bytes).unwrap();
+    f.write_all(br#"{"id":"msg_zz","role":"user","time":{"crea"#)
+        .unwrap();
+}
+
+/// A database's `-wal` ending in half a frame: a writer stopped mid-write.
+fn half_wal_frame(db: &Path) {
+    let mut wal = db.as_os_str().to_owned();
+    wal.push("-wal");
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(PathBuf::from(wal))
+        .unwrap();
+    f.write_all(&[0x5a; 1500]).unwrap();
 }
 
 /// An Antigravity CLI directory (`~/.gemini/antigravity-cli`, agy 1.x):

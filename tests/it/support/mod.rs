@@ -10,6 +10,7 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::{json, Value};
 
+pub mod goose;
 pub mod hermetic;
 pub mod mcp;
 pub mod opencode;

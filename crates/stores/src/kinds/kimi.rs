@@ -64,7 +64,9 @@ use serde_json::Value;
 use crate::caches::Caches;
 use crate::error::ReadError;
 use crate::index::title::TitleInputs;
-use crate::kinds::foreign::{fold_all_lines, title_from_text, LineSays, SurfaceBuilder};
+use crate::kinds::foreign::{
+    fold_all_lines, read_lines, title_from_text, LineSays, SurfaceBuilder, Visit,
+};
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
 use crate::scan::ScanEvent;
 use crate::store::{env_or_home, Env, Store};
@@ -318,17 +320,49 @@ fn copies_of(record: &SessionRecord) -> Vec<PathBuf> {
     }
 }
 
+/// The first line of the first typed prompt of `record`, compacted
+/// turns included (the rotated context files are read first).
+fn first_prompt_title(record: &SessionRecord) -> Result<Option<String>, ReadError> {
+    let mut title = None;
+    for folder in copies_of(record) {
+        for file in context_files(&folder).into_iter().filter(|f| f.is_file()) {
+            read_lines(&file, false, |_, bytes| match line_says(bytes) {
+                Some(LineSays::User(texts)) => {
+                    title = texts.iter().find_map(|t| title_from_text(t));
+                    if title.is_some() {
+                        Visit::DONE
+                    } else {
+                        Visit::NEXT
+                    }
+                }
+                Some(_) => Visit::NEXT,
+                None => Visit::BAD,
+            })?;
+            if title.is_some() {
+                return Ok(title);
+            }
+        }
+    }
+    Ok(None)
+}
+
 /// Fold every context file of every copy of `record` into `sink`.
 fn fold_record(record: &SessionRecord, sink: &mut dyn SurfaceSink) -> Result<u64, ReadError> {
+    // The record's own context file first: gone, the session is unreadable.
+    std::fs::metadata(&record.path).map_err(|e| ReadError::io(&record.path, &e))?;
     let mut builder = SurfaceBuilder::new(sink);
     let mut base = 0;
     for folder in copies_of(record) {
         for file in context_files(&folder) {
-            if !file.is_file() && file != record.path {
+            if !file.is_file() {
                 continue;
             }
             let last = fold_all_lines(&file, line_says, |seq, said| {
-                builder.apply(base + seq, said)
+                // A compaction's summary replaces the context before it.
+                if matches!(said, LineSays::Checkpoint(_)) {
+                    builder.shadow();
+                }
+                builder.apply(base + seq, said);
             })?;
             base += last;
         }
@@ -413,11 +447,7 @@ impl Store for Kimi {
             .with_file_name("state.json")]))
     }
 
-    fn read_title(
-        &self,
-        caches: &Caches,
-        record: &SessionRecord,
-    ) -> Result<Option<String>, ReadError> {
+    fn read_title(&self, _: &Caches, record: &SessionRecord) -> Result<Option<String>, ReadError> {
         let custom = record
             .path
             .parent()
@@ -426,17 +456,7 @@ impl Store for Kimi {
         if custom.is_some() {
             return Ok(custom);
         }
-        let surface = self.read_surface(caches, record)?;
-        Ok(surface.events.iter().find_map(|e| match &e.kind {
-            crate::model::EventKind::UserMessage {
-                source: crate::model::MessageSource::User,
-                content,
-            } => content.iter().find_map(|b| match b {
-                crate::model::Block::Text(t) => title_from_text(t),
-                _ => None,
-            }),
-            _ => None,
-        }))
+        first_prompt_title(record)
     }
 
     fn read_surface(&self, caches: &Caches, record: &SessionRecord) -> Result<Surface, ReadError> {
