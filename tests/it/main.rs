@@ -33,6 +33,7 @@ mod export;
 mod fidelity;
 mod foreign_stores;
 mod gemini_store;
+mod goose_store;
 mod hook;
 mod hook_agents;
 mod mcp;
