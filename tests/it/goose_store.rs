@@ -229,9 +229,10 @@ fn verbose_counts_the_sessions_goose_hides() {
     ] {
         assert!(stderr.lines().any(|l| l == line), "{line}: {stderr}");
     }
+    // A header and the two sessions.
     assert_eq!(
         support::stdout(&out).lines().count(),
-        2,
+        3,
         "{}",
         support::stdout(&out)
     );
