@@ -23,6 +23,7 @@
 //! | [`copilot`] | `userPromptSubmitted` | 200,000 (bytes) | `hooks/session-ref.json` (our own) | `mcpServers` of `mcp-config.json` / `.mcp.json` (JSON) |
 //! | [`qwen`] | `UserPromptSubmit` | 10,000 (UTF-16 units) | `settings.json` | `mcpServers` of `settings.json` (JSON) |
 //! | [`opencode`] | — | — | — | `mcp` of `opencode.json(c)` (JSON) |
+//! | [`kimi`] | — | — | — | `mcpServers` of `$KIMI_SHARE_DIR/mcp.json` (JSON; user only) |
 //!
 //! **Adding an agent's integration** is one file and one table row: write
 //! `src/agents/NAME.rs` with `pub const INTEGRATION: Integration = …` (its
@@ -37,6 +38,7 @@ pub mod codex;
 pub mod copilot;
 pub mod gemini;
 pub mod input;
+pub mod kimi;
 pub mod opencode;
 pub mod qwen;
 
@@ -76,6 +78,7 @@ pub const TABLE: &[&Integration] = &[
     &opencode::INTEGRATION,
     &copilot::INTEGRATION,
     &qwen::INTEGRATION,
+    &kimi::INTEGRATION,
 ];
 
 /// What session-ref knows of one agent's hook and MCP settings.

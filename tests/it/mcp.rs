@@ -916,6 +916,42 @@ fn mcp_install_registers_as_each_agents_mcp_add_and_uninstall_removes_it() {
         opencode["mcp"]["session-ref"],
         json!({"type": "local", "command": [exe, "mcp"]})
     );
+    let (report, kimi) = install_round_trip("kimi", false);
+    assert_eq!(
+        kimi["mcpServers"]["session-ref"],
+        json!({"command": exe, "args": ["mcp"]})
+    );
+    assert!(report.contains(".kimi/mcp.json"), "{report}");
+}
+
+#[test]
+fn kimi_has_no_project_mcp_file_and_uninstall_keeps_its_other_servers() {
+    let home = tempfile::tempdir().unwrap();
+    let share = home.path().join("share");
+    std::fs::create_dir_all(&share).unwrap();
+    let original = "{\n  \"mcpServers\": {\n    \"context7\": {\"url\": \"https://mcp.context7.com/mcp\", \"transport\": \"http\"}\n  }\n}\n";
+    std::fs::write(share.join("mcp.json"), original).unwrap();
+    let run = |args: &[&str]| {
+        command(home.path())
+            .env("HOME", home.path())
+            .env("KIMI_SHARE_DIR", &share)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let project = run(&["mcp", "install", "kimi", "--project"]);
+    assert!(!project.status.success());
+    assert!(support::stderr(&project).contains("no project MCP file"));
+    assert!(run(&["mcp", "install", "kimi"]).status.success());
+    let value: Value =
+        serde_json::from_str(&std::fs::read_to_string(share.join("mcp.json")).unwrap()).unwrap();
+    assert_eq!(value["mcpServers"]["context7"]["transport"], "http");
+    assert!(value["mcpServers"]["session-ref"]["command"].is_string());
+    assert!(run(&["mcp", "uninstall", "kimi"]).status.success());
+    assert_eq!(
+        std::fs::read_to_string(share.join("mcp.json")).unwrap(),
+        original
+    );
 }
 
 #[test]
