@@ -13,6 +13,7 @@ One store kind per run, in the current on-disk shapes (FORMATS.md):
   qwen    DIR/projects/<cwd slug>/chats/<uuid>.jsonl (Qwen Code 0.24.4; point --qwen at DIR/projects)
   copilot DIR/session-state/<uuid>/events.jsonl and workspace.yaml
                                                (point --copilot at DIR/session-state)
+  goose, continue, kimi, vibe                  (tools/gen_stores_more.py says where)
 
 Knobs: how many sessions, their mean size and its distribution, where the
 title sits (early: after the first turn; late: the last line; none; mixed:
@@ -31,6 +32,7 @@ Examples (from the repository root):
   python3 tools/gen-stores.py pi /tmp/bench/pi --sessions 10000 --size 120k
   python3 tools/gen-stores.py qwen /tmp/bench/qwen --sessions 10000 --size 120k
   python3 tools/gen-stores.py copilot /tmp/bench/copilot --sessions 10000 --size 120k --title mixed
+  python3 tools/gen-stores.py goose /tmp/bench/goose --sessions 10000 --size 120k --title mixed
 
 Prints one summary line: kind, sessions, total bytes, directory.
 """
@@ -41,6 +43,8 @@ import os
 import random
 import sys
 import uuid
+
+import gen_stores_more
 
 WORDS = (
     "the cache index reads titles from the head of each log while the picker "
@@ -664,7 +668,7 @@ def write_qwen(args, rng, texts):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("kind", choices=["native", "claude", "codex", "gemini", "pi", "qwen", "copilot"])
+    parser.add_argument("kind", choices=["native", "claude", "codex", "gemini", "pi", "qwen", "copilot", *gen_stores_more.WRITERS])
     parser.add_argument("dir")
     parser.add_argument("--sessions", type=int, default=100)
     parser.add_argument("--size", type=parse_size, default=parse_size("200k"), help="mean bytes per session")
@@ -678,7 +682,12 @@ def main():
     args = parser.parse_args()
     rng = random.Random(args.seed)
     texts = Texts(rng)
+    more = {
+        kind: lambda args, rng, texts, w=w: w(args, rng, texts, sizes, title_place)
+        for kind, w in gen_stores_more.WRITERS.items()
+    }
     write = {
+        **more,
         "native": write_native,
         "claude": write_claude,
         "codex": write_codex,
