@@ -194,6 +194,19 @@ pub trait Store: Send + Sync + 'static {
     }
 }
 
+/// The surface `fold` folds into it, without assistant messages that never
+/// received text, captured through the seq `fold` returns: the
+/// [`Store::read_surface`] of a kind that folds into any sink.
+pub fn surface_of(
+    fold: impl FnOnce(&mut Surface) -> Result<u64, ReadError>,
+) -> Result<Surface, ReadError> {
+    let mut surface = Surface::default();
+    let last = fold(&mut surface)?;
+    surface.drop_empty_assistant_messages();
+    surface.captured_through_seq = last;
+    Ok(surface)
+}
+
 /// `$VAR/sub` when `VAR` is set and not empty, else `$HOME/fallback…`: the
 /// shape of every default root in SPEC §1.
 pub fn env_or_home(

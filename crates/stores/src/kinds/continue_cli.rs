@@ -63,7 +63,7 @@ use serde_json::Value;
 use crate::caches::Caches;
 use crate::error::ReadError;
 use crate::index::title::{TitleIndex, TitleInputs};
-use crate::kinds::foreign::{title_from_text, SurfaceBuilder};
+use crate::kinds::foreign::{text_items, title_from_text, SurfaceBuilder};
 use crate::kinds::opencode::convo::rfc3339_ms;
 use crate::kinds::torn::{self, TornObject};
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
@@ -127,20 +127,6 @@ pub enum Turn {
     Hidden,
 }
 
-/// The text of a message's `content`: a string, or its `text` parts.
-fn text_of(content: Option<&Value>) -> String {
-    match content {
-        Some(Value::String(text)) => text.clone(),
-        Some(Value::Array(parts)) => parts
-            .iter()
-            .filter(|p| p.get("type").and_then(Value::as_str) == Some("text"))
-            .filter_map(|p| p.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
-    }
-}
-
 /// What history entry `item` is.
 pub fn turn_of(item: &Value) -> Turn {
     if let Some(summary) = item
@@ -152,7 +138,7 @@ pub fn turn_of(item: &Value) -> Turn {
     }
     let message = item.get("message");
     let role = message.and_then(|m| m.get("role")).and_then(Value::as_str);
-    let text = text_of(message.and_then(|m| m.get("content")));
+    let text = text_items(message.and_then(|m| m.get("content"))).join("\n");
     if text.trim().is_empty() {
         return Turn::Hidden;
     }
@@ -389,11 +375,7 @@ impl Store for Continue {
     }
 
     fn read_surface(&self, caches: &Caches, record: &SessionRecord) -> Result<Surface, ReadError> {
-        let mut surface = Surface::default();
-        let last = self.fold_surface(caches, record, &mut surface)?;
-        surface.drop_empty_assistant_messages();
-        surface.captured_through_seq = last;
-        Ok(surface)
+        crate::store::surface_of(|surface| self.fold_surface(caches, record, surface))
     }
 
     fn fold_surface(

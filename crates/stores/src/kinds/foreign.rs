@@ -347,6 +347,22 @@ pub fn title_from_text(text: &str) -> Option<String> {
     Some(cut.trim_end().to_owned())
 }
 
+/// The texts of a message's `content` as most agents store it: a string
+/// is one text; an array gives the `text` of its items of `type: "text"`
+/// (Anthropic-style blocks, OpenAI-style parts).
+pub fn text_items(content: Option<&serde_json::Value>) -> Vec<&str> {
+    use serde_json::Value;
+    match content {
+        Some(Value::String(text)) => vec![text.as_str()],
+        Some(Value::Array(items)) => items
+            .iter()
+            .filter(|i| i.get("type").and_then(Value::as_str) == Some("text"))
+            .filter_map(|i| i.get("text").and_then(Value::as_str))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
 /// The UUID at the end of a file stem (`rollout-…-<uuid>`), if there is one.
 pub fn trailing_uuid(path: &Path) -> Option<String> {
     // Lossy: the UUID tail is ASCII, whatever the rest of the name holds.

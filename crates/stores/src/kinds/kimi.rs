@@ -65,7 +65,7 @@ use crate::caches::Caches;
 use crate::error::ReadError;
 use crate::index::title::TitleInputs;
 use crate::kinds::foreign::{
-    fold_all_lines, read_lines, title_from_text, LineSays, SurfaceBuilder, Visit,
+    fold_all_lines, read_lines, text_items, title_from_text, LineSays, SurfaceBuilder, Visit,
 };
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
 use crate::scan::ScanEvent;
@@ -241,19 +241,6 @@ fn context_files(folder: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-/// The texts of a `content`: a string, or its `text` parts.
-fn texts_of(content: Option<&Value>) -> Vec<&str> {
-    match content {
-        Some(Value::String(text)) => vec![text.as_str()],
-        Some(Value::Array(parts)) => parts
-            .iter()
-            .filter(|p| p.get("type").and_then(Value::as_str) == Some("text"))
-            .filter_map(|p| p.get("text").and_then(Value::as_str))
-            .collect(),
-        _ => Vec::new(),
-    }
-}
-
 /// Whether `text` is one whole `<system>…</system>` block (Kimi's).
 fn is_system_block(text: &str) -> bool {
     let text = text.trim();
@@ -263,7 +250,7 @@ fn is_system_block(text: &str) -> bool {
 /// What one context line says.
 pub fn line_says(bytes: &[u8]) -> Option<LineSays> {
     let line: Value = serde_json::from_slice(bytes).ok()?;
-    let texts = texts_of(line.get("content"));
+    let texts = text_items(line.get("content"));
     let kept = |texts: Vec<&str>| -> Vec<String> {
         texts
             .into_iter()
@@ -460,11 +447,7 @@ impl Store for Kimi {
     }
 
     fn read_surface(&self, caches: &Caches, record: &SessionRecord) -> Result<Surface, ReadError> {
-        let mut surface = Surface::default();
-        let last = self.fold_surface(caches, record, &mut surface)?;
-        surface.drop_empty_assistant_messages();
-        surface.captured_through_seq = last;
-        Ok(surface)
+        crate::store::surface_of(|surface| self.fold_surface(caches, record, surface))
     }
 
     fn fold_surface(

@@ -60,7 +60,7 @@ use serde_json::Value;
 use crate::caches::Caches;
 use crate::error::ReadError;
 use crate::index::title::TitleInputs;
-use crate::kinds::foreign::{title_from_text, SurfaceBuilder};
+use crate::kinds::foreign::{text_items, title_from_text, SurfaceBuilder};
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
 use crate::scan::ScanEvent;
 use crate::store::{env_or_home, Env, Store};
@@ -165,25 +165,13 @@ fn entries(folder: &Path, part: Option<&Value>) -> Result<Vec<Value>, ReadError>
     Ok(all)
 }
 
-/// The texts of an entry's `content`: a string, or its `text` items.
+/// The non-blank texts of an entry's `content`.
 fn texts_of(content: Option<&Value>) -> Vec<String> {
-    match content {
-        Some(Value::String(text)) => vec![text.clone()],
-        Some(Value::Array(items)) => items
-            .iter()
-            .filter(|i| {
-                i.get("type")
-                    .and_then(Value::as_str)
-                    .is_none_or(|t| t == "text")
-            })
-            .filter_map(|i| i.get("text").and_then(Value::as_str))
-            .map(str::to_owned)
-            .collect(),
-        _ => Vec::new(),
-    }
-    .into_iter()
-    .filter(|t| !t.trim().is_empty())
-    .collect()
+    text_items(content)
+        .into_iter()
+        .filter(|t| !t.trim().is_empty())
+        .map(str::to_owned)
+        .collect()
 }
 
 /// What one history entry is to the conversation.
@@ -389,11 +377,7 @@ impl Store for Vibe {
     }
 
     fn read_surface(&self, caches: &Caches, record: &SessionRecord) -> Result<Surface, ReadError> {
-        let mut surface = Surface::default();
-        let last = self.fold_surface(caches, record, &mut surface)?;
-        surface.drop_empty_assistant_messages();
-        surface.captured_through_seq = last;
-        Ok(surface)
+        crate::store::surface_of(|surface| self.fold_surface(caches, record, surface))
     }
 
     fn fold_surface(

@@ -439,11 +439,7 @@ impl Store for Cline {
     }
 
     fn read_surface(&self, caches: &Caches, record: &SessionRecord) -> Result<Surface, ReadError> {
-        let mut surface = Surface::default();
-        let last = self.fold_surface(caches, record, &mut surface)?;
-        surface.drop_empty_assistant_messages();
-        surface.captured_through_seq = last;
-        Ok(surface)
+        crate::store::surface_of(|surface| self.fold_surface(caches, record, surface))
     }
 
     fn fold_surface(

@@ -9,7 +9,7 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::kinds::foreign::{title_from_text, SurfaceBuilder};
+use crate::kinds::foreign::{text_items, title_from_text, SurfaceBuilder};
 use crate::model::SurfaceSink;
 
 /// One stored message, leniently: every field may be missing.
@@ -51,13 +51,8 @@ impl Message {
     /// The texts of its `text` items (never `thinking`, tool requests or
     /// responses, notifications).
     fn texts(&self) -> Vec<String> {
-        let Some(Value::Array(items)) = &self.content else {
-            return Vec::new();
-        };
-        items
-            .iter()
-            .filter(|i| i.get("type").and_then(Value::as_str) == Some("text"))
-            .filter_map(|i| i.get("text").and_then(Value::as_str))
+        text_items(self.content.as_ref())
+            .into_iter()
             .filter(|t| !t.trim().is_empty())
             .map(str::to_owned)
             .collect()

@@ -354,23 +354,9 @@ impl Store for Goose {
 
     /// One database (of one session) or one legacy file.
     fn list_file(&self, caches: &Caches, root: &Arc<Path>, path: &Path) -> ScanEvent {
-        let found = Mutex::new(Vec::new());
-        let of_file: Arc<Path> = Arc::from(path);
-        scan_root(caches, &of_file, &|e| lock(&found).push(e));
-        let mut found = found.into_inner().unwrap_or_else(|e| e.into_inner());
-        match found.len() {
-            1 => match found.remove(0) {
-                ScanEvent::Record(mut r) => {
-                    r.root = Arc::clone(root);
-                    ScanEvent::Record(r)
-                }
-                other => other,
-            },
-            n => ScanEvent::Skipped {
-                path: path.to_owned(),
-                reason: format!("a Goose store of {n} sessions, not one session"),
-            },
-        }
+        crate::scan::only_record(root, path, "a Goose", |of_file, sink| {
+            scan_root(caches, of_file, sink)
+        })
     }
 
     fn lists_each_file(&self) -> bool {
@@ -415,11 +401,7 @@ impl Store for Goose {
     }
 
     fn read_surface(&self, caches: &Caches, record: &SessionRecord) -> Result<Surface, ReadError> {
-        let mut surface = Surface::default();
-        let last = self.fold_surface(caches, record, &mut surface)?;
-        surface.drop_empty_assistant_messages();
-        surface.captured_through_seq = last;
-        Ok(surface)
+        crate::store::surface_of(|surface| self.fold_surface(caches, record, surface))
     }
 
     fn fold_surface(

@@ -314,23 +314,9 @@ impl Store for Opencode {
     /// One database or legacy session file on its own (the scan of a root
     /// lists its sessions instead: a database holds many).
     fn list_file(&self, caches: &Caches, root: &Arc<Path>, path: &Path) -> ScanEvent {
-        let found = Mutex::new(Vec::new());
-        let root_of_file: Arc<Path> = Arc::from(path);
-        self.scan(KIND, caches, &root_of_file, &|e| lock(&found).push(e));
-        let mut found = found.into_inner().unwrap_or_else(|e| e.into_inner());
-        match found.len() {
-            1 => match found.remove(0) {
-                ScanEvent::Record(mut r) => {
-                    r.root = Arc::clone(root);
-                    ScanEvent::Record(r)
-                }
-                other => other,
-            },
-            n => ScanEvent::Skipped {
-                path: path.to_owned(),
-                reason: format!("an opencode store of {n} sessions, not one session"),
-            },
-        }
+        crate::scan::only_record(root, path, "an opencode", |of_file, sink| {
+            scan_root(caches, of_file, sink)
+        })
     }
 
     fn lists_each_file(&self) -> bool {
@@ -382,11 +368,7 @@ impl Store for Opencode {
     }
 
     fn read_surface(&self, caches: &Caches, record: &SessionRecord) -> Result<Surface, ReadError> {
-        let mut surface = Surface::default();
-        let last = self.fold_surface(caches, record, &mut surface)?;
-        surface.drop_empty_assistant_messages();
-        surface.captured_through_seq = last;
-        Ok(surface)
+        crate::store::surface_of(|surface| self.fold_surface(caches, record, surface))
     }
 
     fn fold_surface(
