@@ -63,7 +63,7 @@ use serde_json::Value;
 
 use crate::caches::Caches;
 use crate::error::ReadError;
-use crate::index::title::TitleInputs;
+use crate::index::title::{Stamp, TitleInputs};
 use crate::kinds::foreign::{
     fold_all_lines, read_lines, text_items, title_from_text, LineSays, SurfaceBuilder, Visit,
 };
@@ -457,6 +457,27 @@ impl Store for Kimi {
         sink: &mut dyn SurfaceSink,
     ) -> Result<u64, ReadError> {
         fold_record(record, sink)
+    }
+
+    /// Every context file of every copy makes the version the search
+    /// index keys the session by (a resume from another directory grows
+    /// the other copy; a compaction adds a rotated file).
+    fn stamp(&self, _: &Caches, record: &SessionRecord) -> Option<Stamp> {
+        let own = Stamp::current(&record.path)?;
+        let mut all = Stamp {
+            len: 0,
+            mtime_ns: 0,
+            inode: own.inode,
+        };
+        for folder in copies_of(record) {
+            for file in context_files(&folder) {
+                if let Some(s) = Stamp::current(&file) {
+                    all.len = all.len.wrapping_add(s.len);
+                    all.mtime_ns = all.mtime_ns.max(s.mtime_ns);
+                }
+            }
+        }
+        Some(all)
     }
 }
 
