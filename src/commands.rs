@@ -231,6 +231,9 @@ pub fn run(config: &Config, stdin: Option<String>) -> Result<String> {
         Command::Search { .. } => Err(Error::internal(
             "search streams its output: run it with search_streaming",
         )),
+        Command::Launch(_) | Command::ExecPlan(_) => Err(Error::internal(
+            "resume and handoff start a program: run them with launch_command",
+        )),
         _ => {
             let catalog = load_catalog(config);
             let engine = Engine::new(Arc::new(catalog), config.limits, config.target.clone());
@@ -239,6 +242,17 @@ pub fn run(config: &Config, stdin: Option<String>) -> Result<String> {
             out
         }
     }
+}
+
+/// `resume` and `handoff`: the command that starts the agent, every check
+/// made (nothing has started yet), agents looked up on `$PATH`.
+pub fn launch_plan(config: &Config, request: &crate::config::LaunchRequest) -> Result<crate::launch::Plan> {
+    let catalog = load_catalog(config);
+    let engine = Engine::new(Arc::new(catalog), config.limits, config.target.clone());
+    let path = std::env::var_os("PATH");
+    let plan = crate::launch::plan_arg(&engine, &request.id, &request.launch, path.as_deref());
+    engine.catalog.save_index();
+    plan
 }
 
 /// `man --dir`: write each page into `dir` (made if missing), each
@@ -404,6 +418,8 @@ fn run_with_engine(config: &Config, engine: &Engine, stdin: Option<String>) -> R
         | Command::McpInstall(_)
         | Command::McpUninstall(_)
         | Command::Search { .. }
+        | Command::Launch(_)
+        | Command::ExecPlan(_)
         | Command::Completions(_)
         | Command::RemoteCheck(_)
         | Command::RemoteServe { .. }

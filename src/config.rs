@@ -218,6 +218,11 @@ pub enum Command {
         /// Where to write; stdout when absent.
         output: Option<PathBuf>,
     },
+    /// `resume` or `handoff`: start an agent on a session.
+    Launch(LaunchRequest),
+    /// `exec-plan FILE` (hidden): what a tmux window `resume` or
+    /// `handoff` opened runs.
+    ExecPlan(PathBuf),
     /// `mention`.
     Mention {
         /// Session id.
@@ -284,6 +289,7 @@ impl Command {
             | Command::Prepare { .. }
             | Command::Preview { .. }
             | Command::Export { .. }
+            | Command::Launch(_)
             | Command::Mcp { .. }
             | Command::RemoteServe { .. } => true,
             Command::Mention { label, .. } => label.is_none(),
@@ -295,11 +301,25 @@ impl Command {
             | Command::HookInstall(_)
             | Command::HookUninstall(_)
             | Command::RemoteCheck(_)
+            | Command::ExecPlan(_)
             | Command::Completions(_)
             | Command::Man(_)
             | Command::ManPages { .. } => false,
         }
     }
+}
+
+/// `resume ID` or `handoff ID --to AGENT [PROMPT]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LaunchRequest {
+    /// Id, unique prefix, URI or mention.
+    pub id: String,
+    /// Resume, or hand off to which agent with what.
+    pub launch: crate::launch::Launch,
+    /// `--print`: print the command instead of starting it.
+    pub print: bool,
+    /// `--tmux-split`: split the current pane instead of a new window.
+    pub split: bool,
 }
 
 /// Everything a run needs, validated.

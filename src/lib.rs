@@ -20,6 +20,7 @@ pub mod draft;
 pub mod error;
 pub mod hook;
 pub mod keys;
+pub mod launch;
 pub mod mcp;
 pub mod output;
 pub mod remote;

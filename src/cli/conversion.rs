@@ -10,8 +10,9 @@ use super::syntax::{
 };
 use crate::config::{
     self, Command, Config, Destination, InputFormat, InstallRequest, McpRequest, OutputFormat,
-    PickFormat, PickOptions, PopupSpec, Scope, SortBy,
+    LaunchRequest, PickFormat, PickOptions, PopupSpec, Scope, SortBy,
 };
+use crate::launch::Launch;
 use crate::error::{Error, Result};
 use session_ref_core::candidates::Target;
 use session_ref_core::export::ExportFormat;
@@ -151,6 +152,29 @@ impl Cli {
                 redact,
                 output,
             },
+            CommandArgs::Resume { id, start } => Command::Launch(LaunchRequest {
+                id,
+                launch: Launch::Resume,
+                print: start.print,
+                split: start.tmux_split,
+            }),
+            CommandArgs::Handoff {
+                id,
+                to,
+                prompt,
+                start,
+            } => Command::Launch(LaunchRequest {
+                id,
+                launch: Launch::Handoff {
+                    to: crate::launch::launcher(&to)
+                        .map(|l| l.kind)
+                        .ok_or_else(|| Error::invalid_config(format!("handoff --to: no agent {to:?}")))?,
+                    prompt,
+                },
+                print: start.print,
+                split: start.tmux_split,
+            }),
+            CommandArgs::ExecPlan { file } => Command::ExecPlan(file),
             CommandArgs::Mention { id, label } => Command::Mention { id, label },
             CommandArgs::Uri {
                 action: UriAction::Encode { id },
