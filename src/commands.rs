@@ -246,7 +246,10 @@ pub fn run(config: &Config, stdin: Option<String>) -> Result<String> {
 
 /// `resume` and `handoff`: the command that starts the agent, every check
 /// made (nothing has started yet), agents looked up on `$PATH`.
-pub fn launch_plan(config: &Config, request: &crate::config::LaunchRequest) -> Result<crate::launch::Plan> {
+pub fn launch_plan(
+    config: &Config,
+    request: &crate::config::LaunchRequest,
+) -> Result<crate::launch::Plan> {
     let catalog = load_catalog(config);
     let engine = Engine::new(Arc::new(catalog), config.limits, config.target.clone());
     let path = std::env::var_os("PATH");

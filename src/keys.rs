@@ -442,15 +442,16 @@ pub enum HelpRow {
 /// The help's rows: the bindings by context, then the query syntax of
 /// the filter and of conversation search.
 pub fn help_rows() -> Vec<HelpRow> {
+    let handoff_key = key_for(Command::Handoff).unwrap_or_else(|| "unbound".to_owned());
     let sections = [
-        (When::Always, "Anywhere"),
-        (When::Filter, "Filter (the query line)"),
-        (When::Prompt, "Prompt (the message)"),
-        (When::Chooser, "Hand-off chooser (alt-h)"),
+        (When::Always, "Anywhere".to_owned()),
+        (When::Filter, "Filter (the query line)".to_owned()),
+        (When::Prompt, "Prompt (the message)".to_owned()),
+        (When::Chooser, format!("Hand-off chooser ({handoff_key})")),
     ];
     let mut rows = Vec::new();
     for (when, title) in sections {
-        rows.push(HelpRow::Heading(title.to_owned()));
+        rows.push(HelpRow::Heading(title));
         let mut seen: Vec<String> = Vec::new();
         for binding in BINDINGS.iter().filter(|b| b.when == when) {
             let mut names: Vec<String> = Vec::new();

@@ -9,11 +9,11 @@ use super::syntax::{
     RemoteAction, SortArg, UriAction,
 };
 use crate::config::{
-    self, Command, Config, Destination, InputFormat, InstallRequest, McpRequest, OutputFormat,
-    LaunchRequest, PickFormat, PickOptions, PopupSpec, Scope, SortBy,
+    self, Command, Config, Destination, InputFormat, InstallRequest, LaunchRequest, McpRequest,
+    OutputFormat, PickFormat, PickOptions, PopupSpec, Scope, SortBy,
 };
-use crate::launch::Launch;
 use crate::error::{Error, Result};
+use crate::launch::Launch;
 use session_ref_core::candidates::Target;
 use session_ref_core::export::ExportFormat;
 use session_ref_stores::StoreRoots;
@@ -168,7 +168,9 @@ impl Cli {
                 launch: Launch::Handoff {
                     to: crate::launch::launcher(&to)
                         .map(|l| l.kind)
-                        .ok_or_else(|| Error::invalid_config(format!("handoff --to: no agent {to:?}")))?,
+                        .ok_or_else(|| {
+                            Error::invalid_config(format!("handoff --to: no agent {to:?}"))
+                        })?,
                     prompt,
                 },
                 print: start.print,

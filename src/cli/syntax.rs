@@ -630,7 +630,8 @@ pub(super) struct StartArgs {
 /// `handoff --to`: the kinds whose agent starts with a first prompt.
 fn handoff_targets() -> clap::builder::PossibleValuesParser {
     clap::builder::PossibleValuesParser::new(
-        crate::launch::handoff_targets().map(|l| clap::builder::PossibleValue::new(l.kind).help(l.agent)),
+        crate::launch::handoff_targets()
+            .map(|l| clap::builder::PossibleValue::new(l.kind).help(l.agent)),
     )
 }
 

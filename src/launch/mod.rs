@@ -107,9 +107,11 @@ pub fn plan_for(
 /// mention), then [`plan_for`].
 pub fn plan_arg(engine: &Engine, arg: &str, launch: &Launch, path: Option<&OsStr>) -> Result<Plan> {
     let named = engine.resolve_session_arg(arg).map_err(Error::from)?;
-    let record = engine
-        .catalog
-        .find(&named.id)
-        .ok_or_else(|| Error::from(session_ref_engine::engine::not_listed(&engine.catalog, &named.id)))?;
+    let record = engine.catalog.find(&named.id).ok_or_else(|| {
+        Error::from(session_ref_engine::engine::not_listed(
+            &engine.catalog,
+            &named.id,
+        ))
+    })?;
     plan_for(engine, record, launch, path)
 }

@@ -172,11 +172,15 @@ fn program_on_path(launcher: &Launcher, path: Option<&OsStr>) -> Result<PathBuf>
 /// The session's working directory, when it still exists as a directory.
 pub fn session_cwd(record: &SessionRecord) -> Result<PathBuf> {
     let quoted = json::quote(&record.id, false);
-    let cwd = record.cwd.as_deref().filter(|c| !c.is_empty()).ok_or_else(|| {
-        Error::cannot_launch(format!(
-            "session {quoted} has no recorded working directory to start in"
-        ))
-    })?;
+    let cwd = record
+        .cwd
+        .as_deref()
+        .filter(|c| !c.is_empty())
+        .ok_or_else(|| {
+            Error::cannot_launch(format!(
+                "session {quoted} has no recorded working directory to start in"
+            ))
+        })?;
     let dir = PathBuf::from(cwd);
     if !dir.is_absolute() || !dir.is_dir() {
         return Err(Error::cannot_launch(format!(
@@ -273,7 +277,11 @@ mod tests {
 
     #[test]
     fn an_id_that_looks_like_an_option_stays_a_value() {
-        let args = resume_args(row("claude"), "--dangerously-skip-permissions", Path::new("/l"));
+        let args = resume_args(
+            row("claude"),
+            "--dangerously-skip-permissions",
+            Path::new("/l"),
+        );
         assert_eq!(args.unwrap(), ["--resume=--dangerously-skip-permissions"]);
         let args = resume_args(row("codex"), "-c", Path::new("/l")).unwrap();
         assert_eq!(args, ["resume", "--", "-c"]);

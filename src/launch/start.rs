@@ -104,8 +104,8 @@ fn exec(plan: &Plan) -> Error {
 }
 
 fn in_tmux(plan: &Plan, place: Place) -> Result<()> {
-    let exe = std::env::current_exe()
-        .map_err(|e| Error::internal(format!("cannot find myself: {e}")))?;
+    let exe =
+        std::env::current_exe().map_err(|e| Error::internal(format!("cannot find myself: {e}")))?;
     let file = write_plan(plan)
         .map_err(|e| Error::delivery_failed(format!("cannot write the plan for tmux: {e}")))?;
     let ran = Command::new("tmux")
@@ -201,7 +201,12 @@ mod tests {
                 "/tmp/p/plan.json"
             ]
         );
-        let split = tmux_args(Place::TmuxSplit, Path::new("/"), Path::new("/x"), Path::new("/f"));
+        let split = tmux_args(
+            Place::TmuxSplit,
+            Path::new("/"),
+            Path::new("/x"),
+            Path::new("/f"),
+        );
         assert_eq!(split[0], "split-window");
     }
 

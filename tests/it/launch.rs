@@ -50,7 +50,9 @@ impl World {
     }
 
     fn log(&self) -> PathBuf {
-        self.store().join("projects/-proj").join(format!("{ID}.jsonl"))
+        self.store()
+            .join("projects/-proj")
+            .join(format!("{ID}.jsonl"))
     }
 
     fn write_session(&self) {
@@ -152,7 +154,10 @@ fn resume_prints_the_command_shell_quoted() {
         .status()
         .unwrap();
     assert!(ran.success());
-    assert_eq!(world.recorded("claude"), (vec![format!("--resume={ID}")], cwd));
+    assert_eq!(
+        world.recorded("claude"),
+        (vec![format!("--resume={ID}")], cwd)
+    );
 }
 
 #[test]
@@ -190,7 +195,10 @@ fn handoff_starts_the_other_agent_with_the_prepared_snapshot() {
     assert!(out_found.status.success(), "{}", stderr(&out_found));
     let want = world.prepared("Continue the work of the session cited below, in this directory.");
     assert!(
-        stdout(&out_found).ends_with(&format!(" {}\n", quote(&format!("--prompt-interactive={want}")))),
+        stdout(&out_found).ends_with(&format!(
+            " {}\n",
+            quote(&format!("--prompt-interactive={want}"))
+        )),
         "{}",
         stdout(&out_found)
     );
@@ -211,7 +219,11 @@ fn nothing_starts_when_the_agent_the_cwd_or_a_resume_command_is_missing() {
     std::fs::remove_dir(world.cwd()).unwrap();
     let out = world.run(&["resume", ID]);
     assert_fails_with(&out, "SESSION_REFERENCE_CANNOT_LAUNCH");
-    assert!(stderr(&out).contains("no longer exists"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("no longer exists"),
+        "{}",
+        stderr(&out)
+    );
     assert!(!world.path().join("claude.argv").exists());
     assert_fails_with(
         &world.run(&["resume", "ffffffff-nope"]),
@@ -233,7 +245,11 @@ fn hydra_sessions_say_they_cannot_be_resumed() {
         .args(["resume", "native-1"]);
     let out = feed(&mut cmd, "");
     assert_fails_with(&out, "SESSION_REFERENCE_CANNOT_LAUNCH");
-    assert!(stderr(&out).contains("cannot be resumed"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("cannot be resumed"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
@@ -286,7 +302,9 @@ fn picker(world: &World, name: &str, width: u16) -> Tmux {
         ),
     );
     let tmux = Tmux::start(name, width, 30, &command);
-    tmux.wait_for("the session listed", |s| s.contains("fix the parser") && s.contains("1/1"));
+    tmux.wait_for("the session listed", |s| {
+        s.contains("fix the parser") && s.contains("1/1")
+    });
     tmux
 }
 
@@ -362,7 +380,9 @@ fn a_session_whose_log_vanished_after_listing_is_refused_in_the_picker() {
     std::fs::remove_file(world.bin().join("claude")).unwrap();
     world.write_session();
     tmux.keys(&["M-o"]);
-    tmux.wait_for("the agent missing", |s| s.contains("SESSION_REFERENCE_AGENT_MISSING"));
+    tmux.wait_for("the agent missing", |s| {
+        s.contains("SESSION_REFERENCE_AGENT_MISSING")
+    });
     tmux.keys(&["Escape"]);
     let exit = tmux.wait_for_exit(world.path());
     assert_eq!(exit.rc, "130");

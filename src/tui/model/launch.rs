@@ -7,8 +7,8 @@
 //! starts; a failure is shown in the footer and the picker goes on.
 
 use super::{Chooser, Effect, Exit, State, Submit};
-use crate::launch::{Launch, Plan};
 use crate::error::Error;
+use crate::launch::{Launch, Plan};
 use session_ref_stores::model::SessionRecord;
 
 impl State {

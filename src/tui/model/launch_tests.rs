@@ -39,7 +39,10 @@ fn a_failed_plan_is_shown_and_the_picker_goes_on() {
     let failed = crate::error::Error::agent_missing("Codex is not installed: no `codex` on PATH");
     assert!(step(&mut state, Action::Planned(Err(failed))).is_empty());
     let (error, text) = flash_text(&state).unwrap();
-    assert!(error && text.starts_with("SESSION_REFERENCE_AGENT_MISSING: Codex"), "{text}");
+    assert!(
+        error && text.starts_with("SESSION_REFERENCE_AGENT_MISSING: Codex"),
+        "{text}"
+    );
     assert!(!step(&mut state, Action::Resume).is_empty());
 }
 
