@@ -335,6 +335,54 @@ mod tests {
         );
     }
 
+    fn record(cwd: Option<&str>, log: &Path) -> SessionRecord {
+        SessionRecord::new(
+            session_ref_stores::kinds::claude::KIND,
+            std::sync::Arc::from(Path::new("/")),
+            log.to_owned(),
+            "abc".into(),
+            cwd.map(str::to_owned),
+            "2026-11-01T10:00:00Z".into(),
+        )
+    }
+
+    #[test]
+    fn a_session_that_cannot_start_here_says_why_before_the_agent_is_looked_up() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("abc.jsonl");
+        std::fs::write(&log, "{}\n").unwrap();
+        let cwd = dir.path().to_str().unwrap();
+        let why = |r: &SessionRecord| resume(r, None).unwrap_err();
+        // All is well but the agent: not on PATH.
+        assert_eq!(why(&record(Some(cwd), &log)).code, ErrorCode::AgentMissing);
+        let cases = [
+            (record(None, &log), "no recorded working directory"),
+            (record(Some("relative/dir"), &log), "no longer exists"),
+            (record(Some("/nonexistent/gone"), &log), "no longer exists"),
+            (record(Some(cwd), &dir.path().join("gone.jsonl")), "is gone"),
+            (
+                SessionRecord {
+                    host: Some("devbox".into()),
+                    ..record(Some(cwd), &log)
+                },
+                "is on devbox",
+            ),
+        ];
+        for (r, said) in cases {
+            let err = why(&r);
+            assert_eq!(err.code, ErrorCode::CannotLaunch, "{err}");
+            assert!(err.message.contains(said), "{err}");
+        }
+        let remote = SessionRecord {
+            host: Some("devbox".into()),
+            ..record(Some(cwd), &log)
+        };
+        let err = handoff(&remote, row("codex"), "go", None).unwrap_err();
+        assert_eq!(err.code, ErrorCode::CannotLaunch);
+        let err = handoff(&record(Some(cwd), &log), row("codex"), "go", None).unwrap_err();
+        assert_eq!(err.code, ErrorCode::AgentMissing);
+    }
+
     #[test]
     fn programs_are_found_on_path_only_when_executable() {
         let dir = tempfile::tempdir().unwrap();

@@ -98,6 +98,12 @@ impl World {
         (args, PathBuf::from(cwd.trim_end_matches('\n')))
     }
 
+    /// [`World::recorded`], once the fake `name` ran (in a pane of `tmux`).
+    fn wait_recorded(&self, name: &str, tmux: &Tmux) -> (Vec<String>, PathBuf) {
+        wait_for_file(&self.path().join(format!("{name}.cwd")), tmux);
+        self.recorded(name)
+    }
+
     /// Where inside tmux the fake `name` ran: `WINDOW_INDEX PANES`.
     fn place(&self, name: &str) -> String {
         let place = std::fs::read_to_string(self.path().join(format!("{name}.place")));
@@ -271,9 +277,8 @@ fn tmux_split_opens_the_agent_beside_the_current_pane() {
         ),
     );
     let tmux = Tmux::start("split", 100, 30, &command);
-    wait_for_file(&world.path().join("claude.cwd"), &tmux);
     assert_eq!(
-        world.recorded("claude"),
+        world.wait_recorded("claude", &tmux),
         (vec![format!("--resume={ID}")], world.cwd())
     );
     assert_eq!(world.place("claude"), "0 2");
@@ -321,9 +326,8 @@ fn alt_o_in_the_picker_resumes_in_a_new_tmux_window() {
         s.contains("alt-o resume") && s.contains("alt-h handoff")
     });
     tmux.keys(&["M-o"]);
-    wait_for_file(&world.path().join("claude.cwd"), &tmux);
     assert_eq!(
-        world.recorded("claude"),
+        world.wait_recorded("claude", &tmux),
         (vec![format!("--resume={ID}")], world.cwd())
     );
     // In a window of its own (the second, alone in it).
@@ -349,8 +353,7 @@ fn alt_h_in_the_picker_chooses_the_agent_and_hands_off() {
     tmux.keys(&["Down"]);
     tmux.wait_for("codex highlighted", |s| s.contains("▶ Codex"));
     tmux.keys(&["Enter"]);
-    wait_for_file(&world.path().join("codex.cwd"), &tmux);
-    let (args, cwd) = world.recorded("codex");
+    let (args, cwd) = world.wait_recorded("codex", &tmux);
     assert_eq!(cwd, world.cwd());
     assert_eq!(
         args,
