@@ -10,7 +10,11 @@
 //! Gemini CLI's `SessionSelector.findSession` (a session is found by its
 //! id among the chats of the project the cwd names), pi's `cli/args.js`
 //! (an argument starting with `-` is an option and one starting with `@`
-//! a file to include, with no `--`). Antigravity CLI and Cursor CLI do not
+//! a file to include, with no `--`). The resume words were then run
+//! (offline, with an unknown id): Claude Code, Gemini CLI, Qwen Code,
+//! opencode and Copilot CLI each looked the joined `--opt=ID` up as a
+//! session id ("No conversation found with session ID: …" and the like),
+//! and `codex resume -- ID` parsed and opened its TUI. Antigravity CLI and Cursor CLI do not
 //! install here: their rows follow `shared/spec/formats/not-run-here.md`,
 //! the readers named in their stores' module docs, and Cursor's public CLI
 //! reference.
