@@ -129,20 +129,23 @@ fn run(config: Config) -> ExitCode {
 /// this process.
 fn launch(config: &Config, request: &session_ref::config::LaunchRequest) -> ExitCode {
     use session_ref::launch::start::{self, Place};
+    // Where it would start is checked first (`--tmux-split` outside tmux),
+    // unless it is only printed.
     let place = match Place::from_env(request.split) {
-        Ok(place) => place,
+        Ok(place) => Some(place),
+        Err(_) if request.print => None,
         Err(e) => return fail(&e),
     };
     let plan = match commands::launch_plan(config, request) {
         Ok(plan) => plan,
         Err(e) => return fail(&e),
     };
-    if request.print {
+    let Some(place) = place.filter(|_| !request.print) else {
         return match output::write_stdout(&format!("{}\n", plan.shell_line())) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => fail(&e.into()),
         };
-    }
+    };
     match start::start(&plan, place) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail(&e),

@@ -289,6 +289,13 @@ fn tmux_split_opens_the_agent_beside_the_current_pane() {
         "SESSION_REFERENCE_TMUX",
     );
     assert!(!world.path().join("claude.argv").exists());
+    // Printed only, it needs no tmux.
+    let printed = world.run(&["resume", ID, "--tmux-split", "--print"]);
+    assert!(
+        stdout(&printed).contains(&format!(" --resume={ID}\n")),
+        "{}",
+        stderr(&printed)
+    );
 }
 
 /// The picker on the world's store in a tmux pane (so `TMUX` is set and
