@@ -72,14 +72,17 @@ impl World {
         std::fs::write(self.log(), format!("{user}\n{assistant}\n")).unwrap();
     }
 
-    /// A fake `name` on `PATH` recording its argv, cwd and, inside tmux,
-    /// its window's index and pane count under `name.*`.
+    /// A fake `name` on `PATH` recording its argv, cwd, its terminal's
+    /// modes and, inside tmux, its window's index and pane count under
+    /// `name.*`.
     fn fake_agent(&self, name: &str) {
         let argv = quote_path(&self.path().join(format!("{name}.argv")));
         let cwd = quote_path(&self.path().join(format!("{name}.cwd")));
         let place = quote_path(&self.path().join(format!("{name}.place")));
+        let stty = quote_path(&self.path().join(format!("{name}.stty")));
         let script = format!(
             "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\0' \"$a\"; done > {argv}.tmp\n\
+             stty -a < /dev/tty > {stty} 2> /dev/null\n\
              [ -z \"$TMUX\" ] || tmux display-message -p '#{{window_index}} #{{window_panes}}' > {place}\npwd > {cwd}.tmp\nmv {argv}.tmp {argv}\nmv {cwd}.tmp {cwd}\n"
         );
         let path = self.bin().join(name);
@@ -301,10 +304,15 @@ fn tmux_split_opens_the_agent_beside_the_current_pane() {
 /// The picker on the world's store in a tmux pane (so `TMUX` is set and
 /// the agent opens in a window of its own), recorded in the world's dir.
 fn picker(world: &World, name: &str, width: u16) -> Tmux {
+    picker_env(world, name, width, "")
+}
+
+/// [`picker`] run under `env` (a prefix such as `env -u TMUX`).
+fn picker_env(world: &World, name: &str, width: u16, env: &str) -> Tmux {
     let command = tmux::recorded(
         world.path(),
         &format!(
-            "PATH={} HOME={} XDG_STATE_HOME={} XDG_CACHE_HOME={} {} --claude {} --cwd /",
+            "{env} PATH={} HOME={} XDG_STATE_HOME={} XDG_CACHE_HOME={} {} --claude {} --cwd /",
             quote(&world.path_var()),
             quote_path(&world.path().join("home")),
             quote_path(&world.path().join("state")),
@@ -343,6 +351,32 @@ fn alt_o_in_the_picker_resumes_in_a_new_tmux_window() {
     assert_eq!(exit.rc, "0", "{}", exit.err);
     assert!(exit.out.is_empty());
     assert!(!world.cwd().join("PWNED").exists());
+}
+
+#[test]
+fn outside_tmux_the_picker_gives_the_terminal_back_before_the_agent_replaces_it() {
+    if !tmux::require("resume from the picker outside tmux") {
+        return;
+    }
+    let world = World::new();
+    world.fake_agent("claude");
+    // The picker's pane, but without $TMUX: it execs in place.
+    let tmux = picker_env(&world, "exec", 100, "env -u TMUX");
+    tmux.keys(&["M-o"]);
+    assert_eq!(
+        world.wait_recorded("claude", &tmux),
+        (vec![format!("--resume={ID}")], world.cwd())
+    );
+    // The agent ran in the picker's own pane and process, on a terminal
+    // back in its normal modes (line editing and echo, not raw).
+    assert!(!world.path().join("claude.place").exists());
+    let modes = std::fs::read_to_string(world.path().join("claude.stty")).unwrap();
+    let words: Vec<&str> = modes.split_whitespace().collect();
+    for mode in ["icanon", "echo", "isig"] {
+        assert!(words.contains(&mode), "{mode} not restored: {modes}");
+    }
+    // exec: the agent's exit is the picker command's.
+    assert_eq!(tmux.wait_for_exit(world.path()).rc, "0");
 }
 
 #[test]
