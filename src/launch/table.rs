@@ -94,7 +94,9 @@ pub static LAUNCHERS: &[Launcher] = &[
         agent: "Claude Code",
         program: "claude",
         version: "2.1.332",
-        // `-r, --resume [value]`; `[prompt]` after `--` (commander).
+        // `-r, --resume [value]`; `[prompt]` after `--` (commander). Run
+        // here: it finds an id in any project folder of the store, not only
+        // the cwd's, so no folder check is made.
         resume: Resume::Words(&[IdAfter("--resume=")]),
         start: Start::Words(&[Lit("--"), Prompt], ""),
     },
