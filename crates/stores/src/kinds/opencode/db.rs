@@ -49,8 +49,11 @@
 //! keep those columns are read as they are.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::time::Duration;
+
+use crate::caches::lock;
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
@@ -61,6 +64,26 @@ pub const BUSY: Duration = Duration::from_millis(200);
 
 /// The newest migration of opencode 1.18.33's database.
 pub const NEWEST_KNOWN: &str = "20260622202450_simplify_session_input";
+
+/// What the reasons given for a database of one member of the opencode
+/// family say: whose database it is and which versions this reader follows.
+#[derive(Debug)]
+pub struct Dialect {
+    /// The program writing it, as reasons name it (`opencode`).
+    pub product: &'static str,
+    /// Its newest migration this reader knows (a later one, with a column
+    /// missing, is "written by a newer" version).
+    pub newest_known: &'static str,
+    /// The versions followed, as the reason for a newer database says them.
+    pub follows: &'static str,
+}
+
+/// opencode's own database.
+pub const OPENCODE: Dialect = Dialect {
+    product: "opencode",
+    newest_known: NEWEST_KNOWN,
+    follows: "1.18.33 and 2.0",
+};
 
 /// The tables and columns of opencode 1.x's shape (`session`, `message`,
 /// `part`).
@@ -162,6 +185,15 @@ pub struct Db {
     pub conn: Connection,
     /// Which tables it has.
     pub shape: Shape,
+    /// Whose database it is.
+    pub dialect: &'static Dialect,
+}
+
+impl Db {
+    /// A SQLite error on this database, said for a person.
+    fn reason(&self, e: &rusqlite::Error) -> String {
+        reason(self.dialect, e)
+    }
 }
 
 /// One row of a session table, as listing needs it.
@@ -197,41 +229,64 @@ pub struct SessionData {
 }
 
 /// Open `path` read-only (see the module docs), with the schema checked.
-pub fn open(path: &Path) -> Result<Db, String> {
+pub fn open(path: &Path, dialect: &'static Dialect) -> Result<Db, String> {
+    let (conn, shape) = open_with(path, dialect, |conn| check_schema(conn, dialect))?;
+    Ok(Db {
+        conn,
+        shape,
+        dialect,
+    })
+}
+
+/// Open the SQLite database at `path` read-only as the module docs say
+/// (`immutable=1` when no WAL holds frames, else a read-only connection
+/// that never checkpoints), then read its schema with `check`: also how
+/// Crush's `crush.db` is opened.
+pub fn open_with<S>(
+    path: &Path,
+    dialect: &Dialect,
+    check: impl Fn(&Connection) -> Result<S, Why>,
+) -> Result<(Connection, S), String> {
     // No WAL to miss: `immutable=1` reads the main file alone and, unlike
     // a read-only open of a WAL database, creates no `-wal`/`-shm` in the
     // store (nothing in a store is ever created or modified).
     if wal_mode(path) && quiescent(path) {
-        return open_immutable(path);
+        return open_immutable(path, dialect, &check);
     }
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let conn = match Connection::open_with_flags(path, flags) {
         Ok(conn) => conn,
-        Err(e) => return Err(reason(&e)),
+        Err(e) => return Err(reason(dialect, &e)),
     };
-    match configure(&conn).and_then(|()| check_schema(&conn)) {
-        Err(Why::CannotOpen) if quiescent(path) => open_immutable(path),
-        Err(why) => Err(why.to_string()),
-        Ok(shape) => Ok(Db { conn, shape }),
+    match configure(&conn).and_then(|()| check(&conn)) {
+        Err(Why::CannotOpen) if quiescent(path) => open_immutable(path, dialect, &check),
+        Err(why) => Err(why.say(dialect)),
+        Ok(shape) => Ok((conn, shape)),
     }
 }
 
 /// Why a database cannot be read.
-enum Why {
+#[derive(Debug)]
+pub enum Why {
     /// SQLite could not open the WAL index (`-shm`): a read-only folder.
     CannotOpen,
     /// Anything else, said for a person.
     Other(String),
+    /// A SQLite error.
+    Sqlite(rusqlite::Error),
 }
 
-impl std::fmt::Display for Why {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl Why {
+    /// The reason, said for a person.
+    fn say(self, dialect: &Dialect) -> String {
         match self {
-            Why::CannotOpen => f.write_str(
+            Why::CannotOpen => format!(
                 "cannot open the database's WAL index read-only: the folder is not \
-                 writable and its -shm file is missing (opencode creates it when it runs)",
+                 writable and its -shm file is missing ({} creates it when it runs)",
+                dialect.product
             ),
-            Why::Other(text) => f.write_str(text),
+            Why::Other(text) => text,
+            Why::Sqlite(e) => reason(dialect, &e),
         }
     }
 }
@@ -240,8 +295,48 @@ impl From<rusqlite::Error> for Why {
     fn from(e: rusqlite::Error) -> Self {
         match e.sqlite_error_code() {
             Some(rusqlite::ErrorCode::CannotOpen) => Why::CannotOpen,
-            _ => Why::Other(reason(&e)),
+            _ => Why::Sqlite(e),
         }
+    }
+}
+
+/// Idle connections to each database, for the next read: a connection is
+/// opened and its schema checked once per run, not per session (each read
+/// is its own transaction, so it sees the newest rows).
+pub struct Pool<C> {
+    idle: Mutex<HashMap<PathBuf, Vec<C>>>,
+}
+
+impl<C> Default for Pool<C> {
+    fn default() -> Self {
+        Pool {
+            idle: Mutex::new(HashMap::new()),
+        }
+    }
+}
+
+impl<C> Pool<C> {
+    /// `read` on a connection to `db`: an idle one, else one `open` makes;
+    /// kept for the next read unless the read failed.
+    pub fn with<T>(
+        &self,
+        db: &Path,
+        open: impl FnOnce() -> Result<C, String>,
+        read: impl FnOnce(&C) -> Result<T, String>,
+    ) -> Result<T, String> {
+        let idle = lock(&self.idle).get_mut(db).and_then(Vec::pop);
+        let conn = match idle {
+            Some(conn) => conn,
+            None => open()?,
+        };
+        let out = read(&conn);
+        if out.is_ok() {
+            lock(&self.idle)
+                .entry(db.to_owned())
+                .or_default()
+                .push(conn);
+        }
+        out
     }
 }
 
@@ -272,16 +367,20 @@ pub fn side_file(path: &Path, suffix: &str) -> std::path::PathBuf {
 }
 
 /// A quiescent database ([`quiescent`]), opened `immutable`.
-fn open_immutable(path: &Path) -> Result<Db, String> {
+fn open_immutable<S>(
+    path: &Path,
+    dialect: &Dialect,
+    check: &impl Fn(&Connection) -> Result<S, Why>,
+) -> Result<(Connection, S), String> {
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
         | OpenFlags::SQLITE_OPEN_NO_MUTEX
         | OpenFlags::SQLITE_OPEN_URI;
     let uri = immutable_uri(path);
-    let conn = Connection::open_with_flags(uri, flags).map_err(|e| reason(&e))?;
+    let conn = Connection::open_with_flags(uri, flags).map_err(|e| reason(dialect, &e))?;
     let shape = configure(&conn)
-        .and_then(|()| check_schema(&conn))
-        .map_err(|why| why.to_string())?;
-    Ok(Db { conn, shape })
+        .and_then(|()| check(&conn))
+        .map_err(|why| why.say(dialect))?;
+    Ok((conn, shape))
 }
 
 /// `file:PATH?immutable=1`, the path percent-encoded where a URI needs it
@@ -310,7 +409,7 @@ fn configure(conn: &Connection) -> Result<(), Why> {
 }
 
 /// The columns of `table` (none when there is no such table).
-fn columns_of(conn: &Connection, table: &str) -> Result<Vec<String>, Why> {
+pub fn columns_of(conn: &Connection, table: &str) -> Result<Vec<String>, Why> {
     let mut stmt = conn.prepare("SELECT name FROM pragma_table_info(?1)")?;
     let have = stmt
         .query_map([table], |row| row.get(0))?
@@ -320,7 +419,7 @@ fn columns_of(conn: &Connection, table: &str) -> Result<Vec<String>, Why> {
 
 /// What of `columns` table `table` lacks, said as `table t` or `column
 /// t.c` (empty when it has them all).
-fn missing_of(have: &[String], table: &str, columns: &[&str]) -> Vec<String> {
+pub fn missing_of(have: &[String], table: &str, columns: &[&str]) -> Vec<String> {
     if have.is_empty() {
         return vec![format!("table {table}")];
     }
@@ -334,7 +433,7 @@ fn missing_of(have: &[String], table: &str, columns: &[&str]) -> Vec<String> {
 /// The database's [`Shape`], when it is [`Shape::readable`] (reading the
 /// schema is the first read, so a locked, corrupt or non-database file
 /// fails here).
-fn check_schema(conn: &Connection) -> Result<Shape, Why> {
+fn check_schema(conn: &Connection, dialect: &Dialect) -> Result<Shape, Why> {
     let session = columns_of(conn, "session")?;
     let session_v2 = columns_of(conn, "session_v2")?;
     let message = columns_of(conn, "message")?;
@@ -388,30 +487,33 @@ fn check_schema(conn: &Connection) -> Result<Shape, Why> {
         .ok()
         .flatten()
         .flatten();
+    let product = dialect.product;
     let what = match newest {
-        Some(newest) if newest.as_str() > NEWEST_KNOWN => format!(
-            "written by a newer opencode (migration {newest}; this reader follows 1.18.33 and 2.0)"
+        Some(newest) if newest.as_str() > dialect.newest_known => format!(
+            "written by a newer {product} (migration {newest}; this reader follows {})",
+            dialect.follows
         ),
         Some(newest) => format!("not fully migrated (last migration {newest})"),
-        None => "not an opencode database, or not migrated".to_owned(),
+        None => format!("not a database {product} wrote, or not migrated"),
     };
     Err(Why::Other(format!(
-        "opencode database {what}: no {}",
+        "{product} database {what}: no {}",
         missing.join(", ")
     )))
 }
 
-/// A SQLite error said for a person.
-fn reason(e: &rusqlite::Error) -> String {
+/// A SQLite error on a database of `dialect`, said for a person.
+pub fn reason(dialect: &Dialect, e: &rusqlite::Error) -> String {
+    let product = dialect.product;
     use rusqlite::ErrorCode as Code;
     match e.sqlite_error_code() {
         Some(Code::DatabaseBusy | Code::DatabaseLocked) => format!(
-            "opencode database is locked by another connection (waited {} ms): {e}",
+            "{product} database is locked by another connection (waited {} ms): {e}",
             BUSY.as_millis()
         ),
         Some(Code::NotADatabase) => format!("not an SQLite database: {e}"),
         Some(Code::DatabaseCorrupt) => format!("corrupt SQLite database: {e}"),
-        _ => format!("cannot read the opencode database: {e}"),
+        _ => format!("cannot read the {product} database: {e}"),
     }
 }
 
@@ -453,7 +555,7 @@ pub fn sessions(db: &Db) -> Result<Vec<SessionRow>, String> {
         }
         Ok(all)
     })();
-    rows.map_err(|e: rusqlite::Error| reason(&e))
+    rows.map_err(|e: rusqlite::Error| db.reason(&e))
 }
 
 /// One session row by id (`None` when gone), from the table whose copy
@@ -468,7 +570,7 @@ pub fn session(db: &Db, id: &str) -> Result<Option<SessionRow>, String> {
                 session_row,
             )
             .optional()
-            .map_err(|e| reason(&e))?;
+            .map_err(|e| db.reason(&e))?;
         if row.is_some() {
             return Ok(row);
         }
@@ -530,7 +632,7 @@ pub fn read_session(db: &Db, id: &str) -> Result<Option<SessionData>, String> {
             messages,
         }))
     };
-    read().map_err(|e| reason(&e))
+    read().map_err(|e| db.reason(&e))
 }
 
 /// A session's `session_message` rows in the order opencode writes them
@@ -636,5 +738,5 @@ pub fn versions(db: &Db) -> Result<HashMap<String, (u64, i64)>, String> {
             txn.finish()?;
             Ok(found)
         };
-    read().map_err(|e| reason(&e))
+    read().map_err(|e| db.reason(&e))
 }
