@@ -35,6 +35,7 @@ mod foreign_stores;
 mod gemini_store;
 mod hook;
 mod hook_agents;
+mod kilo_droid_crush;
 mod mcp;
 mod opencode_store;
 mod oracle;

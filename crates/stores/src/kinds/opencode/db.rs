@@ -54,6 +54,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use crate::caches::lock;
+use crate::index::title::Stamp;
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
@@ -302,9 +303,12 @@ impl From<rusqlite::Error> for Why {
 
 /// Idle connections to each database, for the next read: a connection is
 /// opened and its schema checked once per run, not per session (each read
-/// is its own transaction, so it sees the newest rows).
+/// is its own transaction, so it sees the newest rows). An idle connection
+/// is used again only while the database is the file it was opened on (the
+/// same inode): one deleted or replaced since is opened afresh, so a
+/// vanished database fails its reads as a vanished log does.
 pub struct Pool<C> {
-    idle: Mutex<HashMap<PathBuf, Vec<C>>>,
+    idle: Mutex<HashMap<PathBuf, Vec<(u64, C)>>>,
 }
 
 impl<C> Default for Pool<C> {
@@ -324,17 +328,23 @@ impl<C> Pool<C> {
         open: impl FnOnce() -> Result<C, String>,
         read: impl FnOnce(&C) -> Result<T, String>,
     ) -> Result<T, String> {
-        let idle = lock(&self.idle).get_mut(db).and_then(Vec::pop);
-        let conn = match idle {
-            Some(conn) => conn,
-            None => open()?,
+        let inode = Stamp::current(db).map(|s| s.inode);
+        let idle = {
+            let mut idle = lock(&self.idle);
+            let conns = idle.entry(db.to_owned()).or_default();
+            conns.retain(|(of, _)| Some(*of) == inode);
+            conns.pop()
+        };
+        let (inode, conn) = match (idle, inode) {
+            (Some(idle), _) => idle,
+            (None, inode) => (inode.unwrap_or(0), open()?),
         };
         let out = read(&conn);
         if out.is_ok() {
             lock(&self.idle)
                 .entry(db.to_owned())
                 .or_default()
-                .push(conn);
+                .push((inode, conn));
         }
         out
     }
