@@ -26,17 +26,8 @@ impl Db {
     /// A new `crush.db` in `data_dir`, migrated, in WAL mode, never
     /// checkpointed on close.
     pub fn create(data_dir: &Path) -> Db {
-        std::fs::create_dir_all(data_dir).unwrap();
         let path = data_dir.join("crush.db");
-        let conn = Connection::open(&path).unwrap();
-        conn.set_db_config(
-            rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
-            true,
-        )
-        .unwrap();
-        conn.pragma_update(None, "journal_mode", "wal").unwrap();
-        conn.pragma_update(None, "wal_autocheckpoint", 0).unwrap();
-        conn.execute_batch(MIGRATIONS).unwrap();
+        let conn = super::opencode::wal_writer(&path, MIGRATIONS);
         Db { conn, path }
     }
 

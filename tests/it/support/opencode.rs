@@ -111,16 +111,7 @@ impl Db {
 
     /// A new database of `schema` whose sessions record `version`.
     pub fn create_with(path: &Path, schema: &str, version: &'static str) -> Db {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        let conn = Connection::open(path).unwrap();
-        conn.set_db_config(
-            rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
-            true,
-        )
-        .unwrap();
-        conn.pragma_update(None, "journal_mode", "wal").unwrap();
-        conn.pragma_update(None, "wal_autocheckpoint", 0).unwrap();
-        conn.execute_batch(schema).unwrap();
+        let conn = wal_writer(path, schema);
         conn.execute(
             "INSERT INTO project (id, worktree, time_created, time_updated, sandboxes) \
              VALUES ('global', '/', 1, 1, '[]')",
@@ -247,6 +238,23 @@ impl Db {
             )
             .unwrap();
     }
+}
+
+/// A new database at `path` made by `schema`, in WAL mode and never
+/// checkpointed (its rows stay in `-wal`, as while the agent runs): how a
+/// running opencode, Kilo or Crush leaves its database.
+pub fn wal_writer(path: &Path, schema: &str) -> Connection {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let conn = Connection::open(path).unwrap();
+    conn.set_db_config(
+        rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
+        true,
+    )
+    .unwrap();
+    conn.pragma_update(None, "journal_mode", "wal").unwrap();
+    conn.pragma_update(None, "wal_autocheckpoint", 0).unwrap();
+    conn.execute_batch(schema).unwrap();
+    conn
 }
 
 /// A 2.x `user` message's `data`: what was typed, attached files apart.

@@ -73,10 +73,10 @@ use crate::kinds::foreign::title_from_text;
 use crate::kinds::opencode::db::{open_with, Dialect, Pool};
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
 use crate::scan::ScanEvent;
-use crate::store::{env_or_home, Env, Store};
+use crate::store::{env_or_home, list_alone, surface_of, Env, Store};
 use session_ref_core::time::format_rfc3339_utc;
 
-use schema::{SessionRow, Shape};
+use schema::{SessionData, SessionRow, Shape};
 
 pub use schema::NEWEST_KNOWN;
 
@@ -244,10 +244,7 @@ fn fail(record: &SessionRecord, message: String) -> ReadError {
 }
 
 /// A session's messages, with the id of its summary.
-fn read_session(
-    caches: &Caches,
-    record: &SessionRecord,
-) -> Result<(Vec<convo::Stored>, Option<String>), ReadError> {
+fn read_session(caches: &Caches, record: &SessionRecord) -> Result<SessionData, ReadError> {
     let db = db_of(record)?;
     with_db(caches, db, |db| {
         schema::read_session(&db.conn, db.shape, &record.id)
@@ -295,23 +292,7 @@ impl Store for Crush {
 
     /// One database on its own: one session when it holds one.
     fn list_file(&self, caches: &Caches, root: &Arc<Path>, path: &Path) -> ScanEvent {
-        let found = Mutex::new(Vec::new());
-        let root_of_file: Arc<Path> = Arc::from(path);
-        self.scan(KIND, caches, &root_of_file, &|e| lock(&found).push(e));
-        let mut found = found.into_inner().unwrap_or_else(|e| e.into_inner());
-        match found.len() {
-            1 => match found.remove(0) {
-                ScanEvent::Record(mut r) => {
-                    r.root = Arc::clone(root);
-                    ScanEvent::Record(r)
-                }
-                other => other,
-            },
-            n => ScanEvent::Skipped {
-                path: path.to_owned(),
-                reason: format!("a Crush database of {n} sessions, not one session"),
-            },
-        }
+        list_alone(self, KIND, caches, root, path, "a Crush database")
     }
 
     fn lists_each_file(&self) -> bool {
@@ -367,16 +348,13 @@ impl Store for Crush {
                 return Ok(Some(title));
             }
         }
-        let (messages, summary) = read_session(caches, record)?;
-        Ok(convo::first_prompt(&messages, summary.as_deref()).and_then(|t| title_from_text(&t)))
+        let data = read_session(caches, record)?;
+        Ok(convo::first_prompt(&data.messages, data.summary.as_deref())
+            .and_then(|t| title_from_text(&t)))
     }
 
     fn read_surface(&self, caches: &Caches, record: &SessionRecord) -> Result<Surface, ReadError> {
-        let mut surface = Surface::default();
-        let last = self.fold_surface(caches, record, &mut surface)?;
-        surface.drop_empty_assistant_messages();
-        surface.captured_through_seq = last;
-        Ok(surface)
+        surface_of(|sink| self.fold_surface(caches, record, sink))
     }
 
     fn fold_surface(
@@ -385,8 +363,8 @@ impl Store for Crush {
         record: &SessionRecord,
         sink: &mut dyn SurfaceSink,
     ) -> Result<u64, ReadError> {
-        let (messages, summary) = read_session(caches, record)?;
-        Ok(convo::fold(&messages, summary.as_deref(), sink))
+        let data = read_session(caches, record)?;
+        Ok(convo::fold(&data.messages, data.summary.as_deref(), sink))
     }
 
     /// `updated_at` of the session.
@@ -410,7 +388,7 @@ impl Store for Crush {
         let inode = Stamp::current(db)?.inode;
         Some(Stamp {
             len: count,
-            mtime_ns: i128::from(secs(newest)) * 1_000_000_000,
+            mtime_ns: i128::from(newest) * 1_000_000_000,
             inode,
         })
     }

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use rusqlite::{Connection, OptionalExtension};
 
 use super::convo::Stored;
-use crate::kinds::opencode::db::{columns_of, missing_of, Why};
+use crate::kinds::opencode::db::{columns_of, missing_of, tally, Why};
 
 /// The newest migration of the Crush source followed.
 pub const NEWEST_KNOWN: &str = "20260127000000";
@@ -123,6 +123,15 @@ pub fn session(conn: &Connection, _: Shape, id: &str) -> Result<Option<SessionRo
     .map_err(|e| say(&e))
 }
 
+/// A session read whole.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SessionData {
+    /// Its messages in conversation order.
+    pub messages: Vec<Stored>,
+    /// `sessions.summary_message_id`, when set.
+    pub summary: Option<String>,
+}
+
 /// A Crush time in seconds, in SQL (see [`super::secs`]).
 const CREATED_SECS: &str =
     "CASE WHEN abs(created_at) >= 100000000000 THEN created_at / 1000 ELSE created_at END";
@@ -135,8 +144,8 @@ pub fn read_session(
     conn: &Connection,
     shape: Shape,
     id: &str,
-) -> Result<Option<(Vec<Stored>, Option<String>)>, String> {
-    let read = || -> rusqlite::Result<Option<(Vec<Stored>, Option<String>)>> {
+) -> Result<Option<SessionData>, String> {
+    let read = || -> rusqlite::Result<Option<SessionData>> {
         let txn = conn.unchecked_transaction()?;
         let summary_column = if shape.summary_id {
             "summary_message_id"
@@ -174,37 +183,23 @@ pub fn read_session(
             .collect::<Result<Vec<_>, _>>()?;
         drop(stmt);
         txn.finish()?;
-        Ok(Some((messages, summary.filter(|s| !s.is_empty()))))
+        Ok(Some(SessionData {
+            messages,
+            summary: summary.filter(|s| !s.is_empty()),
+        }))
     };
     read().map_err(|e| say(&e))
 }
 
 /// Per session id: its message count, and the newest `updated_at` of its
-/// row and its messages (as stored: seconds or milliseconds). What tells
-/// the search index a session changed: a new message changes the count,
+/// row and its messages, in seconds. What tells the search index a session
+/// changed: a new message changes the count,
 /// and Crush rewrites a message's `parts` and `updated_at` as it streams
 /// (within one second, a change goes unseen until the next).
 pub fn versions(conn: &Connection) -> Result<HashMap<String, (u64, i64)>, String> {
-    let read = || -> rusqlite::Result<HashMap<String, (u64, i64)>> {
-        let txn = conn.unchecked_transaction()?;
-        let mut found: HashMap<String, (u64, i64)> = HashMap::new();
-        for sql in [
-            "SELECT id, 0, updated_at FROM sessions",
-            "SELECT session_id, count(*), max(updated_at) FROM messages GROUP BY session_id",
-        ] {
-            let mut stmt = txn.prepare(sql)?;
-            let mut rows = stmt.query([])?;
-            while let Some(row) = rows.next()? {
-                let id: String = row.get(0)?;
-                let count: i64 = row.get(1)?;
-                let time: Option<i64> = row.get(2)?;
-                let entry = found.entry(id).or_insert((0, i64::MIN));
-                entry.0 += u64::try_from(count).unwrap_or(0);
-                entry.1 = entry.1.max(time.map_or(i64::MIN, super::secs));
-            }
-        }
-        txn.finish()?;
-        Ok(found)
-    };
-    read().map_err(|e| say(&e))
+    let queries = [
+        "SELECT id, 0, updated_at FROM sessions",
+        "SELECT session_id, count(*), max(updated_at) FROM messages GROUP BY session_id",
+    ];
+    tally(conn, &queries, super::secs).map_err(|e| say(&e))
 }

@@ -1,6 +1,6 @@
 use super::convo::{first_prompt, fold, turn_of, Stored, Turn};
 use super::*;
-use crate::model::{Block, EventKind, MessageSource};
+use crate::kinds::foreign::testing::texts;
 
 fn message(id: &str, role: &str, parts: serde_json::Value) -> Stored {
     Stored {
@@ -18,32 +18,10 @@ fn text(t: &str) -> serde_json::Value {
 fn said(messages: &[Stored], summary: Option<&str>) -> Vec<(String, String)> {
     let mut surface = Surface::default();
     fold(messages, summary, &mut surface);
-    surface
-        .events
-        .iter()
-        .map(|e| match &e.kind {
-            EventKind::UserMessage { source, content } => (
-                match source {
-                    MessageSource::Checkpoint => "checkpoint".to_owned(),
-                    _ => "user".to_owned(),
-                },
-                joined(content),
-            ),
-            EventKind::AssistantMessage { content } => ("assistant".to_owned(), joined(content)),
-            other => (format!("{other:?}"), String::new()),
-        })
+    texts(&surface)
+        .into_iter()
+        .map(|(_, who, text)| (who.to_owned(), text))
         .collect()
-}
-
-fn joined(content: &[Block]) -> String {
-    content
-        .iter()
-        .filter_map(|b| match b {
-            Block::Text(t) => Some(t.as_str()),
-            _ => None,
-        })
-        .collect::<Vec<_>>()
-        .join("|")
 }
 
 #[test]

@@ -1,5 +1,5 @@
 use super::*;
-use crate::model::{Block, EventKind, MessageSource};
+use crate::kinds::foreign::testing::texts;
 
 /// A transcript in the shapes droid 0.225.2 writes.
 fn write(dir: &Path, name: &str, lines: &[serde_json::Value]) -> PathBuf {
@@ -58,34 +58,10 @@ fn record(root: &Path, path: &Path) -> SessionRecord {
 
 fn said(record: &SessionRecord) -> Vec<(String, String)> {
     let surface = Droid.read_surface(&Caches::default(), record).unwrap();
-    surface
-        .events
-        .iter()
-        .map(|e| match &e.kind {
-            EventKind::UserMessage { source, content } => (
-                if *source == MessageSource::Checkpoint {
-                    "checkpoint"
-                } else {
-                    "user"
-                }
-                .to_owned(),
-                joined(content),
-            ),
-            EventKind::AssistantMessage { content } => ("assistant".to_owned(), joined(content)),
-            other => (format!("{other:?}"), String::new()),
-        })
+    texts(&surface)
+        .into_iter()
+        .map(|(_, who, text)| (who.to_owned(), text))
         .collect()
-}
-
-fn joined(content: &[Block]) -> String {
-    content
-        .iter()
-        .filter_map(|b| match b {
-            Block::Text(t) => Some(t.as_str()),
-            _ => None,
-        })
-        .collect::<Vec<_>>()
-        .join("|")
 }
 
 #[test]

@@ -712,41 +712,56 @@ fn v1_messages(txn: &rusqlite::Transaction<'_>, id: &str) -> rusqlite::Result<Ve
 /// the whole part table, most of the database (BENCHMARKS.md).
 pub fn versions(db: &Db) -> Result<HashMap<String, (u64, i64)>, String> {
     let shape = db.shape;
-    let read =
-        || -> rusqlite::Result<HashMap<String, (u64, i64)>> {
-            let txn = db.conn.unchecked_transaction()?;
-            let mut found: HashMap<String, (u64, i64)> = HashMap::new();
-            let queries = [
-            (shape.session, "SELECT id, 0, time_updated FROM session"),
-            (shape.session_v2, "SELECT id, 0, time_updated FROM session_v2"),
-            (
-                shape.parts,
-                "SELECT session_id, count(*), max(time_updated) FROM message GROUP BY session_id",
-            ),
-            (
-                shape.parts,
-                "SELECT session_id, count(*), NULL FROM part GROUP BY session_id",
-            ),
-            (
-                shape.session_message,
-                "SELECT session_id, count(*), max(time_updated) FROM session_message \
-                 GROUP BY session_id",
-            ),
-        ];
-            for (_, sql) in queries.iter().filter(|(has, _)| *has) {
-                let mut stmt = txn.prepare(sql)?;
-                let mut rows = stmt.query([])?;
-                while let Some(row) = rows.next()? {
-                    let id: String = row.get(0)?;
-                    let count: i64 = row.get(1)?;
-                    let time: Option<i64> = row.get(2)?;
-                    let entry = found.entry(id).or_insert((0, i64::MIN));
-                    entry.0 += u64::try_from(count).unwrap_or(0);
-                    entry.1 = entry.1.max(time.unwrap_or(i64::MIN));
-                }
-            }
-            txn.finish()?;
-            Ok(found)
-        };
-    read().map_err(|e| db.reason(&e))
+    let queries = [
+        (shape.session, "SELECT id, 0, time_updated FROM session"),
+        (
+            shape.session_v2,
+            "SELECT id, 0, time_updated FROM session_v2",
+        ),
+        (
+            shape.parts,
+            "SELECT session_id, count(*), max(time_updated) FROM message GROUP BY session_id",
+        ),
+        (
+            shape.parts,
+            "SELECT session_id, count(*), NULL FROM part GROUP BY session_id",
+        ),
+        (
+            shape.session_message,
+            "SELECT session_id, count(*), max(time_updated) FROM session_message \
+             GROUP BY session_id",
+        ),
+    ];
+    let wanted: Vec<&str> = queries
+        .iter()
+        .filter(|(has, _)| *has)
+        .map(|(_, sql)| *sql)
+        .collect();
+    tally(&db.conn, &wanted, |t| t).map_err(|e| db.reason(&e))
+}
+
+/// Per session id, the sum of the counts and the newest time (read through
+/// `time`) the rows of `queries` give, each row `(id, count, time?)`, read
+/// in one transaction: a database's per-session versions.
+pub fn tally(
+    conn: &Connection,
+    queries: &[&str],
+    time: fn(i64) -> i64,
+) -> rusqlite::Result<HashMap<String, (u64, i64)>> {
+    let txn = conn.unchecked_transaction()?;
+    let mut found: HashMap<String, (u64, i64)> = HashMap::new();
+    for sql in queries {
+        let mut stmt = txn.prepare(sql)?;
+        let mut rows = stmt.query([])?;
+        while let Some(row) = rows.next()? {
+            let id: String = row.get(0)?;
+            let count: i64 = row.get(1)?;
+            let at: Option<i64> = row.get(2)?;
+            let entry = found.entry(id).or_insert((0, i64::MIN));
+            entry.0 += u64::try_from(count).unwrap_or(0);
+            entry.1 = entry.1.max(at.map_or(i64::MIN, time));
+        }
+    }
+    txn.finish()?;
+    Ok(found)
 }

@@ -131,7 +131,7 @@ use crate::error::ReadError;
 use crate::index::title::{Stamp, TitleIndex};
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
 use crate::scan::ScanEvent;
-use crate::store::{env_or_home, Env, Store};
+use crate::store::{env_or_home, list_alone, surface_of, Env, Store};
 
 use convo::StoredMessage;
 use db::SessionRow;
@@ -365,25 +365,8 @@ impl Store for Family {
     /// One database or legacy session file on its own (the scan of a root
     /// lists its sessions instead: a database holds many).
     fn list_file(&self, caches: &Caches, root: &Arc<Path>, path: &Path) -> ScanEvent {
-        let found = Mutex::new(Vec::new());
-        let root_of_file: Arc<Path> = Arc::from(path);
-        self.scan((self.kind)(), caches, &root_of_file, &|e| {
-            lock(&found).push(e)
-        });
-        let mut found = found.into_inner().unwrap_or_else(|e| e.into_inner());
-        match found.len() {
-            1 => match found.remove(0) {
-                ScanEvent::Record(mut r) => {
-                    r.root = Arc::clone(root);
-                    ScanEvent::Record(r)
-                }
-                other => other,
-            },
-            n => ScanEvent::Skipped {
-                path: path.to_owned(),
-                reason: format!("a {} store of {n} sessions, not one session", self.origin),
-            },
-        }
+        let what = format!("a {} store", self.origin);
+        list_alone(self, (self.kind)(), caches, root, path, &what)
     }
 
     fn lists_each_file(&self) -> bool {
@@ -438,11 +421,7 @@ impl Store for Family {
     }
 
     fn read_surface(&self, caches: &Caches, record: &SessionRecord) -> Result<Surface, ReadError> {
-        let mut surface = Surface::default();
-        let last = self.fold_surface(caches, record, &mut surface)?;
-        surface.drop_empty_assistant_messages();
-        surface.captured_through_seq = last;
-        Ok(surface)
+        surface_of(|sink| self.fold_surface(caches, record, sink))
     }
 
     fn fold_surface(
