@@ -348,9 +348,9 @@ impl Store for Crush {
                 return Ok(Some(title));
             }
         }
-        let data = read_session(caches, record)?;
-        Ok(convo::first_prompt(&data.messages, data.summary.as_deref())
-            .and_then(|t| title_from_text(&t)))
+        let prompt = with_db(caches, db, |db| schema::first_prompt(&db.conn, &record.id))
+            .map_err(|e| fail(record, e))?;
+        Ok(prompt.and_then(|t| title_from_text(&t)))
     }
 
     fn read_surface(&self, caches: &Caches, record: &SessionRecord) -> Result<Surface, ReadError> {

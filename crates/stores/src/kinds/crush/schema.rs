@@ -191,6 +191,32 @@ pub fn read_session(
     read().map_err(|e| say(&e))
 }
 
+/// The first prompt of a session: the text of its first `user` message
+/// that has some (the typed request inside a re-queued prompt), reading
+/// user messages in conversation order only as far as that one.
+pub fn first_prompt(conn: &Connection, id: &str) -> Result<Option<String>, String> {
+    let read = || -> rusqlite::Result<Option<String>> {
+        let mut stmt = conn.prepare(&format!(
+            "SELECT id, parts FROM messages WHERE session_id = ?1 AND role = 'user' \
+             ORDER BY {CREATED_SECS}, rowid"
+        ))?;
+        let mut rows = stmt.query([id])?;
+        while let Some(row) = rows.next()? {
+            let message = Stored {
+                id: row.get(0)?,
+                role: "user".to_owned(),
+                parts: row.get::<_, Option<String>>(1)?.unwrap_or_default(),
+                summary: false,
+            };
+            if let Some(prompt) = super::convo::first_prompt(std::slice::from_ref(&message), None) {
+                return Ok(Some(prompt));
+            }
+        }
+        Ok(None)
+    };
+    read().map_err(|e| say(&e))
+}
+
 /// Per session id: its message count, and the newest `updated_at` of its
 /// row and its messages, in seconds. What tells the search index a session
 /// changed: a new message changes the count,
