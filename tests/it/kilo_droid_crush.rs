@@ -415,3 +415,62 @@ fn search_and_labels_use_what_the_person_typed() {
         }
     }
 }
+
+#[test]
+fn crush_times_in_seconds_and_in_milliseconds_are_both_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let (root, db) = crush_data(dir.path(), 0);
+    // An older Crush wrote milliseconds; set its rows as it left them
+    // (without the trigger that stamps every update with seconds).
+    let old = "0d0e0f10-1112-4314-8516-171819202122";
+    db.conn
+        .execute_batch("DROP TRIGGER update_sessions_updated_at;")
+        .unwrap();
+    db.session(old, None, "Older session", 0);
+    db.conn
+        .execute(
+            "UPDATE sessions SET created_at = 1767225600123, updated_at = 1767225660456 WHERE id = ?1",
+            [old],
+        )
+        .unwrap();
+    db.conn
+        .execute(
+            "UPDATE sessions SET created_at = 1796188300, updated_at = 1796188400 WHERE id = ?1",
+            [C],
+        )
+        .unwrap();
+    let (out, _) = run_ok(
+        &[
+            "--crush",
+            root.to_str().unwrap(),
+            "candidates",
+            "--json",
+            "--sort",
+            "updated",
+        ],
+        &[],
+    );
+    let rows: Vec<(String, String, String)> = out
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            let s = |k: &str| v[k].as_str().unwrap().to_owned();
+            (s("sessionId"), s("createdAt"), s("lastActivity"))
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            (
+                C.to_owned(),
+                "2026-12-02T05:11:40Z".to_owned(),
+                "2026-12-02T05:13:20Z".to_owned()
+            ),
+            (
+                old.to_owned(),
+                "2026-01-01T00:00:00Z".to_owned(),
+                "2026-01-01T00:01:00Z".to_owned()
+            ),
+        ]
+    );
+}
