@@ -1,6 +1,6 @@
 //! Kilo Code CLI sessions (npm `@kilocode/cli`, the `kilo` command): a fork
 //! of opencode that keeps opencode's database under its own names, read by
-//! the opencode reader ([`opencode::Family`]) with Kilo's paths, variables
+//! the opencode reader ([`Family`]) with Kilo's paths, variables
 //! and schema facts.
 //!
 //! Followed: Kilo Code CLI 7.7.7, run offline against the mock model

@@ -30,7 +30,7 @@
 //! - Listed: sessions without `parent_session_id`, as Crush's own list
 //!   (`ListSessions`). A sub-agent's session (its id the tool call's),
 //!   an agentic fetch's and a title's (`title-<parent id>`) have one: a
-//!   routine skip ([`CHILD`]).
+//!   routine skip.
 //! - id: `sessions.id` (a UUID); cwd: the project's `path` in the
 //!   registry, else the folder holding `.crush/`; created: `created_at`;
 //!   last activity: `updated_at`.

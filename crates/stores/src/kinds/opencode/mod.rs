@@ -104,6 +104,14 @@
 //! `recent`) need no place of their own on the surface (everything before
 //! the compaction row is shadowed, as in 1.x).
 //!
+//! # One reader for opencode's forks
+//!
+//! Forks that keep opencode's database (Kilo Code CLI, `super::kilo`) are
+//! members of one [`Family`]: what differs — the kind's name, the data
+//! directory's and database's names, the variable naming the database,
+//! whether legacy `storage/` sessions exist, the reasons given — is data
+//! in the member's `Family` value, and every rule below is the same code.
+//!
 //! # Cost
 //!
 //! Listing is one `SELECT` over each session table per database (no
