@@ -5,7 +5,7 @@
 //! [`copilot`] (GitHub Copilot CLI), [`opencode`], [`antigravity`]
 //! (Antigravity CLI), [`cursor`] (Cursor CLI), [`cline`], [`kilo`] (Kilo
 //! Code CLI, read by opencode's reader), [`droid`] (Factory Droid), [`crush`]
-//! (Crush). [`foreign`] holds what the
+//! (Crush). [`sqlite`] opens the agents' SQLite databases; [`foreign`] holds what the
 //! readers of other agents' JSONL logs share.
 //!
 //! Adding an agent is one new module here implementing the trait, plus one
@@ -26,6 +26,7 @@ pub mod native;
 pub mod opencode;
 pub mod pi;
 pub mod qwen;
+pub mod sqlite;
 
 /// A reason for skipping a file that is how an agent keeps its sessions,
 /// not a problem to warn about: a sub-agent's log is part of its parent

@@ -70,7 +70,7 @@ use crate::caches::{lock, Caches};
 use crate::error::ReadError;
 use crate::index::title::Stamp;
 use crate::kinds::foreign::title_from_text;
-use crate::kinds::opencode::db::{open_with, Dialect, Pool};
+use crate::kinds::sqlite::{open_with, Dialect, Pool};
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
 use crate::scan::ScanEvent;
 use crate::store::{env_or_home, list_alone, surface_of, Env, Store};

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use rusqlite::{Connection, OptionalExtension};
 
 use super::convo::Stored;
-use crate::kinds::opencode::db::{columns_of, missing_of, tally, Why};
+use crate::kinds::sqlite::{columns_of, missing_of, tally, Why};
 
 /// The newest migration of the Crush source followed.
 pub const NEWEST_KNOWN: &str = "20260127000000";
@@ -99,7 +99,7 @@ fn session_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<SessionRow> {
 
 /// A SQLite error said for a person.
 fn say(e: &rusqlite::Error) -> String {
-    crate::kinds::opencode::db::reason(&super::DIALECT, e)
+    crate::kinds::sqlite::reason(&super::DIALECT, e)
 }
 
 /// Every session row.

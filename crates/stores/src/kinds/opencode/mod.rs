@@ -127,16 +127,15 @@
 pub mod convo;
 pub mod db;
 pub mod legacy;
+mod listing;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use rayon::prelude::*;
-
 use crate::caches::{lock, Caches};
 use crate::error::ReadError;
-use crate::index::title::{Stamp, TitleIndex};
+use crate::index::title::Stamp;
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
 use crate::scan::ScanEvent;
 use crate::store::{env_or_home, list_alone, surface_of, Env, Store};
@@ -215,7 +214,7 @@ struct OpencodeCaches {
     /// per run when the search index first asks.
     versions: Mutex<HashMap<PathBuf, Versions>>,
     /// Open connections to each database, idle, for the next read.
-    idle: db::Pool<db::Db>,
+    idle: crate::kinds::sqlite::Pool<db::Db>,
 }
 
 /// `read` on a connection to `db` (in `dialect`): an idle one of this run,
@@ -624,68 +623,7 @@ fn scan_root(
         }),
         (None, None) => return,
     };
-    let index = caches.get::<TitleIndex>();
-    let kind = (family.kind)();
-    index.listing_root(kind, root);
-    files.par_iter().for_each(|path| {
-        let computed = || {
-            std::fs::read(path)
-                .ok()
-                .and_then(|b| legacy::parse_head(&b).ok())
-        };
-        let head = match index.file_fact(kind, root, path, computed) {
-            Some((_, Some(head))) => Ok(head),
-            // Unreadable, not a session file, or too recent to index: read now.
-            _ => std::fs::read(path)
-                .map_err(|e| (true, e.to_string()))
-                .and_then(|b| legacy::parse_head(&b).map_err(|e| (false, e))),
-        };
-        let head = match head {
-            Ok(head) => head,
-            Err((io, reason)) => {
-                let path = path.clone();
-                return sink(if io {
-                    ScanEvent::Unreadable { path, reason }
-                } else {
-                    ScanEvent::Skipped { path, reason }
-                });
-            }
-        };
-        let event = legacy_event(family, root, path, &head, &in_db);
-        lock(&store.heads).insert(path.clone(), Arc::new(head));
-        sink(event);
-    });
-}
-
-/// The record, or why not, of one legacy session file.
-fn legacy_event(
-    family: &Family,
-    root: &Arc<Path>,
-    path: &Path,
-    head: &legacy::Head,
-    in_db: &HashSet<String>,
-) -> ScanEvent {
-    let skipped = |reason: &str| ScanEvent::Skipped {
-        path: path.to_owned(),
-        reason: reason.to_owned(),
-    };
-    if in_db.contains(&head.id) {
-        return skipped(LEGACY_COPY);
-    }
-    if head.parent_id.is_some() {
-        return skipped(family.subagent);
-    }
-    if head.archived.is_some() {
-        return skipped(family.archived);
-    }
-    ScanEvent::Record(SessionRecord::new(
-        (family.kind)(),
-        Arc::clone(root),
-        path.to_owned(),
-        head.id.clone(),
-        head.directory.clone(),
-        head.created.map(convo::rfc3339_ms).unwrap_or_default(),
-    ))
+    listing::list_legacy(family, caches, root, &files, &in_db, sink);
 }
 
 #[cfg(test)]
