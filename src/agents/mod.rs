@@ -23,6 +23,9 @@
 //! | [`copilot`] | `userPromptSubmitted` | 200,000 (bytes) | `hooks/session-ref.json` (our own) | `mcpServers` of `mcp-config.json` / `.mcp.json` (JSON) |
 //! | [`qwen`] | `UserPromptSubmit` | 10,000 (UTF-16 units) | `settings.json` | `mcpServers` of `settings.json` (JSON) |
 //! | [`opencode`] | — | — | — | `mcp` of `opencode.json(c)` (JSON) |
+//! | [`kilo`] | — | — | — | `mcp` of `kilo.json(c)` (JSON) |
+//! | [`droid`] | `UserPromptSubmit` | 10,000 (UTF-16 units; not measured) | `settings.json` | `mcpServers` of `mcp.json` (JSON) |
+//! | [`crush`] | — | — | — | `mcp` of `crush.json` (JSON) |
 //!
 //! **Adding an agent's integration** is one file and one table row: write
 //! `src/agents/NAME.rs` with `pub const INTEGRATION: Integration = …` (its
@@ -35,8 +38,11 @@
 pub mod claude;
 pub mod codex;
 pub mod copilot;
+pub mod crush;
+pub mod droid;
 pub mod gemini;
 pub mod input;
+pub mod kilo;
 pub mod opencode;
 pub mod qwen;
 
@@ -76,6 +82,9 @@ pub const TABLE: &[&Integration] = &[
     &opencode::INTEGRATION,
     &copilot::INTEGRATION,
     &qwen::INTEGRATION,
+    &kilo::INTEGRATION,
+    &droid::INTEGRATION,
+    &crush::INTEGRATION,
 ];
 
 /// What session-ref knows of one agent's hook and MCP settings.
@@ -353,7 +362,10 @@ mod tests {
         let names: Vec<&str> = Agent::all().map(Agent::as_str).collect();
         assert_eq!(
             names,
-            ["claude", "codex", "gemini", "opencode", "copilot", "qwen"]
+            [
+                "claude", "codex", "gemini", "opencode", "copilot", "qwen", "kilo", "droid",
+                "crush"
+            ]
         );
         let mut unique = names.clone();
         unique.sort_unstable();
@@ -365,8 +377,11 @@ mod tests {
             assert_eq!(Agent::named(i.name), Some(agent));
         }
         let hooks: Vec<&str> = with_hook().map(Agent::as_str).collect();
-        assert_eq!(hooks, ["claude", "codex", "gemini", "copilot", "qwen"]);
-        assert_eq!(with_mcp().count(), 6);
+        assert_eq!(
+            hooks,
+            ["claude", "codex", "gemini", "copilot", "qwen", "droid"]
+        );
+        assert_eq!(with_mcp().count(), 9);
         assert_eq!(Agent::named("claudette"), None);
     }
 
@@ -388,6 +403,7 @@ mod tests {
                     Measure::Utf8Bytes
                 ),
                 ("qwen", "UserPromptSubmit", 10_000, Measure::Utf16Units),
+                ("droid", "UserPromptSubmit", 10_000, Measure::Utf16Units),
             ]
         );
     }

@@ -31,19 +31,27 @@ fn mcp_place(scope: Scope, env: &InstallEnv<'_>) -> Result<McpPlace> {
         Scope::Project => env.cwd.to_path_buf(),
         Scope::User => env.dir_of("XDG_CONFIG_HOME", ".config")?.join("opencode"),
     };
-    let plain = dir.join("opencode.json");
-    let commented = dir.join("opencode.jsonc");
     Ok(McpPlace {
-        file: if !plain.exists() && commented.exists() {
-            commented
-        } else {
-            plain
-        },
+        file: config_file(&dir, "opencode"),
         permissions: None,
     })
 }
 
-fn mcp_entry(exe: &str, args: &[String]) -> Value {
+/// `<stem>.json` in `dir`, or `<stem>.jsonc` when only that one exists
+/// (opencode and its forks read both).
+pub fn config_file(dir: &std::path::Path, stem: &str) -> std::path::PathBuf {
+    let plain = dir.join(format!("{stem}.json"));
+    let commented = dir.join(format!("{stem}.jsonc"));
+    if !plain.exists() && commented.exists() {
+        commented
+    } else {
+        plain
+    }
+}
+
+/// The entry `opencode mcp add` writes: a local server run as
+/// `[program, args…]`.
+pub fn mcp_entry(exe: &str, args: &[String]) -> Value {
     let mut command = vec![exe.to_owned()];
     command.extend(args.iter().cloned());
     json!({"type": "local", "command": command})

@@ -36,6 +36,7 @@ mod gemini_store;
 mod hook;
 mod hook_agents;
 mod launch;
+mod kilo_droid_crush;
 mod mcp;
 mod opencode_store;
 mod oracle;

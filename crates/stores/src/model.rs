@@ -201,7 +201,10 @@ mod tests {
                 "[opencode]",
                 "[antigravity]",
                 "[cursor]",
-                "[cline ]"
+                "[cline ]",
+                "[kilo  ]",
+                "[droid ]",
+                "[crush ]"
             ]
         );
     }

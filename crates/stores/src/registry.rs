@@ -4,7 +4,8 @@
 //! one's `KIND`); nothing a kind imports comes from here.
 
 use crate::kinds::{
-    antigravity, claude, cline, codex, copilot, cursor, gemini, native, opencode, pi, qwen,
+    antigravity, claude, cline, codex, copilot, crush, cursor, droid, gemini, kilo, native,
+    opencode, pi, qwen,
 };
 use crate::model::StoreKind;
 
@@ -21,6 +22,9 @@ pub static REGISTRY: &[StoreKind] = &[
     antigravity::KIND,
     cursor::KIND,
     cline::KIND,
+    kilo::KIND,
+    droid::KIND,
+    crush::KIND,
 ];
 
 /// The registered kind whose flag is `flag`.
@@ -54,7 +58,10 @@ mod tests {
                 "opencode",
                 "antigravity",
                 "cursor",
-                "cline"
+                "cline",
+                "kilo",
+                "droid",
+                "crush"
             ]
         );
         assert_eq!(
@@ -70,7 +77,10 @@ mod tests {
                 "opencode",
                 "antigravity",
                 "cursor",
-                "cline"
+                "cline",
+                "kilo",
+                "droid",
+                "crush"
             ]
         );
         assert_eq!(kind_by_flag("store"), Some(native::KIND));

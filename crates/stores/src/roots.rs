@@ -241,6 +241,9 @@ mod tests {
                 ("antigravity", Path::new("/home/u/.gemini/antigravity-cli")),
                 ("cursor", Path::new("/home/u/.cursor")),
                 ("cline", Path::new("/l/data/sessions")),
+                ("kilo", Path::new("/d/kilo")),
+                ("droid", Path::new("/home/u/.factory/sessions")),
+                ("crush", Path::new("/d/crush")),
             ]
         );
     }

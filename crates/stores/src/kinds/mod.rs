@@ -3,7 +3,9 @@
 //! [`native`] (Hydra's own logs), [`claude`] (Claude Code), [`codex`]
 //! (Codex CLI), [`gemini`] (Gemini CLI), [`pi`], [`qwen`] (Qwen Code),
 //! [`copilot`] (GitHub Copilot CLI), [`opencode`], [`antigravity`]
-//! (Antigravity CLI), [`cursor`] (Cursor CLI). [`foreign`] holds what the
+//! (Antigravity CLI), [`cursor`] (Cursor CLI), [`cline`], [`kilo`] (Kilo
+//! Code CLI, read by opencode's reader), [`droid`] (Factory Droid), [`crush`]
+//! (Crush). [`sqlite`] opens the agents' SQLite databases; [`foreign`] holds what the
 //! readers of other agents' JSONL logs share.
 //!
 //! Adding an agent is one new module here implementing the trait, plus one
@@ -14,13 +16,17 @@ pub mod claude;
 pub mod cline;
 pub mod codex;
 pub mod copilot;
+pub mod crush;
 pub mod cursor;
+pub mod droid;
 pub mod foreign;
 pub mod gemini;
+pub mod kilo;
 pub mod native;
 pub mod opencode;
 pub mod pi;
 pub mod qwen;
+pub mod sqlite;
 
 /// A reason for skipping a file that is how an agent keeps its sessions,
 /// not a problem to warn about: a sub-agent's log is part of its parent
@@ -53,6 +59,21 @@ pub const ROUTINE_SKIPS: &[RoutineSkip] = &[
         reason: opencode::LEGACY_COPY,
         one: "legacy opencode file of a session in its database",
         many: "legacy opencode files of sessions in its database",
+    },
+    RoutineSkip {
+        reason: kilo::SUBAGENT,
+        one: "Kilo Code sub-agent session",
+        many: "Kilo Code sub-agent sessions",
+    },
+    RoutineSkip {
+        reason: kilo::ARCHIVED,
+        one: "archived Kilo Code session",
+        many: "archived Kilo Code sessions",
+    },
+    RoutineSkip {
+        reason: crush::CHILD,
+        one: "Crush child session (a sub-agent's or a title's)",
+        many: "Crush child sessions (sub-agents' and titles')",
     },
     RoutineSkip {
         reason: cline::SUBAGENT,
