@@ -188,6 +188,40 @@ pub static LAUNCHERS: &[Launcher] = &[
             "`cline PROMPT` runs the prompt as a task with every tool auto-approved, not an interactive session",
         ),
     },
+    Launcher {
+        kind: "kilo",
+        agent: "Kilo Code CLI",
+        program: "kilo",
+        version: "7.7.7",
+        // opencode's options (yargs): `-s, --session` (id to continue),
+        // `--prompt` (the TUI's first prompt); read from `kilo --help`.
+        resume: Resume::Words(&[IdAfter("--session=")]),
+        start: Start::Words(&[PromptAfter("--prompt=")], ""),
+    },
+    Launcher {
+        kind: "droid",
+        agent: "Factory Droid",
+        program: "droid",
+        version: "0.225.2",
+        // `-r, --resume [sessionId]` (optional value: joined), `droid
+        // [prompt...]` starts interactive mode with it (commander; `--`
+        // ends its options); read from `droid --help`. The TUI resume is
+        // local; `droid exec -s` would fetch the session from Factory.
+        resume: Resume::Words(&[IdAfter("--resume=")]),
+        start: Start::Words(&[Lit("--"), Prompt], ""),
+    },
+    Launcher {
+        kind: "crush",
+        agent: "Crush",
+        program: "crush",
+        version: "source 37f36e9 (not run here)",
+        resume: Resume::Unsupported(
+            "Crush has no command-line option that opens a past session (its TUI lists them: open Crush in the project and pick it there)",
+        ),
+        start: Start::Unsupported(
+            "Crush's only prompt argument is `crush run`, which answers once and exits, not an interactive session",
+        ),
+    },
 ];
 
 /// The row of store kind `kind`.
@@ -222,7 +256,10 @@ mod tests {
         let targets: Vec<&str> = handoff_targets().map(|l| l.kind).collect();
         assert_eq!(
             targets,
-            ["claude", "codex", "gemini", "pi", "qwen", "copilot", "opencode", "cursor"]
+            [
+                "claude", "codex", "gemini", "pi", "qwen", "copilot", "opencode", "cursor", "kilo",
+                "droid"
+            ]
         );
         assert_eq!(launcher("cline").map(|l| l.program), Some("cline"));
         assert!(launcher("nope").is_none());
