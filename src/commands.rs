@@ -231,6 +231,9 @@ pub fn run(config: &Config, stdin: Option<String>) -> Result<String> {
         Command::Search { .. } => Err(Error::internal(
             "search streams its output: run it with search_streaming",
         )),
+        Command::Setup(_) | Command::Doctor { .. } => Err(Error::internal(
+            "setup and doctor are run by setup::run_command and doctor::run_command",
+        )),
         _ => {
             let catalog = load_catalog(config);
             let engine = Engine::new(Arc::new(catalog), config.limits, config.target.clone());
@@ -407,6 +410,8 @@ fn run_with_engine(config: &Config, engine: &Engine, stdin: Option<String>) -> R
         | Command::Completions(_)
         | Command::RemoteCheck(_)
         | Command::RemoteServe { .. }
+        | Command::Setup(_)
+        | Command::Doctor { .. }
         | Command::Man(_)
         | Command::ManPages { .. } => {
             unreachable!("handled without an engine")

@@ -25,6 +25,7 @@ pub mod output;
 pub mod remote;
 pub mod search;
 pub mod settings_file;
+pub mod setup;
 pub mod signals;
 pub mod tui;
 

@@ -32,7 +32,9 @@ pub use crate::agents::McpPlace as Place;
 use crate::agents::{Agent, InstallEnv, McpFormat, Scope};
 pub use crate::config::McpRequest;
 use crate::error::{Error, Result};
-use crate::settings_file::{self, apply, json_object, malformed, parse_toml, read, Step, Write};
+use crate::settings_file::{
+    self, apply, json_object, malformed, parse_toml, read, Installed, Step, Write,
+};
 
 /// The name the server is registered under.
 pub const NAME: &str = "session-ref";
@@ -262,6 +264,12 @@ pub fn remove_toml(path: &Path, text: &str) -> Result<Change> {
 
 /// `mcp install`: the report for stdout.
 pub fn install(request: McpRequest, env: &InstallEnv<'_>) -> Result<String> {
+    edit(request, env, true).map(|installed| installed.report)
+}
+
+/// `mcp install`'s edit of the files, written when `commit` (else what it
+/// would write, read under the same lock and checks; no directory made).
+pub fn edit(request: McpRequest, env: &InstallEnv<'_>, commit: bool) -> Result<Installed> {
     let agent = request.agent;
     let place = locate(agent, request.scope, env)?;
     let exe = env.exe.to_string_lossy().into_owned();
@@ -269,7 +277,7 @@ pub fn install(request: McpRequest, env: &InstallEnv<'_>) -> Result<String> {
     let mut files = vec![place.file.as_path()];
     files.extend(place.permissions.as_deref());
     // Held until every file is written: a concurrent install reads ours.
-    let _lock = settings_file::lock(&files, true)?;
+    let _lock = settings_file::lock(&files, commit)?;
     let before = read(&place.file)?;
     let change = match agent.mcp().format {
         McpFormat::Toml => add_toml(&place.file, before.as_deref(), &exe, &args)?,
@@ -320,11 +328,11 @@ pub fn install(request: McpRequest, env: &InstallEnv<'_>) -> Result<String> {
             )),
         }
     }
-    for backup in apply(&writes)? {
-        report.push_str(&format!("backup: {}\n", backup.display()));
-    }
-    report.push_str((agent.mcp().notes)(request.scope));
-    Ok(report)
+    let mut installed = Installed::finish(writes, report, commit)?;
+    installed
+        .report
+        .push_str((agent.mcp().notes)(request.scope));
+    Ok(installed)
 }
 
 /// `mcp uninstall`: the report for stdout.
