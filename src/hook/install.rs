@@ -88,22 +88,49 @@ fn shell_quote(word: &str) -> String {
 /// Whether a handler is one session-ref installed for `agent`: a command
 /// hook running a program named `session-ref` with `hook AGENT`.
 pub fn is_ours(handler: &Value, agent: Agent) -> bool {
+    ours_program(handler, agent).is_some()
+}
+
+/// The program a handler of ours runs (unquoted as `sh` reads it); `None`
+/// when the handler is not ours ([`is_ours`]).
+pub fn ours_program(handler: &Value, agent: Agent) -> Option<String> {
     if handler.get("type").and_then(Value::as_str) != Some("command") {
-        return false;
+        return None;
     }
     let command = handler.get("command").or_else(|| handler.get("bash"));
-    let Some(command) = command.and_then(Value::as_str) else {
-        return false;
-    };
+    let command = command.and_then(Value::as_str)?;
     // `PROGRAM hook AGENT`, then nothing or options (whose quoted values
     // may hold the same words: any place that fits will do).
     let needle = format!(" hook {}", agent.as_str());
-    command.match_indices(needle.as_str()).any(|(at, _)| {
+    command.match_indices(needle.as_str()).find_map(|(at, _)| {
         let rest = &command[at + needle.len()..];
         let program = command[..at].trim().trim_matches('\'');
-        (rest.trim().is_empty() || rest.starts_with(" -"))
-            && Path::new(program).file_name().and_then(|n| n.to_str()) == Some("session-ref")
+        let named = Path::new(program).file_name().and_then(|n| n.to_str()) == Some("session-ref");
+        ((rest.trim().is_empty() || rest.starts_with(" -")) && named)
+            .then(|| program.replace(r"'\''", "'"))
     })
+}
+
+/// Where `agent`'s hook lives in the user's settings, and the program of
+/// ours registered there (`None`: not installed). For `doctor`.
+pub fn installed(
+    agent: Agent,
+    env: &InstallEnv<'_>,
+) -> Result<(std::path::PathBuf, Option<String>)> {
+    let file = (agent.hook().files)(Scope::User, env)?.hooks_file;
+    let Some(text) = read(&file)? else {
+        return Ok((file, None));
+    };
+    let value = settings_file::parse_json(&file, &text)?;
+    let handlers: Vec<Value> = match agent.hook().layout {
+        HookLayout::Own => value["hooks"][agent.event()]
+            .as_array()
+            .cloned()
+            .unwrap_or_default(),
+        HookLayout::Shared => handlers_of(&file, &text, agent),
+    };
+    let program = handlers.iter().find_map(|h| ours_program(h, agent));
+    Ok((file, program))
 }
 
 /// The snippet `--print` shows and install merges (or writes whole).

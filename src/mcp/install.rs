@@ -70,12 +70,48 @@ pub fn entry(agent: Agent, exe: &str, args: &[String]) -> Option<Value> {
 
 /// Whether an entry runs a program named `session-ref`.
 pub fn is_ours(entry: &Value) -> bool {
-    let program = match entry.get("command") {
+    program_of(entry)
+        .is_some_and(|p| Path::new(p).file_name().and_then(|n| n.to_str()) == Some(NAME))
+}
+
+/// The program an entry runs (`command`, or its first word).
+fn program_of(entry: &Value) -> Option<&str> {
+    match entry.get("command") {
         Some(Value::String(command)) => Some(command.as_str()),
         Some(Value::Array(command)) => command.first().and_then(Value::as_str),
         _ => None,
+    }
+}
+
+/// Where `agent`'s MCP servers live in the user's settings, and the
+/// program of our entry there (`None`: not registered). For `doctor`.
+pub fn installed(
+    agent: Agent,
+    env: &InstallEnv<'_>,
+) -> Result<(std::path::PathBuf, Option<String>)> {
+    let file = locate(agent, Scope::User, env)?.file;
+    let Some(text) = read(&file)? else {
+        return Ok((file, None));
     };
-    program.is_some_and(|p| Path::new(p).file_name().and_then(|n| n.to_str()) == Some(NAME))
+    let entry = match agent.mcp().format {
+        McpFormat::Toml => {
+            let doc = parse_toml(&file, Some(&text))?;
+            let command = doc
+                .get("mcp_servers")
+                .and_then(|s| s.get(NAME))
+                .and_then(|e| e.get("command"))
+                .and_then(toml_edit::Item::as_str)
+                .map(str::to_owned);
+            command.map(|c| json!({ "command": c }))
+        }
+        McpFormat::Json { key, .. } => settings_file::parse_json(&file, &text)?[key]
+            .get(NAME)
+            .cloned(),
+    };
+    let program = entry
+        .filter(is_ours)
+        .and_then(|e| program_of(&e).map(str::to_owned));
+    Ok((file, program))
 }
 
 /// What one edit did to one file.
