@@ -441,6 +441,23 @@ fn parse_jsonl(raw: &str) -> Result<Vec<serde_json::Value>> {
         .collect()
 }
 
+/// The fields of `candidates --json` (one object per line), in order.
+pub const CANDIDATE_FIELDS: &[crate::json_fields::Field] = {
+    use crate::json_fields::Field;
+    &[
+        Field::new("sessionId", "the session's id"),
+        Field::new("label", "its latest title, else the id (one printable line)"),
+        Field::new("cwd", "its working directory; absent when unknown"),
+        Field::new("createdAt", "its creation time, exactly as logged"),
+        Field::new("mention", "the canonical mention with this label"),
+        Field::new("agent", "the agent that wrote it (`claude`, `codex`, `hydra`, …)"),
+        Field::new("store", "the same as `agent` (its old name, kept for one release)"),
+        Field::new("path", "the log file (or database) it is read from"),
+        Field::new("lastActivity", "the newest time the session records, else its log's modification time; absent when unknown"),
+        Field::remote("host", "the machine holding it (`--remote`)"),
+    ]
+};
+
 /// One JSON object per candidate, keys in [`Candidate`]'s serde order, as
 /// `JSON.stringify` writes them. Written field by field into one buffer:
 /// going through `serde_json::Value` per candidate was a fifth of a warm

@@ -18,12 +18,27 @@ pub struct Field {
     pub path: &'static str,
     /// What it holds, for a person.
     pub meaning: &'static str,
+    /// Written only for a session of another machine (`--remote`).
+    pub remote_only: bool,
 }
 
 impl Field {
     /// A field at `path` holding `meaning`.
     pub const fn new(path: &'static str, meaning: &'static str) -> Field {
-        Field { path, meaning }
+        Field {
+            path,
+            meaning,
+            remote_only: false,
+        }
+    }
+
+    /// A field written only for a session of another machine.
+    pub const fn remote(path: &'static str, meaning: &'static str) -> Field {
+        Field {
+            path,
+            meaning,
+            remote_only: true,
+        }
     }
 }
 

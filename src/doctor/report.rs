@@ -129,17 +129,21 @@ pub struct Problem {
 pub const FIELDS: &[Field] = &[
     Field::new("ok", "true when nothing is wrong (doctor exits 0), else false (exit 1)"),
     Field::new("version", "this session-ref's version"),
+    Field::new("stores", "the store roots read"),
     Field::new("stores[].kind", "a store root's kind (`claude`, `codex`, …)"),
     Field::new("stores[].path", "its directory"),
     Field::new("stores[].sessions", "sessions listed from it"),
     Field::new("stores[].skipped", "files below it that are not sessions"),
+    Field::new("stores[].unreadable", "the files below it that could not be read"),
     Field::new("stores[].unreadable[].path", "a file below it that could not be read"),
     Field::new("stores[].unreadable[].why", "why"),
+    Field::new("caches", "the title index and the search index"),
     Field::new("caches[].name", "`titles` (the title index) or `search` (the search index)"),
     Field::new("caches[].path", "its directory, `null` when disabled"),
     Field::new("caches[].bytes", "bytes it takes on disk"),
     Field::new("caches[].state", "`fresh`, `updated` (logs read again this run), `absent` or `disabled`"),
     Field::new("caches[].reread", "log files read again this run instead of taken from the index"),
+    Field::new("agents", "every supported agent, found or not"),
     Field::new("agents[].agent", "the agent's word (`claude`, `codex`, …)"),
     Field::new("agents[].product", "its name (`Claude Code`)"),
     Field::new("agents[].found", "whether it is on this machine (its program on `$PATH` or its user directory)"),
@@ -156,11 +160,13 @@ pub const FIELDS: &[Field] = &[
     Field::new("agents[].mcp.program", "the session-ref program it runs, or `null`"),
     Field::new("agents[].mcp.runs", "whether that program still runs"),
     Field::new("agents[].mcp.error", "why the file could not be read, or `null`"),
+    Field::new("remotes", "the configured remotes (`--remote`, the config file)"),
     Field::new("remotes[].host", "a configured remote's ssh host"),
     Field::new("remotes[].reachable", "whether its session-ref answered"),
     Field::new("remotes[].version", "its session-ref's version, or `null`"),
     Field::new("remotes[].protocol", "its remote protocol, or `null`"),
     Field::new("remotes[].error", "why it did not answer, or `null`"),
+    Field::new("problems", "what is wrong; empty when nothing is"),
     Field::new("problems[].problem", "one thing wrong"),
     Field::new("problems[].fix", "the command (or step) that fixes it"),
 ];
@@ -289,4 +295,68 @@ impl Report {
 /// by scripts too).
 pub fn shown(path: &std::path::Path) -> String {
     path_for_person(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_json_has_exactly_the_fields_of_the_table() {
+        let integration = Integration {
+            file: "/h/.claude/settings.json".into(),
+            installed: true,
+            program: Some("/bin/session-ref".into()),
+            runs: true,
+            error: None,
+        };
+        let report = Report {
+            ok: false,
+            version: "1".into(),
+            stores: vec![StoreStatus {
+                kind: "claude".into(),
+                path: "/h/.claude/projects".into(),
+                sessions: 1,
+                skipped: 0,
+                unreadable: vec![Unreadable {
+                    path: "/h/.claude/projects/a.jsonl".into(),
+                    why: "Permission denied".into(),
+                }],
+            }],
+            caches: vec![CacheStatus {
+                name: "titles",
+                path: Some("/h/.cache/session-ref".into()),
+                bytes: 10,
+                state: "fresh",
+                reread: 0,
+            }],
+            agents: vec![AgentStatus {
+                agent: "claude",
+                product: "Claude Code",
+                found: true,
+                binary: None,
+                hook: Some(integration.clone()),
+                mcp: Some(integration),
+            }],
+            remotes: vec![RemoteStatus {
+                host: "box".into(),
+                reachable: false,
+                version: None,
+                protocol: None,
+                error: Some("no".into()),
+            }],
+            problems: vec![Problem {
+                problem: "p".into(),
+                fix: "f".into(),
+            }],
+        };
+        let value = serde_json::to_value(&report).unwrap();
+        assert_eq!(
+            crate::json_fields::key_paths(&value),
+            crate::json_fields::table_paths(FIELDS)
+        );
+        let text = report.text();
+        assert!(text.contains("cannot read /h/.claude/projects/a.jsonl: Permission denied"));
+        assert!(text.contains("problem: p (fix: f)"), "{text}");
+    }
 }

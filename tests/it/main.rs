@@ -35,6 +35,7 @@ mod foreign_stores;
 mod gemini_store;
 mod hook;
 mod hook_agents;
+mod json_fields;
 mod mcp;
 mod opencode_store;
 mod oracle;
