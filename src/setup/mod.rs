@@ -252,6 +252,9 @@ pub fn describe(found: &[Found]) -> String {
     out
 }
 
+/// What setup says when every agent found has both parts already.
+const NOTHING_TO_CHANGE: &str = "nothing to change: every agent found is set up already\n";
+
 /// Whether anything would be written.
 fn has_work(found: &[Found]) -> bool {
     found.iter().flat_map(|f| &f.proposals).any(|p| {
@@ -328,7 +331,7 @@ pub fn apply(found: &[Found], env: &InstallEnv<'_>, receipt_path: &Path) -> Resu
             crate::display::path_for_person(receipt_path)
         );
     } else {
-        out.push_str("nothing to change: every agent found is set up already\n");
+        out.push_str(NOTHING_TO_CHANGE);
     }
     Ok((out, ok))
 }
@@ -374,8 +377,10 @@ pub fn run(
     let plan = describe(&found);
     if request.dry_run || !has_work(&found) {
         let mut out = plan;
-        if request.dry_run && has_work(&found) {
+        if has_work(&found) {
             out.push_str("dry run: nothing was written (run without --dry-run to write)\n");
+        } else if found.iter().any(|f| f.presence.found()) {
+            out.push_str(NOTHING_TO_CHANGE);
         }
         return Ok((out, !has_problem(&found)));
     }
