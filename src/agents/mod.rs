@@ -241,6 +241,22 @@ pub struct InstallEnv<'a> {
     pub exe: &'a Path,
 }
 
+/// Run `f` with this process's surroundings: its environment, `$HOME`,
+/// current directory and own path (`session-ref` when unknown). The one
+/// place the installers, `setup` and `doctor` read them.
+pub fn with_process_env<T>(f: impl FnOnce(&InstallEnv<'_>) -> T) -> T {
+    let env = |key: &str| std::env::var(key).ok();
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("session-ref"));
+    f(&InstallEnv {
+        env: &env,
+        home: home.as_deref(),
+        cwd: &cwd,
+        exe: &exe,
+    })
+}
+
 impl InstallEnv<'_> {
     /// `$var` when set and not empty (relative to the current directory).
     pub fn var_dir(&self, var: &str) -> Option<PathBuf> {

@@ -285,21 +285,12 @@ pub fn run_command(config: &Config) -> Option<ExitCode> {
     let Command::Doctor { json } = &config.command else {
         return None;
     };
-    let env = |key: &str| std::env::var(key).ok();
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    let cwd = std::env::current_dir().unwrap_or_default();
-    let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("session-ref"));
-    let install_env = InstallEnv {
-        env: &env,
-        home: home.as_deref(),
-        cwd: &cwd,
-        exe: &exe,
-    };
-    let search_dir = config
-        .cache_dir
-        .as_ref()
-        .and_then(|_| session_ref_stores::search::index::default_dir(env, home.as_deref()));
-    let report = examine(config, &install_env, search_dir.as_deref());
+    let report = crate::agents::with_process_env(|install_env| {
+        let search_dir = config.cache_dir.as_ref().and_then(|_| {
+            session_ref_stores::search::index::default_dir(install_env.env, install_env.home)
+        });
+        examine(config, install_env, search_dir.as_deref())
+    });
     let text = if *json {
         let mut line = serde_json::to_string(&report).unwrap_or_default();
         line.push('\n');

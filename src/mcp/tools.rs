@@ -294,7 +294,10 @@ fn bool_arg(args: &Map<String, Value>, key: &str) -> Result<bool> {
 pub const LIST_FIELDS: &[crate::json_fields::Field] = {
     use crate::json_fields::Field;
     &[
-        Field::new("sessions", "the sessions, best first"),
+        Field::new(
+            "sessions",
+            "the sessions: best first (`search_sessions`: newest first)",
+        ),
         Field::new("sessions[].sessionId", "the session's id"),
         Field::new("sessions[].label", "its latest title, else the id"),
         Field::new(
@@ -314,29 +317,12 @@ pub const LIST_FIELDS: &[crate::json_fields::Field] = {
     ]
 };
 
-/// The fields of `search_sessions`' result: a session as `list_sessions`
-/// gives it, with its hits.
-pub const SEARCH_FIELDS: &[crate::json_fields::Field] = {
+/// The fields `search_sessions` adds to each session of [`LIST_FIELDS`]
+/// (its result is a list of sessions as `list_sessions` gives them).
+pub const SEARCH_HIT_FIELDS: &[crate::json_fields::Field] = {
     use crate::json_fields::Field;
     &[
-        Field::new("sessions", "the matching sessions, newest first"),
-        Field::new("sessions[].sessionId", "the session's id"),
-        Field::new("sessions[].label", "its latest title, else the id"),
-        Field::new(
-            "sessions[].cwd",
-            "its working directory; absent when unknown",
-        ),
-        Field::new("sessions[].agent", "the agent that wrote it"),
-        Field::new(
-            "sessions[].createdAt",
-            "its creation time, exactly as logged",
-        ),
-        Field::new(
-            "sessions[].updatedAt",
-            "its last activity; absent when unknown",
-        ),
         Field::new("sessions[].hits", "its matching messages"),
-        Field::new("sessions[].mention", "the canonical mention, to cite it"),
         Field::new("sessions[].hits[].role", "`user` or `assistant`"),
         Field::new(
             "sessions[].hits[].snippet",

@@ -397,19 +397,11 @@ pub fn run_command(config: &Config) -> Option<ExitCode> {
     let Command::Setup(request) = &config.command else {
         return None;
     };
-    let env = |key: &str| std::env::var(key).ok();
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    let cwd = std::env::current_dir().unwrap_or_default();
-    let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("session-ref"));
-    let install_env = InstallEnv {
-        env: &env,
-        home: home.as_deref(),
-        cwd: &cwd,
-        exe: &exe,
-    };
-    let result = receipt_path(&env, home.as_deref())
-        .and_then(|path| run(request, &install_env, &path))
-        .and_then(|(text, ok)| Ok((crate::output::write_stdout(&text)?, ok)));
+    let result = crate::agents::with_process_env(|install_env| {
+        receipt_path(install_env.env, install_env.home)
+            .and_then(|path| run(request, install_env, &path))
+            .and_then(|(text, ok)| Ok((crate::output::write_stdout(&text)?, ok)))
+    });
     Some(match result {
         Ok(((), true)) => ExitCode::SUCCESS,
         Ok(((), false)) => ExitCode::from(crate::error::EXIT_FAILED),

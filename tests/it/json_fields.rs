@@ -107,10 +107,12 @@ fn the_mcp_tools_answer_the_fields_of_their_tables() {
         local(session_ref::mcp::tools::LIST_FIELDS)
     );
     let searched = structured(client.call("search_sessions", json!({"query": "zephyr"})));
-    assert_eq!(
-        key_paths(&searched),
-        local(session_ref::mcp::tools::SEARCH_FIELDS)
-    );
+    let search_fields = [
+        session_ref::mcp::tools::LIST_FIELDS,
+        session_ref::mcp::tools::SEARCH_HIT_FIELDS,
+    ]
+    .concat();
+    assert_eq!(key_paths(&searched), local(&search_fields));
     let read = structured(client.call("read_session", json!({"session": "zoo-native"})));
     assert_eq!(
         key_paths(&read),

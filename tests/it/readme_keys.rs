@@ -150,8 +150,9 @@ fn json_outputs() -> String {
         ),
         (
             "MCP search_sessions",
-            "The tool result's structured content (also its text block).",
-            session_ref::mcp::tools::SEARCH_FIELDS,
+            "The tool result's structured content (also its text block): the fields of \
+             `list_sessions`, and in each session its hits:",
+            session_ref::mcp::tools::SEARCH_HIT_FIELDS,
         ),
         (
             "MCP read_session",
