@@ -134,9 +134,14 @@ impl Receipt {
     /// that were missing before it).
     pub fn record(&mut self, agent: Agent, part: Part, done: &Installed, created: &[PathBuf]) {
         let mut files = Vec::new();
-        for (i, write) in done.writes.iter().enumerate() {
+        // One backup per write of a file that was there, in order.
+        let mut made = done.backups.iter();
+        for write in &done.writes {
             files.push(write.path.clone());
-            let backups: Vec<PathBuf> = done.backups.get(i).cloned().into_iter().collect();
+            let backups: Vec<PathBuf> = match write.before {
+                Some(_) => made.next().cloned().into_iter().collect(),
+                None => Vec::new(),
+            };
             let dirs: Vec<PathBuf> = created
                 .iter()
                 .filter(|d| write.path.starts_with(d))
@@ -287,4 +292,47 @@ pub fn undo(env: &InstallEnv<'_>, path: &Path) -> Result<(String, bool)> {
         );
     }
     Ok((out, ok))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::settings_file::Write;
+
+    #[test]
+    fn backups_go_to_the_files_that_were_there_and_a_later_edit_is_not_restored() {
+        let write = |path: &str, before: Option<&str>, after: &str| Write {
+            path: PathBuf::from(path),
+            before: before.map(str::to_owned),
+            after: after.to_owned(),
+        };
+        let codex = Agent::named("codex").unwrap();
+        let mut receipt = Receipt::default();
+        let done = Installed {
+            report: String::new(),
+            writes: vec![
+                write("/h/.codex/hooks.json", None, "ours"),
+                write("/h/.codex/config.toml", Some("mine"), "mine+ours"),
+            ],
+            backups: vec![PathBuf::from("/h/.codex/config.toml.bak")],
+        };
+        receipt.record(codex, Part::Hook, &done, &[]);
+        assert!(receipt.files[0].backups.is_empty());
+        assert_eq!(
+            receipt.files[1].backups,
+            [PathBuf::from("/h/.codex/config.toml.bak")]
+        );
+        // The MCP part then finds config.toml edited by hand meanwhile.
+        let later = Installed {
+            report: String::new(),
+            writes: vec![write("/h/.codex/config.toml", Some("edited"), "edited+mcp")],
+            backups: vec![PathBuf::from("/h/.codex/config.toml.bak2")],
+        };
+        receipt.record(codex, Part::Mcp, &later, &[]);
+        let config = &receipt.files[1];
+        assert!(!config.restorable);
+        assert_eq!(config.before.as_deref(), Some("mine"));
+        assert_eq!(config.after, "edited+mcp");
+        assert_eq!(receipt.parts.len(), 2);
+    }
 }
