@@ -234,6 +234,9 @@ pub fn run(config: &Config, stdin: Option<String>) -> Result<String> {
         Command::Launch(_) | Command::ExecPlan(_) => Err(Error::internal(
             "resume and handoff start a program: run them with launch_command",
         )),
+        Command::Setup(_) | Command::Doctor { .. } => Err(Error::internal(
+            "setup and doctor are run by setup::run_command and doctor::run_command",
+        )),
         _ => {
             let catalog = load_catalog(config);
             let engine = Engine::new(Arc::new(catalog), config.limits, config.target.clone());
@@ -426,6 +429,8 @@ fn run_with_engine(config: &Config, engine: &Engine, stdin: Option<String>) -> R
         | Command::Completions(_)
         | Command::RemoteCheck(_)
         | Command::RemoteServe { .. }
+        | Command::Setup(_)
+        | Command::Doctor { .. }
         | Command::Man(_)
         | Command::ManPages { .. } => {
             unreachable!("handled without an engine")
@@ -454,6 +459,23 @@ fn parse_jsonl(raw: &str) -> Result<Vec<serde_json::Value>> {
         })
         .collect()
 }
+
+/// The fields of `candidates --json` (one object per line), in order.
+pub const CANDIDATE_FIELDS: &[crate::json_fields::Field] = {
+    use crate::json_fields::Field;
+    &[
+        Field::new("sessionId", "the session's id"),
+        Field::new("label", "its latest title, else the id (one printable line)"),
+        Field::new("cwd", "its working directory; absent when unknown"),
+        Field::new("createdAt", "its creation time, exactly as logged"),
+        Field::new("mention", "the canonical mention with this label"),
+        Field::new("agent", "the agent that wrote it (`claude`, `codex`, `hydra`, …)"),
+        Field::new("store", "the same as `agent` (its old name, kept for one release)"),
+        Field::new("path", "the log file (or database) it is read from"),
+        Field::new("lastActivity", "the newest time the session records, else its log's modification time; absent when unknown"),
+        Field::remote("host", "the machine holding it (`--remote`)"),
+    ]
+};
 
 /// One JSON object per candidate, keys in [`Candidate`]'s serde order, as
 /// `JSON.stringify` writes them. Written field by field into one buffer:

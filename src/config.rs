@@ -256,6 +256,13 @@ pub enum Command {
     HookInstall(InstallRequest),
     /// `hook uninstall`.
     HookUninstall(InstallRequest),
+    /// `setup` (or `setup --undo`).
+    Setup(SetupRequest),
+    /// `doctor`.
+    Doctor {
+        /// One JSON object instead of text.
+        json: bool,
+    },
     /// `remote check HOST`.
     RemoteCheck(String),
     /// `remote serve`.
@@ -302,6 +309,8 @@ impl Command {
             | Command::HookUninstall(_)
             | Command::RemoteCheck(_)
             | Command::ExecPlan(_)
+            | Command::Setup(_)
+            | Command::Doctor { .. }
             | Command::Completions(_)
             | Command::Man(_)
             | Command::ManPages { .. } => false,
@@ -378,6 +387,20 @@ pub struct InstallRequest {
     /// The store flags given to install (`--store DIR`, … with absolute
     /// directories), kept in the installed command.
     pub store_args: Vec<String>,
+}
+
+/// What `setup` should do.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SetupRequest {
+    /// `--agent A,B`: only these (each still only when it is here); all
+    /// that are here when `None`.
+    pub agents: Option<Vec<Agent>>,
+    /// `--yes`: write without asking.
+    pub yes: bool,
+    /// `--dry-run`: show what would be written, write nothing.
+    pub dry_run: bool,
+    /// `--undo`: put back what earlier runs of setup changed.
+    pub undo: bool,
 }
 
 pub use crate::agents::DEFAULT_HOST_CAP;

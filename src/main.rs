@@ -57,6 +57,12 @@ fn main_run() -> ExitCode {
     if let Some(code) = session_ref::mcp::run_command(&config) {
         return code;
     }
+    if let Some(code) = session_ref::setup::run_command(&config) {
+        return code;
+    }
+    if let Some(code) = session_ref::doctor::run_command(&config) {
+        return code;
+    }
     if let Command::Pick(options) = &config.command {
         return pick(&config, options);
     }

@@ -26,6 +26,10 @@ pub const INTEGRATION: Integration = Integration {
         },
         notes: |_| "",
     }),
+    detect: super::Detect {
+        binary: "crush",
+        dirs: detect_dirs,
+    },
 };
 
 fn mcp_place(scope: Scope, env: &InstallEnv<'_>) -> Result<McpPlace> {
@@ -55,4 +59,16 @@ fn mcp_place(scope: Scope, env: &InstallEnv<'_>) -> Result<McpPlace> {
 
 fn mcp_entry(exe: &str, args: &[String]) -> Value {
     json!({"type": "stdio", "command": exe, "args": args})
+}
+
+fn detect_dirs(env: &InstallEnv<'_>) -> Vec<std::path::PathBuf> {
+    let config = match env.var_dir("CRUSH_GLOBAL_CONFIG") {
+        Some(dir) => Some(dir),
+        None => env.dir_of("XDG_CONFIG_HOME", ".config").ok().map(|dir| dir.join("crush")),
+    };
+    let data = env
+        .dir_of("XDG_DATA_HOME", ".local/share")
+        .ok()
+        .map(|dir| dir.join("crush"));
+    [config, data].into_iter().flatten().collect()
 }

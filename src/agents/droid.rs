@@ -49,6 +49,10 @@ pub const INTEGRATION: Integration = Integration {
         },
         notes: |_| "",
     }),
+    detect: super::Detect {
+        binary: "droid",
+        dirs: detect_dirs,
+    },
 };
 
 fn factory_dir(scope: Scope, env: &InstallEnv<'_>) -> Result<std::path::PathBuf> {
@@ -80,4 +84,8 @@ fn mcp_place(scope: Scope, env: &InstallEnv<'_>) -> Result<McpPlace> {
 
 fn mcp_entry(exe: &str, args: &[String]) -> Value {
     json!({"type": "stdio", "command": exe, "args": args, "env": {}, "disabled": false})
+}
+
+fn detect_dirs(env: &InstallEnv<'_>) -> Vec<std::path::PathBuf> {
+    factory_dir(Scope::User, env).into_iter().collect()
 }

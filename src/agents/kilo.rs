@@ -25,6 +25,10 @@ pub const INTEGRATION: Integration = Integration {
         },
         notes: |_| "",
     }),
+    detect: super::Detect {
+        binary: "kilo",
+        dirs: detect_dirs,
+    },
 };
 
 fn mcp_place(scope: Scope, env: &InstallEnv<'_>) -> Result<McpPlace> {
@@ -36,4 +40,14 @@ fn mcp_place(scope: Scope, env: &InstallEnv<'_>) -> Result<McpPlace> {
         file: config_file(&dir, "kilo"),
         permissions: None,
     })
+}
+
+fn detect_dirs(env: &InstallEnv<'_>) -> Vec<std::path::PathBuf> {
+    let config = env.dir_of("XDG_CONFIG_HOME", ".config");
+    let data = env.dir_of("XDG_DATA_HOME", ".local/share");
+    [config, data]
+        .into_iter()
+        .flatten()
+        .map(|dir| dir.join("kilo"))
+        .collect()
 }

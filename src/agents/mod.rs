@@ -98,6 +98,51 @@ pub struct Integration {
     pub hook: Option<Hook>,
     /// How its MCP servers are registered, when it has them.
     pub mcp: Option<Mcp>,
+    /// How `setup` and `doctor` tell that it is on this machine.
+    pub detect: Detect,
+}
+
+/// How to tell that an agent is on this machine: its program on `$PATH`,
+/// or one of its user directories (settings or sessions) present. One
+/// rule, read by `setup` (which never touches an agent that is not there)
+/// and `doctor`.
+#[derive(Debug)]
+pub struct Detect {
+    /// The program's name on `$PATH`.
+    pub binary: &'static str,
+    /// Its user directories (settings, sessions), as this environment
+    /// places them.
+    pub dirs: fn(&InstallEnv<'_>) -> Vec<PathBuf>,
+}
+
+/// Where an agent was found ([`Agent::presence`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Presence {
+    /// Its program on `$PATH`.
+    pub binary: Option<PathBuf>,
+    /// Its user directories that exist.
+    pub dirs: Vec<PathBuf>,
+}
+
+impl Presence {
+    /// Whether anything of the agent is here.
+    pub fn found(&self) -> bool {
+        self.binary.is_some() || !self.dirs.is_empty()
+    }
+}
+
+/// Whether `path` is a file this user may run.
+pub fn runs(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// The first `name` on `path` (a `$PATH` value) that runs.
+pub fn on_path(path: &str, name: &str) -> Option<PathBuf> {
+    std::env::split_paths(path)
+        .filter(|dir| !dir.as_os_str().is_empty())
+        .map(|dir| dir.join(name))
+        .find(|candidate| runs(candidate))
 }
 
 /// One agent's prompt-submit hook.
@@ -205,6 +250,22 @@ pub struct InstallEnv<'a> {
     pub exe: &'a Path,
 }
 
+/// Run `f` with this process's surroundings: its environment, `$HOME`,
+/// current directory and own path (`session-ref` when unknown). The one
+/// place the installers, `setup` and `doctor` read them.
+pub fn with_process_env<T>(f: impl FnOnce(&InstallEnv<'_>) -> T) -> T {
+    let env = |key: &str| std::env::var(key).ok();
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("session-ref"));
+    f(&InstallEnv {
+        env: &env,
+        home: home.as_deref(),
+        cwd: &cwd,
+        exe: &exe,
+    })
+}
+
 impl InstallEnv<'_> {
     /// `$var` when set and not empty (relative to the current directory).
     pub fn var_dir(&self, var: &str) -> Option<PathBuf> {
@@ -283,6 +344,18 @@ impl Agent {
     /// The event its hook runs for.
     pub fn event(self) -> &'static str {
         self.hook().event
+    }
+
+    /// Whether, and where, the agent is on this machine ([`Detect`]).
+    pub fn presence(self, env: &InstallEnv<'_>) -> Presence {
+        let detect = &self.0.detect;
+        Presence {
+            binary: (env.env)("PATH").and_then(|path| on_path(&path, detect.binary)),
+            dirs: (detect.dirs)(env)
+                .into_iter()
+                .filter(|dir| dir.is_dir())
+                .collect(),
+        }
     }
 }
 

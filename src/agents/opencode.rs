@@ -24,6 +24,10 @@ pub const INTEGRATION: Integration = Integration {
         },
         notes: |_| "",
     }),
+    detect: super::Detect {
+        binary: "opencode",
+        dirs: detect_dirs,
+    },
 };
 
 fn mcp_place(scope: Scope, env: &InstallEnv<'_>) -> Result<McpPlace> {
@@ -55,4 +59,16 @@ pub fn mcp_entry(exe: &str, args: &[String]) -> Value {
     let mut command = vec![exe.to_owned()];
     command.extend(args.iter().cloned());
     json!({"type": "local", "command": command})
+}
+
+/// Its configuration (`$XDG_CONFIG_HOME/opencode`) and data
+/// (`$XDG_DATA_HOME/opencode`, the store) directories.
+fn detect_dirs(env: &InstallEnv<'_>) -> Vec<std::path::PathBuf> {
+    let config = env.dir_of("XDG_CONFIG_HOME", ".config");
+    let data = env.dir_of("XDG_DATA_HOME", ".local/share");
+    [config, data]
+        .into_iter()
+        .flatten()
+        .map(|dir| dir.join("opencode"))
+        .collect()
 }

@@ -225,6 +225,18 @@ impl Cli {
                     }),
                 }
             }
+            CommandArgs::Setup {
+                yes,
+                dry_run,
+                agent,
+                undo,
+            } => Command::Setup(config::SetupRequest {
+                agents: (!agent.is_empty()).then_some(agent),
+                yes,
+                dry_run,
+                undo,
+            }),
+            CommandArgs::Doctor { json } => Command::Doctor { json },
             CommandArgs::Completions { shell } => {
                 Command::Completions(docs::completions(shell, Cli::full_command()))
             }

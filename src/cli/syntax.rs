@@ -295,6 +295,37 @@ pub(super) enum CommandArgs {
         #[command(subcommand)]
         action: HookAction,
     },
+    /// Set session-ref up in every supported agent found on this machine:
+    /// its prompt hook and its MCP server, in the user's settings.
+    ///
+    /// Shows what it would add to which file, asks once (on a terminal),
+    /// writes (each file backed up, edited in place), and prints a receipt.
+    /// `--undo` puts each file back exactly as it was, or, edited since,
+    /// removes session-ref's entries only. A malformed, read-only or
+    /// symlinked settings file is reported and left untouched.
+    Setup {
+        /// Write without asking.
+        #[arg(long, short = 'y', conflicts_with = "dry_run")]
+        yes: bool,
+        /// Show what would be written; write nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Only these agents (comma-separated), when they are here.
+        #[arg(long, value_name = "A,B", value_delimiter = ',', value_parser = AgentWord { hook: false })]
+        agent: Vec<Agent>,
+        /// Put back what setup changed (recorded in its receipt).
+        #[arg(long, conflicts_with_all = ["dry_run", "agent"])]
+        undo: bool,
+    },
+    /// Check the installation: the stores read and their sessions, the
+    /// caches, each agent's hook and MCP server, the remotes; one line per
+    /// problem with the command that fixes it. Exits 1 when something is
+    /// wrong.
+    Doctor {
+        /// One JSON object (its fields: docs/reference.md).
+        #[arg(long)]
+        json: bool,
+    },
     /// Sessions on other machines: check a host, or serve this machine's
     /// sessions to another one (what `--remote` runs over ssh).
     Remote {
