@@ -231,6 +231,12 @@ pub fn run(config: &Config, stdin: Option<String>) -> Result<String> {
         Command::Search { .. } => Err(Error::internal(
             "search streams its output: run it with search_streaming",
         )),
+        Command::Launch(_) | Command::ExecPlan(_) => Err(Error::internal(
+            "resume and handoff start a program: run them with launch_command",
+        )),
+        Command::Setup(_) | Command::Doctor { .. } => Err(Error::internal(
+            "setup and doctor are run by setup::run_command and doctor::run_command",
+        )),
         _ => {
             let catalog = load_catalog(config);
             let engine = Engine::new(Arc::new(catalog), config.limits, config.target.clone());
@@ -239,6 +245,20 @@ pub fn run(config: &Config, stdin: Option<String>) -> Result<String> {
             out
         }
     }
+}
+
+/// `resume` and `handoff`: the command that starts the agent, every check
+/// made (nothing has started yet), agents looked up on `$PATH`.
+pub fn launch_plan(
+    config: &Config,
+    request: &crate::config::LaunchRequest,
+) -> Result<crate::launch::Plan> {
+    let catalog = load_catalog(config);
+    let engine = Engine::new(Arc::new(catalog), config.limits, config.target.clone());
+    let path = std::env::var_os("PATH");
+    let plan = crate::launch::plan_arg(&engine, &request.id, &request.launch, path.as_deref());
+    engine.catalog.save_index();
+    plan
 }
 
 /// `man --dir`: write each page into `dir` (made if missing), each
@@ -404,9 +424,13 @@ fn run_with_engine(config: &Config, engine: &Engine, stdin: Option<String>) -> R
         | Command::McpInstall(_)
         | Command::McpUninstall(_)
         | Command::Search { .. }
+        | Command::Launch(_)
+        | Command::ExecPlan(_)
         | Command::Completions(_)
         | Command::RemoteCheck(_)
         | Command::RemoteServe { .. }
+        | Command::Setup(_)
+        | Command::Doctor { .. }
         | Command::Man(_)
         | Command::ManPages { .. } => {
             unreachable!("handled without an engine")
@@ -435,6 +459,23 @@ fn parse_jsonl(raw: &str) -> Result<Vec<serde_json::Value>> {
         })
         .collect()
 }
+
+/// The fields of `candidates --json` (one object per line), in order.
+pub const CANDIDATE_FIELDS: &[crate::json_fields::Field] = {
+    use crate::json_fields::Field;
+    &[
+        Field::new("sessionId", "the session's id"),
+        Field::new("label", "its latest title, else the id (one printable line)"),
+        Field::new("cwd", "its working directory; absent when unknown"),
+        Field::new("createdAt", "its creation time, exactly as logged"),
+        Field::new("mention", "the canonical mention with this label"),
+        Field::new("agent", "the agent that wrote it (`claude`, `codex`, `hydra`, …)"),
+        Field::new("store", "the same as `agent` (its old name, kept for one release)"),
+        Field::new("path", "the log file (or database) it is read from"),
+        Field::new("lastActivity", "the newest time the session records, else its log's modification time; absent when unknown"),
+        Field::remote("host", "the machine holding it (`--remote`)"),
+    ]
+};
 
 /// One JSON object per candidate, keys in [`Candidate`]'s serde order, as
 /// `JSON.stringify` writes them. Written field by field into one buffer:

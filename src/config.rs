@@ -218,6 +218,11 @@ pub enum Command {
         /// Where to write; stdout when absent.
         output: Option<PathBuf>,
     },
+    /// `resume` or `handoff`: start an agent on a session.
+    Launch(LaunchRequest),
+    /// `exec-plan FILE` (hidden): what a tmux window `resume` or
+    /// `handoff` opened runs.
+    ExecPlan(PathBuf),
     /// `mention`.
     Mention {
         /// Session id.
@@ -251,6 +256,13 @@ pub enum Command {
     HookInstall(InstallRequest),
     /// `hook uninstall`.
     HookUninstall(InstallRequest),
+    /// `setup` (or `setup --undo`).
+    Setup(SetupRequest),
+    /// `doctor`.
+    Doctor {
+        /// One JSON object instead of text.
+        json: bool,
+    },
     /// `remote check HOST`.
     RemoteCheck(String),
     /// `remote serve`.
@@ -284,6 +296,7 @@ impl Command {
             | Command::Prepare { .. }
             | Command::Preview { .. }
             | Command::Export { .. }
+            | Command::Launch(_)
             | Command::Mcp { .. }
             | Command::RemoteServe { .. } => true,
             Command::Mention { label, .. } => label.is_none(),
@@ -295,11 +308,27 @@ impl Command {
             | Command::HookInstall(_)
             | Command::HookUninstall(_)
             | Command::RemoteCheck(_)
+            | Command::ExecPlan(_)
+            | Command::Setup(_)
+            | Command::Doctor { .. }
             | Command::Completions(_)
             | Command::Man(_)
             | Command::ManPages { .. } => false,
         }
     }
+}
+
+/// `resume ID` or `handoff ID --to AGENT [PROMPT]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LaunchRequest {
+    /// Id, unique prefix, URI or mention.
+    pub id: String,
+    /// Resume, or hand off to which agent with what.
+    pub launch: crate::launch::Launch,
+    /// `--print`: print the command instead of starting it.
+    pub print: bool,
+    /// `--tmux-split`: split the current pane instead of a new window.
+    pub split: bool,
 }
 
 /// Everything a run needs, validated.
@@ -358,6 +387,20 @@ pub struct InstallRequest {
     /// The store flags given to install (`--store DIR`, … with absolute
     /// directories), kept in the installed command.
     pub store_args: Vec<String>,
+}
+
+/// What `setup` should do.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SetupRequest {
+    /// `--agent A,B`: only these (each still only when it is here); all
+    /// that are here when `None`.
+    pub agents: Option<Vec<Agent>>,
+    /// `--yes`: write without asking.
+    pub yes: bool,
+    /// `--dry-run`: show what would be written, write nothing.
+    pub dry_run: bool,
+    /// `--undo`: put back what earlier runs of setup changed.
+    pub undo: bool,
 }
 
 pub use crate::agents::DEFAULT_HOST_CAP;

@@ -3,7 +3,8 @@
 //! Every failure a user can see carries a `SESSION_REFERENCE_*` code: one of
 //! the seven of the contract (SPEC §9), or, for failures the contract does
 //! not cover, one of our own ([`ErrorCode::BEYOND_SPEC`]: no terminal,
-//! delivery, tmux, a refused paste, internal), so that no failure is reported under a
+//! delivery, tmux, a refused paste, an agent to start missing or unable to
+//! start there, internal), so that no failure is reported under a
 //! code that means something else. The contract's codes are the core's
 //! ([`ErrorCode::Contract`]): each code's string is written once.
 //!
@@ -38,6 +39,13 @@ pub enum ErrorCode {
     /// `--tmux-paste` was refused: a shell would read the pasted text
     /// (session text is untrusted), unless `--tmux-paste-force`.
     PasteRefused,
+    /// `resume` or `handoff`: the agent to start is not on `PATH`.
+    AgentMissing,
+    /// `resume` or `handoff` cannot start the agent there: the session's
+    /// cwd is gone or unknown, its log vanished, it is another machine's,
+    /// its agent has no resume command line, or the first prompt cannot
+    /// be passed.
+    CannotLaunch,
     /// session-ref itself failed (a panic in a worker, a signal handler
     /// that cannot be installed).
     Internal,
@@ -74,6 +82,8 @@ impl ErrorCode {
             ErrorCode::DeliveryFailed => "SESSION_REFERENCE_DELIVERY_FAILED",
             ErrorCode::Tmux => "SESSION_REFERENCE_TMUX",
             ErrorCode::PasteRefused => "SESSION_REFERENCE_PASTE_REFUSED",
+            ErrorCode::AgentMissing => "SESSION_REFERENCE_AGENT_MISSING",
+            ErrorCode::CannotLaunch => "SESSION_REFERENCE_CANNOT_LAUNCH",
             ErrorCode::Internal => "SESSION_REFERENCE_INTERNAL",
         }
     }
@@ -91,11 +101,13 @@ impl ErrorCode {
     };
 
     /// The codes of failures outside the contract, in README order.
-    pub const BEYOND_SPEC: [ErrorCode; 5] = [
+    pub const BEYOND_SPEC: [ErrorCode; 7] = [
         ErrorCode::Terminal,
         ErrorCode::DeliveryFailed,
         ErrorCode::Tmux,
         ErrorCode::PasteRefused,
+        ErrorCode::AgentMissing,
+        ErrorCode::CannotLaunch,
         ErrorCode::Internal,
     ];
 }
@@ -193,6 +205,16 @@ impl Error {
     /// `SESSION_REFERENCE_PASTE_REFUSED`.
     pub fn paste_refused(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::PasteRefused, message)
+    }
+
+    /// `SESSION_REFERENCE_AGENT_MISSING`.
+    pub fn agent_missing(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::AgentMissing, message)
+    }
+
+    /// `SESSION_REFERENCE_CANNOT_LAUNCH`.
+    pub fn cannot_launch(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::CannotLaunch, message)
     }
 
     /// `SESSION_REFERENCE_INTERNAL`.
@@ -308,6 +330,8 @@ mod tests {
                 "SESSION_REFERENCE_DELIVERY_FAILED",
                 "SESSION_REFERENCE_TMUX",
                 "SESSION_REFERENCE_PASTE_REFUSED",
+                "SESSION_REFERENCE_AGENT_MISSING",
+                "SESSION_REFERENCE_CANNOT_LAUNCH",
                 "SESSION_REFERENCE_INTERNAL",
             ]
         );

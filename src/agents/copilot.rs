@@ -50,6 +50,10 @@ pub const INTEGRATION: Integration = Integration {
         },
         notes: |_| "",
     }),
+    detect: super::Detect {
+        binary: "copilot",
+        dirs: detect_dirs,
+    },
 };
 
 /// Copilot CLI's hook input (camelCase, no event name).
@@ -109,4 +113,10 @@ fn mcp_place(scope: Scope, env: &InstallEnv<'_>) -> Result<McpPlace> {
 
 fn mcp_entry(exe: &str, args: &[String]) -> Value {
     json!({"tools": ["*"], "type": "local", "command": exe, "args": args})
+}
+
+/// Its home (`$COPILOT_HOME`, else `~/.copilot`: settings and the
+/// `session-state/` store).
+fn detect_dirs(env: &InstallEnv<'_>) -> Vec<std::path::PathBuf> {
+    env.dir_of("COPILOT_HOME", ".copilot").into_iter().collect()
 }

@@ -27,7 +27,20 @@ pub const INTEGRATION: Integration = Integration {
         },
         notes: |_| "",
     }),
+    detect: super::Detect {
+        binary: "kimi",
+        dirs: detect_dirs,
+    },
 };
+
+/// Kimi's share directory (sessions, `mcp.json`, `config.toml`).
+fn share_dir(env: &InstallEnv<'_>) -> Result<std::path::PathBuf> {
+    env.dir_of("KIMI_SHARE_DIR", ".kimi")
+}
+
+fn detect_dirs(env: &InstallEnv<'_>) -> Vec<std::path::PathBuf> {
+    share_dir(env).into_iter().collect()
+}
 
 fn mcp_place(scope: Scope, env: &InstallEnv<'_>) -> Result<McpPlace> {
     match scope {
@@ -36,7 +49,7 @@ fn mcp_place(scope: Scope, env: &InstallEnv<'_>) -> Result<McpPlace> {
              install for the user instead (without --project)",
         )),
         Scope::User => Ok(McpPlace {
-            file: env.dir_of("KIMI_SHARE_DIR", ".kimi")?.join("mcp.json"),
+            file: share_dir(env)?.join("mcp.json"),
             permissions: None,
         }),
     }

@@ -23,6 +23,9 @@
 //! | [`copilot`] | `userPromptSubmitted` | 200,000 (bytes) | `hooks/session-ref.json` (our own) | `mcpServers` of `mcp-config.json` / `.mcp.json` (JSON) |
 //! | [`qwen`] | `UserPromptSubmit` | 10,000 (UTF-16 units) | `settings.json` | `mcpServers` of `settings.json` (JSON) |
 //! | [`opencode`] | — | — | — | `mcp` of `opencode.json(c)` (JSON) |
+//! | [`kilo`] | — | — | — | `mcp` of `kilo.json(c)` (JSON) |
+//! | [`droid`] | `UserPromptSubmit` | 10,000 (UTF-16 units; not measured) | `settings.json` | `mcpServers` of `mcp.json` (JSON) |
+//! | [`crush`] | — | — | — | `mcp` of `crush.json` (JSON) |
 //! | [`kimi`] | — | — | — | `mcpServers` of `$KIMI_SHARE_DIR/mcp.json` (JSON; user only) |
 //!
 //! **Adding an agent's integration** is one file and one table row: write
@@ -36,8 +39,11 @@
 pub mod claude;
 pub mod codex;
 pub mod copilot;
+pub mod crush;
+pub mod droid;
 pub mod gemini;
 pub mod input;
+pub mod kilo;
 pub mod kimi;
 pub mod opencode;
 pub mod qwen;
@@ -78,6 +84,9 @@ pub const TABLE: &[&Integration] = &[
     &opencode::INTEGRATION,
     &copilot::INTEGRATION,
     &qwen::INTEGRATION,
+    &kilo::INTEGRATION,
+    &droid::INTEGRATION,
+    &crush::INTEGRATION,
     &kimi::INTEGRATION,
 ];
 
@@ -92,6 +101,51 @@ pub struct Integration {
     pub hook: Option<Hook>,
     /// How its MCP servers are registered, when it has them.
     pub mcp: Option<Mcp>,
+    /// How `setup` and `doctor` tell that it is on this machine.
+    pub detect: Detect,
+}
+
+/// How to tell that an agent is on this machine: its program on `$PATH`,
+/// or one of its user directories (settings or sessions) present. One
+/// rule, read by `setup` (which never touches an agent that is not there)
+/// and `doctor`.
+#[derive(Debug)]
+pub struct Detect {
+    /// The program's name on `$PATH`.
+    pub binary: &'static str,
+    /// Its user directories (settings, sessions), as this environment
+    /// places them.
+    pub dirs: fn(&InstallEnv<'_>) -> Vec<PathBuf>,
+}
+
+/// Where an agent was found ([`Agent::presence`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Presence {
+    /// Its program on `$PATH`.
+    pub binary: Option<PathBuf>,
+    /// Its user directories that exist.
+    pub dirs: Vec<PathBuf>,
+}
+
+impl Presence {
+    /// Whether anything of the agent is here.
+    pub fn found(&self) -> bool {
+        self.binary.is_some() || !self.dirs.is_empty()
+    }
+}
+
+/// Whether `path` is a file this user may run.
+pub fn runs(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// The first `name` on `path` (a `$PATH` value) that runs.
+pub fn on_path(path: &str, name: &str) -> Option<PathBuf> {
+    std::env::split_paths(path)
+        .filter(|dir| !dir.as_os_str().is_empty())
+        .map(|dir| dir.join(name))
+        .find(|candidate| runs(candidate))
 }
 
 /// One agent's prompt-submit hook.
@@ -199,6 +253,22 @@ pub struct InstallEnv<'a> {
     pub exe: &'a Path,
 }
 
+/// Run `f` with this process's surroundings: its environment, `$HOME`,
+/// current directory and own path (`session-ref` when unknown). The one
+/// place the installers, `setup` and `doctor` read them.
+pub fn with_process_env<T>(f: impl FnOnce(&InstallEnv<'_>) -> T) -> T {
+    let env = |key: &str| std::env::var(key).ok();
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("session-ref"));
+    f(&InstallEnv {
+        env: &env,
+        home: home.as_deref(),
+        cwd: &cwd,
+        exe: &exe,
+    })
+}
+
 impl InstallEnv<'_> {
     /// `$var` when set and not empty (relative to the current directory).
     pub fn var_dir(&self, var: &str) -> Option<PathBuf> {
@@ -278,6 +348,18 @@ impl Agent {
     pub fn event(self) -> &'static str {
         self.hook().event
     }
+
+    /// Whether, and where, the agent is on this machine ([`Detect`]).
+    pub fn presence(self, env: &InstallEnv<'_>) -> Presence {
+        let detect = &self.0.detect;
+        Presence {
+            binary: (env.env)("PATH").and_then(|path| on_path(&path, detect.binary)),
+            dirs: (detect.dirs)(env)
+                .into_iter()
+                .filter(|dir| dir.is_dir())
+                .collect(),
+        }
+    }
 }
 
 impl PartialEq for Agent {
@@ -356,7 +438,10 @@ mod tests {
         let names: Vec<&str> = Agent::all().map(Agent::as_str).collect();
         assert_eq!(
             names,
-            ["claude", "codex", "gemini", "opencode", "copilot", "qwen"]
+            [
+                "claude", "codex", "gemini", "opencode", "copilot", "qwen", "kilo", "droid",
+                "crush"
+            ]
         );
         let mut unique = names.clone();
         unique.sort_unstable();
@@ -368,8 +453,11 @@ mod tests {
             assert_eq!(Agent::named(i.name), Some(agent));
         }
         let hooks: Vec<&str> = with_hook().map(Agent::as_str).collect();
-        assert_eq!(hooks, ["claude", "codex", "gemini", "copilot", "qwen"]);
-        assert_eq!(with_mcp().count(), 6);
+        assert_eq!(
+            hooks,
+            ["claude", "codex", "gemini", "copilot", "qwen", "droid"]
+        );
+        assert_eq!(with_mcp().count(), 9);
         assert_eq!(Agent::named("claudette"), None);
     }
 
@@ -391,6 +479,7 @@ mod tests {
                     Measure::Utf8Bytes
                 ),
                 ("qwen", "UserPromptSubmit", 10_000, Measure::Utf16Units),
+                ("droid", "UserPromptSubmit", 10_000, Measure::Utf16Units),
             ]
         );
     }

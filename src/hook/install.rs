@@ -29,7 +29,7 @@ use crate::agents::{codex, Agent};
 pub use crate::agents::{HookFiles as Targets, HookLayout, InstallEnv};
 pub use crate::config::{InstallRequest, Scope};
 use crate::error::{Error, Result};
-use crate::settings_file::{self, json_object, malformed, JsonDoc, Step};
+use crate::settings_file::{self, json_object, malformed, Installed, JsonDoc, Step};
 pub use crate::settings_file::{apply, read, Write};
 
 /// The shell command an agent runs: `session-ref`'s own path (quoted for
@@ -88,22 +88,49 @@ fn shell_quote(word: &str) -> String {
 /// Whether a handler is one session-ref installed for `agent`: a command
 /// hook running a program named `session-ref` with `hook AGENT`.
 pub fn is_ours(handler: &Value, agent: Agent) -> bool {
+    ours_program(handler, agent).is_some()
+}
+
+/// The program a handler of ours runs (unquoted as `sh` reads it); `None`
+/// when the handler is not ours ([`is_ours`]).
+pub fn ours_program(handler: &Value, agent: Agent) -> Option<String> {
     if handler.get("type").and_then(Value::as_str) != Some("command") {
-        return false;
+        return None;
     }
     let command = handler.get("command").or_else(|| handler.get("bash"));
-    let Some(command) = command.and_then(Value::as_str) else {
-        return false;
-    };
+    let command = command.and_then(Value::as_str)?;
     // `PROGRAM hook AGENT`, then nothing or options (whose quoted values
     // may hold the same words: any place that fits will do).
     let needle = format!(" hook {}", agent.as_str());
-    command.match_indices(needle.as_str()).any(|(at, _)| {
+    command.match_indices(needle.as_str()).find_map(|(at, _)| {
         let rest = &command[at + needle.len()..];
         let program = command[..at].trim().trim_matches('\'');
-        (rest.trim().is_empty() || rest.starts_with(" -"))
-            && Path::new(program).file_name().and_then(|n| n.to_str()) == Some("session-ref")
+        let named = Path::new(program).file_name().and_then(|n| n.to_str()) == Some("session-ref");
+        ((rest.trim().is_empty() || rest.starts_with(" -")) && named)
+            .then(|| program.replace(r"'\''", "'"))
     })
+}
+
+/// Where `agent`'s hook lives in the user's settings, and the program of
+/// ours registered there (`None`: not installed). For `doctor`.
+pub fn installed(
+    agent: Agent,
+    env: &InstallEnv<'_>,
+) -> Result<(std::path::PathBuf, Option<String>)> {
+    let file = (agent.hook().files)(Scope::User, env)?.hooks_file;
+    let Some(text) = read(&file)? else {
+        return Ok((file, None));
+    };
+    let value = settings_file::parse_json(&file, &text)?;
+    let handlers: Vec<Value> = match agent.hook().layout {
+        HookLayout::Own => value["hooks"][agent.event()]
+            .as_array()
+            .cloned()
+            .unwrap_or_default(),
+        HookLayout::Shared => handlers_of(&file, &text, agent),
+    };
+    let program = handlers.iter().find_map(|h| ours_program(h, agent));
+    Ok((file, program))
 }
 
 /// The snippet `--print` shows and install merges (or writes whole).
@@ -267,16 +294,19 @@ fn only_ours(file: &Path, text: &str, agent: Agent) -> Option<bool> {
 }
 
 /// `hook install` of a [`HookLayout::Own`] file: written whole.
-fn install_own(agent: Agent, targets: &Targets, desired: &Value) -> Result<String> {
+fn install_own(
+    agent: Agent,
+    targets: &Targets,
+    desired: &Value,
+    commit: bool,
+) -> Result<Installed> {
     let file = &targets.hooks_file;
-    let _lock = settings_file::lock(&[file], true)?;
+    let _lock = settings_file::lock(&[file], commit)?;
     let before = read(file)?;
     let after = own_file(agent, desired);
     if before.as_deref() == Some(after.as_str()) {
-        return Ok(format!(
-            "{} already has the hook; left unchanged\n",
-            file.display()
-        ));
+        let report = format!("{} already has the hook; left unchanged\n", file.display());
+        return Installed::finish(Vec::new(), report, commit);
     }
     if let Some(text) = &before {
         // An empty list of ours is ours too (as before: all of none).
@@ -291,15 +321,13 @@ fn install_own(agent: Agent, targets: &Targets, desired: &Value) -> Result<Strin
             )));
         }
     }
-    let mut report = format!("set the hook in {}\n", file.display());
-    for backup in apply(&[Write {
+    let report = format!("set the hook in {}\n", file.display());
+    let writes = vec![Write {
         path: file.clone(),
         before,
         after,
-    }])? {
-        report.push_str(&format!("backup: {}\n", backup.display()));
-    }
-    Ok(report)
+    }];
+    Installed::finish(writes, report, commit)
 }
 
 /// `hook uninstall` of a [`HookLayout::Own`] file: removed when it holds
@@ -326,20 +354,28 @@ fn uninstall_own(agent: Agent, targets: &Targets) -> Result<String> {
 
 /// `hook install`: returns the report for stdout.
 pub fn install(request: InstallRequest, env: &InstallEnv<'_>) -> Result<String> {
+    edit(request, env, true).map(|installed| installed.report)
+}
+
+/// `hook install`'s edit of the files, written when `commit` (else what
+/// it would write, read under the same lock and checks; no directory is
+/// made). `--print` is not an edit: see [`install`].
+pub fn edit(request: InstallRequest, env: &InstallEnv<'_>, commit: bool) -> Result<Installed> {
     let agent = request.agent;
     let targets = (agent.hook().files)(request.scope, env)?;
     let desired = desired_handler(env.exe, agent, request.budget, &request.store_args);
     let hooks_file = &targets.hooks_file;
     if request.print {
-        return Ok(print_snippet(agent, &targets, &desired));
+        let report = print_snippet(agent, &targets, &desired);
+        return Installed::finish(Vec::new(), report, false);
     }
     if agent.hook().layout == HookLayout::Own {
-        return install_own(agent, &targets, &desired);
+        return install_own(agent, &targets, &desired, commit);
     }
     let mut files = vec![hooks_file.as_path()];
     files.extend(targets.codex_config.as_deref());
     // Held until every file is written: a concurrent install reads ours.
-    let _lock = settings_file::lock(&files, true)?;
+    let _lock = settings_file::lock(&files, commit)?;
     let before = read(hooks_file)?;
     let edited = merge(hooks_file, before.as_deref(), agent, &desired)?;
     let mut writes = Vec::new();
@@ -393,13 +429,11 @@ pub fn install(request: InstallRequest, env: &InstallEnv<'_>) -> Result<String> 
         let config_text = config_before.unwrap_or_default();
         steps = codex::install_notes(config, &config_text, request.scope, env.cwd);
     }
-    for backup in apply(&writes)? {
-        report.push_str(&format!("backup: {}\n", backup.display()));
-    }
+    let mut installed = Installed::finish(writes, report, commit)?;
     for step in steps {
-        report.push_str(&format!("note: {step}\n"));
+        installed.report.push_str(&format!("note: {step}\n"));
     }
-    Ok(report)
+    Ok(installed)
 }
 
 /// The handler at `position` in a settings text.

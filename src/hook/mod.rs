@@ -218,19 +218,13 @@ pub fn run_command(config: &Config) -> Option<ExitCode> {
             Ok(run.answer.to_stdout_for(*agent))
         }
         Command::HookInstall(request) | Command::HookUninstall(request) => {
-            let cwd = std::env::current_dir().unwrap_or_default();
-            let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("session-ref"));
-            let install_env = InstallEnv {
-                env: &env,
-                home: home.as_deref(),
-                cwd: &cwd,
-                exe: &exe,
-            };
-            if matches!(config.command, Command::HookInstall(_)) {
-                install::install(request.clone(), &install_env)
-            } else {
-                install::uninstall(request.clone(), &install_env)
-            }
+            crate::agents::with_process_env(|install_env| {
+                if matches!(config.command, Command::HookInstall(_)) {
+                    install::install(request.clone(), install_env)
+                } else {
+                    install::uninstall(request.clone(), install_env)
+                }
+            })
         }
         _ => return None,
     };

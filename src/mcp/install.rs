@@ -32,7 +32,9 @@ pub use crate::agents::McpPlace as Place;
 use crate::agents::{Agent, InstallEnv, McpFormat, Scope};
 pub use crate::config::McpRequest;
 use crate::error::{Error, Result};
-use crate::settings_file::{self, apply, json_object, malformed, parse_toml, read, Step, Write};
+use crate::settings_file::{
+    self, apply, json_object, malformed, parse_toml, read, Installed, Step, Write,
+};
 
 /// The name the server is registered under.
 pub const NAME: &str = "session-ref";
@@ -68,12 +70,48 @@ pub fn entry(agent: Agent, exe: &str, args: &[String]) -> Option<Value> {
 
 /// Whether an entry runs a program named `session-ref`.
 pub fn is_ours(entry: &Value) -> bool {
-    let program = match entry.get("command") {
+    program_of(entry)
+        .is_some_and(|p| Path::new(p).file_name().and_then(|n| n.to_str()) == Some(NAME))
+}
+
+/// The program an entry runs (`command`, or its first word).
+fn program_of(entry: &Value) -> Option<&str> {
+    match entry.get("command") {
         Some(Value::String(command)) => Some(command.as_str()),
         Some(Value::Array(command)) => command.first().and_then(Value::as_str),
         _ => None,
+    }
+}
+
+/// Where `agent`'s MCP servers live in the user's settings, and the
+/// program of our entry there (`None`: not registered). For `doctor`.
+pub fn installed(
+    agent: Agent,
+    env: &InstallEnv<'_>,
+) -> Result<(std::path::PathBuf, Option<String>)> {
+    let file = locate(agent, Scope::User, env)?.file;
+    let Some(text) = read(&file)? else {
+        return Ok((file, None));
     };
-    program.is_some_and(|p| Path::new(p).file_name().and_then(|n| n.to_str()) == Some(NAME))
+    let entry = match agent.mcp().format {
+        McpFormat::Toml => {
+            let doc = parse_toml(&file, Some(&text))?;
+            let command = doc
+                .get("mcp_servers")
+                .and_then(|s| s.get(NAME))
+                .and_then(|e| e.get("command"))
+                .and_then(toml_edit::Item::as_str)
+                .map(str::to_owned);
+            command.map(|c| json!({ "command": c }))
+        }
+        McpFormat::Json { key, .. } => settings_file::parse_json(&file, &text)?[key]
+            .get(NAME)
+            .cloned(),
+    };
+    let program = entry
+        .filter(is_ours)
+        .and_then(|e| program_of(&e).map(str::to_owned));
+    Ok((file, program))
 }
 
 /// What one edit did to one file.
@@ -262,6 +300,12 @@ pub fn remove_toml(path: &Path, text: &str) -> Result<Change> {
 
 /// `mcp install`: the report for stdout.
 pub fn install(request: McpRequest, env: &InstallEnv<'_>) -> Result<String> {
+    edit(request, env, true).map(|installed| installed.report)
+}
+
+/// `mcp install`'s edit of the files, written when `commit` (else what it
+/// would write, read under the same lock and checks; no directory made).
+pub fn edit(request: McpRequest, env: &InstallEnv<'_>, commit: bool) -> Result<Installed> {
     let agent = request.agent;
     let place = locate(agent, request.scope, env)?;
     let exe = env.exe.to_string_lossy().into_owned();
@@ -269,7 +313,7 @@ pub fn install(request: McpRequest, env: &InstallEnv<'_>) -> Result<String> {
     let mut files = vec![place.file.as_path()];
     files.extend(place.permissions.as_deref());
     // Held until every file is written: a concurrent install reads ours.
-    let _lock = settings_file::lock(&files, true)?;
+    let _lock = settings_file::lock(&files, commit)?;
     let before = read(&place.file)?;
     let change = match agent.mcp().format {
         McpFormat::Toml => add_toml(&place.file, before.as_deref(), &exe, &args)?,
@@ -320,11 +364,11 @@ pub fn install(request: McpRequest, env: &InstallEnv<'_>) -> Result<String> {
             )),
         }
     }
-    for backup in apply(&writes)? {
-        report.push_str(&format!("backup: {}\n", backup.display()));
-    }
-    report.push_str((agent.mcp().notes)(request.scope));
-    Ok(report)
+    let mut installed = Installed::finish(writes, report, commit)?;
+    installed
+        .report
+        .push_str((agent.mcp().notes)(request.scope));
+    Ok(installed)
 }
 
 /// `mcp uninstall`: the report for stdout.

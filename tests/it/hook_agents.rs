@@ -1,4 +1,4 @@
-//! `session-ref hook gemini|copilot|qwen`: each agent's stdin shape in,
+//! `session-ref hook gemini|copilot|qwen|droid`: each agent's stdin shape in,
 //! its stdout shape out (added context, or a block on a bad mention), and
 //! `hook install|uninstall` for them in a scratch home.
 
@@ -29,7 +29,7 @@ fn hook(dir: &Path, agent: &str, stdin: &Value) -> (String, String) {
 fn a_cited_session_is_added_in_each_agents_shape() {
     let dir = tempfile::tempdir().unwrap();
     store(dir.path());
-    for agent in ["gemini", "copilot", "qwen"] {
+    for agent in ["gemini", "copilot", "qwen", "droid"] {
         let prompt = format!("Follow {} please", mention("alpha", "the plan"));
         let (out, _) = hook(dir.path(), agent, &hook_input(agent, &prompt));
         let answer: Value =
@@ -59,7 +59,7 @@ fn a_cited_session_is_added_in_each_agents_shape() {
 fn a_bad_mention_blocks_the_prompt_with_a_reason() {
     let dir = tempfile::tempdir().unwrap();
     store(dir.path());
-    for agent in ["gemini", "copilot", "qwen"] {
+    for agent in ["gemini", "copilot", "qwen", "droid"] {
         let prompt = format!("see {}", mention("no-such-session", "the plan"));
         let (out, err) = hook(dir.path(), agent, &hook_input(agent, &prompt));
         let answer: Value = serde_json::from_str(&out).unwrap();
@@ -92,6 +92,7 @@ fn hook_install_writes_each_agents_settings_and_uninstall_undoes_it() {
     for (agent, file, event) in [
         ("gemini", ".gemini/settings.json", "BeforeAgent"),
         ("qwen", ".qwen/settings.json", "UserPromptSubmit"),
+        ("droid", ".factory/settings.json", "UserPromptSubmit"),
         (
             "copilot",
             ".copilot/hooks/session-ref.json",

@@ -922,6 +922,67 @@ fn mcp_install_registers_as_each_agents_mcp_add_and_uninstall_removes_it() {
         json!({"command": exe, "args": ["mcp"]})
     );
     assert!(report.contains(".kimi/mcp.json"), "{report}");
+    let (report, kilo) = install_round_trip("kilo", false);
+    assert!(report.contains(".config/kilo/kilo.json"), "{report}");
+    assert_eq!(
+        kilo["mcp"]["session-ref"],
+        json!({"type": "local", "command": [exe, "mcp"]})
+    );
+    let (report, droid) = install_round_trip("droid", false);
+    assert!(report.contains(".factory/mcp.json"), "{report}");
+    assert_eq!(
+        droid["mcpServers"]["session-ref"],
+        json!({"type": "stdio", "command": exe, "args": ["mcp"], "env": {}, "disabled": false})
+    );
+    let (report, crush) = install_round_trip("crush", false);
+    assert!(report.contains(".config/crush/crush.json"), "{report}");
+    assert_eq!(crush["$schema"], "https://charm.land/crush.json");
+    assert_eq!(
+        crush["mcp"]["session-ref"],
+        json!({"type": "stdio", "command": exe, "args": ["mcp"]})
+    );
+    let (report, _) = install_round_trip("crush", true);
+    assert!(report.contains("proj/crush.json"), "{report}");
+}
+
+#[test]
+fn uninstall_gives_back_each_new_agents_file_as_it_was() {
+    // The person's own servers and settings stay, byte for byte.
+    for (agent, file, before) in [
+        (
+            "kilo",
+            ".config/kilo/kilo.jsonc",
+            "{\n  // mine\n  \"model\": \"mock/mock-model\",\n  \"mcp\": {\"other\": {\"type\": \"local\", \"command\": [\"x\"]}}\n}\n",
+        ),
+        (
+            "droid",
+            ".factory/mcp.json",
+            "{\"mcpServers\": {\"other\": {\"type\": \"stdio\", \"command\": \"x\", \"args\": [], \"env\": {}, \"disabled\": false}}}\n",
+        ),
+        (
+            "crush",
+            ".config/crush/crush.json",
+            "{\n  \"$schema\": \"https://charm.land/crush.json\",\n  \"options\": {\"debug\": true}\n}\n",
+        ),
+    ] {
+        let home = tempfile::tempdir().unwrap();
+        let path = home.path().join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, before).unwrap();
+        let run = |args: &[&str]| {
+            let out = command(home.path())
+                .env("HOME", home.path())
+                .args(args)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{agent}: {}", support::stderr(&out));
+        };
+        run(&["mcp", "install", agent]);
+        let during = std::fs::read_to_string(&path).unwrap();
+        assert!(during.contains("session-ref"), "{agent}: {during}");
+        run(&["mcp", "uninstall", agent]);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), before, "{agent}");
+    }
 }
 
 #[test]

@@ -31,6 +31,8 @@ use crate::support;
 use crate::support::opencode as opencode_fixture;
 
 mod newer;
+mod kilo_droid_crush;
+use kilo_droid_crush::{crush, droid, kilo};
 
 /// One store kind's row: its name, its flag, and its fixture.
 struct Kind {
@@ -131,6 +133,24 @@ const KINDS: &[Kind] = &[
         flag: "cline",
         build: cline,
         tear: cline_tear,
+    },
+    Kind {
+        name: "kilo",
+        flag: "kilo",
+        build: kilo,
+        tear: opencode_tear,
+    },
+    Kind {
+        name: "droid",
+        flag: "droid",
+        build: droid,
+        tear: append_half_line,
+    },
+    Kind {
+        name: "crush",
+        flag: "crush",
+        build: crush,
+        tear: opencode_tear,
     },
     Kind {
         name: "goose",
@@ -1772,7 +1792,18 @@ fn a_vanished_file_makes_only_its_session_unreadable() {
         let catalog = Catalog::load(&StoreRoots::new().with(store_kind, &built.root));
         let (gone, kept) = built.sessions.split_first().unwrap();
         let record = catalog.find(gone.id).unwrap().clone();
-        std::fs::remove_file(&gone.file).unwrap();
+        match gone.file.parent().filter(|db| db.is_file()) {
+            // A session of a database (`<database>/<id>`): the database
+            // goes, with its WAL.
+            Some(db) => {
+                for suffix in ["", "-wal", "-shm"] {
+                    let mut side = db.as_os_str().to_owned();
+                    side.push(suffix);
+                    let _ = std::fs::remove_file(PathBuf::from(side));
+                }
+            }
+            None => std::fs::remove_file(&gone.file).unwrap(),
+        }
         let err = catalog.read_surface(&record).unwrap_err();
         let err: session_ref::Error = err.into();
         assert_eq!(

@@ -4,8 +4,8 @@
 //! one's `KIND`); nothing a kind imports comes from here.
 
 use crate::kinds::{
-    antigravity, claude, cline, codex, continue_cli, copilot, cursor, gemini, goose, kimi, native,
-    opencode, pi, qwen, vibe,
+    antigravity, claude, cline, codex, continue_cli, copilot, crush, cursor, droid, gemini, goose,
+    kilo, kimi, native, opencode, pi, qwen, vibe,
 };
 use crate::model::StoreKind;
 
@@ -22,6 +22,9 @@ pub static REGISTRY: &[StoreKind] = &[
     antigravity::KIND,
     cursor::KIND,
     cline::KIND,
+    kilo::KIND,
+    droid::KIND,
+    crush::KIND,
     goose::KIND,
     continue_cli::KIND,
     kimi::KIND,
@@ -60,6 +63,9 @@ mod tests {
                 "antigravity",
                 "cursor",
                 "cline",
+                "kilo",
+                "droid",
+                "crush",
                 "goose",
                 "continue",
                 "kimi",
@@ -80,6 +86,9 @@ mod tests {
                 "antigravity",
                 "cursor",
                 "cline",
+                "kilo",
+                "droid",
+                "crush",
                 "goose",
                 "continue",
                 "kimi",

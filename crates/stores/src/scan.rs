@@ -90,34 +90,3 @@ pub fn has_suffix(path: &Path, suffix: &str) -> bool {
     path.file_name()
         .is_some_and(|n| n.as_encoded_bytes().ends_with(suffix.as_bytes()))
 }
-
-/// The one session of a store file named on its own (a database holding
-/// many sessions, for `--opencode FILE`, `--goose FILE`): `scan` lists the
-/// file as a root, and its one event is reported under `root`; a file of
-/// several sessions is not one session (`what` names the agent).
-pub fn only_record(
-    root: &std::sync::Arc<Path>,
-    path: &Path,
-    what: &str,
-    scan: impl FnOnce(&std::sync::Arc<Path>, &(dyn Fn(ScanEvent) + Sync)),
-) -> ScanEvent {
-    let found = std::sync::Mutex::new(Vec::new());
-    let of_file: std::sync::Arc<Path> = std::sync::Arc::from(path);
-    scan(&of_file, &|e| {
-        found.lock().unwrap_or_else(|e| e.into_inner()).push(e);
-    });
-    let mut found = found.into_inner().unwrap_or_else(|e| e.into_inner());
-    match found.len() {
-        1 => match found.remove(0) {
-            ScanEvent::Record(mut r) => {
-                r.root = std::sync::Arc::clone(root);
-                ScanEvent::Record(r)
-            }
-            other => other,
-        },
-        n => ScanEvent::Skipped {
-            path: path.to_owned(),
-            reason: format!("{what} store of {n} sessions, not one session"),
-        },
-    }
-}

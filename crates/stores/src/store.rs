@@ -194,9 +194,9 @@ pub trait Store: Send + Sync + 'static {
     }
 }
 
-/// The surface `fold` folds into it, without assistant messages that never
-/// received text, captured through the seq `fold` returns: the
-/// [`Store::read_surface`] of a kind that folds into any sink.
+/// The surface `fold` feeds, without assistant messages that never
+/// received text: [`Store::read_surface`] of a kind that folds into any
+/// sink ([`Store::fold_surface`]).
 pub fn surface_of(
     fold: impl FnOnce(&mut Surface) -> Result<u64, ReadError>,
 ) -> Result<Surface, ReadError> {
@@ -205,6 +205,39 @@ pub fn surface_of(
     surface.drop_empty_assistant_messages();
     surface.captured_through_seq = last;
     Ok(surface)
+}
+
+/// [`Store::list_file`] of a kind whose one file holds many sessions (a
+/// database): the file is listed as a root of its own through `store`'s
+/// scan, and is one session when it holds exactly one (`what` names such a
+/// file for the reason it is not: `an opencode store`).
+pub fn list_alone(
+    store: &dyn Store,
+    kind: StoreKind,
+    caches: &Caches,
+    root: &Arc<Path>,
+    path: &Path,
+    what: &str,
+) -> ScanEvent {
+    let found = std::sync::Mutex::new(Vec::new());
+    let root_of_file: Arc<Path> = Arc::from(path);
+    store.scan(kind, caches, &root_of_file, &|e| {
+        crate::caches::lock(&found).push(e)
+    });
+    let mut found = found.into_inner().unwrap_or_else(|e| e.into_inner());
+    match found.len() {
+        1 => match found.remove(0) {
+            ScanEvent::Record(mut r) => {
+                r.root = Arc::clone(root);
+                ScanEvent::Record(r)
+            }
+            other => other,
+        },
+        n => ScanEvent::Skipped {
+            path: path.to_owned(),
+            reason: format!("{what} of {n} sessions, not one session"),
+        },
+    }
 }
 
 /// `$VAR/sub` when `VAR` is set and not empty, else `$HOME/fallback…`: the

@@ -16,6 +16,9 @@ const ISOLATED: &[&str] = &[
     "PI_CODING_AGENT_DIR",
     "QWEN_HOME",
     "QWEN_RUNTIME_DIR",
+    "KILO_DB",
+    "FACTORY_HOME_OVERRIDE",
+    "CRUSH_GLOBAL_DATA",
     "SESSION_REF_CACHE_DIR",
 ];
 

@@ -4,10 +4,11 @@
 //! (Codex CLI), [`gemini`] (Gemini CLI), [`pi`], [`qwen`] (Qwen Code),
 //! [`copilot`] (GitHub Copilot CLI), [`opencode`], [`antigravity`]
 //! (Antigravity CLI), [`cursor`] (Cursor CLI), [`cline`] (Cline CLI),
-//! [`goose`], [`continue_cli`] (Continue CLI), [`kimi`] (Kimi CLI),
-//! [`vibe`] (Mistral Vibe).
-//! [`foreign`] holds what the readers of other agents' JSONL
-//! logs share; [`sqlite`], how every agent's database is opened.
+//! [`kilo`] (Kilo Code CLI, read by opencode's reader), [`droid`] (Factory
+//! Droid), [`crush`] (Crush), [`goose`], [`continue_cli`] (Continue CLI),
+//! [`kimi`] (Kimi CLI), [`vibe`] (Mistral Vibe). [`sqlite`] opens the
+//! agents' SQLite databases; [`foreign`] holds what the readers of other
+//! agents' JSONL logs share; [`torn`], how a file rewritten in place is read.
 //!
 //! Adding an agent is one new module here implementing the trait, plus one
 //! line in the registry.
@@ -18,10 +19,13 @@ pub mod cline;
 pub mod codex;
 pub mod continue_cli;
 pub mod copilot;
+pub mod crush;
 pub mod cursor;
+pub mod droid;
 pub mod foreign;
 pub mod gemini;
 pub mod goose;
+pub mod kilo;
 pub mod kimi;
 pub mod native;
 pub mod opencode;
@@ -62,6 +66,21 @@ pub const ROUTINE_SKIPS: &[RoutineSkip] = &[
         reason: opencode::LEGACY_COPY,
         one: "legacy opencode file of a session in its database",
         many: "legacy opencode files of sessions in its database",
+    },
+    RoutineSkip {
+        reason: kilo::SUBAGENT,
+        one: "Kilo Code sub-agent session",
+        many: "Kilo Code sub-agent sessions",
+    },
+    RoutineSkip {
+        reason: kilo::ARCHIVED,
+        one: "archived Kilo Code session",
+        many: "archived Kilo Code sessions",
+    },
+    RoutineSkip {
+        reason: crush::CHILD,
+        one: "Crush child session (a sub-agent's or a title's)",
+        many: "Crush child sessions (sub-agents' and titles')",
     },
     RoutineSkip {
         reason: cline::SUBAGENT,

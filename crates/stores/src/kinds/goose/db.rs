@@ -32,10 +32,17 @@ use std::path::Path;
 use rusqlite::{Connection, OptionalExtension};
 
 use super::convo::Message;
-use crate::kinds::sqlite::{self, columns_of, missing_of, Why};
+use crate::kinds::sqlite::{columns_of, missing_of, open_with, reason, tally, Dialect, Why};
 
 /// The newest `schema_version` this reader knows.
 pub const NEWEST_KNOWN: i64 = 9;
+
+/// Goose's database, for the reasons a reader gives.
+pub const DIALECT: Dialect = Dialect {
+    product: "Goose",
+    newest_known: "9",
+    follows: "Goose schema version 9 (block/goose dbec1655c177)",
+};
 
 /// The tables and columns read in every version.
 pub const REQUIRED: &[(&str, &[&str])] = &[
@@ -92,7 +99,7 @@ pub struct SessionRow {
 
 /// Open `path` read-only, with the schema checked.
 pub fn open(path: &Path) -> Result<Db, String> {
-    let (conn, shape) = sqlite::open(path, "Goose", check_schema)?;
+    let (conn, shape) = open_with(path, &DIALECT, check_schema)?;
     Ok(Db { conn, shape })
 }
 
@@ -180,7 +187,7 @@ pub fn sessions(db: &Db) -> Result<Vec<SessionRow>, String> {
         })?;
         rows.collect()
     };
-    read().map_err(|e| sqlite::reason(&e, "Goose"))
+    read().map_err(|e| reason(&DIALECT, &e))
 }
 
 /// A stored time as text (Goose writes text; an integer is kept as its
@@ -216,25 +223,13 @@ pub fn messages(db: &Db, id: &str) -> Result<Vec<Message>, String> {
         })?;
         rows.collect()
     };
-    read().map_err(|e| sqlite::reason(&e, "Goose"))
+    read().map_err(|e| reason(&DIALECT, &e))
 }
 
 /// Each session's version: its message count and newest message rowid
 /// (a compaction rewrites the conversation, so new rowids; an appended
 /// message adds one).
 pub fn versions(db: &Db) -> Result<std::collections::HashMap<String, (u64, i64)>, String> {
-    let read = || -> rusqlite::Result<_> {
-        let mut stmt = db
-            .conn
-            .prepare("SELECT session_id, count(*), max(id) FROM messages GROUP BY session_id")?;
-        let rows = stmt.query_map([], |row| {
-            let count: i64 = row.get(1)?;
-            Ok((
-                row.get::<_, String>(0)?,
-                (u64::try_from(count).unwrap_or(0), row.get::<_, i64>(2)?),
-            ))
-        })?;
-        rows.collect()
-    };
-    read().map_err(|e| sqlite::reason(&e, "Goose"))
+    let sql = "SELECT session_id, count(*), max(id) FROM messages GROUP BY session_id";
+    tally(&db.conn, &[sql], |rowid| rowid).map_err(|e| reason(&DIALECT, &e))
 }

@@ -74,9 +74,10 @@ use crate::error::ReadError;
 use crate::index::title::Stamp;
 use crate::kinds::foreign::title_from_text;
 use crate::kinds::opencode::convo::rfc3339_ms;
+use crate::kinds::sqlite::Pool;
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
 use crate::scan::ScanEvent;
-use crate::store::{Env, Store};
+use crate::store::{list_alone, surface_of, Env, Store};
 use session_ref_core::time::Instant;
 
 use db::SessionRow;
@@ -105,9 +106,23 @@ struct GooseCaches {
     rows: Mutex<HashMap<PathBuf, Arc<HashMap<String, SessionRow>>>>,
     /// Each database's per-session versions ([`db::versions`]).
     versions: Mutex<HashMap<PathBuf, Versions>>,
+    /// Idle connections.
+    idle: Pool<db::Db>,
 }
 
 type Versions = Arc<OnceLock<Result<HashMap<String, (u64, i64)>, String>>>;
+
+/// `read` on a connection to `db` (opened once per run, [`Pool`]).
+fn with_db<T>(
+    caches: &Caches,
+    db: &Path,
+    read: impl FnOnce(&db::Db) -> Result<T, String>,
+) -> Result<T, String> {
+    caches
+        .get::<GooseCaches>()
+        .idle
+        .with(db, || db::open(db), read)
+}
 
 /// Where a root keeps its sessions.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -174,8 +189,7 @@ fn row_of(caches: &Caches, db: &Path, record: &SessionRecord) -> Result<SessionR
     if let Some(row) = listed {
         return Ok(row);
     }
-    let db_conn = db::open(db).map_err(|e| fail(record, e))?;
-    db::sessions(&db_conn)
+    with_db(caches, db, db::sessions)
         .map_err(|e| fail(record, e))?
         .into_iter()
         .find(|r| r.id == record.id)
@@ -198,8 +212,8 @@ fn read_messages(
 ) -> Result<Vec<convo::Message>, ReadError> {
     match db_of(caches, record) {
         Some(db) => {
-            let conn = db::open(db).map_err(|e| fail(record, e))?;
-            db::messages(&conn, &record.id).map_err(|e| fail(record, e))
+            with_db(caches, db, |conn| db::messages(conn, &record.id))
+                .map_err(|e| fail(record, e))
         }
         None => {
             let bytes = std::fs::read(&record.path).map_err(|e| ReadError::io(&record.path, &e))?;
@@ -290,7 +304,7 @@ fn scan_root(caches: &Caches, root: &Arc<Path>, sink: &(dyn Fn(ScanEvent) + Sync
     };
     let mut in_db = HashSet::new();
     if let Some(db_path) = &layout.db {
-        match db::open(db_path).and_then(|conn| db::sessions(&conn)) {
+        match with_db(caches, db_path, db::sessions) {
             Ok(rows) => {
                 for row in &rows {
                     in_db.insert(row.id.clone());
@@ -354,9 +368,7 @@ impl Store for Goose {
 
     /// One database (of one session) or one legacy file.
     fn list_file(&self, caches: &Caches, root: &Arc<Path>, path: &Path) -> ScanEvent {
-        crate::scan::only_record(root, path, "a Goose", |of_file, sink| {
-            scan_root(caches, of_file, sink)
-        })
+        list_alone(self, KIND, caches, root, path, "a Goose store")
     }
 
     fn lists_each_file(&self) -> bool {
@@ -401,7 +413,7 @@ impl Store for Goose {
     }
 
     fn read_surface(&self, caches: &Caches, record: &SessionRecord) -> Result<Surface, ReadError> {
-        crate::store::surface_of(|surface| self.fold_surface(caches, record, surface))
+        surface_of(|surface| self.fold_surface(caches, record, surface))
     }
 
     fn fold_surface(
@@ -436,7 +448,7 @@ impl Store for Goose {
                 .entry(db.to_owned())
                 .or_default(),
         );
-        let versions = cell.get_or_init(|| db::open(db).and_then(|c| db::versions(&c)));
+        let versions = cell.get_or_init(|| with_db(caches, db, db::versions));
         let &(count, newest) = versions.as_ref().ok()?.get(&record.id)?;
         Some(Stamp {
             len: count,

@@ -1,14 +1,5 @@
-//! Reading `opencode.db` without disturbing the opencode process writing it.
-//!
-//! # Opening
-//!
-//! The database is in WAL mode and opencode writes it while we read: it is
-//! opened as every agent's database is ([`crate::kinds::sqlite`]: read-only,
-//! never checkpointed, `immutable=1` when no `-wal` holds frames so nothing
-//! is created in the store, a lock waited for at most [`BUSY`]), and each
-//! session is read inside one read transaction, so its session row,
-//! messages and parts are one snapshot even while opencode appends. The
-//! database and the WAL are never written (`tests/it/opencode_store.rs`).
+//! Reading `opencode.db` without disturbing the opencode process writing it
+//! (opened as [`crate::kinds::sqlite`] says).
 //!
 //! # Schema
 //!
@@ -27,12 +18,20 @@ use std::path::Path;
 
 use rusqlite::{Connection, OptionalExtension};
 
+pub use crate::kinds::sqlite::Dialect;
+use crate::kinds::sqlite::{columns_of, missing_of, open_with, reason, tally, Why};
+
 use super::convo::StoredMessage;
-use crate::kinds::sqlite::{self, columns_of, missing_of, Why};
-pub use crate::kinds::sqlite::{side_file, BUSY};
 
 /// The newest migration of opencode 1.18.33's database.
 pub const NEWEST_KNOWN: &str = "20260622202450_simplify_session_input";
+
+/// opencode's own database.
+pub const OPENCODE: Dialect = Dialect {
+    product: "opencode",
+    newest_known: NEWEST_KNOWN,
+    follows: "1.18.33 and 2.0",
+};
 
 /// The tables and columns of opencode 1.x's shape (`session`, `message`,
 /// `part`).
@@ -134,6 +133,15 @@ pub struct Db {
     pub conn: Connection,
     /// Which tables it has.
     pub shape: Shape,
+    /// Whose database it is.
+    pub dialect: &'static Dialect,
+}
+
+impl Db {
+    /// A SQLite error on this database, said for a person.
+    fn reason(&self, e: &rusqlite::Error) -> String {
+        reason(self.dialect, e)
+    }
 }
 
 /// One row of a session table, as listing needs it.
@@ -169,15 +177,19 @@ pub struct SessionData {
 }
 
 /// Open `path` read-only (see the module docs), with the schema checked.
-pub fn open(path: &Path) -> Result<Db, String> {
-    let (conn, shape) = sqlite::open(path, "opencode", check_schema)?;
-    Ok(Db { conn, shape })
+pub fn open(path: &Path, dialect: &'static Dialect) -> Result<Db, String> {
+    let (conn, shape) = open_with(path, dialect, |conn| check_schema(conn, dialect))?;
+    Ok(Db {
+        conn,
+        shape,
+        dialect,
+    })
 }
 
 /// The database's [`Shape`], when it is [`Shape::readable`] (reading the
 /// schema is the first read, so a locked, corrupt or non-database file
 /// fails here).
-fn check_schema(conn: &Connection) -> Result<Shape, Why> {
+fn check_schema(conn: &Connection, dialect: &Dialect) -> Result<Shape, Why> {
     let session = columns_of(conn, "session")?;
     let session_v2 = columns_of(conn, "session_v2")?;
     let message = columns_of(conn, "message")?;
@@ -231,22 +243,19 @@ fn check_schema(conn: &Connection) -> Result<Shape, Why> {
         .ok()
         .flatten()
         .flatten();
+    let product = dialect.product;
     let what = match newest {
-        Some(newest) if newest.as_str() > NEWEST_KNOWN => format!(
-            "written by a newer opencode (migration {newest}; this reader follows 1.18.33 and 2.0)"
+        Some(newest) if newest.as_str() > dialect.newest_known => format!(
+            "written by a newer {product} (migration {newest}; this reader follows {})",
+            dialect.follows
         ),
         Some(newest) => format!("not fully migrated (last migration {newest})"),
-        None => "not an opencode database, or not migrated".to_owned(),
+        None => format!("not a database {product} wrote, or not migrated"),
     };
     Err(Why::Other(format!(
-        "opencode database {what}: no {}",
+        "{product} database {what}: no {}",
         missing.join(", ")
     )))
-}
-
-/// A SQLite error said for a person.
-fn reason(e: &rusqlite::Error) -> String {
-    sqlite::reason(e, "opencode")
 }
 
 /// The columns of a [`SessionRow`], in [`session_row`]'s order (2.x's
@@ -287,7 +296,7 @@ pub fn sessions(db: &Db) -> Result<Vec<SessionRow>, String> {
         }
         Ok(all)
     })();
-    rows.map_err(|e: rusqlite::Error| reason(&e))
+    rows.map_err(|e: rusqlite::Error| db.reason(&e))
 }
 
 /// One session row by id (`None` when gone), from the table whose copy
@@ -302,7 +311,7 @@ pub fn session(db: &Db, id: &str) -> Result<Option<SessionRow>, String> {
                 session_row,
             )
             .optional()
-            .map_err(|e| reason(&e))?;
+            .map_err(|e| db.reason(&e))?;
         if row.is_some() {
             return Ok(row);
         }
@@ -364,7 +373,7 @@ pub fn read_session(db: &Db, id: &str) -> Result<Option<SessionData>, String> {
             messages,
         }))
     };
-    read().map_err(|e| reason(&e))
+    read().map_err(|e| db.reason(&e))
 }
 
 /// A session's `session_message` rows in the order opencode writes them
@@ -434,41 +443,30 @@ fn v1_messages(txn: &rusqlite::Transaction<'_>, id: &str) -> rusqlite::Result<Ve
 /// the whole part table, most of the database (BENCHMARKS.md).
 pub fn versions(db: &Db) -> Result<HashMap<String, (u64, i64)>, String> {
     let shape = db.shape;
-    let read =
-        || -> rusqlite::Result<HashMap<String, (u64, i64)>> {
-            let txn = db.conn.unchecked_transaction()?;
-            let mut found: HashMap<String, (u64, i64)> = HashMap::new();
-            let queries = [
-            (shape.session, "SELECT id, 0, time_updated FROM session"),
-            (shape.session_v2, "SELECT id, 0, time_updated FROM session_v2"),
-            (
-                shape.parts,
-                "SELECT session_id, count(*), max(time_updated) FROM message GROUP BY session_id",
-            ),
-            (
-                shape.parts,
-                "SELECT session_id, count(*), NULL FROM part GROUP BY session_id",
-            ),
-            (
-                shape.session_message,
-                "SELECT session_id, count(*), max(time_updated) FROM session_message \
-                 GROUP BY session_id",
-            ),
-        ];
-            for (_, sql) in queries.iter().filter(|(has, _)| *has) {
-                let mut stmt = txn.prepare(sql)?;
-                let mut rows = stmt.query([])?;
-                while let Some(row) = rows.next()? {
-                    let id: String = row.get(0)?;
-                    let count: i64 = row.get(1)?;
-                    let time: Option<i64> = row.get(2)?;
-                    let entry = found.entry(id).or_insert((0, i64::MIN));
-                    entry.0 += u64::try_from(count).unwrap_or(0);
-                    entry.1 = entry.1.max(time.unwrap_or(i64::MIN));
-                }
-            }
-            txn.finish()?;
-            Ok(found)
-        };
-    read().map_err(|e| reason(&e))
+    let queries = [
+        (shape.session, "SELECT id, 0, time_updated FROM session"),
+        (
+            shape.session_v2,
+            "SELECT id, 0, time_updated FROM session_v2",
+        ),
+        (
+            shape.parts,
+            "SELECT session_id, count(*), max(time_updated) FROM message GROUP BY session_id",
+        ),
+        (
+            shape.parts,
+            "SELECT session_id, count(*), NULL FROM part GROUP BY session_id",
+        ),
+        (
+            shape.session_message,
+            "SELECT session_id, count(*), max(time_updated) FROM session_message \
+             GROUP BY session_id",
+        ),
+    ];
+    let wanted: Vec<&str> = queries
+        .iter()
+        .filter(|(has, _)| *has)
+        .map(|(_, sql)| *sql)
+        .collect();
+    tally(&db.conn, &wanted, |t| t).map_err(|e| db.reason(&e))
 }
