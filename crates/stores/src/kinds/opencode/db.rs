@@ -216,6 +216,22 @@ pub fn open(path: &Path) -> Result<Db, String> {
     }
 }
 
+/// Write a consistent copy of the database at `path` to `dest` (a path
+/// that must not exist yet): SQLite's `VACUUM INTO` on the read-only
+/// connection [`open`] makes, so the copy holds what the WAL holds too and
+/// nothing in the store is written. What the archive keeps of an opencode
+/// database (`crate::archive`).
+pub fn copy_into(path: &Path, dest: &Path) -> Result<(), String> {
+    let db = open(path)?;
+    let dest = dest
+        .to_str()
+        .ok_or_else(|| "the archive's path is not UTF-8".to_owned())?;
+    db.conn
+        .execute("VACUUM INTO ?1", [dest])
+        .map(|_| ())
+        .map_err(|e| reason(&e))
+}
+
 /// Why a database cannot be read.
 enum Why {
     /// SQLite could not open the WAL index (`-shm`): a read-only folder.
