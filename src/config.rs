@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use crate::error::{Error, Result};
 
+pub mod keep;
 pub mod remotes;
 use session_ref_core::candidates::Target;
 use session_ref_stores::StoreRoots;
@@ -218,6 +219,13 @@ pub enum Command {
         /// Where to write; stdout when absent.
         output: Option<PathBuf>,
     },
+    /// `keep`: copy the listed sessions into the archive, or remove it.
+    Keep {
+        /// Remove the archive instead.
+        purge: bool,
+        /// `--max-size`: the bound for this run, over the config file's.
+        max_bytes: Option<u64>,
+    },
     /// `mention`.
     Mention {
         /// Session id.
@@ -284,6 +292,7 @@ impl Command {
             | Command::Prepare { .. }
             | Command::Preview { .. }
             | Command::Export { .. }
+            | Command::Keep { .. }
             | Command::Mcp { .. }
             | Command::RemoteServe { .. } => true,
             Command::Mention { label, .. } => label.is_none(),
@@ -322,6 +331,8 @@ pub struct Config {
     pub cache_dir: Option<std::path::PathBuf>,
     /// Other machines whose sessions are listed too.
     pub remotes: remotes::RemoteSettings,
+    /// session-ref's archive (`keep`, the `[keep]` table).
+    pub keep: keep::KeepSettings,
     /// What to do.
     pub command: Command,
 }

@@ -41,6 +41,9 @@ pub enum ErrorCode {
     /// session-ref itself failed (a panic in a worker, a signal handler
     /// that cannot be installed).
     Internal,
+    /// The archive (`keep`) could not be written or read: a full disk, a
+    /// damaged manifest, a folder that is not an archive.
+    ArchiveFailed,
 }
 
 /// The contract's codes under their own names, so that `ErrorCode::TooMany`
@@ -75,6 +78,7 @@ impl ErrorCode {
             ErrorCode::Tmux => "SESSION_REFERENCE_TMUX",
             ErrorCode::PasteRefused => "SESSION_REFERENCE_PASTE_REFUSED",
             ErrorCode::Internal => "SESSION_REFERENCE_INTERNAL",
+            ErrorCode::ArchiveFailed => "SESSION_REFERENCE_ARCHIVE_FAILED",
         }
     }
 
@@ -91,12 +95,13 @@ impl ErrorCode {
     };
 
     /// The codes of failures outside the contract, in README order.
-    pub const BEYOND_SPEC: [ErrorCode; 5] = [
+    pub const BEYOND_SPEC: [ErrorCode; 6] = [
         ErrorCode::Terminal,
         ErrorCode::DeliveryFailed,
         ErrorCode::Tmux,
         ErrorCode::PasteRefused,
         ErrorCode::Internal,
+        ErrorCode::ArchiveFailed,
     ];
 }
 
@@ -254,6 +259,12 @@ impl From<session_ref_core::ErrorCode> for ErrorCode {
 }
 
 /// A session that could not be read is `SESSION_REFERENCE_READ_FAILED`.
+impl From<session_ref_stores::archive::ArchiveError> for Error {
+    fn from(e: session_ref_stores::archive::ArchiveError) -> Self {
+        Error::new(ErrorCode::ArchiveFailed, format!("keep: {}", e.message))
+    }
+}
+
 impl From<session_ref_stores::ReadError> for Error {
     fn from(e: session_ref_stores::ReadError) -> Self {
         Error::read_failed(format!("failed to read referenced session: {e}"))

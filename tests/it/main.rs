@@ -35,6 +35,7 @@ mod foreign_stores;
 mod gemini_store;
 mod hook;
 mod hook_agents;
+mod keep;
 mod mcp;
 mod opencode_store;
 mod oracle;

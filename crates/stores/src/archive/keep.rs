@@ -105,7 +105,9 @@ impl Archive {
     /// archive alone holds are never dropped, and what still does not fit
     /// is not kept (counted in [`KeepReport::not_kept`]).
     pub fn keep(&self, records: &[SessionRecord]) -> Result<KeepReport, ArchiveError> {
-        let dir = self.dir().ok_or_else(|| ArchiveError::new("no archive directory"))?;
+        let dir = self
+            .dir()
+            .ok_or_else(|| ArchiveError::new("no archive directory"))?;
         private::dir(dir).map_err(|e| ArchiveError::io("cannot create the archive", &e))?;
         let _lock = self.lock(dir)?;
         let mut manifest = Manifest::load(dir).map_err(ArchiveError::new)?;
@@ -119,21 +121,31 @@ impl Archive {
             .map(|r| (r.kind.as_str(), &*r.root, r.id.as_str()))
             .collect();
         let mut copies: HashMap<PathBuf, Copied> = HashMap::new();
+        let caches = crate::caches::Caches::default();
         let mut failure = None;
         for record in records.iter().filter(|r| r.host.is_none() && !r.archived) {
             let step = Step {
                 dir,
                 live: &live,
                 now,
+                caches: &caches,
             };
-            match self.keep_one(&step, &mut manifest, &mut copies, record, &mut report.evicted) {
+            match self.keep_one(
+                &step,
+                &mut manifest,
+                &mut copies,
+                record,
+                &mut report.evicted,
+            ) {
                 Ok(Outcome::Unchanged) => report.unchanged += 1,
                 Ok(Outcome::Copied) => report.copied += 1,
                 Ok(Outcome::Full) => report.not_kept += 1,
                 Ok(Outcome::NoFile) => report.uncopyable += 1,
                 Err(Failure::Session(why)) => {
                     report.uncopyable += 1;
-                    report.problems.push(format!("{} {}: {why}", record.kind, record.id));
+                    report
+                        .problems
+                        .push(format!("{} {}: {why}", record.kind, record.id));
                 }
                 Err(Failure::Archive(error)) => {
                     failure = Some(error);
@@ -149,18 +161,23 @@ impl Archive {
             return Err(error.kept_before(report.copied));
         }
         saved.map_err(|e| ArchiveError::io("cannot write the archive's manifest", &e))?;
-        collect_garbage(dir, &manifest);
-        report.kept = manifest
-            .entries
-            .iter()
-            .filter(|e| live.contains(&(e.kind.as_str(), e.root(), e.id.as_str())))
-            .count();
-        report.archived_only = manifest.entries.len() - report.kept;
+        collect_garbage(dir, &manifest, &|e| {
+            live.contains(&(e.kind.as_str(), e.root(), e.id.as_str()))
+        });
+        let (mut kept, mut archived_only) = (0, 0);
+        for entry in manifest.entries.iter().filter(|e| !e.side) {
+            match live.contains(&(entry.kind.as_str(), entry.root(), entry.id.as_str())) {
+                true => kept += 1,
+                false => archived_only += 1,
+            }
+        }
+        (report.kept, report.archived_only) = (kept, archived_only);
         report.stored_bytes = manifest.stored();
         Ok(report)
     }
 
-    /// Keep one session.
+    /// Keep one session: its file, then the side files its reader reads
+    /// for it ([`crate::Store::side_files`]).
     fn keep_one(
         &self,
         step: &Step<'_>,
@@ -169,10 +186,38 @@ impl Archive {
         record: &SessionRecord,
         evicted: &mut usize,
     ) -> Result<Outcome, Failure> {
-        let (dir, now) = (step.dir, step.now);
-        let Some((source, rel)) = source_of(record) else {
+        let Some(main) = source_of(record) else {
             return Ok(Outcome::NoFile);
         };
+        let outcome = self.keep_file(step, manifest, copies, record, main, false, evicted)?;
+        if matches!(outcome, Outcome::Full) {
+            return Ok(outcome);
+        }
+        for side in record.kind.store().side_files(step.caches, record) {
+            let Ok(rel) = side.strip_prefix(&*record.root) else {
+                continue;
+            };
+            if side.is_file() {
+                let file = (side.clone(), rel.to_path_buf());
+                self.keep_file(step, manifest, copies, record, file, true, evicted)?;
+            }
+        }
+        Ok(outcome)
+    }
+
+    /// Keep one file of a session (`side`: one beside its log).
+    #[allow(clippy::too_many_arguments)]
+    fn keep_file(
+        &self,
+        step: &Step<'_>,
+        manifest: &mut Manifest,
+        copies: &mut HashMap<PathBuf, Copied>,
+        record: &SessionRecord,
+        (source, rel): (PathBuf, PathBuf),
+        side: bool,
+        evicted: &mut usize,
+    ) -> Result<Outcome, Failure> {
+        let (dir, now) = (step.dir, step.now);
         let kind = record.kind.as_str();
         let stamp = Stamp::of(&source).ok_or(Failure::Session("cannot read its file".into()))?;
         let wal = is_database(record, &source)
@@ -229,6 +274,7 @@ impl Archive {
             len: copied.len,
             stored: copied.stored,
             seen: now,
+            side,
         };
         // The entry may have moved while room was made.
         match manifest
@@ -255,7 +301,8 @@ impl Archive {
         evicted: &mut usize,
     ) -> bool {
         let fits = |m: &Manifest| {
-            let shared = replacing.filter(|h| m.entries.iter().filter(|e| e.hash == *h).count() == 1);
+            let shared =
+                replacing.filter(|h| m.entries.iter().filter(|e| e.hash == *h).count() == 1);
             let freed = shared.map_or(0, |h| {
                 m.entries
                     .iter()
@@ -293,6 +340,8 @@ struct Step<'a> {
     live: &'a HashSet<(&'a str, &'a Path, &'a str)>,
     /// When the run started.
     now: i64,
+    /// What kinds read side files through.
+    caches: &'a crate::caches::Caches,
 }
 
 /// What keeping one session did.
@@ -318,7 +367,7 @@ enum Failure {
 
 /// Delete the blobs and the views `manifest` (saved) no longer names.
 /// Never an error: what is left is taken next time.
-fn collect_garbage(dir: &Path, manifest: &Manifest) {
+fn collect_garbage(dir: &Path, manifest: &Manifest, live: &dyn Fn(&Entry) -> bool) {
     let named: HashSet<String> = manifest
         .entries
         .iter()
@@ -334,5 +383,5 @@ fn collect_garbage(dir: &Path, manifest: &Manifest) {
             }
         }
     }
-    view::collect_garbage(dir, manifest);
+    view::collect_garbage(dir, manifest, live);
 }

@@ -72,6 +72,9 @@ pub(super) struct Entry {
     pub stored: u64,
     /// When a listing last saw the session in its store (Unix seconds).
     pub seen: i64,
+    /// Whether the file is one its reader reads beside the session's log
+    /// (a Copilot `workspace.yaml`), not the log.
+    pub side: bool,
 }
 
 impl Entry {

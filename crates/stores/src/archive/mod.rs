@@ -261,45 +261,53 @@ impl Archive {
                 });
             }
         };
-        for entry in &manifest.entries {
-            let Some(kind) = kind_by_name(&entry.kind) else {
+        let archived_only = manifest.entries.iter().filter(|entry| {
+            kind_by_name(&entry.kind).is_some_and(|kind| {
+                roots.of(kind).any(|r| r.as_path() == entry.root())
+                    && !live.contains(&(kind, entry.id.clone()))
+            })
+        });
+        for group in view::groups(archived_only) {
+            let Some(kind) = kind_by_name(group.kind) else {
                 continue;
             };
-            let read_here = roots.of(kind).any(|r| r.as_path() == entry.root());
-            if !read_here || live.contains(&(kind, entry.id.clone())) {
-                continue;
-            }
-            let original = entry
-                .rel()
-                .map_or_else(|| entry.root().to_owned(), |rel| entry.root().join(rel));
-            let root: Arc<Path> = match view::materialize(dir, entry) {
-                Ok(root) => Arc::from(root),
-                Err(reason) => {
-                    sink(ScanEvent::Unreadable {
-                        path: original,
+            let mut wanted = Vec::new();
+            for entry in &group.entries {
+                match group.materialize(dir, entry) {
+                    Ok(()) => wanted.push(*entry),
+                    Err(reason) => sink(ScanEvent::Unreadable {
+                        path: original(entry),
                         reason,
-                    });
-                    continue;
+                    }),
                 }
-            };
-            let found = std::sync::atomic::AtomicBool::new(false);
+            }
+            let found = Mutex::new(HashSet::new());
+            let root: Arc<Path> = Arc::from(group.root(dir));
             kind.store().scan(kind, caches, &root, &|event| {
                 if let ScanEvent::Record(mut record) = event {
-                    if record.id == entry.id {
+                    if wanted.iter().any(|e| e.id == record.id) {
                         record.archived = true;
-                        found.store(true, std::sync::atomic::Ordering::Relaxed);
+                        lock(&found).insert(record.id.clone());
                         sink(ScanEvent::Record(record));
                     }
                 }
             });
-            if !found.into_inner() {
+            let found = found.into_inner().unwrap_or_else(|e| e.into_inner());
+            for entry in wanted.iter().filter(|e| !e.side && !found.contains(&e.id)) {
                 sink(ScanEvent::Unreadable {
-                    path: original,
+                    path: original(entry),
                     reason: "its archived copy does not list it".to_owned(),
                 });
             }
         }
     }
+}
+
+/// Where an archived session's file was in its store.
+fn original(entry: &manifest::Entry) -> PathBuf {
+    entry
+        .rel()
+        .map_or_else(|| entry.root().to_owned(), |rel| entry.root().join(rel))
 }
 
 #[cfg(test)]

@@ -44,13 +44,20 @@ fn a_kept_session_deleted_from_its_store_stays_listed_archived_and_reads_the_sam
     let before = live.read_surface(live.find("a").unwrap()).unwrap();
     let records: Vec<_> = live.ordered().cloned().collect();
     let report = Archive::new(dir.clone()).keep(&records).unwrap();
-    assert_eq!((report.kept, report.copied, report.archived_only), (2, 2, 0));
+    assert_eq!(
+        (report.kept, report.copied, report.archived_only),
+        (2, 2, 0)
+    );
     // Private: 0700 folders, 0600 files.
     use std::os::unix::fs::PermissionsExt;
     for item in walkdir::WalkDir::new(&dir) {
         let item = item.unwrap();
         let mode = item.metadata().unwrap().permissions().mode() & 0o777;
-        let want = if item.file_type().is_dir() { 0o700 } else { 0o600 };
+        let want = if item.file_type().is_dir() {
+            0o700
+        } else {
+            0o600
+        };
         assert_eq!(mode, want, "{}", item.path().display());
     }
     // Unchanged: nothing copied again.
@@ -63,11 +70,17 @@ fn a_kept_session_deleted_from_its_store_stays_listed_archived_and_reads_the_sam
     let archived = after.find("a").unwrap();
     assert_eq!(after.read_surface(archived).unwrap(), before);
     assert_eq!(after.read_title(archived).unwrap().as_deref(), Some("T a"));
-    assert!(archived.path.starts_with(&dir), "read from the archive's view");
+    assert!(
+        archived.path.starts_with(&dir),
+        "read from the archive's view"
+    );
     // A session in both is listed once, the live one.
     assert!(!after.find("b").unwrap().archived);
     // Without the archive, the store alone.
-    assert_eq!(ids(&catalog(store.path(), Archive::default())), [("b".into(), false)]);
+    assert_eq!(
+        ids(&catalog(store.path(), Archive::default())),
+        [("b".into(), false)]
+    );
     // Another root's runs do not list it.
     let other = tempfile::tempdir().unwrap();
     assert!(catalog(other.path(), Archive::new(dir.clone())).is_empty());
@@ -77,7 +90,10 @@ fn a_kept_session_deleted_from_its_store_stays_listed_archived_and_reads_the_sam
     assert_eq!((report.kept, report.archived_only), (1, 1));
     assert!(Archive::new(dir.clone()).purge().unwrap());
     assert!(!dir.exists());
-    assert_eq!(ids(&catalog(store.path(), Archive::new(dir))), [("b".into(), false)]);
+    assert_eq!(
+        ids(&catalog(store.path(), Archive::new(dir))),
+        [("b".into(), false)]
+    );
 }
 
 #[test]
@@ -86,8 +102,15 @@ fn copies_are_deduplicated_incremental_and_bounded() {
     let data = tempfile::tempdir().unwrap();
     let dir = data.path().join("archive");
     session(store.path(), "a", "same");
-    std::fs::copy(store.path().join("a.jsonl"), store.path().join("copy.jsonl")).unwrap();
-    let records: Vec<_> = catalog(store.path(), Archive::default()).ordered().cloned().collect();
+    std::fs::copy(
+        store.path().join("a.jsonl"),
+        store.path().join("copy.jsonl"),
+    )
+    .unwrap();
+    let records: Vec<_> = catalog(store.path(), Archive::default())
+        .ordered()
+        .cloned()
+        .collect();
     assert_eq!(records.len(), 2, "the same id twice, two files");
     Archive::new(dir.clone()).keep(&records).unwrap();
     let blobs = std::fs::read_dir(dir.join(blobs::DIR)).unwrap().count();
@@ -100,12 +123,19 @@ fn copies_are_deduplicated_incremental_and_bounded() {
     // A bound too small for a new copy: sessions in their store are
     // dropped first, and what does not fit is not kept.
     session(store.path(), "c", "another");
-    let records: Vec<_> = catalog(store.path(), Archive::default()).ordered().cloned().collect();
+    let records: Vec<_> = catalog(store.path(), Archive::default())
+        .ordered()
+        .cloned()
+        .collect();
     let tiny = Archive::new(dir.clone()).with_max_bytes(1);
     let report = tiny.keep(&records).unwrap();
     assert!(report.stored_bytes <= 1, "{report:?}");
     // Both old copies dropped for the new ones, which still do not fit.
-    assert_eq!((report.kept, report.not_kept, report.evicted), (0, 2, 2), "{report:?}");
+    assert_eq!(
+        (report.kept, report.not_kept, report.evicted),
+        (0, 2, 2),
+        "{report:?}"
+    );
 }
 
 #[test]
@@ -114,7 +144,10 @@ fn a_damaged_manifest_is_reported_and_never_written_over() {
     let data = tempfile::tempdir().unwrap();
     let dir = data.path().join("archive");
     session(store.path(), "a", "alpha");
-    let records: Vec<_> = catalog(store.path(), Archive::default()).ordered().cloned().collect();
+    let records: Vec<_> = catalog(store.path(), Archive::default())
+        .ordered()
+        .cloned()
+        .collect();
     Archive::new(dir.clone()).keep(&records).unwrap();
     let manifest = dir.join(manifest::FILE);
     let mut bytes = std::fs::read(&manifest).unwrap();
@@ -138,7 +171,10 @@ fn a_failed_write_keeps_everything_archived_before_and_says_why() {
     let data = tempfile::tempdir().unwrap();
     let dir = data.path().join("archive");
     session(store.path(), "a", "alpha");
-    let first: Vec<_> = catalog(store.path(), Archive::default()).ordered().cloned().collect();
+    let first: Vec<_> = catalog(store.path(), Archive::default())
+        .ordered()
+        .cloned()
+        .collect();
     Archive::new(dir.clone()).keep(&first).unwrap();
     let manifest = std::fs::read(dir.join(manifest::FILE)).unwrap();
     // The blob folder cannot be written (as on a full disk; a real full
@@ -148,11 +184,17 @@ fn a_failed_write_keeps_everything_archived_before_and_says_why() {
     std::fs::rename(&blobs, &aside).unwrap();
     std::fs::write(&blobs, "not a folder").unwrap();
     session(store.path(), "b", "beta");
-    let both: Vec<_> = catalog(store.path(), Archive::default()).ordered().cloned().collect();
+    let both: Vec<_> = catalog(store.path(), Archive::default())
+        .ordered()
+        .cloned()
+        .collect();
     let err = Archive::new(dir.clone()).keep(&both).unwrap_err();
     std::fs::remove_file(&blobs).unwrap();
     std::fs::rename(&aside, &blobs).unwrap();
-    assert!(err.message.contains("nothing archived before was lost"), "{err}");
+    assert!(
+        err.message.contains("nothing archived before was lost"),
+        "{err}"
+    );
     assert_eq!(std::fs::read(dir.join(manifest::FILE)).unwrap(), manifest);
     std::fs::remove_file(store.path().join("a.jsonl")).unwrap();
     let listed = catalog(store.path(), Archive::new(dir));

@@ -447,6 +447,13 @@ pub fn read_title(caches: &Caches, record: &SessionRecord) -> Result<Option<Stri
 }
 
 impl Store for Cursor {
+    /// The chat's `meta.json` and `store.db` (the title, cwd and times).
+    fn side_files(&self, caches: &Caches, record: &SessionRecord) -> Vec<PathBuf> {
+        chat_of(caches, &record.path)
+            .map(|chat| vec![chat.join("meta.json"), chat.join("store.db")])
+            .unwrap_or_default()
+    }
+
     fn name(&self) -> &'static str {
         "cursor"
     }

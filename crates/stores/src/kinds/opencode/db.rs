@@ -226,8 +226,11 @@ pub fn copy_into(path: &Path, dest: &Path) -> Result<(), String> {
     let dest = dest
         .to_str()
         .ok_or_else(|| "the archive's path is not UTF-8".to_owned())?;
+    // `query_only` refuses VACUUM INTO even though it writes only `dest`;
+    // the connection itself stays read-only (SQLITE_OPEN_READ_ONLY).
     db.conn
-        .execute("VACUUM INTO ?1", [dest])
+        .pragma_update(None, "query_only", false)
+        .and_then(|()| db.conn.execute("VACUUM INTO ?1", [dest]))
         .map(|_| ())
         .map_err(|e| reason(&e))
 }
