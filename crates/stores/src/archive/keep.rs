@@ -110,7 +110,11 @@ impl Archive {
             .ok_or_else(|| ArchiveError::new("no archive directory"))?;
         private::dir(dir).map_err(|e| ArchiveError::io("cannot create the archive", &e))?;
         let _lock = self.lock(dir)?;
-        let mut manifest = Manifest::load(dir).map_err(ArchiveError::new)?;
+        let mut run = Run {
+            manifest: Manifest::load(dir).map_err(ArchiveError::new)?,
+            copies: HashMap::new(),
+            evicted: 0,
+        };
         let now = now();
         let mut report = KeepReport {
             max_bytes: self.max_bytes,
@@ -120,23 +124,16 @@ impl Archive {
             .iter()
             .map(|r| (r.kind.as_str(), &*r.root, r.id.as_str()))
             .collect();
-        let mut copies: HashMap<PathBuf, Copied> = HashMap::new();
         let caches = crate::caches::Caches::default();
+        let step = Step {
+            dir,
+            live: &live,
+            now,
+            caches: &caches,
+        };
         let mut failure = None;
         for record in records.iter().filter(|r| r.host.is_none() && !r.archived) {
-            let step = Step {
-                dir,
-                live: &live,
-                now,
-                caches: &caches,
-            };
-            match self.keep_one(
-                &step,
-                &mut manifest,
-                &mut copies,
-                record,
-                &mut report.evicted,
-            ) {
+            match self.keep_one(&step, &mut run, record) {
                 Ok(Outcome::Unchanged) => report.unchanged += 1,
                 Ok(Outcome::Copied) => report.copied += 1,
                 Ok(Outcome::Full) => report.not_kept += 1,
@@ -156,6 +153,8 @@ impl Archive {
         // What was kept before a failure is saved when it can be; when even
         // the manifest cannot be written, the one on disk still names only
         // blobs that are there.
+        report.evicted = run.evicted;
+        let manifest = run.manifest;
         let saved = manifest.save(dir);
         if let Some(error) = failure {
             return Err(error.kept_before(report.copied));
@@ -181,15 +180,13 @@ impl Archive {
     fn keep_one(
         &self,
         step: &Step<'_>,
-        manifest: &mut Manifest,
-        copies: &mut HashMap<PathBuf, Copied>,
+        run: &mut Run,
         record: &SessionRecord,
-        evicted: &mut usize,
     ) -> Result<Outcome, Failure> {
         let Some(main) = source_of(record) else {
             return Ok(Outcome::NoFile);
         };
-        let outcome = self.keep_file(step, manifest, copies, record, main, false, evicted)?;
+        let outcome = self.keep_file(step, run, record, main, false)?;
         if matches!(outcome, Outcome::Full) {
             return Ok(outcome);
         }
@@ -199,25 +196,27 @@ impl Archive {
             };
             if side.is_file() {
                 let file = (side.clone(), rel.to_path_buf());
-                self.keep_file(step, manifest, copies, record, file, true, evicted)?;
+                self.keep_file(step, run, record, file, true)?;
             }
         }
         Ok(outcome)
     }
 
     /// Keep one file of a session (`side`: one beside its log).
-    #[allow(clippy::too_many_arguments)]
     fn keep_file(
         &self,
         step: &Step<'_>,
-        manifest: &mut Manifest,
-        copies: &mut HashMap<PathBuf, Copied>,
+        run: &mut Run,
         record: &SessionRecord,
         (source, rel): (PathBuf, PathBuf),
         side: bool,
-        evicted: &mut usize,
     ) -> Result<Outcome, Failure> {
         let (dir, now) = (step.dir, step.now);
+        let Run {
+            manifest,
+            copies,
+            evicted,
+        } = run;
         let kind = record.kind.as_str();
         let stamp = Stamp::of(&source).ok_or(Failure::Session("cannot read its file".into()))?;
         let wal = is_database(record, &source)
@@ -342,6 +341,17 @@ struct Step<'a> {
     now: i64,
     /// What kinds read side files through.
     caches: &'a crate::caches::Caches,
+}
+
+/// What a run has done so far.
+struct Run {
+    /// The manifest as it will be saved.
+    manifest: Manifest,
+    /// The copies made, by source file (a file shared by several sessions
+    /// is copied once).
+    copies: HashMap<PathBuf, Copied>,
+    /// Copies dropped to stay within the bound.
+    evicted: usize,
 }
 
 /// What keeping one session did.

@@ -351,6 +351,9 @@ fn workspace_of(caches: &Caches, home: &Path, id: &str) -> (Option<String>, Opti
 }
 
 /// What listing reads of a transcript.
+// The record is what almost every file lists: boxing it would allocate
+// once per session for the rare other variants' sake.
+#[allow(clippy::large_enum_variant)]
 enum Listing {
     /// A conversation.
     Record(SessionRecord),

@@ -357,6 +357,9 @@ fn chat_of(caches: &Caches, path: &Path) -> Option<PathBuf> {
 }
 
 /// What listing reads of a transcript.
+// The record is what almost every file lists: boxing it would allocate
+// once per session for the rare other variants' sake.
+#[allow(clippy::large_enum_variant)]
 enum Listing {
     /// A session.
     Record(SessionRecord),
