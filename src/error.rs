@@ -3,7 +3,7 @@
 //! Every failure a user can see carries a `SESSION_REFERENCE_*` code: one of
 //! the seven of the contract (SPEC §9), or, for failures the contract does
 //! not cover, one of our own ([`ErrorCode::BEYOND_SPEC`]: no terminal,
-//! delivery, tmux, a refused paste, internal), so that no failure is reported under a
+//! delivery, tmux, a refused paste, internal, the archive), so that no failure is reported under a
 //! code that means something else. The contract's codes are the core's
 //! ([`ErrorCode::Contract`]): each code's string is written once.
 //!
@@ -320,6 +320,7 @@ mod tests {
                 "SESSION_REFERENCE_TMUX",
                 "SESSION_REFERENCE_PASTE_REFUSED",
                 "SESSION_REFERENCE_INTERNAL",
+                "SESSION_REFERENCE_ARCHIVE_FAILED",
             ]
         );
         assert!(ours.iter().all(|c| !names.contains(c)));

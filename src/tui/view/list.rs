@@ -283,7 +283,10 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
         } else {
             ""
         };
-        let label_width = cols.label.saturating_sub(display::width(tag));
+        // It takes the padding first, then the label's room.
+        let from_pad = display::width(tag).min(cols.pad);
+        let pad = cols.pad - from_pad;
+        let label_width = cols.label.saturating_sub(display::width(tag) - from_pad);
         if !tag.is_empty() {
             spans.push(Span::styled(tag, dim));
         }
@@ -315,8 +318,8 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
             spans.push(Span::styled(fit(&suffix, rest), dim));
         }
         // What no column wants: the cwd, age and kind stay right-aligned.
-        if cols.pad > 0 {
-            spans.push(Span::styled(" ".repeat(cols.pad), base));
+        if pad > 0 {
+            spans.push(Span::styled(" ".repeat(pad), base));
         }
         if cols.cwd > 0 {
             let cwd_width = cols.cwd;

@@ -17,11 +17,14 @@ const ISOLATED: &[&str] = &[
     "QWEN_HOME",
     "QWEN_RUNTIME_DIR",
     "SESSION_REF_CACHE_DIR",
+    // The archive and the config file default to the test's home.
+    "XDG_DATA_HOME",
+    "XDG_CONFIG_HOME",
 ];
 
 /// Point `command` at `home` (a test's temporary directory): `HOME`, and
-/// `XDG_CACHE_HOME` / `XDG_STATE_HOME` / `XDG_DATA_HOME` (the archive) /
-/// `XDG_CONFIG_HOME` inside it, with no store variable
+/// `XDG_CACHE_HOME` / `XDG_STATE_HOME` inside it (the archive and the
+/// config file follow `HOME`), with no store variable
 /// set. A test overrides any of them after this call.
 pub fn isolate<'c>(command: &'c mut Command, home: &Path) -> &'c mut Command {
     for var in ISOLATED {
@@ -31,8 +34,6 @@ pub fn isolate<'c>(command: &'c mut Command, home: &Path) -> &'c mut Command {
         .env("HOME", home)
         .env("XDG_CACHE_HOME", home.join(".cache"))
         .env("XDG_STATE_HOME", home.join(".local/state"))
-        .env("XDG_DATA_HOME", home.join(".local/share"))
-        .env("XDG_CONFIG_HOME", home.join(".config"))
 }
 
 /// What one run of the binary produced.
