@@ -81,7 +81,8 @@ pub fn scan(caches: &Caches, roots: &StoreRoots, sink: &(dyn Fn(ScanEvent) + Syn
 /// first; then the sessions only the archive still has are added.
 fn scan_local(caches: &Caches, roots: &StoreRoots, sink: &(dyn Fn(ScanEvent) + Sync)) {
     let archive = caches.get::<archive::Archive>();
-    if archive.dir().is_none() {
+    // No archive to list and none to keep: the stores alone, as fast.
+    if !archive.auto() && !archive.exists() {
         return scan_stores(caches, roots, sink);
     }
     let listed = Mutex::new(Vec::new());

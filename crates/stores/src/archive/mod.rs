@@ -174,9 +174,16 @@ impl Archive {
         self.dir.as_deref()
     }
 
-    /// Whether every listing keeps what it lists.
+    /// Whether every listing keeps what it lists (never without a
+    /// directory).
     pub fn auto(&self) -> bool {
-        self.auto
+        self.auto && self.dir.is_some()
+    }
+
+    /// Whether there is an archive to list (its manifest is there).
+    pub fn exists(&self) -> bool {
+        self.dir()
+            .is_some_and(|dir| dir.join(manifest::FILE).is_file())
     }
 
     /// What went wrong in this run's automatic keeps and archive listings
@@ -248,10 +255,9 @@ impl Archive {
         live: &HashSet<(StoreKind, String)>,
         sink: &(dyn Fn(ScanEvent) + Sync),
     ) {
-        let Some(dir) = self.dir() else { return };
-        if !dir.join(manifest::FILE).is_file() {
+        let Some(dir) = self.dir().filter(|_| self.exists()) else {
             return;
-        }
+        };
         let manifest = match Manifest::load(dir) {
             Ok(manifest) => manifest,
             Err(why) => {
