@@ -39,6 +39,7 @@ mod hook_agents;
 mod launch;
 mod kilo_droid_crush;
 mod json_fields;
+mod keep;
 mod mcp;
 mod opencode_store;
 mod oracle;

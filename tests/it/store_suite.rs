@@ -34,11 +34,11 @@ mod kilo_droid_crush;
 use kilo_droid_crush::{crush, droid, kilo};
 
 /// One store kind's row: its name, its flag, and its fixture.
-struct Kind {
+pub(crate) struct Kind {
     /// The kind's name (`store` in `candidates --json`).
-    name: &'static str,
+    pub(crate) name: &'static str,
     /// The flag naming a root of this kind.
-    flag: &'static str,
+    pub(crate) flag: &'static str,
     /// Write a store below the given directory.
     build: fn(&Path) -> Built,
     /// Tear the last line of a session file as a writer would leave it.
@@ -46,27 +46,27 @@ struct Kind {
 }
 
 /// What a builder wrote.
-struct Built {
+pub(crate) struct Built {
     /// The directory to name with the kind's flag.
-    root: PathBuf,
+    pub(crate) root: PathBuf,
     /// The sessions, each with what is expected of it.
-    sessions: Vec<Expect>,
+    pub(crate) sessions: Vec<Expect>,
 }
 
 /// What the suite expects of one session.
-struct Expect {
-    id: &'static str,
+pub(crate) struct Expect {
+    pub(crate) id: &'static str,
     cwd: &'static str,
-    label: &'static str,
+    pub(crate) label: &'static str,
     /// The file holding the session (torn, removed).
-    file: PathBuf,
+    pub(crate) file: PathBuf,
     /// Texts the snapshot must hold (a request, a reply).
     said: &'static [&'static str],
     /// Texts that must reach neither the snapshot nor the label.
     hidden: &'static [&'static str],
 }
 
-const KINDS: &[Kind] = &[
+pub(crate) const KINDS: &[Kind] = &[
     Kind {
         name: "hydra",
         flag: "store",
@@ -1636,7 +1636,7 @@ fn cursor(dir: &Path) -> Built {
 }
 
 /// The built store of one kind, in a fresh directory.
-fn store(kind: &Kind) -> (tempfile::TempDir, Built) {
+pub(crate) fn store(kind: &Kind) -> (tempfile::TempDir, Built) {
     let dir = tempfile::tempdir().unwrap();
     let built = (kind.build)(dir.path());
     (dir, built)

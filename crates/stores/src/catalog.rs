@@ -11,6 +11,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use crate::archive;
 use crate::caches::{Caches, TargetCwd};
 use crate::error::ReadError;
 use crate::index::{journal, title};
@@ -75,8 +76,38 @@ pub fn scan(caches: &Caches, roots: &StoreRoots, sink: &(dyn Fn(ScanEvent) + Syn
     });
 }
 
-/// [`scan`] of this machine's stores only.
+/// [`scan`] of this machine's stores only, then of the archive
+/// ([`archive`]): with a `[keep]` entry, what the stores listed is kept
+/// first; then the sessions only the archive still has are added.
 fn scan_local(caches: &Caches, roots: &StoreRoots, sink: &(dyn Fn(ScanEvent) + Sync)) {
+    let archive = caches.get::<archive::Archive>();
+    // No archive to list and none to keep: the stores alone, as fast.
+    if !archive.auto() && !archive.exists() {
+        return scan_stores(caches, roots, sink);
+    }
+    let listed = Mutex::new(Vec::new());
+    scan_stores(caches, roots, &|event| {
+        if let ScanEvent::Record(record) = &event {
+            crate::caches::lock(&listed).push(record.clone());
+        }
+        sink(event);
+    });
+    let listed = listed.into_inner().unwrap_or_else(|e| e.into_inner());
+    if archive.auto() {
+        match archive.keep(&listed) {
+            Ok(report) => report
+                .problems
+                .into_iter()
+                .for_each(|p| archive.note_problem(format!("keep: {p}"))),
+            Err(e) => archive.note_problem(format!("keep: {e}")),
+        }
+    }
+    let live = listed.into_iter().map(|r| (r.kind, r.id)).collect();
+    archive.list(caches, roots, &live, sink);
+}
+
+/// The stores of `roots`, each by its kind's scan.
+fn scan_stores(caches: &Caches, roots: &StoreRoots, sink: &(dyn Fn(ScanEvent) + Sync)) {
     for (kind, root) in roots.iter() {
         let root: Arc<Path> = Arc::from(root.as_path());
         kind.store().scan(kind, caches, &root, sink);

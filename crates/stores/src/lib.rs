@@ -96,6 +96,7 @@
 
 #![warn(missing_docs)]
 
+pub mod archive;
 pub mod index;
 pub mod kinds;
 pub mod model;

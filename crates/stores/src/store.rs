@@ -155,6 +155,16 @@ pub trait Store: Send + Sync + 'static {
         None
     }
 
+    /// The files below the record's root, besides its log, that its reader
+    /// reads for it (where a title or working directory is kept beside the
+    /// log), so that session-ref's archive keeps them with the log
+    /// (`crate::archive`). None by default; a path that is not a file is
+    /// passed over.
+    fn side_files(&self, caches: &Caches, record: &SessionRecord) -> Vec<PathBuf> {
+        let _ = (caches, record);
+        Vec::new()
+    }
+
     /// When the session was last active (Unix seconds): the newest time
     /// its log records, where the format keeps one cheaply (the last
     /// line's timestamp, read from the end). The default, and every
