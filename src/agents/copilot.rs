@@ -36,6 +36,7 @@ pub const INTEGRATION: Integration = Integration {
         measure: Measure::Utf8Bytes,
         input,
         context,
+        block: super::decision_block,
         keeps_draft: true,
         files: hook_files,
         handler,

@@ -23,6 +23,9 @@
 //! | [`copilot`] | `userPromptSubmitted` | 200,000 (bytes) | `hooks/session-ref.json` (our own) | `mcpServers` of `mcp-config.json` / `.mcp.json` (JSON) |
 //! | [`qwen`] | `UserPromptSubmit` | 10,000 (UTF-16 units) | `settings.json` | `mcpServers` of `settings.json` (JSON) |
 //! | [`opencode`] | — | — | — | `mcp` of `opencode.json(c)` (JSON) |
+//! | [`antigravity`] | — | — | — | `mcpServers` of `antigravity-cli/mcp_config.json` (JSON) |
+//! | [`cursor`] | `beforeSubmitPrompt` (checks only) | — | `hooks.json` (flat) | `mcpServers` of `.cursor/mcp.json` (JSON) |
+//! | [`cline`] | — | — | — | `mcpServers` of `cline_mcp_settings.json` (JSON, `transport`) |
 //!
 //! **Adding an agent's integration** is one file and one table row: write
 //! `src/agents/NAME.rs` with `pub const INTEGRATION: Integration = …` (its
@@ -32,9 +35,12 @@
 //! install|uninstall` and its `session-ref hook NAME` subcommand (with its
 //! [`Hook::about`] line of `--help`) from the table too.
 
+pub mod antigravity;
 pub mod claude;
+pub mod cline;
 pub mod codex;
 pub mod copilot;
+pub mod cursor;
 pub mod gemini;
 pub mod input;
 pub mod opencode;
@@ -76,6 +82,9 @@ pub const TABLE: &[&Integration] = &[
     &opencode::INTEGRATION,
     &copilot::INTEGRATION,
     &qwen::INTEGRATION,
+    &antigravity::INTEGRATION,
+    &cursor::INTEGRATION,
+    &cline::INTEGRATION,
 ];
 
 /// What session-ref knows of one agent's hook and MCP settings.
@@ -107,6 +116,10 @@ pub struct Hook {
     pub input: fn(&str) -> Result<HookInput>,
     /// The answer that adds a text to the model's context.
     pub context: fn(&str) -> Value,
+    /// The answer that stops the prompt: the reason, and a further line
+    /// for the user when there is one ([`decision_block`] for every host
+    /// but Cursor).
+    pub block: fn(&str, Option<&str>) -> Value,
     /// Whether a blocked prompt is kept in a draft file (every host but
     /// one that gives the prompt back with the reason).
     pub keeps_draft: bool,
@@ -128,6 +141,10 @@ pub enum HookLayout {
     /// A file of session-ref's own, `{"version": 1, "hooks": {EVENT:
     /// [handler]}}`, written whole and removed whole.
     Own,
+    /// The handler itself appended to `hooks.EVENT` of a settings file
+    /// shared with the user's other hooks, edited in place; a file install
+    /// creates starts `{"version": 1, …}` (Cursor's `hooks.json`).
+    Flat,
 }
 
 /// The files one hook installation touches.
@@ -176,6 +193,16 @@ pub struct McpPlace {
     /// A settings file of the same scope whose `permissions.allow` gets
     /// the server's tools (Claude Code), when the agent asks otherwise.
     pub permissions: Option<PathBuf>,
+}
+
+/// The block most hosts take: `{"decision": "block", "reason": …}`, with
+/// the further line as a `systemMessage` (Codex shows it).
+pub fn decision_block(reason: &str, notice: Option<&str>) -> Value {
+    let mut value = serde_json::json!({"decision": "block", "reason": reason});
+    if let Some(notice) = notice {
+        value["systemMessage"] = Value::String(notice.to_owned());
+    }
+    value
 }
 
 /// The handler most agents take: a command hook running `command`.
@@ -353,7 +380,17 @@ mod tests {
         let names: Vec<&str> = Agent::all().map(Agent::as_str).collect();
         assert_eq!(
             names,
-            ["claude", "codex", "gemini", "opencode", "copilot", "qwen"]
+            [
+                "claude",
+                "codex",
+                "gemini",
+                "opencode",
+                "copilot",
+                "qwen",
+                "antigravity",
+                "cursor",
+                "cline"
+            ]
         );
         let mut unique = names.clone();
         unique.sort_unstable();
@@ -365,8 +402,11 @@ mod tests {
             assert_eq!(Agent::named(i.name), Some(agent));
         }
         let hooks: Vec<&str> = with_hook().map(Agent::as_str).collect();
-        assert_eq!(hooks, ["claude", "codex", "gemini", "copilot", "qwen"]);
-        assert_eq!(with_mcp().count(), 6);
+        assert_eq!(
+            hooks,
+            ["claude", "codex", "gemini", "copilot", "qwen", "cursor"]
+        );
+        assert_eq!(with_mcp().count(), 9);
         assert_eq!(Agent::named("claudette"), None);
     }
 
@@ -388,6 +428,12 @@ mod tests {
                     Measure::Utf8Bytes
                 ),
                 ("qwen", "UserPromptSubmit", 10_000, Measure::Utf16Units),
+                (
+                    "cursor",
+                    "beforeSubmitPrompt",
+                    200_000,
+                    Measure::Utf8Bytes
+                ),
             ]
         );
     }

@@ -195,6 +195,9 @@ pub fn hook_input(agent: &str, prompt: &str) -> Value {
         "copilot" => {
             json!({"sessionId": "c-1", "timestamp": 1_764_547_200_000_u64, "cwd": "/w", "prompt": prompt})
         }
+        "cursor" => {
+            json!({"conversation_id": "cu-1", "generation_id": "gen-1", "hook_event_name": "beforeSubmitPrompt", "workspace_roots": ["/w"], "prompt": prompt, "attachments": []})
+        }
         _ => {
             json!({"session_id": "q-1", "transcript_path": "/t/q.jsonl", "cwd": "/w", "hook_event_name": "UserPromptSubmit", "prompt": prompt})
         }
