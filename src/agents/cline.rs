@@ -66,7 +66,11 @@ mod tests {
     use std::path::{Path, PathBuf};
 
     fn place(vars: &[(&str, &str)]) -> Result<McpPlace> {
-        let lookup = |k: &str| vars.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string());
+        let lookup = |k: &str| {
+            vars.iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| v.to_string())
+        };
         let env = InstallEnv {
             env: &lookup,
             home: Some(Path::new("/h")),

@@ -428,12 +428,7 @@ mod tests {
                     Measure::Utf8Bytes
                 ),
                 ("qwen", "UserPromptSubmit", 10_000, Measure::Utf16Units),
-                (
-                    "cursor",
-                    "beforeSubmitPrompt",
-                    200_000,
-                    Measure::Utf8Bytes
-                ),
+                ("cursor", "beforeSubmitPrompt", 200_000, Measure::Utf8Bytes),
             ]
         );
     }

@@ -192,7 +192,10 @@ fn parse_settings(
 fn find_ours(root: &Map<String, Value>, agent: Agent) -> Option<Position> {
     let groups = root.get("hooks")?.get(agent.event())?.as_array()?;
     if flat(agent) {
-        return groups.iter().position(|h| is_ours(h, agent)).map(|h| (h, 0));
+        return groups
+            .iter()
+            .position(|h| is_ours(h, agent))
+            .map(|h| (h, 0));
     }
     groups.iter().enumerate().find_map(|(g, group)| {
         let handlers = group.get("hooks")?.as_array()?;

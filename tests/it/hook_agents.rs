@@ -161,12 +161,17 @@ fn cursor_lets_a_good_mention_through_and_stops_a_bad_one() {
     let answer: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(answer["continue"], false, "{out}");
     let message = answer["user_message"].as_str().unwrap();
-    assert!(message.contains("SESSION_REFERENCE_READ_FAILED") && message.contains("no-such-session"));
+    assert!(
+        message.contains("SESSION_REFERENCE_READ_FAILED") && message.contains("no-such-session")
+    );
     assert!(message.contains("kept the prompt"), "{message}");
     assert!(err.contains("no-such-session"));
     // Another agent's input shape is refused, not misread.
     let (out, _) = hook(dir.path(), "cursor", &hook_input("gemini", "hi"));
-    assert_eq!(serde_json::from_str::<Value>(&out).unwrap()["continue"], false);
+    assert_eq!(
+        serde_json::from_str::<Value>(&out).unwrap()["continue"],
+        false
+    );
 }
 
 /// `hook install cursor` appends the handler itself to `hooks.json`'s
@@ -187,7 +192,10 @@ fn cursor_hook_install_keeps_other_hooks_and_uninstall_restores_the_file() {
     };
     run(&["hook", "install", "cursor"]);
     let text = std::fs::read_to_string(&path).unwrap();
-    assert!(text.starts_with("{\n  // mine\n  \"version\": 1,"), "{text}");
+    assert!(
+        text.starts_with("{\n  // mine\n  \"version\": 1,"),
+        "{text}"
+    );
     let value: Value = serde_json::from_str(&strip_comment(&text)).unwrap();
     let handlers = value["hooks"]["beforeSubmitPrompt"].as_array().unwrap();
     assert_eq!(handlers.len(), 2, "{text}");
@@ -206,9 +214,10 @@ fn cursor_hook_install_keeps_other_hooks_and_uninstall_restores_the_file() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", support::stderr(&out));
-    let value: Value =
-        serde_json::from_str(&std::fs::read_to_string(fresh.path().join(".cursor/hooks.json")).unwrap())
-            .unwrap();
+    let value: Value = serde_json::from_str(
+        &std::fs::read_to_string(fresh.path().join(".cursor/hooks.json")).unwrap(),
+    )
+    .unwrap();
     assert_eq!(value["version"], 1);
     assert_eq!(value["hooks"]["beforeSubmitPrompt"][0]["type"], "command");
 }

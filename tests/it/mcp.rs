@@ -956,7 +956,11 @@ fn mcp_install_keeps_other_servers_and_uninstall_restores_the_file() {
             ".gemini/antigravity-cli/mcp_config.json",
             r#"{"command": "npx", "args": ["x"]}"#,
         ),
-        ("cursor", ".cursor/mcp.json", r#"{"url": "http://localhost:1"}"#),
+        (
+            "cursor",
+            ".cursor/mcp.json",
+            r#"{"url": "http://localhost:1"}"#,
+        ),
         (
             "cline",
             ".cline/data/settings/cline_mcp_settings.json",
@@ -980,7 +984,10 @@ fn mcp_install_keeps_other_servers_and_uninstall_restores_the_file() {
         let out = run(&["mcp", "install", agent]);
         assert!(out.status.success(), "{agent}: {}", support::stderr(&out));
         let text = std::fs::read_to_string(&path).unwrap();
-        assert!(text.contains("// servers") && text.contains(other), "{agent}: {text}");
+        assert!(
+            text.contains("// servers") && text.contains(other),
+            "{agent}: {text}"
+        );
         assert!(text.contains("session-ref"), "{agent}: {text}");
         let out = run(&["mcp", "uninstall", agent]);
         assert!(out.status.success(), "{agent}: {}", support::stderr(&out));

@@ -4,7 +4,7 @@
 //! one's `KIND`); nothing a kind imports comes from here.
 
 use crate::kinds::{
-    antigravity, claude, cline, codex, copilot, cursor, gemini, native, opencode, pi, qwen,
+    aider, antigravity, claude, cline, codex, copilot, cursor, gemini, native, opencode, pi, qwen,
 };
 use crate::model::StoreKind;
 
@@ -21,6 +21,7 @@ pub static REGISTRY: &[StoreKind] = &[
     antigravity::KIND,
     cursor::KIND,
     cline::KIND,
+    aider::KIND,
 ];
 
 /// The registered kind whose flag is `flag`.
@@ -54,7 +55,8 @@ mod tests {
                 "opencode",
                 "antigravity",
                 "cursor",
-                "cline"
+                "cline",
+                "aider"
             ]
         );
         assert_eq!(
@@ -70,7 +72,8 @@ mod tests {
                 "opencode",
                 "antigravity",
                 "cursor",
-                "cline"
+                "cline",
+                "aider"
             ]
         );
         assert_eq!(kind_by_flag("store"), Some(native::KIND));

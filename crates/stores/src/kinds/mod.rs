@@ -3,12 +3,14 @@
 //! [`native`] (Hydra's own logs), [`claude`] (Claude Code), [`codex`]
 //! (Codex CLI), [`gemini`] (Gemini CLI), [`pi`], [`qwen`] (Qwen Code),
 //! [`copilot`] (GitHub Copilot CLI), [`opencode`], [`antigravity`]
-//! (Antigravity CLI), [`cursor`] (Cursor CLI). [`foreign`] holds what the
+//! (Antigravity CLI), [`cursor`] (Cursor CLI), [`cline`] (Cline CLI),
+//! [`aider`] (Aider). [`foreign`] holds what the
 //! readers of other agents' JSONL logs share.
 //!
 //! Adding an agent is one new module here implementing the trait, plus one
 //! line in the registry.
 
+pub mod aider;
 pub mod antigravity;
 pub mod claude;
 pub mod cline;
