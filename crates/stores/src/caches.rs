@@ -76,8 +76,8 @@ impl Caches {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TargetCwd(pub Option<String>);
 
-/// The working directories of the sessions this run has listed so far, and
-/// the run's own ([`TargetCwd`]): where a kind that keeps its logs inside
+/// The working directories of the sessions this run has listed so far
+/// (beside the run's own, [`TargetCwd`]): where a kind that keeps its logs inside
 /// projects (Aider's `.aider.chat.history.md` at a project's root) looks,
 /// instead of walking the disk. Filled by the catalog's scan as records
 /// arrive (and by the search index's listing); the kinds that read it

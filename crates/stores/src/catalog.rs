@@ -81,9 +81,6 @@ pub fn scan(caches: &Caches, roots: &StoreRoots, sink: &(dyn Fn(ScanEvent) + Syn
 /// kind's records (and their directories) have been reported.
 fn scan_local(caches: &Caches, roots: &StoreRoots, sink: &(dyn Fn(ScanEvent) + Sync)) {
     let known = caches.get::<KnownCwds>();
-    if let Some(cwd) = &caches.get::<TargetCwd>().0 {
-        known.note(cwd);
-    }
     let noting = |event: ScanEvent| {
         if let ScanEvent::Record(record) = &event {
             if let (None, Some(cwd)) = (&record.host, &record.cwd) {

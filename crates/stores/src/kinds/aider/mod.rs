@@ -88,7 +88,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use crate::caches::{Caches, KnownCwds};
+use crate::caches::{Caches, KnownCwds, TargetCwd};
 use crate::error::ReadError;
 use crate::index::title::Stamp;
 use crate::kinds::foreign::{FileCache, SurfaceBuilder};
@@ -243,7 +243,9 @@ fn history_files(caches: &Caches, root: &Path) -> Vec<PathBuf> {
             files.push(home.join(HISTORY));
             files.extend(configured_history(home));
         }
-        files.extend(known_histories(&caches.get::<KnownCwds>().all()));
+        let mut cwds = caches.get::<KnownCwds>().all();
+        cwds.extend(caches.get::<TargetCwd>().0.clone());
+        files.extend(known_histories(&cwds));
     }
     let mut seen = HashSet::new();
     files.retain(|f| plain_file(f) || f == root);
