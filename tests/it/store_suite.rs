@@ -131,6 +131,12 @@ const KINDS: &[Kind] = &[
         tear: cline_tear,
     },
     Kind {
+        name: "amp",
+        flag: "amp",
+        build: amp,
+        tear: amp_tear,
+    },
+    Kind {
         name: "aider",
         flag: "aider",
         build: aider,
@@ -1314,6 +1320,81 @@ fn cline(dir: &Path) -> Built {
         ],
         root,
     }
+}
+
+/// Amp's local thread copies (`~/.local/share/amp/threads`): two threads as
+/// public readers of these files found them, Anthropic-style blocks with
+/// reasoning, a tool call and its result, a compaction summary in an
+/// `info` message, and a last message still being written.
+fn amp(dir: &Path) -> Built {
+    use serde_json::json;
+    let root = dir.join("amp").join("threads");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(dir.join("amp").join("device-id.json"), "{\"id\": \"d\"}\n").unwrap();
+    let user = |text: &str| json!({"role": "user", "content": [{"type": "text", "text": text}], "meta": {"sentAt": 1767865803600_i64}});
+    let reply = |text: &str| json!({"role": "assistant", "content": [{"type": "thinking", "thinking": "REASONING-XYZZY"}, {"type": "text", "text": text}], "state": {"type": "complete", "stopReason": "end_turn"}});
+    let tool = [
+        json!({"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"path": "TOOL-INPUT-XYZZY"}}]}),
+        json!({"role": "user", "content": [{"type": "tool_result", "toolUseID": "toolu_1", "run": {"status": "done", "result": "TOOL-OUTPUT-XYZZY"}}]}),
+    ];
+    let a = "T-019b9d03-62e3-772f-9780-3e637f90eaec";
+    let b = "T-019c0000-1111-7222-8333-444455556666";
+    let first = json!({"v": 7, "id": a, "created": 1767865803494_i64, "title": "Orders API pagination",
+        "env": {"initial": {"trees": [{"displayName": "api", "uri": "file:///w/api"}]}},
+        "messages": [user("Add pagination to the orders API"), tool[0], tool[1],
+            reply("Orders now come in pages of 50"), user("and the totals?"), reply("Totals are still being writ")]});
+    let second = json!({"v": 3, "id": b, "created": 1767900000000_i64,
+        "env": {"initial": {"cwd": "/w/cli", "trees": [{"uri": "file:///w/cli"}]}},
+        "messages": [user("Old question"), reply("OLD-REPLY"),
+            json!({"role": "info", "content": [{"type": "summary", "summary": {"type": "message", "summary": "The CLI needs a version flag"}}]}),
+            user("Make the CLI print its version"), reply("The CLI now prints 2.0.25 for --version"),
+            user("thanks"), reply("You are welcome, more to co")]});
+    let (fa, fb) = (
+        root.join(format!("{a}.json")),
+        root.join(format!("{b}.json")),
+    );
+    std::fs::write(&fa, serde_json::to_string_pretty(&first).unwrap()).unwrap();
+    std::fs::write(&fb, serde_json::to_string(&second).unwrap()).unwrap();
+    Built {
+        sessions: vec![
+            Expect {
+                id: a,
+                cwd: "/w/api",
+                label: "Orders API pagination",
+                file: fa,
+                said: &[
+                    "Add pagination to the orders API",
+                    "Orders now come in pages of 50",
+                ],
+                hidden: HIDDEN,
+            },
+            Expect {
+                id: b,
+                cwd: "/w/cli",
+                label: "Old question",
+                file: fb,
+                said: &[
+                    "The CLI needs a version flag",
+                    "Make the CLI print its version",
+                    "The CLI now prints 2.0.25 for --version",
+                ],
+                hidden: &["OLD-REPLY", "REASONING-XYZZY"],
+            },
+        ],
+        root,
+    }
+}
+
+/// An Amp thread file read while it is written: cut inside its last
+/// message.
+fn amp_tear(file: &Path) {
+    let bytes = std::fs::read(file).unwrap();
+    let text = String::from_utf8(bytes).unwrap();
+    let cut = text
+        .rfind("more to co")
+        .or_else(|| text.rfind("still being"))
+        .unwrap();
+    std::fs::write(file, &text[..cut]).unwrap();
 }
 
 /// An Aider (0.86.2) user's home, `~/.aider` named as the root: a

@@ -4,7 +4,8 @@
 //! one's `KIND`); nothing a kind imports comes from here.
 
 use crate::kinds::{
-    aider, antigravity, claude, cline, codex, copilot, cursor, gemini, native, opencode, pi, qwen,
+    aider, amp, antigravity, claude, cline, codex, copilot, cursor, gemini, native, opencode, pi,
+    qwen,
 };
 use crate::model::StoreKind;
 
@@ -21,6 +22,7 @@ pub static REGISTRY: &[StoreKind] = &[
     antigravity::KIND,
     cursor::KIND,
     cline::KIND,
+    amp::KIND,
     aider::KIND,
 ];
 
@@ -56,6 +58,7 @@ mod tests {
                 "antigravity",
                 "cursor",
                 "cline",
+                "amp",
                 "aider"
             ]
         );
@@ -73,6 +76,7 @@ mod tests {
                 "antigravity",
                 "cursor",
                 "cline",
+                "amp",
                 "aider"
             ]
         );

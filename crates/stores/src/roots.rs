@@ -241,6 +241,8 @@ mod tests {
                 ("antigravity", Path::new("/home/u/.gemini/antigravity-cli")),
                 ("cursor", Path::new("/home/u/.cursor")),
                 ("cline", Path::new("/l/data/sessions")),
+                ("amp", Path::new("/d/amp/threads")),
+                ("aider", Path::new("/home/u/.aider")),
             ]
         );
     }

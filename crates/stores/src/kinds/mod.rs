@@ -4,13 +4,14 @@
 //! (Codex CLI), [`gemini`] (Gemini CLI), [`pi`], [`qwen`] (Qwen Code),
 //! [`copilot`] (GitHub Copilot CLI), [`opencode`], [`antigravity`]
 //! (Antigravity CLI), [`cursor`] (Cursor CLI), [`cline`] (Cline CLI),
-//! [`aider`] (Aider). [`foreign`] holds what the
+//! [`amp`] (Amp's local thread copies), [`aider`] (Aider). [`foreign`] holds what the
 //! readers of other agents' JSONL logs share.
 //!
 //! Adding an agent is one new module here implementing the trait, plus one
 //! line in the registry.
 
 pub mod aider;
+pub mod amp;
 pub mod antigravity;
 pub mod claude;
 pub mod cline;
