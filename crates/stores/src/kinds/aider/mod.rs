@@ -28,7 +28,8 @@
 //!   outside git) and `~/.aider.conf.yml`'s `chat-history-file`), an
 //!   absolute `$AIDER_CHAT_HISTORY_FILE`, and what `--aider` names: a
 //!   project directory (its `.aider.chat.history.md`) or a history file of
-//!   any name. A directory root also makes the known directories looked at.
+//!   any name. Only Aider's folder (a root named `.aider`) makes the known
+//!   directories looked at, so `--aider P1 --aider P2` lists each once.
 //!
 //! A history file that is a symbolic link is not read (as in every store).
 //!
@@ -239,13 +240,15 @@ fn history_files(caches: &Caches, root: &Path) -> Vec<PathBuf> {
             .filter(|_| root.file_name().is_some_and(|n| n == ".aider"))
         {
             // Aider's own folder: a `--no-git` run in the home directory,
-            // and the history `~/.aider.conf.yml` moves.
+            // the history `~/.aider.conf.yml` moves, and the known
+            // directories (looked at from this root only, so that a
+            // project named on its own is not listed twice).
             files.push(home.join(HISTORY));
             files.extend(configured_history(home));
+            let mut cwds = caches.get::<KnownCwds>().all();
+            cwds.extend(caches.get::<TargetCwd>().0.clone());
+            files.extend(known_histories(&cwds));
         }
-        let mut cwds = caches.get::<KnownCwds>().all();
-        cwds.extend(caches.get::<TargetCwd>().0.clone());
-        files.extend(known_histories(&cwds));
     }
     let mut seen = HashSet::new();
     files.retain(|f| plain_file(f) || f == root);
