@@ -140,9 +140,9 @@ pub fn said(section: &str) -> Vec<(u64, Said)> {
             continue;
         }
         flush_prompt(&mut out, &mut prompt);
-        if line.starts_with('>') {
+        if let Some(note) = line.strip_prefix('>') {
             flush_reply(&mut out, &mut reply);
-            if line[1..].trim() == CLEARED {
+            if note.trim() == CLEARED {
                 out.push((seq, Said::Clear));
             }
             continue;
