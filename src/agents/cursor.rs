@@ -28,7 +28,7 @@ use super::{
     McpPlace, Scope,
 };
 use crate::agents::input::HookInput;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use session_ref_engine::budget::Measure;
 
 /// Cursor's event between sending a prompt and asking the model.
@@ -76,9 +76,7 @@ struct CursorInput {
 }
 
 fn input(raw: &str) -> Result<HookInput> {
-    let input: CursorInput = serde_json::from_str(raw).map_err(|e| {
-        Error::invalid_reference(format!("the hook input is not the expected JSON: {e}"))
-    })?;
+    let input: CursorInput = crate::agents::input::parse_json(raw)?;
     Ok(HookInput {
         session_id: input.conversation_id,
         cwd: input.workspace_roots.into_iter().next().unwrap_or_default(),

@@ -44,7 +44,7 @@ use serde_json::Value;
 use crate::caches::Caches;
 use crate::error::ReadError;
 use crate::index::title::TitleInputs;
-use crate::kinds::foreign::{title_from_text, SurfaceBuilder};
+use crate::kinds::foreign::{folded_surface, read_bounded, title_from_text, SurfaceBuilder};
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
 use crate::scan::{has_suffix, ScanEvent};
 use crate::store::{env_or_home, Env, Store};
@@ -251,15 +251,7 @@ fn first_prompt_title(messages: &[Value]) -> Option<String> {
 }
 
 fn read_thread(path: &Path) -> Result<Thread, ReadError> {
-    let meta = std::fs::metadata(path).map_err(|e| ReadError::io(path, &e))?;
-    if meta.len() > MAX_FILE {
-        return Err(ReadError {
-            path: path.to_owned(),
-            line: None,
-            message: format!("larger than {} MiB", MAX_FILE >> 20),
-        });
-    }
-    let bytes = std::fs::read(path).map_err(|e| ReadError::io(path, &e))?;
+    let bytes = read_bounded(path, MAX_FILE)?;
     parse(&bytes).map_err(|message| ReadError {
         path: path.to_owned(),
         line: None,
@@ -353,11 +345,7 @@ impl Store for Amp {
     }
 
     fn read_surface(&self, caches: &Caches, record: &SessionRecord) -> Result<Surface, ReadError> {
-        let mut surface = Surface::default();
-        let last = self.fold_surface(caches, record, &mut surface)?;
-        surface.drop_empty_assistant_messages();
-        surface.captured_through_seq = last;
-        Ok(surface)
+        folded_surface(|surface| self.fold_surface(caches, record, surface))
     }
 
     fn fold_surface(

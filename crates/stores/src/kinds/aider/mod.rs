@@ -92,7 +92,7 @@ use rayon::prelude::*;
 use crate::caches::{Caches, KnownCwds, TargetCwd};
 use crate::error::ReadError;
 use crate::index::title::Stamp;
-use crate::kinds::foreign::{FileCache, SurfaceBuilder};
+use crate::kinds::foreign::{folded_surface, read_bounded, FileCache, SurfaceBuilder};
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
 use crate::scan::ScanEvent;
 use crate::store::{Env, Store};
@@ -139,15 +139,7 @@ struct AiderCaches {
 
 /// The text of a history file, refusing one too large to be one.
 fn read_file(file: &Path) -> Result<Vec<u8>, ReadError> {
-    let meta = std::fs::metadata(file).map_err(|e| ReadError::io(file, &e))?;
-    if meta.len() > MAX_FILE {
-        return Err(ReadError {
-            path: file.to_owned(),
-            line: None,
-            message: format!("larger than {} MiB: not a chat history", MAX_FILE >> 20),
-        });
-    }
-    std::fs::read(file).map_err(|e| ReadError::io(file, &e))
+    read_bounded(file, MAX_FILE)
 }
 
 /// The sessions of `file` (cached per version).
@@ -466,11 +458,7 @@ impl Store for Aider {
     }
 
     fn read_surface(&self, caches: &Caches, record: &SessionRecord) -> Result<Surface, ReadError> {
-        let mut surface = Surface::default();
-        let last = self.fold_surface(caches, record, &mut surface)?;
-        surface.drop_empty_assistant_messages();
-        surface.captured_through_seq = last;
-        Ok(surface)
+        folded_surface(|surface| self.fold_surface(caches, record, surface))
     }
 
     fn fold_surface(
