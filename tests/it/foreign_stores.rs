@@ -317,7 +317,7 @@ fn default_locations_are_discovered_or_named_in_a_hint() {
     assert_eq!(
         run.stderr,
         format!(
-            "session-ref: no sessions found. Looked in:\n  hydra       {home}/.hydra/sessions\n  claude      {home}/.claude/projects\n  codex       {home}/.codex/sessions\n  gemini      {home}/.gemini\n  pi          {home}/.pi/agent/sessions\n  qwen        {home}/.qwen/projects\n  copilot     {home}/.copilot/session-state\n  opencode    {home}/.local/share/opencode\n  antigravity {home}/.gemini/antigravity-cli\n  cursor      {home}/.cursor\n  cline       {home}/.cline/data/sessions\nPoint at a store with --store DIR (hydra), --claude DIR, --codex DIR, --gemini DIR, --pi DIR, --qwen DIR, --copilot DIR, --opencode DIR, --antigravity DIR, --cursor DIR or --cline DIR,\nor try the demo: session-ref --store assets/demo\n"
+            "session-ref: no sessions found. Looked in:\n  hydra       {home}/.hydra/sessions\n  claude      {home}/.claude/projects\n  codex       {home}/.codex/sessions\n  gemini      {home}/.gemini\n  pi          {home}/.pi/agent/sessions\n  qwen        {home}/.qwen/projects\n  copilot     {home}/.copilot/session-state\n  opencode    {home}/.local/share/opencode\n  antigravity {home}/.gemini/antigravity-cli\n  cursor      {home}/.cursor\n  cline       {home}/.cline/data/sessions\n  amp         {home}/.local/share/amp/threads\n  aider       {home}/.aider\nPoint at a store with --store DIR (hydra), --claude DIR, --codex DIR, --gemini DIR, --pi DIR, --qwen DIR, --copilot DIR, --opencode DIR, --antigravity DIR, --cursor DIR, --cline DIR, --amp DIR or --aider DIR,\nor try the demo: session-ref --store assets/demo\n"
         )
     );
     let fixtures = Path::new(CLAUDE).parent().unwrap().parent().unwrap();
