@@ -201,7 +201,9 @@ mod tests {
                 "[opencode]",
                 "[antigravity]",
                 "[cursor]",
-                "[cline ]"
+                "[cline ]",
+                "[amp   ]",
+                "[aider ]"
             ]
         );
     }
