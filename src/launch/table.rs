@@ -222,6 +222,30 @@ pub static LAUNCHERS: &[Launcher] = &[
             "Crush's only prompt argument is `crush run`, which answers once and exits, not an interactive session",
         ),
     },
+    Launcher {
+        kind: "amp",
+        agent: "Amp",
+        program: "amp",
+        version: "not run here (threads kept by Amp's servers)",
+        resume: Resume::Unsupported(
+            "Amp continues a thread from Amp's servers (`amp threads continue`), which session-ref never calls: the local copy cannot be resumed from here",
+        ),
+        start: Start::Unsupported("Amp is not run here, so no first-prompt argument was checked"),
+    },
+    Launcher {
+        kind: "aider",
+        agent: "Aider",
+        program: "aider",
+        version: "0.86.2",
+        // `--restore-chat-history` reloads the whole history file, not one
+        // of its sessions (../shared/spec/formats/aider.md).
+        resume: Resume::Unsupported(
+            "Aider resumes no single session: `aider --restore-chat-history` in the project reloads its whole history file",
+        ),
+        start: Start::Unsupported(
+            "`aider --message` runs one message and exits; Aider has no argument that starts a conversation with a first prompt",
+        ),
+    },
 ];
 
 /// The row of store kind `kind`.

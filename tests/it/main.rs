@@ -23,6 +23,7 @@
 
 mod support;
 
+mod aider_store;
 mod architecture;
 mod cli;
 mod completions;

@@ -957,6 +957,55 @@ fn uninstall_gives_back_each_new_agents_file_as_it_was() {
             "crush",
             ".config/crush/crush.json",
             "{\n  \"$schema\": \"https://charm.land/crush.json\",\n  \"options\": {\"debug\": true}\n}\n",
+    let (report, antigravity) = install_round_trip("antigravity", false);
+    assert!(
+        report.contains(".gemini/antigravity-cli/mcp_config.json"),
+        "{report}"
+    );
+    assert_eq!(
+        antigravity["mcpServers"]["session-ref"],
+        json!({"command": exe, "args": ["mcp"]})
+    );
+    let (report, cursor) = install_round_trip("cursor", false);
+    assert!(report.contains(".cursor/mcp.json"), "{report}");
+    assert!(report.contains("cannot add context"), "{report}");
+    assert_eq!(
+        cursor["mcpServers"]["session-ref"],
+        json!({"command": exe, "args": ["mcp"]})
+    );
+    let (_, cursor_project) = install_round_trip("cursor", true);
+    assert_eq!(cursor_project["mcpServers"]["session-ref"]["command"], exe);
+    let (report, cline) = install_round_trip("cline", false);
+    assert!(
+        report.contains(".cline/data/settings/cline_mcp_settings.json"),
+        "{report}"
+    );
+    assert_eq!(
+        cline["mcpServers"]["session-ref"],
+        json!({"transport": {"type": "stdio", "command": exe, "args": ["mcp"]}})
+    );
+}
+
+/// Each new agent's settings keep their comments and other servers byte
+/// for byte through install and uninstall; an agent without a project file
+/// refuses `--project` and writes nothing.
+#[test]
+fn mcp_install_keeps_other_servers_and_uninstall_restores_the_file() {
+    for (agent, file, other) in [
+        (
+            "antigravity",
+            ".gemini/antigravity-cli/mcp_config.json",
+            r#"{"command": "npx", "args": ["x"]}"#,
+        ),
+        (
+            "cursor",
+            ".cursor/mcp.json",
+            r#"{"url": "http://localhost:1"}"#,
+        ),
+        (
+            "cline",
+            ".cline/data/settings/cline_mcp_settings.json",
+            r#"{"transport": {"type": "sse", "url": "http://localhost:2"}, "disabled": true}"#,
         ),
     ] {
         let home = tempfile::tempdir().unwrap();
@@ -976,6 +1025,38 @@ fn uninstall_gives_back_each_new_agents_file_as_it_was() {
         assert!(during.contains("session-ref"), "{agent}: {during}");
         run(&["mcp", "uninstall", agent]);
         assert_eq!(std::fs::read_to_string(&path).unwrap(), before, "{agent}");
+        let original =
+            format!("{{\n  // servers\n  \"mcpServers\": {{\n    \"other\": {other}\n  }}\n}}\n");
+        std::fs::write(&path, &original).unwrap();
+        let run = |args: &[&str]| {
+            command(home.path())
+                .current_dir(home.path())
+                .env("HOME", home.path())
+                .args(args)
+                .output()
+                .unwrap()
+        };
+        let out = run(&["mcp", "install", agent]);
+        assert!(out.status.success(), "{agent}: {}", support::stderr(&out));
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            text.contains("// servers") && text.contains(other),
+            "{agent}: {text}"
+        );
+        assert!(text.contains("session-ref"), "{agent}: {text}");
+        let out = run(&["mcp", "uninstall", agent]);
+        assert!(out.status.success(), "{agent}: {}", support::stderr(&out));
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), original, "{agent}");
+        if agent != "cursor" {
+            let out = run(&["mcp", "install", agent, "--project"]);
+            assert!(!out.status.success(), "{agent}");
+            assert!(
+                support::stderr(&out).contains("SESSION_REFERENCE_INVALID_CONFIG"),
+                "{agent}: {}",
+                support::stderr(&out)
+            );
+            assert_eq!(std::fs::read_to_string(&path).unwrap(), original, "{agent}");
+        }
     }
 }
 

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use crate::archive;
-use crate::caches::{Caches, TargetCwd};
+use crate::caches::{Caches, KnownCwds, TargetCwd};
 use crate::error::ReadError;
 use crate::index::{journal, title};
 use crate::model::{self, History, SessionRecord, StoreKind, Surface, SurfaceSink};
@@ -106,11 +106,27 @@ fn scan_local(caches: &Caches, roots: &StoreRoots, sink: &(dyn Fn(ScanEvent) + S
     archive.list(caches, roots, &live, sink);
 }
 
-/// The stores of `roots`, each by its kind's scan.
+/// The stores of `roots`, each by its kind's scan: every kind's roots in
+/// registry order, except that the kinds that look in the listed sessions'
+/// directories ([`Store::uses_known_cwds`]) come last, once every other
+/// kind's records (and their directories) have been reported.
 fn scan_stores(caches: &Caches, roots: &StoreRoots, sink: &(dyn Fn(ScanEvent) + Sync)) {
-    for (kind, root) in roots.iter() {
-        let root: Arc<Path> = Arc::from(root.as_path());
-        kind.store().scan(kind, caches, &root, sink);
+    let known = caches.get::<KnownCwds>();
+    let noting = |event: ScanEvent| {
+        if let ScanEvent::Record(record) = &event {
+            if let (None, Some(cwd)) = (&record.host, &record.cwd) {
+                known.note(cwd);
+            }
+        }
+        sink(event)
+    };
+    for last in [false, true] {
+        for (kind, root) in roots.iter() {
+            if kind.store().uses_known_cwds() == last {
+                let root: Arc<Path> = Arc::from(root.as_path());
+                kind.store().scan(kind, caches, &root, &noting);
+            }
+        }
     }
 }
 

@@ -115,7 +115,7 @@ mod roots;
 mod scan;
 mod store;
 
-pub use caches::{modified_secs, normalize_dir, Caches, TargetCwd};
+pub use caches::{modified_secs, normalize_dir, Caches, KnownCwds, TargetCwd};
 pub use catalog::{last_activity, read_title, reader_of, scan, Catalog, RecordId, RootTally};
 pub use error::ReadError;
 pub use model::StoreKind;

@@ -209,7 +209,9 @@ mod tests {
                 "[cline ]",
                 "[kilo  ]",
                 "[droid ]",
-                "[crush ]"
+                "[crush ]",
+                "[amp   ]",
+                "[aider ]"
             ]
         );
     }

@@ -4,8 +4,8 @@
 //! one's `KIND`); nothing a kind imports comes from here.
 
 use crate::kinds::{
-    antigravity, claude, cline, codex, copilot, crush, cursor, droid, gemini, kilo, native,
-    opencode, pi, qwen,
+    aider, amp, antigravity, claude, cline, codex, copilot, crush, cursor, droid, gemini, kilo,
+    native, opencode, pi, qwen,
 };
 use crate::model::StoreKind;
 
@@ -25,6 +25,8 @@ pub static REGISTRY: &[StoreKind] = &[
     kilo::KIND,
     droid::KIND,
     crush::KIND,
+    amp::KIND,
+    aider::KIND,
 ];
 
 /// The registered kind whose flag is `flag`.
@@ -61,7 +63,9 @@ mod tests {
                 "cline",
                 "kilo",
                 "droid",
-                "crush"
+                "crush",
+                "amp",
+                "aider"
             ]
         );
         assert_eq!(
@@ -80,7 +84,9 @@ mod tests {
                 "cline",
                 "kilo",
                 "droid",
-                "crush"
+                "crush",
+                "amp",
+                "aider"
             ]
         );
         assert_eq!(kind_by_flag("store"), Some(native::KIND));

@@ -244,6 +244,8 @@ mod tests {
                 ("kilo", Path::new("/d/kilo")),
                 ("droid", Path::new("/home/u/.factory/sessions")),
                 ("crush", Path::new("/d/crush")),
+                ("amp", Path::new("/d/amp/threads")),
+                ("aider", Path::new("/home/u/.aider")),
             ]
         );
     }

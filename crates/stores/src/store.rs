@@ -54,6 +54,14 @@ pub trait Store: Send + Sync + 'static {
         true
     }
 
+    /// Whether this kind finds its logs through the working directories
+    /// of the sessions the other kinds listed ([`crate::caches::KnownCwds`]):
+    /// such a kind's roots are scanned after every other kind's, so its
+    /// scan sees them all, and never delays their first rows.
+    fn uses_known_cwds(&self) -> bool {
+        false
+    }
+
     /// Report every file below `root` through `sink`, from several threads.
     /// `kind` is this store's own handle (the one [`crate::REGISTRY`]
     /// holds, given by the caller so that a store never looks itself up

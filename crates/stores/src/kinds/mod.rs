@@ -3,14 +3,18 @@
 //! [`native`] (Hydra's own logs), [`claude`] (Claude Code), [`codex`]
 //! (Codex CLI), [`gemini`] (Gemini CLI), [`pi`], [`qwen`] (Qwen Code),
 //! [`copilot`] (GitHub Copilot CLI), [`opencode`], [`antigravity`]
-//! (Antigravity CLI), [`cursor`] (Cursor CLI), [`cline`], [`kilo`] (Kilo
-//! Code CLI, read by opencode's reader), [`droid`] (Factory Droid), [`crush`]
-//! (Crush). [`sqlite`] opens the agents' SQLite databases; [`foreign`] holds what the
+//! (Antigravity CLI), [`cursor`] (Cursor CLI), [`cline`] (Cline CLI),
+//! [`kilo`] (Kilo Code CLI, read by opencode's reader), [`droid`] (Factory
+//! Droid), [`crush`] (Crush), [`amp`] (Amp's local thread copies),
+//! [`aider`] (Aider). [`sqlite`] opens the agents' SQLite databases;
+//! [`foreign`] holds what the
 //! readers of other agents' JSONL logs share.
 //!
 //! Adding an agent is one new module here implementing the trait, plus one
 //! line in the registry.
 
+pub mod aider;
+pub mod amp;
 pub mod antigravity;
 pub mod claude;
 pub mod cline;
