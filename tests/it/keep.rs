@@ -64,11 +64,19 @@ fn sessions_outside_their_stores_folder_are_named_as_not_kept() {
         let flag = format!("--{}", kind.flag);
         let root = built.root.to_str().unwrap();
         let out = run_in(home.path(), &[&flag, root, "keep"]);
-        assert!(out.status.success(), "{}: {}", kind.name, support::stderr(&out));
+        assert!(
+            out.status.success(),
+            "{}: {}",
+            kind.name,
+            support::stderr(&out)
+        );
         let stderr = support::stderr(&out);
         for session in &built.sessions {
             assert!(
-                stderr.contains(&format!("{} {}: not kept: its file is outside", kind.name, session.id)),
+                stderr.contains(&format!(
+                    "{} {}: not kept: its file is outside",
+                    kind.name, session.id
+                )),
                 "{}: {stderr}",
                 kind.name
             );

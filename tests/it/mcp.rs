@@ -937,26 +937,6 @@ fn mcp_install_registers_as_each_agents_mcp_add_and_uninstall_removes_it() {
     );
     let (report, _) = install_round_trip("crush", true);
     assert!(report.contains("proj/crush.json"), "{report}");
-}
-
-#[test]
-fn uninstall_gives_back_each_new_agents_file_as_it_was() {
-    // The person's own servers and settings stay, byte for byte.
-    for (agent, file, before) in [
-        (
-            "kilo",
-            ".config/kilo/kilo.jsonc",
-            "{\n  // mine\n  \"model\": \"mock/mock-model\",\n  \"mcp\": {\"other\": {\"type\": \"local\", \"command\": [\"x\"]}}\n}\n",
-        ),
-        (
-            "droid",
-            ".factory/mcp.json",
-            "{\"mcpServers\": {\"other\": {\"type\": \"stdio\", \"command\": \"x\", \"args\": [], \"env\": {}, \"disabled\": false}}}\n",
-        ),
-        (
-            "crush",
-            ".config/crush/crush.json",
-            "{\n  \"$schema\": \"https://charm.land/crush.json\",\n  \"options\": {\"debug\": true}\n}\n",
     let (report, antigravity) = install_round_trip("antigravity", false);
     assert!(
         report.contains(".gemini/antigravity-cli/mcp_config.json"),
@@ -986,26 +966,24 @@ fn uninstall_gives_back_each_new_agents_file_as_it_was() {
     );
 }
 
-/// Each new agent's settings keep their comments and other servers byte
-/// for byte through install and uninstall; an agent without a project file
-/// refuses `--project` and writes nothing.
 #[test]
-fn mcp_install_keeps_other_servers_and_uninstall_restores_the_file() {
-    for (agent, file, other) in [
+fn uninstall_gives_back_each_new_agents_file_as_it_was() {
+    // The person's own servers and settings stay, byte for byte.
+    for (agent, file, before) in [
         (
-            "antigravity",
-            ".gemini/antigravity-cli/mcp_config.json",
-            r#"{"command": "npx", "args": ["x"]}"#,
+            "kilo",
+            ".config/kilo/kilo.jsonc",
+            "{\n  // mine\n  \"model\": \"mock/mock-model\",\n  \"mcp\": {\"other\": {\"type\": \"local\", \"command\": [\"x\"]}}\n}\n",
         ),
         (
-            "cursor",
-            ".cursor/mcp.json",
-            r#"{"url": "http://localhost:1"}"#,
+            "droid",
+            ".factory/mcp.json",
+            "{\"mcpServers\": {\"other\": {\"type\": \"stdio\", \"command\": \"x\", \"args\": [], \"env\": {}, \"disabled\": false}}}\n",
         ),
         (
-            "cline",
-            ".cline/data/settings/cline_mcp_settings.json",
-            r#"{"transport": {"type": "sse", "url": "http://localhost:2"}, "disabled": true}"#,
+            "crush",
+            ".config/crush/crush.json",
+            "{\n  \"$schema\": \"https://charm.land/crush.json\",\n  \"options\": {\"debug\": true}\n}\n",
         ),
     ] {
         let home = tempfile::tempdir().unwrap();
@@ -1025,38 +1003,6 @@ fn mcp_install_keeps_other_servers_and_uninstall_restores_the_file() {
         assert!(during.contains("session-ref"), "{agent}: {during}");
         run(&["mcp", "uninstall", agent]);
         assert_eq!(std::fs::read_to_string(&path).unwrap(), before, "{agent}");
-        let original =
-            format!("{{\n  // servers\n  \"mcpServers\": {{\n    \"other\": {other}\n  }}\n}}\n");
-        std::fs::write(&path, &original).unwrap();
-        let run = |args: &[&str]| {
-            command(home.path())
-                .current_dir(home.path())
-                .env("HOME", home.path())
-                .args(args)
-                .output()
-                .unwrap()
-        };
-        let out = run(&["mcp", "install", agent]);
-        assert!(out.status.success(), "{agent}: {}", support::stderr(&out));
-        let text = std::fs::read_to_string(&path).unwrap();
-        assert!(
-            text.contains("// servers") && text.contains(other),
-            "{agent}: {text}"
-        );
-        assert!(text.contains("session-ref"), "{agent}: {text}");
-        let out = run(&["mcp", "uninstall", agent]);
-        assert!(out.status.success(), "{agent}: {}", support::stderr(&out));
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), original, "{agent}");
-        if agent != "cursor" {
-            let out = run(&["mcp", "install", agent, "--project"]);
-            assert!(!out.status.success(), "{agent}");
-            assert!(
-                support::stderr(&out).contains("SESSION_REFERENCE_INVALID_CONFIG"),
-                "{agent}: {}",
-                support::stderr(&out)
-            );
-            assert_eq!(std::fs::read_to_string(&path).unwrap(), original, "{agent}");
-        }
     }
 }
 
@@ -1157,4 +1103,61 @@ fn a_control_sequence_in_an_error_never_reaches_the_client_raw() {
     let listed = client.call("list_sessions", json!({}));
     assert_eq!(listed["isError"], false);
     assert!(client.close().success());
+}
+
+#[test]
+fn mcp_install_keeps_other_servers_and_uninstall_restores_the_file() {
+    for (agent, file, other) in [
+        (
+            "antigravity",
+            ".gemini/antigravity-cli/mcp_config.json",
+            r#"{"command": "npx", "args": ["x"]}"#,
+        ),
+        (
+            "cursor",
+            ".cursor/mcp.json",
+            r#"{"url": "http://localhost:1"}"#,
+        ),
+        (
+            "cline",
+            ".cline/data/settings/cline_mcp_settings.json",
+            r#"{"transport": {"type": "sse", "url": "http://localhost:2"}, "disabled": true}"#,
+        ),
+    ] {
+        let home = tempfile::tempdir().unwrap();
+        let path = home.path().join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let original =
+            format!("{{\n  // servers\n  \"mcpServers\": {{\n    \"other\": {other}\n  }}\n}}\n");
+        std::fs::write(&path, &original).unwrap();
+        let run = |args: &[&str]| {
+            command(home.path())
+                .current_dir(home.path())
+                .env("HOME", home.path())
+                .args(args)
+                .output()
+                .unwrap()
+        };
+        let out = run(&["mcp", "install", agent]);
+        assert!(out.status.success(), "{agent}: {}", support::stderr(&out));
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            text.contains("// servers") && text.contains(other),
+            "{agent}: {text}"
+        );
+        assert!(text.contains("session-ref"), "{agent}: {text}");
+        let out = run(&["mcp", "uninstall", agent]);
+        assert!(out.status.success(), "{agent}: {}", support::stderr(&out));
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), original, "{agent}");
+        if agent != "cursor" {
+            let out = run(&["mcp", "install", agent, "--project"]);
+            assert!(!out.status.success(), "{agent}");
+            assert!(
+                support::stderr(&out).contains("SESSION_REFERENCE_INVALID_CONFIG"),
+                "{agent}: {}",
+                support::stderr(&out)
+            );
+            assert_eq!(std::fs::read_to_string(&path).unwrap(), original, "{agent}");
+        }
+    }
 }

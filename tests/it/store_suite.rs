@@ -1979,6 +1979,7 @@ fn a_vanished_file_makes_only_its_session_unreadable() {
         let catalog = Catalog::load(&StoreRoots::new().with(store_kind, &built.root));
         let (gone, kept) = built.sessions.split_first().unwrap();
         let record = catalog.find(gone.id).unwrap().clone();
+        let gone_file = file_on_disk(&gone.file);
         match gone.file.parent().filter(|db| db.is_file()) {
             // A session of a database (`<database>/<id>`): the database
             // goes, with its WAL.

@@ -199,6 +199,7 @@ pub fn hook_input(agent: &str, prompt: &str) -> Value {
         // What droid 0.225.2 sends (../shared/spec/formats/droid.md).
         "droid" => {
             json!({"session_id": "d-1", "transcript_path": "/h/.factory/sessions/-w/d-1.jsonl", "cwd": "/w", "permission_mode": "auto", "hook_event_name": "UserPromptSubmit", "message_id": "m-1", "prompt": prompt, "has_images": false})
+        }
         "cursor" => {
             json!({"conversation_id": "cu-1", "generation_id": "gen-1", "hook_event_name": "beforeSubmitPrompt", "workspace_roots": ["/w"], "prompt": prompt, "attachments": []})
         }

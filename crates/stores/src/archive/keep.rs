@@ -44,7 +44,6 @@ fn source_of(record: &SessionRecord) -> Option<(PathBuf, PathBuf)> {
     Some((path.to_path_buf(), rel))
 }
 
-
 /// Copy `source` into a compressed blob of the archive in `dir`.
 fn compress(dir: &Path, source: &Path) -> Result<Compressed, Failure> {
     let archive = |e: std::io::Error| Failure::Archive(ArchiveError::io("cannot write a copy", &e));
