@@ -20,10 +20,17 @@ pub fn stores(
     cwd: Option<&str>,
     remotes: &crate::config::remotes::RemoteSettings,
 ) -> Stores {
+    // A `[keep]` table keeps with the listings a person reads: the
+    // picker's and `candidates`'.
+    let keeps = matches!(
+        config.command,
+        Command::Pick(_) | Command::Candidates { .. }
+    );
     Stores::new(config.roots.clone())
         .cache_dir(config.cache_dir.clone())
         .cwd(cwd.map(str::to_owned))
         .remotes(remotes.client())
+        .archive(config.keep.archive(keeps))
 }
 
 /// The caches of one run ([`Stores::caches`] of [`stores`]), for the
@@ -87,6 +94,82 @@ pub fn report_listing(catalog: &Catalog, config: &Config) {
             path_for_person(path),
             escape_unsafe(why)
         );
+    }
+    let archive = catalog
+        .caches()
+        .get::<session_ref_stores::archive::Archive>();
+    for problem in archive.take_problems() {
+        eprintln!("session-ref: warning: {}", escape_unsafe(&problem));
+    }
+}
+
+/// `keep`: copy what the stores list into the archive (the archive's own
+/// sessions are not listed for it), or `--purge` it; the summary.
+fn keep(config: &Config, purge: bool, max_bytes: Option<u64>) -> Result<String> {
+    use crate::display::{escape_unsafe, path_for_person};
+    let mut settings = config.keep.clone();
+    if let Some(bytes) = max_bytes {
+        settings.max_bytes = bytes;
+    }
+    let archive = settings.archive(false).ok_or_else(|| {
+        Error::invalid_config("keep: no archive folder: set HOME or XDG_DATA_HOME")
+    })?;
+    let dir = path_for_person(archive.dir().unwrap_or(std::path::Path::new("")));
+    if purge {
+        return Ok(match archive.purge()? {
+            true => format!("removed the archive {dir}\n"),
+            false => format!("no archive at {dir}\n"),
+        });
+    }
+    let catalog = stores(config, config.target.cwd.as_deref(), &config.remotes)
+        .archive(None)
+        .catalog();
+    report_listing(&catalog, config);
+    let listed: Vec<_> = catalog
+        .ordered()
+        .filter(|r| r.host.is_none())
+        .cloned()
+        .collect();
+    let report = archive.keep(&listed)?;
+    catalog.save_index();
+    for problem in &report.problems {
+        eprintln!("session-ref: warning: keep: {}", escape_unsafe(problem));
+    }
+    if report.not_kept > 0 {
+        eprintln!(
+            "session-ref: warning: keep: {} not kept: the archive is at its bound of {} \
+             (keep --max-size SIZE, or max_size in [keep])",
+            plural(report.not_kept, "session"),
+            crate::display::human_bytes(report.max_bytes)
+        );
+    }
+    let mut out = format!(
+        "kept {} in {dir} ({} copied, {} unchanged)",
+        plural(report.kept, "session"),
+        report.copied,
+        report.unchanged
+    );
+    if report.evicted > 0 {
+        out.push_str(&format!(
+            "; dropped {} of sessions still in their store to stay within the bound",
+            plural(report.evicted, "copy")
+        ));
+    }
+    out.push_str(&format!(
+        "; {} only in the archive; {} of {}\n",
+        plural(report.archived_only, "session"),
+        crate::display::human_bytes(report.stored_bytes),
+        crate::display::human_bytes(report.max_bytes)
+    ));
+    Ok(out)
+}
+
+/// `n` and `what`, plural when `n` is not 1 (`copy`: `copies`).
+fn plural(n: usize, what: &str) -> String {
+    match (n, what.strip_suffix('y')) {
+        (1, _) => format!("1 {what}"),
+        (_, Some(stem)) => format!("{n} {stem}ies"),
+        _ => format!("{n} {what}s"),
     }
 }
 
@@ -228,6 +311,7 @@ pub fn run(config: &Config, stdin: Option<String>) -> Result<String> {
         Command::Mcp { .. } | Command::McpInstall(_) | Command::McpUninstall(_) => {
             Err(Error::internal("mcp commands are run by mcp::run_command"))
         }
+        Command::Keep { purge, max_bytes } => keep(config, *purge, *max_bytes),
         Command::Search { .. } => Err(Error::internal(
             "search streams its output: run it with search_streaming",
         )),
@@ -426,6 +510,7 @@ fn run_with_engine(config: &Config, engine: &Engine, stdin: Option<String>) -> R
         | Command::Search { .. }
         | Command::Launch(_)
         | Command::ExecPlan(_)
+        | Command::Keep { .. }
         | Command::Completions(_)
         | Command::RemoteCheck(_)
         | Command::RemoteServe { .. }
@@ -509,6 +594,9 @@ fn candidates_json(found: &[Candidate]) -> String {
             out.push_str("\":");
             json::write_str(&mut out, value, false);
         }
+        if c.archived {
+            out.push_str(",\"archived\":true");
+        }
         out.push_str("}\n");
     }
     out
@@ -538,9 +626,12 @@ fn candidates_table(found: &[Candidate], sort: SortBy) -> String {
                     (SortBy::Updated, Some(time)) => crate::display::age_since(time, now),
                     _ => crate::display::age(&c.created_at, now),
                 },
-                match &c.host {
-                    Some(host) => format!("{}@{}", c.agent.0, crate::display::escape_unsafe(host)),
-                    None => c.agent.0.to_owned(),
+                match (&c.host, c.archived) {
+                    (Some(host), _) => {
+                        format!("{}@{}", c.agent.0, crate::display::escape_unsafe(host))
+                    }
+                    (None, true) => format!("{} (archived)", c.agent.0),
+                    (None, false) => c.agent.0.to_owned(),
                 },
                 c.session_id.clone(),
             ]
@@ -640,6 +731,7 @@ mod tests {
             last_activity: cwd.map(|_| "2026-01-02T03:04:05Z".to_owned()),
             activity: Some(1),
             host: cwd.map(|_| "dev box".to_owned()),
+            archived: cwd.is_none(),
         };
         let found = [candidate(Some("/w\td")), candidate(None)];
         let expected: String = found

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use crate::error::{Error, Result};
 
+pub mod keep;
 pub mod remotes;
 use session_ref_core::candidates::Target;
 use session_ref_stores::StoreRoots;
@@ -223,6 +224,13 @@ pub enum Command {
     /// `exec-plan FILE` (hidden): what a tmux window `resume` or
     /// `handoff` opened runs.
     ExecPlan(PathBuf),
+    /// `keep`: copy the listed sessions into the archive, or remove it.
+    Keep {
+        /// Remove the archive instead.
+        purge: bool,
+        /// `--max-size`: the bound for this run, over the config file's.
+        max_bytes: Option<u64>,
+    },
     /// `mention`.
     Mention {
         /// Session id.
@@ -297,6 +305,7 @@ impl Command {
             | Command::Preview { .. }
             | Command::Export { .. }
             | Command::Launch(_)
+            | Command::Keep { .. }
             | Command::Mcp { .. }
             | Command::RemoteServe { .. } => true,
             Command::Mention { label, .. } => label.is_none(),
@@ -351,6 +360,8 @@ pub struct Config {
     pub cache_dir: Option<std::path::PathBuf>,
     /// Other machines whose sessions are listed too.
     pub remotes: remotes::RemoteSettings,
+    /// session-ref's archive (`keep`, the `[keep]` table).
+    pub keep: keep::KeepSettings,
     /// What to do.
     pub command: Command,
 }

@@ -4,7 +4,7 @@
 //! the seven of the contract (SPEC §9), or, for failures the contract does
 //! not cover, one of our own ([`ErrorCode::BEYOND_SPEC`]: no terminal,
 //! delivery, tmux, a refused paste, an agent to start missing or unable to
-//! start there, internal), so that no failure is reported under a
+//! start there, internal, the archive), so that no failure is reported under a
 //! code that means something else. The contract's codes are the core's
 //! ([`ErrorCode::Contract`]): each code's string is written once.
 //!
@@ -49,6 +49,9 @@ pub enum ErrorCode {
     /// session-ref itself failed (a panic in a worker, a signal handler
     /// that cannot be installed).
     Internal,
+    /// The archive (`keep`) could not be written or read: a full disk, a
+    /// damaged manifest, a folder that is not an archive.
+    ArchiveFailed,
 }
 
 /// The contract's codes under their own names, so that `ErrorCode::TooMany`
@@ -85,6 +88,7 @@ impl ErrorCode {
             ErrorCode::AgentMissing => "SESSION_REFERENCE_AGENT_MISSING",
             ErrorCode::CannotLaunch => "SESSION_REFERENCE_CANNOT_LAUNCH",
             ErrorCode::Internal => "SESSION_REFERENCE_INTERNAL",
+            ErrorCode::ArchiveFailed => "SESSION_REFERENCE_ARCHIVE_FAILED",
         }
     }
 
@@ -101,7 +105,7 @@ impl ErrorCode {
     };
 
     /// The codes of failures outside the contract, in README order.
-    pub const BEYOND_SPEC: [ErrorCode; 7] = [
+    pub const BEYOND_SPEC: [ErrorCode; 8] = [
         ErrorCode::Terminal,
         ErrorCode::DeliveryFailed,
         ErrorCode::Tmux,
@@ -109,6 +113,7 @@ impl ErrorCode {
         ErrorCode::AgentMissing,
         ErrorCode::CannotLaunch,
         ErrorCode::Internal,
+        ErrorCode::ArchiveFailed,
     ];
 }
 
@@ -276,6 +281,12 @@ impl From<session_ref_core::ErrorCode> for ErrorCode {
 }
 
 /// A session that could not be read is `SESSION_REFERENCE_READ_FAILED`.
+impl From<session_ref_stores::archive::ArchiveError> for Error {
+    fn from(e: session_ref_stores::archive::ArchiveError) -> Self {
+        Error::new(ErrorCode::ArchiveFailed, format!("keep: {}", e.message))
+    }
+}
+
 impl From<session_ref_stores::ReadError> for Error {
     fn from(e: session_ref_stores::ReadError) -> Self {
         Error::read_failed(format!("failed to read referenced session: {e}"))
@@ -333,6 +344,7 @@ mod tests {
                 "SESSION_REFERENCE_AGENT_MISSING",
                 "SESSION_REFERENCE_CANNOT_LAUNCH",
                 "SESSION_REFERENCE_INTERNAL",
+                "SESSION_REFERENCE_ARCHIVE_FAILED",
             ]
         );
         assert!(ours.iter().all(|c| !names.contains(c)));

@@ -18,6 +18,11 @@ One store kind per run, in the current on-disk shapes (FORMATS.md):
   droid   DIR/sessions/<cwd slug>/<uuid>.jsonl (droid 0.225.2; point --droid at DIR/sessions)
   crush   DIR/projects.json naming 50 projects, each DIR/project-N/.crush/crush.db made by
           Crush's migrations (tests/fixtures/crush/; point --crush at DIR)
+  aider   DIR/project-<k>/.aider.chat.history.md, 50 git projects, each file
+          the sessions of one project appended (aider 0.86.2; point one
+          --aider at each DIR/project-<k>, or name them as sessions' cwds)
+  amp     DIR/threads/T-<uuid>.json          (Amp's local thread copies;
+                                               point --amp at DIR/threads)
   goose, continue, kimi, vibe                  (tools/gen_stores_more.py says where)
 
 Knobs: how many sessions, their mean size and its distribution, where the
@@ -40,6 +45,8 @@ Examples (from the repository root):
   python3 tools/gen-stores.py kilo /tmp/bench/kilo --sessions 10000 --size 120k --title mixed
   python3 tools/gen-stores.py droid /tmp/bench/droid --sessions 10000 --size 120k
   python3 tools/gen-stores.py crush /tmp/bench/crush --sessions 10000 --size 120k --title mixed
+  python3 tools/gen-stores.py aider /tmp/bench/aider --sessions 10000 --size 20k
+  python3 tools/gen-stores.py amp /tmp/bench/amp --sessions 10000 --size 120k
   python3 tools/gen-stores.py goose /tmp/bench/goose --sessions 10000 --size 120k --title mixed
 
 Prints one summary line: kind, sessions, total bytes, directory.
@@ -845,12 +852,108 @@ def write_crush(args, rng, texts):
         db.close()
     with open(os.path.join(args.dir, "projects.json"), "w", encoding="utf-8") as f:
         json.dump({"projects": listed}, f, indent=2)
+# --- Aider ------------------------------------------------------------------
+# Aider 0.86.2 (formats/aider.md): one append-only Markdown chat history per
+# project root; a session is a "# aider chat started at" section of `> `
+# lines of aider's own, `#### ` typed lines and verbatim replies (reasoning
+# inline in <thinking-content-…> tags). There are no tool calls: `/run`
+# output is summarised as a `> Added N lines` note.
+
+
+def aider_session(out, i, target, texts, turns=None):
+    minute = i % 60
+    header = (
+        f"\n# aider chat started at 2026-12-{1 + i // 1440 % 28:02d} {i // 60 % 24:02d}:{minute:02d}:{i % 60:02d}\n\n"
+        "> /venv/bin/aider --model openai/mock-model --yes-always  \n"
+        "> Aider v0.86.2  \n> Model: openai/mock-model with whole edit format  \n"
+        "> Git repo: .git with 12 files  \n> Repo-map: using 1024 tokens, auto refresh  \n"
+    )
+    out.write(header)
+    written = len(header)
+    turn = 0
+    while (written < target if turns is None else turn < turns) or turn == 0:
+        turn += 1
+        prompt = "  \n".join(f"#### {line}" for line in texts.say().split(". ")[:3]) + "  \n"
+        body = (
+            f"\n{prompt}\n"
+            f"<thinking-content-7bbeb8e1441453ad999a0bbba8a46d4b>\n\n{texts.say()}\n\n"
+            "</thinking-content-7bbeb8e1441453ad999a0bbba8a46d4b>\n\n"
+            f"{texts.say()}\n\n```python\n{texts.blob(0.2)}\n```\n\n"
+            f"> Tokens: {1000 + turn} sent, {50 + turn} received.  \n"
+        )
+        if turn % 4 == 0:
+            body += f"\n#### /run cargo test  \n\n> Added {turn * 3} lines of output to the chat.  \n"
+        out.write(body)
+        written += len(body)
+    return written
+
+
+def write_aider(args, rng, texts):
+    total = 0
+    handles = {}
+    try:
+        for i, target in enumerate(sizes(rng, args.sessions, args.size, args.dist)):
+            project = os.path.join(args.dir, f"project-{i % 50}")
+            if project not in handles:
+                os.makedirs(os.path.join(project, ".git"), exist_ok=True)
+                handles[project] = open(os.path.join(project, ".aider.chat.history.md"), "w", encoding="utf-8")
+            total += aider_session(handles[project], i, target, texts, args.turns)
+    finally:
+        for handle in handles.values():
+            handle.close()
+    return total
+
+
+# --- Amp --------------------------------------------------------------------
+# Amp's local thread copies (formats/amp.md, not-run-here.md): one JSON
+# object per thread, Anthropic-style content blocks, tool results in the
+# user's messages, a title.
+
+
+def amp_thread(i, sid, target, place, texts, turns=None):
+    messages = []
+    written = 0
+    turn = 0
+    while (written < target if turns is None else turn < turns) or turn == 0:
+        turn += 1
+        batch = [
+            {"role": "user", "messageId": len(messages), "content": [{"type": "text", "text": texts.say()}],
+             "meta": {"sentAt": 1767865803494 + i * 60000 + turn}},
+            {"role": "assistant", "messageId": len(messages) + 1, "content": [
+                {"type": "thinking", "thinking": texts.say()},
+                {"type": "tool_use", "id": f"toolu_{turn}", "name": "Read", "input": {"path": f"/src/m{turn}.rs"}}],
+             "state": {"type": "complete", "stopReason": "tool_use"}},
+            {"role": "user", "messageId": len(messages) + 2, "content": [
+                {"type": "tool_result", "toolUseID": f"toolu_{turn}", "run": {"status": "done", "result": texts.blob(1.0)}}]},
+            {"role": "assistant", "messageId": len(messages) + 3, "content": [{"type": "text", "text": texts.say()}],
+             "state": {"type": "complete", "stopReason": "end_turn"}},
+        ]
+        messages.extend(batch)
+        written += len(json.dumps(batch))
+    thread = {"v": len(messages), "id": sid, "created": 1767865803494 + i * 60000, "agentMode": "smart",
+              "env": {"initial": {"trees": [{"displayName": f"project-{i % 50}", "uri": f"file:///home/dev/project-{i % 50}"}]}},
+              "messages": messages}
+    if place != "none":
+        thread["title"] = f"Thread {i}: " + texts.say()[:50]
+    return json.dumps(thread)
+
+
+def write_amp(args, rng, texts):
+    total = 0
+    folder = os.path.join(args.dir, "threads")
+    os.makedirs(folder, exist_ok=True)
+    for i, target in enumerate(sizes(rng, args.sessions, args.size, args.dist)):
+        sid = "T-" + str(uuid.UUID(int=rng.getrandbits(128), version=4))
+        text = amp_thread(i, sid, target, title_place(rng, args.title), texts, args.turns)
+        with open(os.path.join(folder, f"{sid}.json"), "w", encoding="utf-8") as out:
+            out.write(text)
+        total += len(text)
     return total
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("kind", choices=["native", "claude", "codex", "gemini", "pi", "qwen", "copilot", "kilo", "droid", "crush", *gen_stores_more.WRITERS])
+    parser.add_argument("kind", choices=["native", "claude", "codex", "gemini", "pi", "qwen", "copilot", "kilo", "droid", "crush", "aider", "amp", *gen_stores_more.WRITERS])
     parser.add_argument("dir")
     parser.add_argument("--sessions", type=int, default=100)
     parser.add_argument("--size", type=parse_size, default=parse_size("200k"), help="mean bytes per session")
@@ -880,6 +983,8 @@ def main():
         "kilo": write_kilo,
         "droid": write_droid,
         "crush": write_crush,
+        "aider": write_aider,
+        "amp": write_amp,
     }[args.kind]
     write(args, rng, texts)
     total = sum(

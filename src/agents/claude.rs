@@ -30,6 +30,7 @@ pub const INTEGRATION: Integration = Integration {
         measure: Measure::Utf16Units,
         input: HookInput::parse,
         context: prompt_submit_context,
+        block: super::decision_block,
         keeps_draft: false,
         files: hook_files,
         handler: command_handler,

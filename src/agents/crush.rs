@@ -64,7 +64,10 @@ fn mcp_entry(exe: &str, args: &[String]) -> Value {
 fn detect_dirs(env: &InstallEnv<'_>) -> Vec<std::path::PathBuf> {
     let config = match env.var_dir("CRUSH_GLOBAL_CONFIG") {
         Some(dir) => Some(dir),
-        None => env.dir_of("XDG_CONFIG_HOME", ".config").ok().map(|dir| dir.join("crush")),
+        None => env
+            .dir_of("XDG_CONFIG_HOME", ".config")
+            .ok()
+            .map(|dir| dir.join("crush")),
     };
     let data = env
         .dir_of("XDG_DATA_HOME", ".local/share")

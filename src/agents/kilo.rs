@@ -8,7 +8,7 @@
 //! edited when it is the only one.
 
 use super::{InstallEnv, Integration, Mcp, McpFormat, McpPlace, Scope};
-use crate::agents::opencode::{config_file, mcp_entry};
+use crate::agents::opencode::{config_file, mcp_entry, xdg_dirs};
 use crate::error::Result;
 
 /// Kilo Code CLI.
@@ -42,12 +42,7 @@ fn mcp_place(scope: Scope, env: &InstallEnv<'_>) -> Result<McpPlace> {
     })
 }
 
+/// Its configuration and data directories, as opencode's.
 fn detect_dirs(env: &InstallEnv<'_>) -> Vec<std::path::PathBuf> {
-    let config = env.dir_of("XDG_CONFIG_HOME", ".config");
-    let data = env.dir_of("XDG_DATA_HOME", ".local/share");
-    [config, data]
-        .into_iter()
-        .flatten()
-        .map(|dir| dir.join("kilo"))
-        .collect()
+    xdg_dirs(env, "kilo")
 }

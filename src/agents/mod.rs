@@ -26,6 +26,9 @@
 //! | [`kilo`] | — | — | — | `mcp` of `kilo.json(c)` (JSON) |
 //! | [`droid`] | `UserPromptSubmit` | 10,000 (UTF-16 units; not measured) | `settings.json` | `mcpServers` of `mcp.json` (JSON) |
 //! | [`crush`] | — | — | — | `mcp` of `crush.json` (JSON) |
+//! | [`antigravity`] | — | — | — | `mcpServers` of `antigravity-cli/mcp_config.json` (JSON) |
+//! | [`cursor`] | `beforeSubmitPrompt` (checks only) | — | `hooks.json` (flat) | `mcpServers` of `.cursor/mcp.json` (JSON) |
+//! | [`cline`] | — | — | — | `mcpServers` of `cline_mcp_settings.json` (JSON, `transport`) |
 //! | [`kimi`] | — | — | — | `mcpServers` of `$KIMI_SHARE_DIR/mcp.json` (JSON; user only) |
 //!
 //! **Adding an agent's integration** is one file and one table row: write
@@ -36,10 +39,13 @@
 //! install|uninstall` and its `session-ref hook NAME` subcommand (with its
 //! [`Hook::about`] line of `--help`) from the table too.
 
+pub mod antigravity;
 pub mod claude;
+pub mod cline;
 pub mod codex;
 pub mod copilot;
 pub mod crush;
+pub mod cursor;
 pub mod droid;
 pub mod gemini;
 pub mod input;
@@ -87,6 +93,9 @@ pub const TABLE: &[&Integration] = &[
     &kilo::INTEGRATION,
     &droid::INTEGRATION,
     &crush::INTEGRATION,
+    &antigravity::INTEGRATION,
+    &cursor::INTEGRATION,
+    &cline::INTEGRATION,
     &kimi::INTEGRATION,
 ];
 
@@ -164,6 +173,10 @@ pub struct Hook {
     pub input: fn(&str) -> Result<HookInput>,
     /// The answer that adds a text to the model's context.
     pub context: fn(&str) -> Value,
+    /// The answer that stops the prompt: the reason, and a further line
+    /// for the user when there is one ([`decision_block`] for every host
+    /// but Cursor).
+    pub block: fn(&str, Option<&str>) -> Value,
     /// Whether a blocked prompt is kept in a draft file (every host but
     /// one that gives the prompt back with the reason).
     pub keeps_draft: bool,
@@ -185,6 +198,10 @@ pub enum HookLayout {
     /// A file of session-ref's own, `{"version": 1, "hooks": {EVENT:
     /// [handler]}}`, written whole and removed whole.
     Own,
+    /// The handler itself appended to `hooks.EVENT` of a settings file
+    /// shared with the user's other hooks, edited in place; a file install
+    /// creates starts `{"version": 1, …}` (Cursor's `hooks.json`).
+    Flat,
 }
 
 /// The files one hook installation touches.
@@ -233,6 +250,16 @@ pub struct McpPlace {
     /// A settings file of the same scope whose `permissions.allow` gets
     /// the server's tools (Claude Code), when the agent asks otherwise.
     pub permissions: Option<PathBuf>,
+}
+
+/// The block most hosts take: `{"decision": "block", "reason": …}`, with
+/// the further line as a `systemMessage` (Codex shows it).
+pub fn decision_block(reason: &str, notice: Option<&str>) -> Value {
+    let mut value = serde_json::json!({"decision": "block", "reason": reason});
+    if let Some(notice) = notice {
+        value["systemMessage"] = Value::String(notice.to_owned());
+    }
+    value
 }
 
 /// The handler most agents take: a command hook running `command`.
@@ -439,8 +466,19 @@ mod tests {
         assert_eq!(
             names,
             [
-                "claude", "codex", "gemini", "opencode", "copilot", "qwen", "kilo", "droid",
-                "crush"
+                "claude",
+                "codex",
+                "gemini",
+                "opencode",
+                "copilot",
+                "qwen",
+                "kilo",
+                "droid",
+                "crush",
+                "antigravity",
+                "cursor",
+                "cline",
+                "kimi"
             ]
         );
         let mut unique = names.clone();
@@ -455,9 +493,9 @@ mod tests {
         let hooks: Vec<&str> = with_hook().map(Agent::as_str).collect();
         assert_eq!(
             hooks,
-            ["claude", "codex", "gemini", "copilot", "qwen", "droid"]
+            ["claude", "codex", "gemini", "copilot", "qwen", "droid", "cursor"]
         );
-        assert_eq!(with_mcp().count(), 9);
+        assert_eq!(with_mcp().count(), 13);
         assert_eq!(Agent::named("claudette"), None);
     }
 
@@ -480,6 +518,7 @@ mod tests {
                 ),
                 ("qwen", "UserPromptSubmit", 10_000, Measure::Utf16Units),
                 ("droid", "UserPromptSubmit", 10_000, Measure::Utf16Units),
+                ("cursor", "beforeSubmitPrompt", 200_000, Measure::Utf8Bytes),
             ]
         );
     }

@@ -64,11 +64,17 @@ pub fn mcp_entry(exe: &str, args: &[String]) -> Value {
 /// Its configuration (`$XDG_CONFIG_HOME/opencode`) and data
 /// (`$XDG_DATA_HOME/opencode`, the store) directories.
 fn detect_dirs(env: &InstallEnv<'_>) -> Vec<std::path::PathBuf> {
+    xdg_dirs(env, "opencode")
+}
+
+/// `$XDG_CONFIG_HOME/APP` and `$XDG_DATA_HOME/APP`: where an agent of the
+/// opencode family keeps its settings and its database.
+pub fn xdg_dirs(env: &InstallEnv<'_>, app: &str) -> Vec<std::path::PathBuf> {
     let config = env.dir_of("XDG_CONFIG_HOME", ".config");
     let data = env.dir_of("XDG_DATA_HOME", ".local/share");
     [config, data]
         .into_iter()
         .flatten()
-        .map(|dir| dir.join("opencode"))
+        .map(|dir| dir.join(app))
         .collect()
 }

@@ -24,6 +24,7 @@ pub const INTEGRATION: Integration = Integration {
         measure: Measure::Utf16Units,
         input: HookInput::parse,
         context: super::claude::prompt_submit_context,
+        block: super::decision_block,
         keeps_draft: true,
         files: hook_files,
         handler: command_handler,

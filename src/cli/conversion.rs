@@ -177,6 +177,20 @@ impl Cli {
                 split: start.tmux_split,
             }),
             CommandArgs::ExecPlan { file } => Command::ExecPlan(file),
+            CommandArgs::Keep { purge, max_size } => Command::Keep {
+                purge,
+                max_bytes: max_size
+                    .map(|size| {
+                        crate::config::keep::parse_size(&size).ok_or_else(|| {
+                            Error::invalid_config(format!(
+                                "--max-size: {}",
+                                crate::config::keep::SIZE_SYNTAX
+                            ))
+                            .usage()
+                        })
+                    })
+                    .transpose()?,
+            },
             CommandArgs::Mention { id, label } => Command::Mention { id, label },
             CommandArgs::Uri {
                 action: UriAction::Encode { id },
@@ -251,8 +265,10 @@ impl Cli {
         } else {
             crate::config::remotes::RemoteSettings::load(&g.remote, &env, home)?
         };
+        let keep = crate::config::keep::KeepSettings::load(&env, home)?;
         Ok(Config {
             remotes,
+            keep,
             roots,
             roots_explicit,
             looked_at,

@@ -274,6 +274,28 @@ pub(super) enum CommandArgs {
         /// The plan file.
         file: PathBuf,
     },
+    /// Copy every listed session into session-ref's archive, so that a
+    /// session its agent later deletes stays listed (marked archived) and
+    /// its mentions keep resolving to the same snapshot.
+    ///
+    /// The archive is $XDG_DATA_HOME/session-ref/archive (else
+    /// ~/.local/share/session-ref/archive): compressed, each distinct copy
+    /// stored once, only what changed since the last copy copied again,
+    /// within a size bound. A `[keep]` table in
+    /// $XDG_CONFIG_HOME/session-ref/config.toml keeps with every listing
+    /// of `candidates` and the picker (`max_size = "2G"`, `dir = "/path"`).
+    Keep {
+        /// Remove the archive whole (every copy); the agents' stores are
+        /// never touched.
+        #[arg(long, conflicts_with = "max_size")]
+        purge: bool,
+        /// The bound of the archive's copies (compressed): bytes, or a
+        /// number followed by K, M, G or T [default: the config's
+        /// max_size, else 1G]. Copies of sessions still in their store are
+        /// dropped first to stay within it.
+        #[arg(long, value_name = "SIZE")]
+        max_size: Option<String>,
+    },
     /// Print the canonical mention of a session.
     Mention {
         /// Session id, the start of exactly one id (4+ characters), a

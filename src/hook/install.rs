@@ -6,7 +6,9 @@
 //! what is the same for all of them. A [`HookLayout::Shared`] file (Claude
 //! Code, Codex, Gemini CLI and Qwen Code's settings) gets a group appended
 //! to `hooks.EVENT`, edited in place so that every other byte (comments
-//! too) is kept; a [`HookLayout::Own`] file (Copilot CLI's `hooks/`
+//! too) is kept; a [`HookLayout::Flat`] file (Cursor's `hooks.json`) gets
+//! the handler itself appended to `hooks.EVENT`, edited in place the same
+//! way; a [`HookLayout::Own`] file (Copilot CLI's `hooks/`
 //! folder) is written whole and removed whole. Codex also runs a hook only
 //! once `config.toml` records its trust hash ([`crate::agents::codex`]).
 //! The edits are pure functions of the files' text (tested on fixtures);
@@ -123,7 +125,7 @@ pub fn installed(
     };
     let value = settings_file::parse_json(&file, &text)?;
     let handlers: Vec<Value> = match agent.hook().layout {
-        HookLayout::Own => value["hooks"][agent.event()]
+        HookLayout::Own | HookLayout::Flat => value["hooks"][agent.event()]
             .as_array()
             .cloned()
             .unwrap_or_default(),
@@ -136,13 +138,40 @@ pub fn installed(
 /// The snippet `--print` shows and install merges (or writes whole).
 pub fn snippet(agent: Agent, handler: &Value) -> Value {
     match agent.hook().layout {
-        HookLayout::Own => json!({"version": 1, "hooks": {agent.event(): [handler]}}),
+        HookLayout::Own | HookLayout::Flat => {
+            json!({"version": 1, "hooks": {agent.event(): [handler]}})
+        }
         HookLayout::Shared => json!({"hooks": {agent.event(): [{"hooks": [handler]}]}}),
     }
 }
 
-/// The position of a handler: group index, handler index.
+/// The position of a handler: group index, handler index (a
+/// [`HookLayout::Flat`] handler's index, and 0).
 pub type Position = (usize, usize);
+
+/// Whether `agent`'s handlers sit directly in `hooks.EVENT`.
+fn flat(agent: Agent) -> bool {
+    agent.hook().layout == HookLayout::Flat
+}
+
+/// The steps to the handler at `(g, h)`.
+fn handler_steps(agent: Agent, (g, h): Position) -> Vec<Step<'static>> {
+    let mut at = vec![Step::Key("hooks"), Step::Key(agent.event()), Step::Index(g)];
+    if !flat(agent) {
+        at.extend([Step::Key("hooks"), Step::Index(h)]);
+    }
+    at
+}
+
+/// The handler at `position` of parsed settings.
+fn handler_at(root: &Value, agent: Agent, (g, h): Position) -> Option<&Value> {
+    let group = root.get("hooks")?.get(agent.event())?.get(g)?;
+    if flat(agent) {
+        Some(group)
+    } else {
+        group.get("hooks")?.get(h)
+    }
+}
 
 /// A settings file after an edit: its new text (`None` when unchanged).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -189,6 +218,12 @@ fn parse_settings(
 /// Find our handler in parsed settings.
 fn find_ours(root: &Map<String, Value>, agent: Agent) -> Option<Position> {
     let groups = root.get("hooks")?.get(agent.event())?.as_array()?;
+    if flat(agent) {
+        return groups
+            .iter()
+            .position(|h| is_ours(h, agent))
+            .map(|h| (h, 0));
+    }
     groups.iter().enumerate().find_map(|(g, group)| {
         let handlers = group.get("hooks")?.as_array()?;
         handlers
@@ -201,26 +236,27 @@ fn find_ours(root: &Map<String, Value>, agent: Agent) -> Option<Position> {
 /// Add `desired` to a settings text. One of ours already there is kept when
 /// it is the same, else replaced in place; the rest of the text is kept.
 pub fn merge(path: &Path, text: Option<&str>, agent: Agent, desired: &Value) -> Result<Edited> {
+    // A hooks file Cursor reads starts with its version.
+    let fresh = settings_file::render_new(&json!({"version": 1}));
+    let text = match text {
+        Some(text) if !text.trim().is_empty() => Some(text),
+        _ if flat(agent) => Some(fresh.as_str()),
+        _ => text,
+    };
     let (mut doc, root) = parse_settings(path, text, agent.event())?;
     let event = agent.event();
-    if let Some((g, h)) = find_ours(&root, agent) {
-        if root["hooks"][event][g]["hooks"][h] == *desired {
+    if let Some(position) = find_ours(&root, agent) {
+        let root = Value::Object(root);
+        if handler_at(&root, agent, position) == Some(desired) {
             return Ok(Edited {
                 text: None,
-                position: Some((g, h)),
+                position: Some(position),
             });
         }
-        let at = [
-            Step::Key("hooks"),
-            Step::Key(event),
-            Step::Index(g),
-            Step::Key("hooks"),
-            Step::Index(h),
-        ];
-        doc.replace(&at, desired);
+        doc.replace(&handler_steps(agent, position), desired);
         return Ok(Edited {
             text: Some(doc.text().to_owned()),
-            position: Some((g, h)),
+            position: Some(position),
         });
     }
     let groups = root
@@ -228,10 +264,12 @@ pub fn merge(path: &Path, text: Option<&str>, agent: Agent, desired: &Value) -> 
         .and_then(|h| h.get(event))
         .and_then(Value::as_array)
         .map_or(0, Vec::len);
-    doc.push(
-        &[Step::Key("hooks"), Step::Key(event)],
-        &json!({"hooks": [desired]}),
-    );
+    let added = if flat(agent) {
+        desired.clone()
+    } else {
+        json!({"hooks": [desired]})
+    };
+    doc.push(&[Step::Key("hooks"), Step::Key(event)], &added);
     Ok(Edited {
         text: Some(doc.text().to_owned()),
         position: Some((groups, 0)),
@@ -251,6 +289,12 @@ pub fn remove(path: &Path, text: &str, agent: Agent) -> Result<Edited> {
     let event = agent.event();
     let groups = root["hooks"][event].as_array().cloned().unwrap_or_default();
     for (g, group) in groups.iter().enumerate().rev() {
+        if flat(agent) {
+            if is_ours(group, agent) {
+                doc.delete(&handler_steps(agent, (g, 0)));
+            }
+            continue;
+        }
         let Some(handlers) = group.get("hooks").and_then(Value::as_array) else {
             continue;
         };
@@ -444,13 +488,7 @@ fn installed_handler(
     (g, h): Position,
 ) -> Option<serde_json::Value> {
     let value = settings_file::parse_json(path, text?).ok()?;
-    value
-        .get("hooks")?
-        .get(agent.event())?
-        .get(g)?
-        .get("hooks")?
-        .get(h)
-        .cloned()
+    handler_at(&value, agent, (g, h)).cloned()
 }
 
 fn print_snippet(agent: Agent, targets: &Targets, handler: &serde_json::Value) -> String {
@@ -543,11 +581,18 @@ fn handlers_of(path: &Path, text: &str, agent: Agent) -> Vec<serde_json::Value> 
         .get("hooks")
         .and_then(|h| h.get(agent.event()))
         .and_then(serde_json::Value::as_array);
-    groups
+    let handlers: Vec<&Value> = if flat(agent) {
+        groups.into_iter().flatten().collect()
+    } else {
+        groups
+            .into_iter()
+            .flatten()
+            .filter_map(|g| g.get("hooks").and_then(serde_json::Value::as_array))
+            .flatten()
+            .collect()
+    };
+    handlers
         .into_iter()
-        .flatten()
-        .filter_map(|g| g.get("hooks").and_then(serde_json::Value::as_array))
-        .flatten()
         .filter(|h| is_ours(h, agent))
         .cloned()
         .collect()

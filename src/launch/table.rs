@@ -222,6 +222,78 @@ pub static LAUNCHERS: &[Launcher] = &[
             "Crush's only prompt argument is `crush run`, which answers once and exits, not an interactive session",
         ),
     },
+    Launcher {
+        kind: "goose",
+        agent: "Goose",
+        program: "goose",
+        version: "1.20 (CLI reference; not run here)",
+        // `goose session --resume --session-id <ID>` (clap: `--session-id=ID`
+        // is one word); `goose run --interactive --text <TEXT>` answers the
+        // text and stays in the session. Read from Goose's CLI commands
+        // guide (documentation/docs/guides/goose-cli-commands.md).
+        resume: Resume::Words(&[Lit("session"), Lit("--resume"), IdAfter("--session-id=")]),
+        start: Start::Words(&[Lit("run"), Lit("--interactive"), PromptAfter("--text=")], ""),
+    },
+    Launcher {
+        kind: "continue",
+        agent: "Continue CLI",
+        program: "cn",
+        version: "1.5.47",
+        // `cn --help`: `--resume` takes only the last session; `--fork
+        // <sessionId>` opens a new session holding that one's history
+        // (`useChat.ts`: `loadSessionById`, then `startNewSession`), the
+        // one way to go on from a chosen session. `cn [prompt]` starts
+        // interactive with it (commander; `--` ends its options).
+        resume: Resume::Words(&[IdAfter("--fork=")]),
+        start: Start::Words(&[Lit("--"), Prompt], ""),
+    },
+    Launcher {
+        kind: "kimi",
+        agent: "Kimi CLI",
+        program: "kimi",
+        version: "1.52.0 (reference docs; not run here)",
+        // `-S, --session ID` resumes that session of the working directory
+        // (sessions are kept per directory, so it runs in the session's).
+        resume: Resume::Words(&[IdAfter("--session=")]),
+        start: Start::Unsupported(
+            "Kimi CLI's `--prompt` answers once and exits; it has no argument that opens its shell with a first prompt",
+        ),
+    },
+    Launcher {
+        kind: "vibe",
+        agent: "Mistral Vibe",
+        program: "vibe",
+        version: "3.0.2 (source; not run here)",
+        // argparse: `--resume SESSION_ID` (`--resume=ID` one word), and the
+        // optional positional initial prompt after `--`; Vibe itself prints
+        // `vibe --resume <id>` when a session ends.
+        resume: Resume::Words(&[IdAfter("--resume=")]),
+        start: Start::Words(&[Lit("--"), Prompt], ""),
+    },
+    Launcher {
+        kind: "amp",
+        agent: "Amp",
+        program: "amp",
+        version: "not run here (threads kept by Amp's servers)",
+        resume: Resume::Unsupported(
+            "Amp continues a thread from Amp's servers (`amp threads continue`), which session-ref never calls: the local copy cannot be resumed from here",
+        ),
+        start: Start::Unsupported("Amp is not run here, so no first-prompt argument was checked"),
+    },
+    Launcher {
+        kind: "aider",
+        agent: "Aider",
+        program: "aider",
+        version: "0.86.2",
+        // `--restore-chat-history` reloads the whole history file, not one
+        // of its sessions (../shared/spec/formats/aider.md).
+        resume: Resume::Unsupported(
+            "Aider resumes no single session: `aider --restore-chat-history` in the project reloads its whole history file",
+        ),
+        start: Start::Unsupported(
+            "`aider --message` runs one message and exits; Aider has no argument that starts a conversation with a first prompt",
+        ),
+    },
 ];
 
 /// The row of store kind `kind`.
@@ -258,7 +330,7 @@ mod tests {
             targets,
             [
                 "claude", "codex", "gemini", "pi", "qwen", "copilot", "opencode", "cursor", "kilo",
-                "droid"
+                "droid", "goose", "continue", "vibe"
             ]
         );
         assert_eq!(launcher("cline").map(|l| l.program), Some("cline"));

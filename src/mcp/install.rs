@@ -11,6 +11,9 @@
 //! | Qwen Code 0.24.4 (`--trust`) | `~/.qwen/settings.json` / `./.qwen/settings.json` | the same |
 //! | Copilot CLI 1.0.102 | `~/.copilot/mcp-config.json` / `./.mcp.json` | `mcpServers.session-ref {tools:["*"], type:"local", command, args}` |
 //! | opencode 1.18.33 | `~/.config/opencode/opencode.json` / `./opencode.json` | `mcp.session-ref {type:"local", command:[…]}` |
+//! | Antigravity CLI 1.x (closed source: public configurers) | `~/.gemini/antigravity-cli/mcp_config.json` / — | `mcpServers.session-ref {command, args}` |
+//! | Cursor CLI 2026.07 (its docs) | `~/.cursor/mcp.json` (`$CURSOR_CONFIG_DIR`) / `./.cursor/mcp.json` | `mcpServers.session-ref {command, args}` |
+//! | Cline CLI 3.0.65 (`cline mcp add`) | `~/.cline/data/settings/cline_mcp_settings.json` / — | `mcpServers.session-ref {transport:{type:"stdio", command, args}}` |
 //!
 //! The tools are read-only; where an agent would still ask before running
 //! them, install pre-approves them: Claude Code's `permissions.allow` gets
@@ -68,15 +71,20 @@ pub fn entry(agent: Agent, exe: &str, args: &[String]) -> Option<Value> {
     }
 }
 
-/// Whether an entry runs a program named `session-ref`.
+/// Whether an entry runs a program named `session-ref` (its `command`,
+/// or its `transport`'s: Cline).
 pub fn is_ours(entry: &Value) -> bool {
     program_of(entry)
         .is_some_and(|p| Path::new(p).file_name().and_then(|n| n.to_str()) == Some(NAME))
 }
 
-/// The program an entry runs (`command`, or its first word).
+/// The program an entry runs (`command`, or its first word; Cline keeps
+/// it in `transport`).
 fn program_of(entry: &Value) -> Option<&str> {
-    match entry.get("command") {
+    let command = entry
+        .get("command")
+        .or_else(|| entry.get("transport")?.get("command"));
+    match command {
         Some(Value::String(command)) => Some(command.as_str()),
         Some(Value::Array(command)) => command.first().and_then(Value::as_str),
         _ => None,

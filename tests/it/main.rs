@@ -23,6 +23,7 @@
 
 mod support;
 
+mod aider_store;
 mod architecture;
 mod cli;
 mod completions;
@@ -37,9 +38,10 @@ mod gemini_store;
 mod goose_store;
 mod hook;
 mod hook_agents;
-mod launch;
-mod kilo_droid_crush;
 mod json_fields;
+mod keep;
+mod kilo_droid_crush;
+mod launch;
 mod mcp;
 mod opencode_store;
 mod oracle;

@@ -943,6 +943,33 @@ fn mcp_install_registers_as_each_agents_mcp_add_and_uninstall_removes_it() {
     );
     let (report, _) = install_round_trip("crush", true);
     assert!(report.contains("proj/crush.json"), "{report}");
+    let (report, antigravity) = install_round_trip("antigravity", false);
+    assert!(
+        report.contains(".gemini/antigravity-cli/mcp_config.json"),
+        "{report}"
+    );
+    assert_eq!(
+        antigravity["mcpServers"]["session-ref"],
+        json!({"command": exe, "args": ["mcp"]})
+    );
+    let (report, cursor) = install_round_trip("cursor", false);
+    assert!(report.contains(".cursor/mcp.json"), "{report}");
+    assert!(report.contains("cannot add context"), "{report}");
+    assert_eq!(
+        cursor["mcpServers"]["session-ref"],
+        json!({"command": exe, "args": ["mcp"]})
+    );
+    let (_, cursor_project) = install_round_trip("cursor", true);
+    assert_eq!(cursor_project["mcpServers"]["session-ref"]["command"], exe);
+    let (report, cline) = install_round_trip("cline", false);
+    assert!(
+        report.contains(".cline/data/settings/cline_mcp_settings.json"),
+        "{report}"
+    );
+    assert_eq!(
+        cline["mcpServers"]["session-ref"],
+        json!({"transport": {"type": "stdio", "command": exe, "args": ["mcp"]}})
+    );
 }
 
 #[test]
@@ -1112,4 +1139,61 @@ fn a_control_sequence_in_an_error_never_reaches_the_client_raw() {
     let listed = client.call("list_sessions", json!({}));
     assert_eq!(listed["isError"], false);
     assert!(client.close().success());
+}
+
+#[test]
+fn mcp_install_keeps_other_servers_and_uninstall_restores_the_file() {
+    for (agent, file, other) in [
+        (
+            "antigravity",
+            ".gemini/antigravity-cli/mcp_config.json",
+            r#"{"command": "npx", "args": ["x"]}"#,
+        ),
+        (
+            "cursor",
+            ".cursor/mcp.json",
+            r#"{"url": "http://localhost:1"}"#,
+        ),
+        (
+            "cline",
+            ".cline/data/settings/cline_mcp_settings.json",
+            r#"{"transport": {"type": "sse", "url": "http://localhost:2"}, "disabled": true}"#,
+        ),
+    ] {
+        let home = tempfile::tempdir().unwrap();
+        let path = home.path().join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let original =
+            format!("{{\n  // servers\n  \"mcpServers\": {{\n    \"other\": {other}\n  }}\n}}\n");
+        std::fs::write(&path, &original).unwrap();
+        let run = |args: &[&str]| {
+            command(home.path())
+                .current_dir(home.path())
+                .env("HOME", home.path())
+                .args(args)
+                .output()
+                .unwrap()
+        };
+        let out = run(&["mcp", "install", agent]);
+        assert!(out.status.success(), "{agent}: {}", support::stderr(&out));
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            text.contains("// servers") && text.contains(other),
+            "{agent}: {text}"
+        );
+        assert!(text.contains("session-ref"), "{agent}: {text}");
+        let out = run(&["mcp", "uninstall", agent]);
+        assert!(out.status.success(), "{agent}: {}", support::stderr(&out));
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), original, "{agent}");
+        if agent != "cursor" {
+            let out = run(&["mcp", "install", agent, "--project"]);
+            assert!(!out.status.success(), "{agent}");
+            assert!(
+                support::stderr(&out).contains("SESSION_REFERENCE_INVALID_CONFIG"),
+                "{agent}: {}",
+                support::stderr(&out)
+            );
+            assert_eq!(std::fs::read_to_string(&path).unwrap(), original, "{agent}");
+        }
+    }
 }

@@ -83,6 +83,10 @@ pub struct SessionRecord {
     /// Last activity (Unix seconds) as its remote reported it; `None` for
     /// a local session, whose activity is read from its log.
     pub updated: Option<i64>,
+    /// Whether the session is listed from session-ref's archive only
+    /// ([`crate::archive`]): its agent no longer has it, and it is read
+    /// from the copy `keep` made, by its kind's own reader.
+    pub archived: bool,
 }
 
 impl SessionRecord {
@@ -106,6 +110,7 @@ impl SessionRecord {
             root,
             host: None,
             updated: None,
+            archived: false,
         }
     }
 }
@@ -208,7 +213,9 @@ mod tests {
                 "[goose ]",
                 "[continue]",
                 "[kimi  ]",
-                "[vibe  ]"
+                "[vibe  ]",
+                "[amp   ]",
+                "[aider ]"
             ]
         );
     }

@@ -4,8 +4,8 @@
 //! one's `KIND`); nothing a kind imports comes from here.
 
 use crate::kinds::{
-    antigravity, claude, cline, codex, continue_cli, copilot, crush, cursor, droid, gemini, goose,
-    kilo, kimi, native, opencode, pi, qwen, vibe,
+    aider, amp, antigravity, claude, cline, codex, continue_cli, copilot, crush, cursor, droid,
+    gemini, goose, kilo, kimi, native, opencode, pi, qwen, vibe,
 };
 use crate::model::StoreKind;
 
@@ -29,6 +29,8 @@ pub static REGISTRY: &[StoreKind] = &[
     continue_cli::KIND,
     kimi::KIND,
     vibe::KIND,
+    amp::KIND,
+    aider::KIND,
 ];
 
 /// The registered kind whose flag is `flag`.
@@ -69,7 +71,9 @@ mod tests {
                 "goose",
                 "continue",
                 "kimi",
-                "vibe"
+                "vibe",
+                "amp",
+                "aider"
             ]
         );
         assert_eq!(
@@ -92,7 +96,9 @@ mod tests {
                 "goose",
                 "continue",
                 "kimi",
-                "vibe"
+                "vibe",
+                "amp",
+                "aider"
             ]
         );
         assert_eq!(kind_by_flag("store"), Some(native::KIND));

@@ -248,6 +248,8 @@ mod tests {
                 ("continue", Path::new("/home/u/.continue/sessions")),
                 ("kimi", Path::new("/home/u/.kimi")),
                 ("vibe", Path::new("/home/u/.vibe/logs/session/unified")),
+                ("amp", Path::new("/d/amp/threads")),
+                ("aider", Path::new("/home/u/.aider")),
             ]
         );
     }

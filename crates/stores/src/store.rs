@@ -54,6 +54,14 @@ pub trait Store: Send + Sync + 'static {
         true
     }
 
+    /// Whether this kind finds its logs through the working directories
+    /// of the sessions the other kinds listed ([`crate::caches::KnownCwds`]):
+    /// such a kind's roots are scanned after every other kind's, so its
+    /// scan sees them all, and never delays their first rows.
+    fn uses_known_cwds(&self) -> bool {
+        false
+    }
+
     /// Report every file below `root` through `sink`, from several threads.
     /// `kind` is this store's own handle (the one [`crate::REGISTRY`]
     /// holds, given by the caller so that a store never looks itself up
@@ -153,6 +161,16 @@ pub trait Store: Send + Sync + 'static {
     ) -> Option<Result<Option<(String, u64)>, ReadError>> {
         let _ = (caches, record, floor);
         None
+    }
+
+    /// The files below the record's root, besides its log, that its reader
+    /// reads for it (where a title or working directory is kept beside the
+    /// log), so that session-ref's archive keeps them with the log
+    /// (`crate::archive`). None by default; a path that is not a file is
+    /// passed over.
+    fn side_files(&self, caches: &Caches, record: &SessionRecord) -> Vec<PathBuf> {
+        let _ = (caches, record);
+        Vec::new()
     }
 
     /// When the session was last active (Unix seconds): the newest time

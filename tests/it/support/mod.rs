@@ -201,6 +201,9 @@ pub fn hook_input(agent: &str, prompt: &str) -> Value {
         "droid" => {
             json!({"session_id": "d-1", "transcript_path": "/h/.factory/sessions/-w/d-1.jsonl", "cwd": "/w", "permission_mode": "auto", "hook_event_name": "UserPromptSubmit", "message_id": "m-1", "prompt": prompt, "has_images": false})
         }
+        "cursor" => {
+            json!({"conversation_id": "cu-1", "generation_id": "gen-1", "hook_event_name": "beforeSubmitPrompt", "workspace_roots": ["/w"], "prompt": prompt, "attachments": []})
+        }
         _ => {
             json!({"session_id": "q-1", "transcript_path": "/t/q.jsonl", "cwd": "/w", "hook_event_name": "UserPromptSubmit", "prompt": prompt})
         }

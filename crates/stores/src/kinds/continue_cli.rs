@@ -349,6 +349,16 @@ impl Store for Continue {
             .for_each(|path| sink(list_session(caches, root, path, &created)));
     }
 
+    /// The index `sessions.json`, which holds the session's creation time.
+    fn side_files(&self, _: &Caches, record: &SessionRecord) -> Vec<PathBuf> {
+        record
+            .path
+            .parent()
+            .map(|dir| dir.join(INDEX))
+            .into_iter()
+            .collect()
+    }
+
     /// The title is the session file's own `title`, else its first prompt.
     fn title_inputs(&self, _: &Caches, record: &SessionRecord) -> Option<TitleInputs> {
         Some(TitleInputs::Files(vec![record.path.clone()]))

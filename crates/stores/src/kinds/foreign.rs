@@ -598,6 +598,34 @@ impl<T> FileCache<T> {
     }
 }
 
+/// The whole of a file an agent rewrites or appends as one document (a
+/// JSON thread, a Markdown history), refused when larger than `max` bytes:
+/// past that it is not one of the agent's files.
+pub fn read_bounded(path: &Path, max: u64) -> Result<Vec<u8>, ReadError> {
+    let meta = std::fs::metadata(path).map_err(|e| ReadError::io(path, &e))?;
+    if meta.len() > max {
+        return Err(ReadError {
+            path: path.to_owned(),
+            line: None,
+            message: format!("larger than {} MiB: not a session file", max >> 20),
+        });
+    }
+    std::fs::read(path).map_err(|e| ReadError::io(path, &e))
+}
+
+/// The surface a fold into a sink gives (`fold` returns the seq of its
+/// last event), without assistant messages that never received text: a
+/// kind's `read_surface` through its `fold_surface`.
+pub fn folded_surface(
+    fold: impl FnOnce(&mut Surface) -> Result<u64, ReadError>,
+) -> Result<Surface, ReadError> {
+    let mut surface = Surface::default();
+    let last = fold(&mut surface)?;
+    surface.drop_empty_assistant_messages();
+    surface.captured_through_seq = last;
+    Ok(surface)
+}
+
 /// What a person typed in a prompt an agent wraps in tags before the model
 /// sees it (Cursor CLI's `<user_query>`, Antigravity CLI's
 /// `<USER_REQUEST>`): the text inside every `<wrapper>…</wrapper>` block,

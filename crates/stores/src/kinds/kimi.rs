@@ -427,6 +427,28 @@ impl Store for Kimi {
             .for_each(|(id, copies)| sink(event(root, id, &copies[0], &dirs)));
     }
 
+    /// Everything beside `context.jsonl` the reader uses: each copy's
+    /// rotated contexts, `wire.jsonl` (the times) and `state.json` (the
+    /// title), the other copies' `context.jsonl`, and `kimi.json` (the
+    /// work directories), so an archived session reads the same.
+    fn side_files(&self, _: &Caches, record: &SessionRecord) -> Vec<PathBuf> {
+        let mut files = Vec::new();
+        for folder in copies_of(record) {
+            files.extend(context_files(&folder));
+            files.push(folder.join("wire.jsonl"));
+            files.push(folder.join("state.json"));
+        }
+        files.retain(|file| *file != record.path);
+        let share = record
+            .path
+            .parent()
+            .and_then(Path::parent)
+            .and_then(Path::parent)
+            .and_then(Path::parent);
+        files.extend(share.map(|share| share.join("kimi.json")));
+        files
+    }
+
     /// The title depends on `state.json` too.
     fn title_inputs(&self, _: &Caches, record: &SessionRecord) -> Option<TitleInputs> {
         Some(TitleInputs::Files(vec![record

@@ -6,13 +6,16 @@
 //! (Antigravity CLI), [`cursor`] (Cursor CLI), [`cline`] (Cline CLI),
 //! [`kilo`] (Kilo Code CLI, read by opencode's reader), [`droid`] (Factory
 //! Droid), [`crush`] (Crush), [`goose`], [`continue_cli`] (Continue CLI),
-//! [`kimi`] (Kimi CLI), [`vibe`] (Mistral Vibe). [`sqlite`] opens the
-//! agents' SQLite databases; [`foreign`] holds what the readers of other
-//! agents' JSONL logs share; [`torn`], how a file rewritten in place is read.
+//! [`kimi`] (Kimi CLI), [`vibe`] (Mistral Vibe), [`amp`] (Amp's local thread
+//! copies), [`aider`] (Aider). [`sqlite`] opens the agents' SQLite databases;
+//! [`foreign`] holds what the readers of other agents' JSONL logs share;
+//! [`torn`], how a file rewritten in place is read.
 //!
 //! Adding an agent is one new module here implementing the trait, plus one
 //! line in the registry.
 
+pub mod aider;
+pub mod amp;
 pub mod antigravity;
 pub mod claude;
 pub mod cline;

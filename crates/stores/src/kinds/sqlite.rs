@@ -93,6 +93,42 @@ pub fn open_with<S>(
     }
 }
 
+/// The [`Dialect`] of a database copied whole, whoever wrote it (the
+/// archive's copies): its reasons name no program.
+pub const ANY_DIALECT: Dialect = Dialect {
+    product: "the agent",
+    newest_known: "",
+    follows: "",
+};
+
+/// Whether the file at `path` starts as every SQLite database does
+/// (`SQLite format 3\0`).
+pub fn is_database(path: &Path) -> bool {
+    use std::io::Read;
+    let mut magic = [0u8; 16];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut magic))
+        .is_ok_and(|()| &magic == b"SQLite format 3\0")
+}
+
+/// Write a consistent copy of the database at `path` to `dest` (a path
+/// that must not exist yet): SQLite's `VACUUM INTO` on the read-only
+/// connection [`open_with`] makes, so the copy holds what the WAL holds
+/// too and nothing in the store is written. How the archive keeps any
+/// agent's database (`crate::archive`).
+pub fn copy_into(path: &Path, dest: &Path) -> Result<(), String> {
+    let (conn, ()) = open_with(path, &ANY_DIALECT, |_| Ok(()))?;
+    let dest = dest
+        .to_str()
+        .ok_or_else(|| "the archive's path is not UTF-8".to_owned())?;
+    // `query_only` refuses VACUUM INTO even though it writes only `dest`;
+    // the connection itself stays read-only (SQLITE_OPEN_READ_ONLY).
+    conn.pragma_update(None, "query_only", false)
+        .and_then(|()| conn.execute("VACUUM INTO ?1", [dest]))
+        .map(|_| ())
+        .map_err(|e| reason(&ANY_DIALECT, &e))
+}
+
 /// Why a database cannot be read.
 #[derive(Debug)]
 pub enum Why {

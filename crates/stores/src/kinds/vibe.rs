@@ -117,41 +117,52 @@ fn chunk_digests(part: Option<&Value>) -> Vec<String> {
         .collect()
 }
 
-/// The manifest of a session folder's current generation, or of the
+/// The manifest file of a session folder's current generation, or of the
 /// newest one there is when `CURRENT` names one already collected.
-fn manifest(folder: &Path) -> Result<Value, ReadError> {
+fn manifest_file(folder: &Path) -> Result<PathBuf, ReadError> {
     let current = read_json(&folder.join(CURRENT))?;
     let generations = folder.join("generations");
     if let Some(g) = current.get("generation").and_then(Value::as_str) {
         let path = generations.join(g).join("manifest.json");
         if path.is_file() {
-            return read_json(&path);
+            return Ok(path);
         }
     }
     let newest = std::fs::read_dir(&generations)
         .map_err(|e| ReadError::io(&generations, &e))?
         .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.join("manifest.json").is_file())
+        .map(|e| e.path().join("manifest.json"))
+        .filter(|p| p.is_file())
         .max();
-    match newest {
-        Some(g) => read_json(&g.join("manifest.json")),
-        None => Err(ReadError {
-            path: folder.join(CURRENT),
-            line: None,
-            message: "no generation of this Vibe session is left".into(),
-        }),
+    newest.ok_or_else(|| ReadError {
+        path: folder.join(CURRENT),
+        line: None,
+        message: "no generation of this Vibe session is left".into(),
+    })
+}
+
+/// The manifest of a session folder's current generation.
+fn manifest(folder: &Path) -> Result<Value, ReadError> {
+    read_json(&manifest_file(folder)?)
+}
+
+/// The chunk file of `digest`, unless the digest would name a path
+/// outside `chunks/`.
+fn chunk_file(folder: &Path, digest: &str) -> Option<PathBuf> {
+    if digest.contains(['/', '\\']) || digest.starts_with('.') {
+        return None;
     }
+    Some(folder.join("chunks").join(format!("{digest}.json")))
 }
 
 /// The entries of a manifest part, its chunks concatenated.
 fn entries(folder: &Path, part: Option<&Value>) -> Result<Vec<Value>, ReadError> {
     let mut all = Vec::new();
-    for digest in chunk_digests(part) {
-        if digest.contains(['/', '\\']) || digest.starts_with('.') {
-            continue;
-        }
-        match read_json(&folder.join("chunks").join(format!("{digest}.json")))? {
+    for chunk in chunk_digests(part)
+        .iter()
+        .filter_map(|d| chunk_file(folder, d))
+    {
+        match read_json(&chunk)? {
             Value::Array(items) => all.extend(items),
             Value::Object(o) => {
                 let items = ["entries", "history", "items"]
@@ -354,6 +365,25 @@ impl Store for Vibe {
     }
 
     /// The title depends on `meta.json` too.
+    /// `meta.json` (title, times, cwd), the current generation's manifest
+    /// and the chunks its history lists: what the reader opens after
+    /// `CURRENT`, so an archived session reads the same.
+    fn side_files(&self, _: &Caches, record: &SessionRecord) -> Vec<PathBuf> {
+        let folder = folder_of(record);
+        let mut files = vec![folder.join("meta.json")];
+        if let Ok(path) = manifest_file(folder) {
+            if let Ok(manifest) = read_json(&path) {
+                files.extend(
+                    chunk_digests(manifest.get("projection_state"))
+                        .iter()
+                        .filter_map(|d| chunk_file(folder, d)),
+                );
+            }
+            files.push(path);
+        }
+        files
+    }
+
     fn title_inputs(&self, _: &Caches, record: &SessionRecord) -> Option<TitleInputs> {
         Some(TitleInputs::Files(
             vec![folder_of(record).join("meta.json")],

@@ -331,6 +331,18 @@ fn read_messages(
 }
 
 impl Store for Cline {
+    /// The session's manifest `<id>.json` (what lists it: title, cwd,
+    /// times) and its `<id>.compaction.json`, beside its messages.
+    fn side_files(&self, _caches: &Caches, record: &SessionRecord) -> Vec<PathBuf> {
+        let Some(dir) = record.path.parent() else {
+            return Vec::new();
+        };
+        ["json", "compaction.json"]
+            .iter()
+            .map(|ext| dir.join(format!("{}.{ext}", record.id)))
+            .collect()
+    }
+
     fn name(&self) -> &'static str {
         "cline"
     }

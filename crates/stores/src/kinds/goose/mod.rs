@@ -212,8 +212,7 @@ fn read_messages(
 ) -> Result<Vec<convo::Message>, ReadError> {
     match db_of(caches, record) {
         Some(db) => {
-            with_db(caches, db, |conn| db::messages(conn, &record.id))
-                .map_err(|e| fail(record, e))
+            with_db(caches, db, |conn| db::messages(conn, &record.id)).map_err(|e| fail(record, e))
         }
         None => {
             let bytes = std::fs::read(&record.path).map_err(|e| ReadError::io(&record.path, &e))?;

@@ -328,6 +328,15 @@ impl Family {
 }
 
 impl Store for Family {
+    /// A legacy session's message and part files (a database session is
+    /// all in its database).
+    fn side_files(&self, _caches: &Caches, record: &SessionRecord) -> Vec<PathBuf> {
+        match crate::scan::has_suffix(&record.path, ".json") && record.path.is_file() {
+            true => legacy::message_files(&record.path, &record.id),
+            false => Vec::new(),
+        }
+    }
+
     fn name(&self) -> &'static str {
         self.name
     }
