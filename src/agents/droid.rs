@@ -10,8 +10,13 @@
 //!
 //! Droid runs hooks only in the TUI of a folder the person trusted, never
 //! in `droid exec`. How much added context it keeps whole was not
-//! measured: the cap is Claude Code's (10,000 characters). Whether it gives
-//! a blocked prompt back was not seen either: a draft is kept. A project's
+//! measured: the cap is Claude Code's (10,000 characters). Droid stops a
+//! prompt only for a hook that exits 2 or 3 or answers `continue: false`
+//! (its `UserPromptSubmit` check, read in the 0.225.2 binary; Claude
+//! Code's `decision: "block"` alone let the prompt through when run in
+//! its TUI against the mock, `tools/mcp-e2e.sh`), so the answer carries
+//! both. Whether it gives a blocked prompt back was not seen: a draft is
+//! kept. A project's
 //! `.factory/mcp.json` is assumed beside its `settings.json`.
 
 use serde_json::{json, Value};
@@ -35,7 +40,7 @@ pub const INTEGRATION: Integration = Integration {
         measure: Measure::Utf16Units,
         input: HookInput::parse,
         context: super::claude::prompt_submit_context,
-        block: super::decision_block,
+        block,
         keeps_draft: true,
         files: hook_files,
         handler: command_handler,
@@ -55,6 +60,15 @@ pub const INTEGRATION: Integration = Integration {
         dirs: detect_dirs,
     },
 };
+
+/// Claude Code's block answer, with the `continue: false` that is what
+/// stops the prompt in Droid.
+fn block(reason: &str, notice: Option<&str>) -> Value {
+    let mut answer = super::decision_block(reason, notice);
+    answer["continue"] = Value::Bool(false);
+    answer["stopReason"] = Value::String(reason.to_owned());
+    answer
+}
 
 fn factory_dir(scope: Scope, env: &InstallEnv<'_>) -> Result<std::path::PathBuf> {
     match scope {

@@ -64,6 +64,11 @@ fn a_bad_mention_blocks_the_prompt_with_a_reason() {
         let (out, err) = hook(dir.path(), agent, &hook_input(agent, &prompt));
         let answer: Value = serde_json::from_str(&out).unwrap();
         assert_eq!(answer["decision"], "block", "{agent}");
+        if agent == "droid" {
+            // What stops a prompt in Droid (its UserPromptSubmit check).
+            assert_eq!(answer["continue"], false, "{out}");
+            assert_eq!(answer["stopReason"], answer["reason"]);
+        }
         let reason = answer["reason"].as_str().unwrap();
         assert!(
             reason.contains("SESSION_REFERENCE_READ_FAILED") && reason.contains("no-such-session")
