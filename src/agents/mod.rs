@@ -24,7 +24,7 @@
 //! | [`qwen`] | `UserPromptSubmit` | 10,000 (UTF-16 units) | `settings.json` | `mcpServers` of `settings.json` (JSON) |
 //! | [`opencode`] | — | — | — | `mcp` of `opencode.json(c)` (JSON) |
 //! | [`kilo`] | — | — | — | `mcp` of `kilo.json(c)` (JSON) |
-//! | [`droid`] | `UserPromptSubmit` | 10,000 (UTF-16 units; not measured) | `settings.json` | `mcpServers` of `mcp.json` (JSON) |
+//! | [`droid`] | `UserPromptSubmit` | 200,000 (UTF-16 units; 185,000 seen whole) | `settings.json` | `mcpServers` of `mcp.json` (JSON) |
 //! | [`crush`] | — | — | — | `mcp` of `crush.json` (JSON) |
 //! | [`antigravity`] | — | — | — | `mcpServers` of `antigravity-cli/mcp_config.json` (JSON) |
 //! | [`cursor`] | `beforeSubmitPrompt` (checks only) | — | `hooks.json` (flat) | `mcpServers` of `.cursor/mcp.json` (JSON) |
@@ -517,7 +517,7 @@ mod tests {
                     Measure::Utf8Bytes
                 ),
                 ("qwen", "UserPromptSubmit", 10_000, Measure::Utf16Units),
-                ("droid", "UserPromptSubmit", 10_000, Measure::Utf16Units),
+                ("droid", "UserPromptSubmit", 200_000, Measure::Utf16Units),
                 ("cursor", "beforeSubmitPrompt", 200_000, Measure::Utf8Bytes),
             ]
         );
