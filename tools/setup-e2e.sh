@@ -32,7 +32,8 @@
 #      nothing of session-ref's is left. A first round (setup, undo, no
 #      agent run between) checks that file byte for byte too.
 # An agent or the mock missing: SKIPPED (a failure when CI is set). Exits
-# non-zero on the first failed check, keeping its work directory.
+# non-zero on the first failed check, keeping its work directory (kept on
+# success too with SETUP_E2E_KEEP=1).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -179,9 +180,7 @@ for agent in claude gemini codex; do
   N=$(requests)
   "run_$agent" 'MCPCALL list_sessions {}' >"$T/$agent-mcp.out" 2>"$T/$agent-mcp.err" || true
   [[ $(requests) -gt $N ]] || fail "$agent made no model request for the MCP call"
-  grep -q "MOCK-GOT-RESULT" "$T/$agent-mcp.out" \
-    || fail "$agent: the mock model got no tool result: $(tail -n 5 "$T/$agent-mcp.out" "$T/$agent-mcp.err")"
-  grep -q "end=yes" "$T/$agent-mcp.out" || fail "$agent: list_sessions did not list the session: $(grep -o 'MOCK-GOT-RESULT[^"]*' "$T/$agent-mcp.out")"
+  why=$(mock_result_whole "$T/$agent-mcp.out" "$T/$agent-mcp.err") || fail "$agent: list_sessions did not list the session: $why"
   pass "$agent: the MCP server's list_sessions listed the session ($(grep -o 'MOCK-GOT-RESULT chars=[0-9]*' "$T/$agent-mcp.out" | head -1))"
 done
 
@@ -210,4 +209,11 @@ PY
   pass "$f: rewritten by Claude Code itself as it ran; undo removed session-ref's entry only, the user's server kept"
 done
 
-echo "all setup end-to-end checks passed (work dir: $T)"
+# Kept on a failure (fail above); on success only when asked.
+if [[ -n ${SETUP_E2E_KEEP:-} ]]; then
+  echo "all setup end-to-end checks passed (work dir: $T)"
+else
+  mock_stop
+  rm -rf "$T"
+  echo "all setup end-to-end checks passed"
+fi

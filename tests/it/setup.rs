@@ -159,6 +159,25 @@ fn setup_then_undo_leaves_every_file_as_it_was() {
     assert!(String::from_utf8_lossy(&nothing.stdout).contains("nothing to undo"));
 }
 
+/// Edit `settings` (set up from `seed`) by hand, replacing `from` with
+/// `to`, then `setup --undo` (from `home`): undo says the file was edited
+/// and leaves the seed with the edit, without our entries.
+fn edit_then_undo(home: &Path, settings: &Path, seed: &str, (from, to): (&str, &str)) {
+    let edited = std::fs::read_to_string(settings).unwrap().replace(from, to);
+    std::fs::write(settings, &edited).unwrap();
+    let undone = setup(home, &["--undo"]);
+    assert!(undone.status.success(), "{}", text(&undone));
+    assert!(
+        text(&undone).contains("edited since setup"),
+        "{}",
+        text(&undone)
+    );
+    assert_eq!(
+        std::fs::read_to_string(settings).unwrap(),
+        seed.replace(from, to)
+    );
+}
+
 #[test]
 fn undo_after_an_edit_keeps_the_edit_and_removes_our_entries_only() {
     let home = home_with_three_agents();
@@ -171,21 +190,11 @@ fn undo_after_an_edit_keeps_the_edit_and_removes_our_entries_only() {
         "--agent limits setup"
     );
     let settings = h.join(".claude/settings.json");
-    let edited = std::fs::read_to_string(&settings)
-        .unwrap()
-        .replace("\"theme\": \"dark\"", "\"theme\": \"light\"");
-    std::fs::write(&settings, &edited).unwrap();
-
-    let undone = setup(h, &["--undo"]);
-    assert!(undone.status.success(), "{}", text(&undone));
-    assert!(
-        text(&undone).contains("edited since setup"),
-        "{}",
-        text(&undone)
-    );
-    assert_eq!(
-        std::fs::read_to_string(&settings).unwrap(),
-        CLAUDE_SETTINGS.replace("\"theme\": \"dark\"", "\"theme\": \"light\"")
+    edit_then_undo(
+        h,
+        &settings,
+        CLAUDE_SETTINGS,
+        ("\"theme\": \"dark\"", "\"theme\": \"light\""),
     );
     // The files not edited are back byte for byte.
     assert_eq!(
@@ -387,22 +396,7 @@ fn undo_of_an_edited_project_file_cleans_the_project_not_the_user() {
             .success()
     );
     let settings = proj.join(".claude/settings.json");
-    let edited = std::fs::read_to_string(&settings)
-        .unwrap()
-        .replace("the team's", "our team's");
-    std::fs::write(&settings, &edited).unwrap();
-
-    let undone = setup_in(h, h, &["--undo"]);
-    assert!(undone.status.success(), "{}", text(&undone));
-    assert!(
-        text(&undone).contains("edited since setup"),
-        "{}",
-        text(&undone)
-    );
-    assert_eq!(
-        std::fs::read_to_string(&settings).unwrap(),
-        PROJECT_CLAUDE.replace("the team's", "our team's")
-    );
+    edit_then_undo(h, &settings, PROJECT_CLAUDE, ("the team's", "our team's"));
     // The user's file was restored whole (not edited since), ours gone.
     assert_ne!(
         std::fs::read(h.join(".claude/settings.json")).unwrap(),
