@@ -212,9 +212,7 @@ for agent in $AGENTS; do
   N=$(requests)
   "run_$agent" "$CALL" >"$T/$agent-call.out" 2>"$T/$agent-call.err" || true
   [[ $(requests) -gt $N ]] || fail "$agent made no model request"
-  grep -q "MOCK-GOT-RESULT" "$T/$agent-call.out" \
-    || fail "$agent: the mock model never saw a tool result: $(tail -5 "$T/$agent-call.out" "$T/$agent-call.err")"
-  grep -q "end=yes" "$T/$agent-call.out" || fail "$agent: the result lost its end: $(grep -o 'MOCK-GOT-RESULT[^"]*' "$T/$agent-call.out")"
+  why=$(mock_result_whole "$T/$agent-call.out" "$T/$agent-call.err") || fail "$agent: $why"
   whole || fail "$agent: the request after the tool call lacks the whole snapshot"
   if [[ " claude codex gemini " == *" $agent "* ]]; then
     plain >/dev/null || fail "$agent: the model got the snapshot JSON-escaped, not as text"

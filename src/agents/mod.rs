@@ -223,6 +223,10 @@ pub struct Mcp {
     pub format: McpFormat,
     /// What install adds to its report for this agent and scope.
     pub notes: fn(Scope) -> &'static str,
+    /// Why the agent has no project-level MCP settings (`None`: it reads
+    /// them from the project too); `mcp install --project` and `setup
+    /// --project` say it, and leave the agent's user settings alone.
+    pub user_only: Option<&'static str>,
 }
 
 /// How an agent's configuration holds its MCP servers.

@@ -47,6 +47,9 @@ pub const CLAUDE_PERMISSION: &str = "mcp__session-ref";
 
 /// The files of `agent` and `scope`.
 pub fn locate(agent: Agent, scope: Scope, env: &InstallEnv<'_>) -> Result<Place> {
+    if let (Scope::Project, Some(why)) = (scope, agent.mcp().user_only) {
+        return Err(Error::invalid_config(format!("{why}: drop --project")));
+    }
     (agent.mcp().place)(scope, env)
 }
 
