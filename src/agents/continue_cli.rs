@@ -15,10 +15,12 @@
 //!
 //! No hook is installed. Continue reads Claude Code-compatible hooks from
 //! `~/.continue/settings.json` (`../shared/spec/formats/continue.md`), but
-//! in `cn -p` they did not run, and whether the TUI passes a
-//! `UserPromptSubmit` hook's `additionalContext` on to the model was not
-//! checked against the mock model; a hook that may add nothing is not
-//! installed.
+//! in `cn -p` they did not run (1.5.47 against `../shared/tools/mockllm`:
+//! the hook was never called, the request held none of its context), and
+//! the TUI, run in tmux against the same mock, drew nothing and sent no
+//! request, so whether it passes a `UserPromptSubmit` hook's
+//! `additionalContext` on to the model was not seen; a hook that may add
+//! nothing is not installed.
 
 use std::path::PathBuf;
 
