@@ -1255,6 +1255,20 @@ fn round_trip_text(
     after
 }
 
+/// `mcp install AGENT` with `file` holding `text`: refused with an error
+/// saying `says`, the file untouched.
+fn refused_untouched(h: &Path, agent: &str, file: &Path, text: &str, says: &str) {
+    std::fs::write(file, text).unwrap();
+    let out = run_in(h, &[], &["mcp", "install", agent]);
+    support::assert_fails_with(&out, "SESSION_REFERENCE_INVALID_CONFIG");
+    assert!(
+        support::stderr(&out).contains(says),
+        "{}",
+        support::stderr(&out)
+    );
+    assert_eq!(std::fs::read_to_string(file).unwrap(), text);
+}
+
 fn yaml(text: &str) -> serde_norway::Value {
     serde_norway::from_str(text).unwrap()
 }
@@ -1311,13 +1325,14 @@ fn vibe_gets_a_named_mcp_servers_table_and_keeps_the_rest_byte_for_byte() {
     assert!(h.join("proj/.vibe/config.toml").is_file());
     // An inline `mcp_servers = [...]` is refused, untouched.
     let inline = "mcp_servers = [{name = \"a\", transport = \"stdio\", command = \"a\"}]\n";
-    std::fs::write(h.join(".vibe/config.toml"), inline).unwrap();
-    let out = run_in(h, &[], &["mcp", "install", "vibe"]);
-    support::assert_fails_with(&out, "SESSION_REFERENCE_INVALID_CONFIG");
-    assert!(support::stderr(&out).contains("[[mcp_servers]]"));
-    assert_eq!(
-        std::fs::read_to_string(h.join(".vibe/config.toml")).unwrap(),
-        inline
+    let config = h.join(".vibe/config.toml");
+    refused_untouched(h, "vibe", &config, inline, "[[mcp_servers]]");
+    refused_untouched(
+        h,
+        "vibe",
+        &config,
+        "[[mcp_servers]\n",
+        "is not a valid settings file",
     );
 }
 
@@ -1371,13 +1386,15 @@ fn continue_gets_an_mcp_servers_item_only_in_an_existing_config() {
     );
     // A list written inline is refused, the file untouched.
     let inline = "name: Local\nversion: 1.0.0\nmcpServers: [{name: a, command: b}]\n";
-    std::fs::write(h.join(".continue/config.yaml"), inline).unwrap();
-    let out = run_in(h, &[], &["mcp", "install", "continue"]);
-    support::assert_fails_with(&out, "SESSION_REFERENCE_INVALID_CONFIG");
-    assert!(support::stderr(&out).contains("add the entry by hand"));
-    assert_eq!(
-        std::fs::read_to_string(h.join(".continue/config.yaml")).unwrap(),
-        inline
+    let config = h.join(".continue/config.yaml");
+    refused_untouched(h, "continue", &config, inline, "add the entry by hand");
+    let not_a_list = "name: Local\nmcpServers:\n  docs:\n    command: x\n";
+    refused_untouched(
+        h,
+        "continue",
+        &config,
+        not_a_list,
+        "\"mcpServers\" is not a list",
     );
 }
 
@@ -1432,11 +1449,7 @@ fn goose_gets_an_extension_and_malformed_or_linked_files_are_handled_as_the_othe
 
     // Malformed: refused, untouched.
     let broken = "extensions:\n  developer: [\n";
-    std::fs::write(&config, broken).unwrap();
-    let out = run_in(h, &[], &["mcp", "install", "goose"]);
-    support::assert_fails_with(&out, "SESSION_REFERENCE_INVALID_CONFIG");
-    assert!(support::stderr(&out).contains("is not a valid settings file"));
-    assert_eq!(std::fs::read_to_string(&config).unwrap(), broken);
+    refused_untouched(h, "goose", &config, broken, "is not a valid settings file");
 
     // A link (a dotfile manager's) is edited at its target, the link kept;
     // a link to something not a regular file is refused.
