@@ -78,5 +78,5 @@ fn mcp_place(scope: Scope, env: &InstallEnv<'_>) -> Result<McpPlace> {
 
 /// An item of `mcpServers:` as the config schema takes a stdio server.
 fn mcp_entry(exe: &str, args: &[String]) -> Value {
-    json!({"name": crate::mcp::install::NAME, "command": exe, "args": args})
+    json!({"name": super::MCP_SERVER, "command": exe, "args": args})
 }

@@ -95,7 +95,7 @@ fn mcp_entry(exe: &str, args: &[String]) -> Value {
     json!({
         "enabled": true,
         "type": "stdio",
-        "name": crate::mcp::install::NAME,
+        "name": super::MCP_SERVER,
         "cmd": exe,
         "args": args,
         "timeout": 300,

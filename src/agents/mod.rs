@@ -60,6 +60,9 @@ pub mod opencode;
 pub mod qwen;
 pub mod vibe;
 
+/// The name session-ref's MCP server is registered under, in every agent.
+pub const MCP_SERVER: &str = "session-ref";
+
 /// What the host keeps whole by default: 10,000 characters (Claude Code) or
 /// 10,000 bytes (Codex, `additionalContextLimit` 2,500 tokens of 4 bytes).
 pub const DEFAULT_HOST_CAP: usize = 10_000;

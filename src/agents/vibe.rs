@@ -69,7 +69,7 @@ fn mcp_notes(scope: Scope) -> &'static str {
 /// The `[[mcp_servers]]` table Vibe's `MCPStdio` model takes.
 pub fn mcp_entry(exe: &str, args: &[String]) -> toml_edit::Table {
     let mut entry = toml_edit::Table::new();
-    entry.insert("name", toml_edit::value(crate::mcp::install::NAME));
+    entry.insert("name", toml_edit::value(super::MCP_SERVER));
     entry.insert("transport", toml_edit::value("stdio"));
     entry.insert("command", toml_edit::value(exe));
     let args: toml_edit::Array = args.iter().map(String::as_str).collect();

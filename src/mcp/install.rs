@@ -30,6 +30,7 @@
 //! `session-ref` that runs another program is left alone with an error.
 //! Uninstall removes our entry and our permission only.
 
+mod entry;
 pub mod lists;
 
 use std::path::Path;
@@ -44,10 +45,9 @@ use crate::settings_file::yaml::Block;
 use crate::settings_file::{
     self, apply, json_object, malformed, parse_toml, read, Installed, Step, Write,
 };
+pub use entry::{is_ours, Change, NAME};
+use entry::{program_of, taken};
 use lists::{add_toml_list, add_yaml, remove_toml_list, remove_yaml, toml_list_entry};
-
-/// The name the server is registered under.
-pub const NAME: &str = "session-ref";
 
 /// Claude Code's permission rule for every tool of the server.
 pub const CLAUDE_PERMISSION: &str = "mcp__session-ref";
@@ -106,36 +106,6 @@ fn needs_file(agent: Agent, file: &Path) -> Result<()> {
     }
 }
 
-/// The refusal of a server named ours that runs `program`, another one.
-fn taken(path: &Path, program: impl std::fmt::Display) -> Error {
-    Error::invalid_config(format!(
-        "{} already has an MCP server named {NAME} that runs something else ({program}); \
-         remove or rename it first",
-        path.display()
-    ))
-}
-
-/// Whether an entry runs a program named `session-ref` (its `command`,
-/// Goose's `cmd`, or its `transport`'s: Cline).
-pub fn is_ours(entry: &Value) -> bool {
-    program_of(entry)
-        .is_some_and(|p| Path::new(p).file_name().and_then(|n| n.to_str()) == Some(NAME))
-}
-
-/// The program an entry runs (`command`, or its first word; Goose calls
-/// it `cmd`; Cline keeps it in `transport`).
-fn program_of(entry: &Value) -> Option<&str> {
-    let command = entry
-        .get("command")
-        .or_else(|| entry.get("cmd"))
-        .or_else(|| entry.get("transport")?.get("command"));
-    match command {
-        Some(Value::String(command)) => Some(command.as_str()),
-        Some(Value::Array(command)) => command.first().and_then(Value::as_str),
-        _ => None,
-    }
-}
-
 /// Where `agent`'s MCP servers live in the user's settings, and the
 /// program of our entry there (`None`: not registered). For `doctor`.
 pub fn installed(
@@ -167,15 +137,6 @@ pub fn installed(
         .filter(is_ours)
         .and_then(|e| program_of(&e).map(str::to_owned));
     Ok((file, program))
-}
-
-/// What one edit did to one file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Change {
-    /// The new text.
-    Changed(String),
-    /// Already as wanted.
-    Unchanged,
 }
 
 /// Put `desired` under `root[key][NAME]` of a JSON settings text; an

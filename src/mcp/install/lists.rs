@@ -13,7 +13,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use super::{is_ours, taken, Change, NAME};
+use super::entry::{is_ours, program_of, taken, Change, NAME};
 use crate::error::Result;
 use crate::settings_file::yaml::Block;
 use crate::settings_file::{malformed, parse_toml};
@@ -132,7 +132,7 @@ pub fn add_yaml(block: &Block<'_>, text: Option<&str>, desired: &Value) -> Resul
     let text = match (current, text) {
         (Some(current), _) if current == *desired => return Ok(Change::Unchanged),
         (Some(current), _) if !is_ours(&current) => {
-            let program = super::program_of(&current).unwrap_or("no command");
+            let program = program_of(&current).unwrap_or("no command");
             return Err(taken(block.path, program));
         }
         (Some(_), Some(text)) => block.remove(text)?,
