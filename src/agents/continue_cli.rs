@@ -13,14 +13,15 @@
 //! reads no project MCP file (only `--config FILE`), so only the user scope
 //! is offered.
 //!
-//! No hook is installed. Continue reads Claude Code-compatible hooks from
+//! No hook is installed: 1.5.47 never runs a `UserPromptSubmit` hook.
+//! Continue reads Claude Code-compatible hooks from
 //! `~/.continue/settings.json` (`../shared/spec/formats/continue.md`), but
-//! in `cn -p` they did not run (1.5.47 against `../shared/tools/mockllm`:
-//! the hook was never called, the request held none of its context), and
-//! the TUI, run in tmux against the same mock, drew nothing and sent no
-//! request, so whether it passes a `UserPromptSubmit` hook's
-//! `additionalContext` on to the model was not seen; a hook that may add
-//! nothing is not installed.
+//! run against `../shared/tools/mockllm` with one there (a script that
+//! records its call and answers `additionalContext`), neither `cn -p` nor
+//! the TUI (in tmux; the model answered the prompt) called it, and no
+//! request held its context. The source says why: `fireUserPromptSubmit`
+//! (`src/hooks/fireHook.ts`) is called nowhere, and the bundle
+//! (`dist/index.js`) no longer holds it.
 
 use std::path::PathBuf;
 
