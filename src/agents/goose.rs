@@ -2,8 +2,8 @@
 //! of its `config.yaml`, a map from each extension's key to its entry.
 //! Read in Goose's source through the `search` tool
 //! (`crates/goose/src/config/extensions.rs`, `agents/extension.rs`,
-//! `config/paths.rs`; the main branch of late 2026, the layout of the 1.x
-//! releases): an `ExtensionEntry` is `enabled` beside the flattened
+//! `config/paths.rs`; the main branch of late 2026, commits 0beee6a,
+//! 01cad15 and 0780e22 of those files, the layout of the 1.x releases): an `ExtensionEntry` is `enabled` beside the flattened
 //! `ExtensionConfig`, whose stdio variant is `{type: stdio, name,
 //! description, cmd, args, envs, env_keys, timeout, bundled,
 //! available_tools}`, all but `name`, `cmd` and `args` optional; the key is
