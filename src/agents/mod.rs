@@ -30,6 +30,9 @@
 //! | [`cursor`] | `beforeSubmitPrompt` (checks only) | — | `hooks.json` (flat) | `mcpServers` of `.cursor/mcp.json` (JSON) |
 //! | [`cline`] | — | — | — | `mcpServers` of `cline_mcp_settings.json` (JSON, `transport`) |
 //! | [`kimi`] | — | — | — | `mcpServers` of `$KIMI_SHARE_DIR/mcp.json` (JSON; user only) |
+//! | [`vibe`] | — | — | — | `[[mcp_servers]]` of `$VIBE_HOME/config.toml` / `.vibe/config.toml` (TOML) |
+//! | [`continue_cli`] | — | — | — | `mcpServers:` list of `~/.continue/config.yaml` (YAML; user only) |
+//! | [`goose`] | — | — | — | `extensions:` map of `~/.config/goose/config.yaml` (YAML; user only) |
 //!
 //! **Adding an agent's integration** is one file and one table row: write
 //! `src/agents/NAME.rs` with `pub const INTEGRATION: Integration = …` (its
@@ -43,16 +46,22 @@ pub mod antigravity;
 pub mod claude;
 pub mod cline;
 pub mod codex;
+pub mod continue_cli;
 pub mod copilot;
 pub mod crush;
 pub mod cursor;
 pub mod droid;
 pub mod gemini;
+pub mod goose;
 pub mod input;
 pub mod kilo;
 pub mod kimi;
 pub mod opencode;
 pub mod qwen;
+pub mod vibe;
+
+/// The name session-ref's MCP server is registered under, in every agent.
+pub const MCP_SERVER: &str = "session-ref";
 
 /// What the host keeps whole by default: 10,000 characters (Claude Code) or
 /// 10,000 bytes (Codex, `additionalContextLimit` 2,500 tokens of 4 bytes).
@@ -97,6 +106,9 @@ pub const TABLE: &[&Integration] = &[
     &cursor::INTEGRATION,
     &cline::INTEGRATION,
     &kimi::INTEGRATION,
+    &vibe::INTEGRATION,
+    &continue_cli::INTEGRATION,
+    &goose::INTEGRATION,
 ];
 
 /// What session-ref knows of one agent's hook and MCP settings.
@@ -244,6 +256,25 @@ pub enum McpFormat {
     },
     /// A TOML table `[mcp_servers.NAME]` with `command` and `args` (Codex).
     Toml,
+    /// A TOML array of tables `[[mcp_servers]]`, ours the one whose `name`
+    /// is ours, each `entry(program, args)` (Mistral Vibe).
+    TomlList {
+        /// The entry the agent's schema takes.
+        entry: fn(&str, &[String]) -> toml_edit::Table,
+    },
+    /// A top-level YAML block under `key`, edited as text
+    /// ([`crate::settings_file::yaml`]), each entry `entry(program, args)`.
+    Yaml {
+        /// The block (`mcpServers`, `extensions`).
+        key: &'static str,
+        /// A list of named entries or a map of them.
+        shape: crate::settings_file::yaml::Shape,
+        /// The entry the agent's own configurator writes.
+        entry: fn(&str, &[String]) -> Value,
+        /// Why install does not create the file when it is missing
+        /// (`None`: it does).
+        needs_file: Option<&'static str>,
+    },
 }
 
 /// Where an agent keeps its MCP servers.
@@ -482,7 +513,10 @@ mod tests {
                 "antigravity",
                 "cursor",
                 "cline",
-                "kimi"
+                "kimi",
+                "vibe",
+                "continue",
+                "goose"
             ]
         );
         let mut unique = names.clone();
@@ -499,7 +533,7 @@ mod tests {
             hooks,
             ["claude", "codex", "gemini", "copilot", "qwen", "droid", "cursor"]
         );
-        assert_eq!(with_mcp().count(), 13);
+        assert_eq!(with_mcp().count(), 16);
         assert_eq!(Agent::named("claudette"), None);
     }
 

@@ -484,3 +484,46 @@ fn setup_asks_once_on_a_terminal_and_writes_only_on_yes() {
         "--agent is kept on a terminal"
     );
 }
+
+#[test]
+fn vibe_continue_and_goose_are_found_by_their_homes_and_set_up_then_undone() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    std::fs::create_dir_all(h.join(".vibe")).unwrap();
+    std::fs::write(
+        h.join(".vibe/config.toml"),
+        "active_model = \"mock\" # mine\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(h.join(".config/goose")).unwrap();
+    std::fs::write(
+        h.join(".config/goose/config.yaml"),
+        "# mine\nGOOSE_MODEL: x\n",
+    )
+    .unwrap();
+    // Continue's home without a config.yaml: cn is on its hub configuration.
+    std::fs::create_dir_all(h.join(".continue/sessions")).unwrap();
+    let before = snapshot(h);
+
+    let dry = setup(h, &["--dry-run"]);
+    let shown = text(&dry);
+    assert!(shown.contains("Mistral Vibe: found"), "{shown}");
+    assert!(shown.contains("+ [[mcp_servers]]"), "{shown}");
+    assert!(shown.contains("Goose: found"), "{shown}");
+    assert!(shown.contains("+ extensions:"), "{shown}");
+    assert!(shown.contains("Continue CLI: found"), "{shown}");
+    assert!(shown.contains("hub configuration"), "{shown}");
+    assert_eq!(snapshot(h), before);
+
+    let done = setup(h, &["--yes", "--agent", "vibe,goose"]);
+    assert!(done.status.success(), "{}", text(&done));
+    let vibe = std::fs::read_to_string(h.join(".vibe/config.toml")).unwrap();
+    assert!(vibe.contains("name = \"session-ref\""), "{vibe}");
+    let goose = std::fs::read_to_string(h.join(".config/goose/config.yaml")).unwrap();
+    assert!(goose.contains("  session-ref:\n"), "{goose}");
+    let undone = setup(h, &["--undo"]);
+    assert!(undone.status.success(), "{}", text(&undone));
+    let mut after = snapshot(h);
+    after.retain(|path, _| !path.to_string_lossy().contains("session-ref-backup"));
+    assert_eq!(after, before);
+}
