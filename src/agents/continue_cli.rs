@@ -32,7 +32,7 @@ use std::path::PathBuf;
 use serde_json::{json, Value};
 
 use super::{InstallEnv, Integration, Mcp, McpFormat, McpPlace, Scope};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::settings_file::yaml::Shape;
 
 /// Continue CLI.
@@ -52,6 +52,9 @@ pub const INTEGRATION: Integration = Integration {
             ),
         },
         notes: |_| "",
+        user_only: Some(
+            "Continue CLI has no project MCP file (it reads ~/.continue/config.yaml or --config)",
+        ),
     }),
     detect: super::Detect {
         binary: "cn",
@@ -68,17 +71,11 @@ fn detect_dirs(env: &InstallEnv<'_>) -> Vec<PathBuf> {
     continue_home(env).into_iter().collect()
 }
 
-fn mcp_place(scope: Scope, env: &InstallEnv<'_>) -> Result<McpPlace> {
-    match scope {
-        Scope::Project => Err(Error::invalid_config(
-            "Continue CLI has no project MCP file (it reads ~/.continue/config.yaml or --config); \
-             install for the user instead (without --project)",
-        )),
-        Scope::User => Ok(McpPlace {
-            file: continue_home(env)?.join("config.yaml"),
-            permissions: None,
-        }),
-    }
+fn mcp_place(_scope: Scope, env: &InstallEnv<'_>) -> Result<McpPlace> {
+    Ok(McpPlace {
+        file: continue_home(env)?.join("config.yaml"),
+        permissions: None,
+    })
 }
 
 /// An item of `mcpServers:` as the config schema takes a stdio server.

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 use super::{InstallEnv, Integration, Mcp, McpFormat, McpPlace, Scope};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::settings_file::yaml::Shape;
 
 /// Goose.
@@ -39,6 +39,7 @@ pub const INTEGRATION: Integration = Integration {
             needs_file: None,
         },
         notes: |_| "",
+        user_only: Some("Goose has no project configuration file"),
     }),
     detect: super::Detect {
         binary: "goose",
@@ -76,18 +77,12 @@ fn detect_dirs(env: &InstallEnv<'_>) -> Vec<PathBuf> {
     .collect()
 }
 
-fn mcp_place(scope: Scope, env: &InstallEnv<'_>) -> Result<McpPlace> {
-    match scope {
-        Scope::Project => Err(Error::invalid_config(
-            "Goose has no project configuration file; \
-             install for the user instead (without --project)",
-        )),
-        Scope::User => Ok(McpPlace {
-            file: goose_dir(env, "config", "XDG_CONFIG_HOME", ".config")?
-                .join(Path::new("config.yaml")),
-            permissions: None,
-        }),
-    }
+fn mcp_place(_scope: Scope, env: &InstallEnv<'_>) -> Result<McpPlace> {
+    Ok(McpPlace {
+        file: goose_dir(env, "config", "XDG_CONFIG_HOME", ".config")?
+            .join(Path::new("config.yaml")),
+        permissions: None,
+    })
 }
 
 /// The `extensions:` entry of a stdio extension, as Goose saves one.

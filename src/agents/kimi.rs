@@ -11,7 +11,7 @@
 use serde_json::{json, Value};
 
 use super::{InstallEnv, Integration, Mcp, McpFormat, McpPlace, Scope};
-use crate::error::{Error, Result};
+use crate::error::Result;
 
 /// Kimi CLI.
 pub const INTEGRATION: Integration = Integration {
@@ -26,6 +26,7 @@ pub const INTEGRATION: Integration = Integration {
             schema: None,
         },
         notes: |_| "",
+        user_only: Some("Kimi CLI has no project MCP file (pass one with its --mcp-config-file)"),
     }),
     detect: super::Detect {
         binary: "kimi",
@@ -42,17 +43,11 @@ fn detect_dirs(env: &InstallEnv<'_>) -> Vec<std::path::PathBuf> {
     share_dir(env).into_iter().collect()
 }
 
-fn mcp_place(scope: Scope, env: &InstallEnv<'_>) -> Result<McpPlace> {
-    match scope {
-        Scope::Project => Err(Error::invalid_config(
-            "Kimi CLI has no project MCP file (pass one with its --mcp-config-file); \
-             install for the user instead (without --project)",
-        )),
-        Scope::User => Ok(McpPlace {
-            file: share_dir(env)?.join("mcp.json"),
-            permissions: None,
-        }),
-    }
+fn mcp_place(_scope: Scope, env: &InstallEnv<'_>) -> Result<McpPlace> {
+    Ok(McpPlace {
+        file: share_dir(env)?.join("mcp.json"),
+        permissions: None,
+    })
 }
 
 fn mcp_entry(exe: &str, args: &[String]) -> Value {

@@ -30,6 +30,7 @@ pub const INTEGRATION: Integration = Integration {
         place: mcp_place,
         format: McpFormat::TomlList { entry: mcp_entry },
         notes: mcp_notes,
+        user_only: None,
     }),
     detect: super::Detect {
         binary: "vibe",
