@@ -426,6 +426,7 @@ fn run_with_engine(config: &Config, engine: &Engine, stdin: Option<String>) -> R
             label,
             format,
             snapshot,
+            tools,
             redact,
             output,
         } => {
@@ -438,7 +439,7 @@ fn run_with_engine(config: &Config, engine: &Engine, stdin: Option<String>) -> R
                     (text, None)
                 }
             } else {
-                let (header, messages) = engine.export(id, label.as_deref())?;
+                let (header, messages) = engine.export(id, label.as_deref(), *tools)?;
                 let (header, messages, found) = if *redact {
                     let (header, messages, found) = redacted(header, messages);
                     (header, messages, Some(found))
@@ -665,6 +666,9 @@ fn redacted(
     }
     for message in &mut messages {
         clean(&mut message.text);
+        if let Some(name) = message.tool.as_mut().and_then(|t| t.name.as_mut()) {
+            clean(name);
+        }
     }
     // The mention carries the label: made again from the redacted one.
     header.mention = mention::format_mention(&header.session_id, Some(&header.label));

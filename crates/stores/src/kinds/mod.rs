@@ -31,6 +31,7 @@ pub mod opencode;
 pub mod pi;
 pub mod qwen;
 pub mod sqlite;
+pub mod tools;
 
 /// A reason for skipping a file that is how an agent keeps its sessions,
 /// not a problem to warn about: a sub-agent's log is part of its parent

@@ -17,7 +17,8 @@ use super::said::{add, said_in_event, said_in_item, Said};
 use crate::error::ReadError;
 use crate::index::journal::{Folded, Journal, ResumePoint};
 use crate::kinds::foreign::{self, is_zstd, SurfaceBuilder};
-use crate::model::{SessionRecord, Surface, SurfaceSink};
+use crate::kinds::tools;
+use crate::model::{SessionRecord, Surface, SurfaceSink, ToolEvent};
 use session_ref_jsonl::loose::{is_str, non_empty, raw_elements, string};
 
 /// The journal stream of the response items.
@@ -91,6 +92,7 @@ impl<S: SurfaceSink> Fold<S> {
                     compact(builder, seq, compaction.clone());
                 }
             }
+            RolloutSays::Tool(tool) => self.items.tool(seq, tool),
             RolloutSays::Meta(_) | RolloutSays::Other => {}
         }
     }
@@ -212,7 +214,17 @@ fn fold_rollout_from<S: SurfaceSink>(
         Rollout::Whole => None,
         Rollout::Listed(limit) | Rollout::ForkPoint(limit) => Some(limit),
     };
-    let parse = |bytes: &[u8]| parse_line(bytes).map(|(_, item)| RolloutSays::of(item, path));
+    let tools = fold.items.wants_tools();
+    let parse = |bytes: &[u8]| {
+        parse_line(bytes).map(|(_, item)| match RolloutSays::of(item, path) {
+            // A tool call or output, read only for a sink that keeps them.
+            RolloutSays::Response {
+                message: false,
+                said: None,
+            } if tools => tools::codex_line(bytes).map_or(RolloutSays::Other, RolloutSays::Tool),
+            says => says,
+        })
+    };
     let mut offset = 0;
     let mut meta_seen = start.meta_seen;
     let mut parent = false;
@@ -412,6 +424,8 @@ enum RolloutSays {
     Event(Option<Said>),
     /// A compaction.
     Compacted(Compaction),
+    /// A tool call or its output (only for a sink that wants tools).
+    Tool(ToolEvent),
     /// Nothing the surface keeps.
     Other,
 }
