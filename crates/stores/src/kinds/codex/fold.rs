@@ -147,6 +147,46 @@ pub(super) fn history_base(
     }
 }
 
+/// The rollouts a paginated fork's surface is read from besides its own:
+/// its parent's, that parent's parent's when it is a fork too, and so on
+/// (at most [`MAX_FORK_DEPTH`]), each found as [`fold_parent`] finds it.
+/// Empty for a rollout that is not a paginated fork, or whose parent is
+/// not found. What `keep` archives with a fork, so that the archived fork
+/// reads the same once its own file is gone, whether or not its parent is
+/// still live.
+pub(super) fn parent_rollouts(root: &Path, path: &Path) -> Vec<PathBuf> {
+    let mut parents: Vec<PathBuf> = Vec::new();
+    let mut at = path.to_path_buf();
+    while parents.len() < MAX_FORK_DEPTH {
+        let Some(base) = first_history_base(&at) else {
+            break;
+        };
+        match find_rollout(root, &at, &base.thread_id) {
+            Some(parent) if parent != path && !parents.contains(&parent) => {
+                parents.push(parent.clone());
+                at = parent;
+            }
+            _ => break,
+        }
+    }
+    parents
+}
+
+/// The history base of the first `session_meta` of the rollout at `path`
+/// (read from its head), `None` when it has none or is no paginated fork.
+fn first_history_base(path: &Path) -> Option<HistoryBase> {
+    let mut base = None;
+    let _ = foreign::read_lines(path, true, |_, bytes| match parse_line(bytes) {
+        Some((_, Item::Meta(meta))) => {
+            base = history_base(&meta, path).ok().flatten();
+            foreign::Visit::DONE
+        }
+        Some(_) => foreign::Visit::NEXT,
+        None => foreign::Visit::BAD,
+    });
+    base
+}
+
 /// Fold the lines of `path` (the first `limit` bytes of it, when given)
 /// into `fold`, numbering them from `offset + 1`; a paginated fork's
 /// parent history is folded first. Returns the seq of the last complete
