@@ -426,6 +426,7 @@ fn run_with_engine(config: &Config, engine: &Engine, stdin: Option<String>) -> R
             label,
             format,
             snapshot,
+            tools,
             redact,
             output,
         } => {
@@ -438,7 +439,7 @@ fn run_with_engine(config: &Config, engine: &Engine, stdin: Option<String>) -> R
                     (text, None)
                 }
             } else {
-                let (header, messages) = engine.export(id, label.as_deref())?;
+                let (header, messages) = engine.export(id, label.as_deref(), *tools)?;
                 let (header, messages, found) = if *redact {
                     let (header, messages, found) = redacted(header, messages);
                     (header, messages, Some(found))
@@ -665,6 +666,9 @@ fn redacted(
     }
     for message in &mut messages {
         clean(&mut message.text);
+        if let Some(name) = message.tool.as_mut().and_then(|t| t.name.as_mut()) {
+            clean(name);
+        }
     }
     // The mention carries the label: made again from the redacted one.
     header.mention = mention::format_mention(&header.session_id, Some(&header.label));
@@ -698,14 +702,21 @@ fn note_redactions(found: Redactions) {
     );
 }
 
+/// Write an export's `document` privately (0600, atomically) to `path`,
+/// through a symbolic link to its target: `export --output` and the
+/// picker's `alt-x`.
+pub(crate) fn write_export(path: &std::path::Path, document: &str) -> std::io::Result<()> {
+    let target = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    session_ref_stores::private::write_atomic(&target, document.as_bytes())
+}
+
 /// An export on stdout, or written privately to `output` (through a
 /// symbolic link to its target) with nothing on stdout.
 fn deliver_export(document: String, output: Option<&std::path::Path>) -> Result<String> {
     let Some(path) = output else {
         return Ok(document);
     };
-    let target = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    session_ref_stores::private::write_atomic(&target, document.as_bytes()).map_err(|e| {
+    write_export(path, &document).map_err(|e| {
         Error::delivery_failed(format!(
             "export --output {}: {e}",
             crate::display::path_for_person(path)

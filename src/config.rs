@@ -214,6 +214,8 @@ pub enum Command {
         format: session_ref_core::export::ExportFormat,
         /// The budgeted snapshot instead of the whole conversation.
         snapshot: bool,
+        /// Include tool calls and results (`--tools`).
+        tools: bool,
         /// Redact likely secrets.
         redact: bool,
         /// Where to write; stdout when absent.

@@ -61,6 +61,9 @@ pub enum When {
     Prompt,
     /// While the hand-off chooser is open (and only then).
     Chooser,
+    /// While the export asks for its file (and only then; the editing
+    /// keys of `Always` edit the path there).
+    Export,
 }
 
 /// One row of the table.
@@ -143,6 +146,12 @@ pub enum Command {
     Choose,
     /// Close the chooser.
     CloseChooser,
+    /// Ask for a file to export the highlighted session to.
+    Export,
+    /// Write the export to the path asked for.
+    ConfirmExport,
+    /// Close the export's question, writing nothing.
+    CloseExport,
     /// Edit the focused input.
     Edit(Edit),
 }
@@ -224,6 +233,8 @@ pub static BINDINGS: &[Binding] = &[
     bind(When::Chooser, &[key(Enter)], Command::Choose, "hand the session off to the highlighted agent"),
     bind(When::Chooser, &[key(Up), ctrl('k'), ctrl('p')], Command::ChooserMove(-1), "previous agent"),
     bind(When::Chooser, &[key(Down), ctrl('j'), ctrl('n')], Command::ChooserMove(1), "next agent"),
+    bind(When::Export, &[key(Esc), ctrl('c'), ctrl('g')], Command::CloseExport, "cancel the export"),
+    bind(When::Export, &[key(Enter)], Command::ConfirmExport, "write the file (.md, .html or .json says the format; an existing file: enter again)"),
     bind(When::Help, &[key(Esc), key(Enter), key(F(1)), key(KeyCode::Char('?')), key(KeyCode::Char('q'))], Command::ToggleHelp, "close this help"),
     bind(When::Help, &[ctrl('c'), ctrl('g')], Command::Abort, "abort: exit 130, nothing written"),
     bind(When::Help, &[key(Up), key(KeyCode::Char('k')), ctrl('k'), ctrl('p')], Command::HelpScroll(-1), "scroll up"),
@@ -257,6 +268,7 @@ pub static BINDINGS: &[Binding] = &[
     bind(When::Always, &[key(F(1))], Command::ToggleHelp, "show all keys").hint(4, "keys", 1),
     bind(When::Always, &[alt(KeyCode::Char('o'))], Command::Resume, "resume the highlighted session with its own agent, in its directory").hint(12, "resume", 1),
     bind(When::Always, &[alt(KeyCode::Char('h'))], Command::Handoff, "hand the highlighted session off to another agent (asks which)").hint(13, "handoff", 1),
+    bind(When::Always, &[alt(KeyCode::Char('x'))], Command::Export, "export the highlighted session to a file (asks where; 0600)").hint(14, "export", 1),
     bind(When::Prompt, &[key(Enter)], Command::Edit(Edit::Newline), "new line"),
     bind(When::Prompt, &[key(Up)], Command::Edit(Edit::Up), "cursor up a row"),
     bind(When::Prompt, &[key(Down)], Command::Edit(Edit::Down), "cursor down a row"),
@@ -274,18 +286,31 @@ pub static BINDINGS: &[Binding] = &[
 
 impl When {
     /// Whether a binding for `self` applies while the hand-off chooser
-    /// (`chooser`) or the help screen is open (`help`) or neither, with
-    /// the prompt focused (`prompt`) or the filter.
-    pub fn applies(self, chooser: bool, help: bool, prompt: bool) -> bool {
+    /// (`chooser`), the export's question (`export`) or the help screen is
+    /// open (`help`) or none, with the prompt focused (`prompt`) or the
+    /// filter. (While the export asks, the editing keys of `Always` apply
+    /// too: [`Binding::edits_while_asked`].)
+    pub fn applies(self, chooser: bool, export: bool, help: bool, prompt: bool) -> bool {
         match self {
             When::Chooser => chooser,
             _ if chooser => false,
+            When::Export => export,
+            _ if export => false,
             When::Help => help,
             _ if help => false,
             When::Always => true,
             When::Filter => !prompt,
             When::Prompt => prompt,
         }
+    }
+}
+
+impl Binding {
+    /// Whether this binding edits the path the export asks for: the
+    /// editing keys that apply anywhere (the prompt's own rows, such as
+    /// `enter` for a new line, do not).
+    pub fn edits_while_asked(&self) -> bool {
+        self.when == When::Always && matches!(self.command, Command::Edit(_))
     }
 }
 
@@ -332,7 +357,9 @@ pub fn key_name(key: Key) -> String {
 pub fn key_for(command: Command) -> Option<String> {
     BINDINGS
         .iter()
-        .find(|b| !matches!(b.when, When::Help | When::Chooser) && b.command == command)
+        .find(|b| {
+            !matches!(b.when, When::Help | When::Chooser | When::Export) && b.command == command
+        })
         .and_then(|b| b.keys.first())
         .map(|k| key_name(*k))
 }
@@ -354,7 +381,7 @@ pub struct FooterHint {
 pub fn hints(prompt: bool, drafts: bool) -> Vec<FooterHint> {
     let mut shown: Vec<(u8, FooterHint)> = BINDINGS
         .iter()
-        .filter(|b| b.when.applies(false, false, prompt))
+        .filter(|b| b.when.applies(false, false, false, prompt))
         .filter_map(|b| {
             let hint = b.hint.filter(|h| drafts || !h.needs_drafts)?;
             let names: Vec<String> = b
@@ -443,11 +470,13 @@ pub enum HelpRow {
 /// the filter and of conversation search.
 pub fn help_rows() -> Vec<HelpRow> {
     let handoff_key = key_for(Command::Handoff).unwrap_or_else(|| "unbound".to_owned());
+    let export_key = key_for(Command::Export).unwrap_or_else(|| "unbound".to_owned());
     let sections = [
         (When::Always, "Anywhere".to_owned()),
         (When::Filter, "Filter (the query line)".to_owned()),
         (When::Prompt, "Prompt (the message)".to_owned()),
         (When::Chooser, format!("Hand-off chooser ({handoff_key})")),
+        (When::Export, format!("Export's file ({export_key})")),
     ];
     let mut rows = Vec::new();
     for (when, title) in sections {
@@ -504,7 +533,7 @@ mod tests {
         for (i, binding) in BINDINGS.iter().enumerate() {
             for k in binding.keys {
                 let earlier = BINDINGS[..i].iter().any(|b| {
-                    let modal = matches!(binding.when, When::Help | When::Chooser);
+                    let modal = matches!(binding.when, When::Help | When::Chooser | When::Export);
                     let overlaps = b.when == binding.when || (b.when == When::Always && !modal);
                     overlaps && b.keys.contains(k)
                 });

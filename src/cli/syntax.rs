@@ -229,6 +229,12 @@ pub(super) enum CommandArgs {
         /// the whole conversation.
         #[arg(long, conflicts_with = "format")]
         snapshot: bool,
+        /// Include the tool calls and their results (each cut to 8 KiB,
+        /// the cut said), in their places among the messages. Read from
+        /// Hydra, Claude Code and Codex logs; other agents' exports have
+        /// none.
+        #[arg(long, conflicts_with = "snapshot")]
+        tools: bool,
         /// Replace likely secrets (API keys and tokens of the common
         /// providers, private keys, `password=` forms) with a marker, and
         /// say on stderr how many. Never the default.

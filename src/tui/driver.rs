@@ -28,11 +28,12 @@ use crate::search::hits::SessionMatch;
 use crate::search::pipeline::{self, Remote, Search, Source};
 use crate::search::query::Query;
 use crate::tui::keymap;
-use crate::tui::model::{update, Action, Effect, Exit, State};
+use crate::tui::model::{update, Action, Effect, Exit, ExportFailure, State};
 use crate::tui::preview::{PreviewKey, Snapshot};
 use crate::tui::remote_search::{RemoteAnswer, RemoteAsk};
 use crate::tui::view;
 use session_ref_core::candidates::Target;
+use session_ref_core::export::{self, ExportFormat};
 use session_ref_core::uri;
 use session_ref_engine::engine::{render_jsonl, render_text, Engine};
 use session_ref_engine::rank::EntryId;
@@ -78,6 +79,8 @@ pub enum Msg {
     Prepared(Result<String>),
     /// A resume's or hand-off's command, or why it cannot start.
     Planned(Result<crate::launch::Plan>),
+    /// An export written, or why not.
+    Exported(std::result::Result<PathBuf, ExportFailure>),
     /// A signal asked the picker to stop.
     Signal(&'static str),
     /// A thread or job panicked (the panic hook restored the terminal).
@@ -420,6 +423,7 @@ impl<B: Backend, H: Host> Driver<B, H> {
             Msg::PreviewDropped(key) => Action::PreviewDropped(key),
             Msg::Prepared(result) => Action::Prepared(result),
             Msg::Planned(result) => Action::Planned(result),
+            Msg::Exported(result) => Action::Exported(result),
             Msg::SearchFound(generation, id, found) => Action::SearchFound(generation, id, found),
             Msg::RemoteSearched(ask, answer) => Action::RemoteSearched {
                 host: ask.host,
@@ -532,6 +536,12 @@ impl<B: Backend, H: Host> Driver<B, H> {
                 }
                 Effect::Prepare { text, format } => self.prepare(text, format),
                 Effect::PlanLaunch { record, launch } => self.plan_launch(record, launch),
+                Effect::Export {
+                    record,
+                    path,
+                    format,
+                    overwrite,
+                } => self.export(record, path, format, overwrite),
                 Effect::Search {
                     generation,
                     query,
@@ -599,6 +609,16 @@ impl<B: Backend, H: Host> Driver<B, H> {
             let path = std::env::var_os("PATH");
             let plan = crate::launch::plan_for(&engine, &record, &launch, path.as_deref());
             let _ = tx.send(Msg::Planned(plan));
+        });
+    }
+
+    /// Write the export `alt-x` asked for off the UI thread (see
+    /// [`export_to`]).
+    fn export(&self, record: SessionRecord, path: PathBuf, format: ExportFormat, overwrite: bool) {
+        let engine = self.engine_for(record.clone());
+        spawn_job(self.tx.clone(), move |tx| {
+            let result = export_to(&engine, &record.id, format, &path, overwrite);
+            let _ = tx.send(Msg::Exported(result));
         });
     }
 
@@ -795,6 +815,33 @@ pub fn search_remote(
 /// A failure of the terminal itself ends the run (exit 1).
 fn terminal_failed(e: impl std::fmt::Display) -> Error {
     Error::terminal(format!("the picker needs a working terminal: {e}"))
+}
+
+/// The picker's export: the session `id`'s conversation in `format`
+/// written to `path` as `export --output` writes it
+/// ([`crate::commands::write_export`]); an existing `path` (a link too)
+/// only when `overwrite`.
+fn export_to(
+    engine: &Engine,
+    id: &str,
+    format: ExportFormat,
+    path: &Path,
+    overwrite: bool,
+) -> std::result::Result<PathBuf, ExportFailure> {
+    if !overwrite && path.symlink_metadata().is_ok() {
+        return Err(ExportFailure::Exists(path.to_path_buf()));
+    }
+    let failed = |why: String| ExportFailure::Failed(why);
+    let (header, messages) = engine.export(id, None, false).map_err(|e| {
+        failed(
+            crate::error::Error::from(e)
+                .message_for_person()
+                .into_owned(),
+        )
+    })?;
+    crate::commands::write_export(path, &export::export(&header, &messages, format))
+        .map_err(|e| failed(e.to_string()))?;
+    Ok(path.to_path_buf())
 }
 
 #[cfg(test)]

@@ -9,12 +9,15 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
-use crate::keys::{Command, Edit, Key, When, BINDINGS};
+use crate::keys::{Binding, Command, Edit, Key, BINDINGS};
 use crate::tui::model::{Action, Context, Focus};
 
-/// Whether a binding that holds `when` applies in `cx`.
-fn applies(cx: Context, when: When) -> bool {
-    when.applies(cx.chooser, cx.help, cx.focus == Focus::Prompt)
+/// Whether `binding` applies in `cx`.
+fn applies(cx: Context, binding: &Binding) -> bool {
+    (cx.export && binding.edits_while_asked())
+        || binding
+            .when
+            .applies(cx.chooser, cx.export, cx.help, cx.focus == Focus::Prompt)
 }
 
 impl From<Command> for Action {
@@ -43,6 +46,9 @@ impl From<Command> for Action {
             Command::ChooserMove(by) => Action::ChooserMove(by),
             Command::Choose => Action::Choose,
             Command::CloseChooser => Action::CloseChooser,
+            Command::Export => Action::Export,
+            Command::ConfirmExport => Action::ConfirmExport,
+            Command::CloseExport => Action::CloseExport,
             Command::Edit(edit) => Action::Edit(edit),
         }
     }
@@ -68,7 +74,7 @@ pub fn lookup(event: &KeyEvent, cx: Context) -> Option<Action> {
     let pressed = normalize(event);
     let bound = BINDINGS
         .iter()
-        .filter(|b| applies(cx, b.when))
+        .filter(|b| applies(cx, b))
         .find(|b| b.keys.contains(&pressed));
     if let Some(binding) = bound {
         return Some(binding.command.into());
@@ -97,6 +103,7 @@ mod tests {
             focus,
             help: false,
             chooser: false,
+            export: false,
         }
     }
 
@@ -180,6 +187,7 @@ mod tests {
             focus: Focus::Prompt,
             help: false,
             chooser: true,
+            export: false,
         };
         let got = |code, mods| lookup(&press(code, mods), chooser);
         assert_eq!(got(Enter, KeyModifiers::NONE), Some(Action::Choose));
@@ -200,11 +208,43 @@ mod tests {
     }
 
     #[test]
+    fn the_export_question_takes_enter_and_esc_and_edits_its_path() {
+        let asked = Context {
+            focus: Focus::Prompt,
+            help: false,
+            chooser: false,
+            export: true,
+        };
+        let got = |code, mods| lookup(&press(code, mods), asked);
+        assert_eq!(got(Enter, KeyModifiers::NONE), Some(Action::ConfirmExport));
+        assert_eq!(got(Esc, KeyModifiers::NONE), Some(Action::CloseExport));
+        assert_eq!(
+            got(KeyCode::Char('x'), KeyModifiers::NONE),
+            Some(Action::Edit(Edit::Insert('x')))
+        );
+        assert_eq!(
+            got(KeyCode::Backspace, KeyModifiers::NONE),
+            Some(Action::Edit(Edit::Backspace))
+        );
+        // The prompt's own rows and the picker's keys do not apply.
+        assert_eq!(got(Down, KeyModifiers::NONE), None);
+        assert_eq!(got(KeyCode::Char('s'), KeyModifiers::CONTROL), None);
+        assert_eq!(
+            lookup(
+                &press(KeyCode::Char('x'), KeyModifiers::ALT),
+                cx(Focus::Filter)
+            ),
+            Some(Action::Export)
+        );
+    }
+
+    #[test]
     fn help_swallows_other_keys() {
         let help = Context {
             focus: Focus::Filter,
             help: true,
             chooser: false,
+            export: false,
         };
         assert_eq!(
             lookup(&press(KeyCode::Char('x'), KeyModifiers::NONE), help),

@@ -239,3 +239,167 @@ fn prepare_and_preview_redact_only_when_asked_and_stay_json() {
     let preview: Value = serde_json::from_str(&preview).expect("still JSON");
     assert!(!preview["context"].as_str().unwrap().contains(key));
 }
+
+/// A fixture folder of the repository.
+fn fixture(path: &str) -> String {
+    format!("{}/tests/fixtures/{path}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The `(part, name, text)` of each tool message of a JSON export, and
+/// the texts of its other messages.
+fn tools_and_texts(exported: &str) -> (Vec<(String, String, String)>, Vec<String>) {
+    let value: Value = serde_json::from_str(exported).unwrap();
+    let mut tools = Vec::new();
+    let mut texts = Vec::new();
+    for message in value["conversation"].as_array().unwrap() {
+        let text = message["text"].as_str().unwrap().to_owned();
+        match message.get("tool") {
+            Some(tool) => tools.push((
+                tool["part"].as_str().unwrap().to_owned(),
+                tool["name"].as_str().unwrap_or("").to_owned(),
+                text,
+            )),
+            None => texts.push(text),
+        }
+    }
+    (tools, texts)
+}
+
+#[test]
+fn tools_are_left_out_unless_asked_and_then_sit_among_the_messages() {
+    let claude = fixture("claude/projects");
+    let id = "a1b2c3d4-0000-4000-8000-000000000001";
+    let base = ["--claude", &claude, "export", id, "--format", "json"];
+    let (plain, _) = run_ok(&base);
+    assert!(!plain.contains("\"tool\""), "{plain}");
+    let (with_tools, _) = run_ok(&[&base[..], &["--tools"]].concat());
+    let (tools, texts) = tools_and_texts(&with_tools);
+    let (_, plain_texts) = tools_and_texts(&plain);
+    assert_eq!(texts, plain_texts, "the messages are the same, in order");
+    assert_eq!(tools[0].0, "call");
+    assert_eq!(tools[0].1, "Task");
+    assert!(tools[0].2.contains("Find every caller"), "{tools:?}");
+    // The result is named after the call it answers (by tool_use_id).
+    assert_eq!(
+        tools[1],
+        (
+            "result".to_owned(),
+            "Task".to_owned(),
+            "Two callers: CheckoutController and InvoiceJob.".to_owned()
+        )
+    );
+    // In place: after the assistant's first words, before its answer.
+    let value: Value = serde_json::from_str(&with_tools).unwrap();
+    let order: Vec<&str> = value["conversation"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            m["tool"]["part"]
+                .as_str()
+                .unwrap_or(m["role"].as_str().unwrap())
+        })
+        .collect();
+    assert_eq!(
+        &order[..5],
+        ["user", "assistant", "call", "result", "assistant"]
+    );
+    let (md, _) = run_ok(&["--claude", &claude, "export", id, "--tools"]);
+    assert!(md.contains("\n## Tool call `Task`\n"), "{md}");
+    assert!(md.contains("\n## Tool result `Task`\n"), "{md}");
+
+    let codex = fixture("codex/sessions");
+    let id = "019b8000-0000-7000-8000-000000000001";
+    let (exported, _) = run_ok(&[
+        "--codex", &codex, "export", id, "--format", "json", "--tools",
+    ]);
+    let (tools, _) = tools_and_texts(&exported);
+    assert_eq!(tools.len(), 2, "{tools:?}");
+    assert_eq!(
+        (tools[0].0.as_str(), tools[0].1.as_str()),
+        ("call", "shell")
+    );
+    assert!(tools[0].2.contains(r#""rg","fn login""#), "{tools:?}");
+    assert_eq!(
+        (tools[1].0.as_str(), tools[1].1.as_str()),
+        ("result", "shell")
+    );
+    assert!(tools[1].2.contains("src/auth.rs:12"), "{tools:?}");
+}
+
+/// A native session whose tool output is long and hostile, with a secret
+/// in it, and whose first tool use a compaction shadowed.
+fn native_tools_store(dir: &Path, output: &str) -> PathBuf {
+    let store = dir.join("tools-store");
+    std::fs::create_dir_all(&store).unwrap();
+    let lines = [
+        json!({"type": "session", "version": 1, "id": "s-tools", "cwd": "/w",
+            "createdAt": "2026-11-30T10:00:00Z"}),
+        json!({"seq": 1, "type": "assistant/message", "data": {"message": {"id": "a0",
+            "content": [{"type": "tool-call", "id": "t0", "name": "old", "input": {}}]}}}),
+        json!({"seq": 2, "type": "tool/result", "data": {"toolCallId": "t0",
+            "content": [{"type": "text", "text": "shadowed output"}]}}),
+        json!({"seq": 3, "type": "session/compact", "data": {"throughSeq": 2}}),
+        json!({"seq": 4, "type": "user/message", "data": {"id": "u1",
+            "source": {"kind": "user"}, "content": [{"type": "text", "text": "read it"}]}}),
+        json!({"seq": 5, "type": "assistant/message", "data": {"message": {"id": "a1",
+            "content": [{"type": "text", "text": "Reading."},
+                {"type": "tool-call", "id": "t1", "name": "read</h2><script>", "input": {"path": "notes.txt"}}]}}}),
+        json!({"seq": 6, "type": "tool/result", "data": {"toolCallId": "t1",
+            "content": [{"type": "text", "text": output}]}}),
+        json!({"seq": 7, "type": "assistant/message", "data": {"message": {"id": "a2",
+            "content": [{"type": "text", "text": "Done."}]}}}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(store.join("s-tools.jsonl"), text).unwrap();
+    store
+}
+
+#[test]
+fn tool_output_is_cut_escaped_and_redacted() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = "sk-ant-api03-0123456789abcdefghijklmnop";
+    let output = format!(
+        "<img src=x onerror=alert(1)> {key}\n\u{1b}]0;title\u{7}{}",
+        "x".repeat(20_000)
+    );
+    let store = native_tools_store(dir.path(), &output);
+    let root = store.to_str().unwrap();
+    let (exported, _) = run_ok(&[
+        "--store", root, "export", "s-tools", "--format", "json", "--tools",
+    ]);
+    let (tools, texts) = tools_and_texts(&exported);
+    assert_eq!(texts, ["read it", "Reading.", "Done."]);
+    assert_eq!(tools.len(), 2, "the compacted tool use is gone: {tools:?}");
+    assert_eq!(tools[1].1, "read</h2><script>", "named after its call");
+    let cut = output.len() - 8 * 1024;
+    assert!(
+        tools[1].2.ends_with(&format!("\n\u{2026} {cut} bytes cut")),
+        "{}",
+        &tools[1].2[tools[1].2.len() - 40..]
+    );
+    assert!(tools[1].2.len() < 8 * 1024 + 40);
+    let value: Value = serde_json::from_str(&exported).unwrap();
+    assert_eq!(value["conversation"][3]["tool"]["cutBytes"], cut);
+
+    let (html, _) = run_ok(&[
+        "--store", root, "export", "s-tools", "--format", "html", "--tools",
+    ]);
+    assert!(
+        !html.contains("<img") && !html.contains("<script"),
+        "{html}"
+    );
+    assert!(!html.contains('\u{1b}') && !html.contains('\u{7}'));
+    assert!(html.contains("&lt;img src=x onerror=alert(1)&gt;"));
+    assert!(html.contains("<h2>Tool result <code>read&lt;/h2&gt;&lt;script&gt;</code></h2>"));
+
+    let (redacted, note) = run_ok(&["--store", root, "export", "s-tools", "--tools", "--redact"]);
+    assert!(!redacted.contains(key) && redacted.contains("[REDACTED:anthropic-key]"));
+    assert!(note.contains("replaced 1 likely secret"), "{note}");
+    // Without --tools the tool output is not read at all.
+    let (plain, _) = run_ok(&["--store", root, "export", "s-tools"]);
+    assert!(
+        !plain.contains("onerror") && !plain.contains("Tool"),
+        "{plain}"
+    );
+}

@@ -292,3 +292,40 @@ fn a_full_disk_loses_nothing_already_archived_and_says_so() {
     assert!(small.contains("\"archived\":true"), "{listed}");
     ok_in(&home, &["--store", root, "preview", "f-small"]);
 }
+
+#[test]
+fn a_kept_fork_whose_file_is_deleted_reads_the_same_beside_its_live_parent() {
+    let parent = "019c0000-0000-7000-8000-000000000001";
+    let fork = "019c0000-0000-7000-8000-000000000002";
+    let dir = tempfile::tempdir().unwrap();
+    let sessions = dir.path().join("sessions");
+    let fixtures =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fidelity/codex/sessions");
+    support::hermetic::copy_tree(&fixtures, &sessions);
+    let home = tempfile::tempdir().unwrap();
+    let root = sessions.to_str().unwrap();
+    let preview = |id: &str| ok_in(home.path(), &["--codex", root, "preview", id, "--json"]);
+    let before = preview(fork);
+    assert!(before.contains("Fix it with a retry instead"), "{before}");
+    ok_in(home.path(), &["--codex", root, "keep"]);
+    // Only the fork's own file goes; its parent stays live.
+    let fork_file = walkdir::WalkDir::new(&sessions)
+        .into_iter()
+        .map(|e| e.unwrap().into_path())
+        .find(|p| p.to_string_lossy().ends_with(&format!("{fork}.jsonl")))
+        .unwrap();
+    std::fs::remove_file(&fork_file).unwrap();
+    let listed: Vec<Value> = ok_in(home.path(), &["--codex", root, "candidates", "--json"])
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let archived = listed.iter().find(|c| c["sessionId"] == fork).unwrap();
+    assert_eq!(archived["archived"], true);
+    let live_parent = listed.iter().find(|c| c["sessionId"] == parent).unwrap();
+    assert!(live_parent.get("archived").is_none(), "{live_parent}");
+    assert_eq!(
+        listed.iter().filter(|c| c["sessionId"] == parent).count(),
+        1
+    );
+    assert_eq!(preview(fork), before);
+}

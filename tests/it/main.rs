@@ -47,6 +47,7 @@ mod opencode_store;
 mod oracle;
 mod parser_props;
 mod picker_e2e;
+mod picker_export;
 mod readme_keys;
 mod remote;
 mod search;

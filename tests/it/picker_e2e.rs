@@ -1037,7 +1037,8 @@ fn the_footer_and_the_help_teach_search_and_the_query_syntax() {
     tmux.wait_for("the help", |s| {
         s.contains("Keys (esc closes)") && flat(s).contains("Anywhere")
     });
-    tmux.keys(&["PageDown", "PageDown"]);
+    // Two pages and two rows: the filter's heading and its first key.
+    tmux.keys(&["PageDown", "PageDown", "Down", "Down"]);
     tmux.wait_for("the filter's keys, wrapped whole", |s| {
         s.contains("Filter (the query line)")
             && flat(s).contains("insert the highlighted session's mention in the prompt")

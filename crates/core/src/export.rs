@@ -4,7 +4,10 @@
 //! The conversation is the one the preview shows — what the person typed,
 //! the assistant's text and the compaction summaries that replaced earlier
 //! turns, in order — taken from [`crate::projection`], so an export never
-//! carries tool output or injected context the snapshot would not.
+//! carries tool output or injected context the snapshot would not; unless
+//! asked (`--tools`), when the tool calls and results a fold reported
+//! ([`crate::tools::ToolSink`]) are put in their places among the messages
+//! ([`conversation`]), each cut to [`crate::model::TOOL_TEXT_CAP`] bytes.
 //!
 //! Session text is untrusted. In Markdown every message sits in a code
 //! fence longer than any run of backticks it holds (CommonMark's rule), so
@@ -17,7 +20,8 @@
 use serde::Serialize;
 
 use crate::escape::safe_label;
-use crate::projection::Role;
+use crate::model::{Surface, ToolEvent, ToolPart};
+use crate::projection::{project_event, Role};
 
 /// The formats `export` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,6 +63,72 @@ pub struct ExportMessage {
     /// Whether it is a compaction summary (the text that replaced earlier
     /// turns), not something the person typed.
     pub checkpoint: bool,
+    /// For a tool call or result (`--tools`), which and of what tool;
+    /// absent (and not serialized) for a message.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool: Option<ExportTool>,
+}
+
+/// What a tool message of an export is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExportTool {
+    /// `call` or `result`.
+    #[serde(serialize_with = "part_name")]
+    pub part: ToolPart,
+    /// The tool's name, when the log says it.
+    pub name: Option<String>,
+    /// How many bytes of its text were cut (0: none).
+    pub cut_bytes: u64,
+}
+
+fn part_name<S: serde::Serializer>(part: &ToolPart, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(match part {
+        ToolPart::Call => "call",
+        ToolPart::Result => "result",
+    })
+}
+
+/// The messages of `surface` as the preview projects them, with `tools`
+/// (their seqs in log order) each put after the event read at its seq and
+/// before the next: the conversation an export shows. Without tools, the
+/// projected messages alone.
+pub fn conversation(surface: &Surface, tools: &[(u64, ToolEvent)]) -> Vec<ExportMessage> {
+    let mut out = Vec::new();
+    let mut tools = tools.iter().peekable();
+    for event in &surface.events {
+        while let Some((_, tool)) = tools.next_if(|(seq, _)| *seq < event.seq) {
+            out.push(tool_message(tool));
+        }
+        if let Some(item) = project_event(event) {
+            out.push(ExportMessage {
+                role: item.role,
+                text: item.text.into_owned(),
+                checkpoint: item.checkpoint,
+                tool: None,
+            });
+        }
+    }
+    out.extend(tools.map(|(_, tool)| tool_message(tool)));
+    out
+}
+
+/// A tool event as an export message: a call is the assistant's, a result
+/// is given back on the user's side (as Claude's API has it).
+fn tool_message(tool: &ToolEvent) -> ExportMessage {
+    ExportMessage {
+        role: match tool.part {
+            ToolPart::Call => Role::Assistant,
+            ToolPart::Result => Role::User,
+        },
+        text: tool.text.clone(),
+        checkpoint: false,
+        tool: Some(ExportTool {
+            part: tool.part,
+            name: tool.name.clone(),
+            cut_bytes: tool.cut,
+        }),
+    }
 }
 
 fn role_name<S: serde::Serializer>(role: &Role, s: S) -> Result<S::Ok, S::Error> {
@@ -74,13 +144,22 @@ pub fn export(header: &ExportHeader, messages: &[ExportMessage], format: ExportF
     }
 }
 
-/// How a message is headed for a person.
+/// How a message is headed for a person (a tool's name follows a tool
+/// message's heading, see [`tool_name`]).
 fn speaker(message: &ExportMessage) -> &'static str {
-    match (message.role, message.checkpoint) {
-        (_, true) => "Compaction summary",
-        (Role::User, false) => "User",
-        (Role::Assistant, false) => "Assistant",
+    match (&message.tool, message.role, message.checkpoint) {
+        (Some(tool), ..) if tool.part == ToolPart::Call => "Tool call",
+        (Some(_), ..) => "Tool result",
+        (None, _, true) => "Compaction summary",
+        (None, Role::User, false) => "User",
+        (None, Role::Assistant, false) => "Assistant",
     }
+}
+
+/// The printable name of a tool message's tool, when it has one.
+fn tool_name(message: &ExportMessage) -> Option<String> {
+    let name = message.tool.as_ref()?.name.as_deref()?;
+    Some(safe_label(name).into_owned())
 }
 
 /// The longest run of `c` in `text`.
@@ -127,8 +206,11 @@ fn markdown(header: &ExportHeader, messages: &[ExportMessage]) -> String {
     ));
     for message in messages {
         let fence = "`".repeat(longest_run(&message.text, '`').max(2) + 1);
+        let name = tool_name(message)
+            .map(|name| format!(" {}", code_span(&name)))
+            .unwrap_or_default();
         out.push_str(&format!(
-            "\n## {}\n\n{fence}text\n{}\n{fence}\n",
+            "\n## {}{name}\n\n{fence}text\n{}\n{fence}\n",
             speaker(message),
             message.text.trim_end_matches('\n')
         ));
@@ -171,6 +253,7 @@ h1{font-size:1.4rem;overflow-wrap:anywhere}dl{display:grid;grid-template-columns
 dd{margin:0;overflow-wrap:anywhere;font-family:ui-monospace,monospace}section{border-top:1px solid #ddd;padding:.6rem 0}\
 section h2{font-size:.85rem;text-transform:uppercase;letter-spacing:.05em;color:#555;margin:.2rem 0}\
 section.assistant h2{color:#2a5d9f}section.checkpoint{background:#f6f6f0}\
+section.tool{color:#333}section.tool pre{font-size:12.5px;background:#f4f4f4;padding:.3rem}\
 pre{white-space:pre-wrap;overflow-wrap:anywhere;font:14px/1.45 ui-monospace,monospace;margin:0}\
 @media print{body{margin:0;max-width:none}section{break-inside:avoid-page}}";
 
@@ -194,13 +277,18 @@ fn html(header: &ExportHeader, messages: &[ExportMessage]) -> String {
     field("mention", &header.mention);
     out.push_str("</dl>\n");
     for message in messages {
-        let class = if message.checkpoint {
+        let class = if message.tool.is_some() {
+            "tool"
+        } else if message.checkpoint {
             "checkpoint"
         } else {
             message.role.as_str()
         };
+        let name = tool_name(message)
+            .map(|name| format!(" <code>{}</code>", html_escape(&name)))
+            .unwrap_or_default();
         out.push_str(&format!(
-            "<section class=\"{class}\">\n<h2>{}</h2>\n<pre>{}</pre>\n</section>\n",
+            "<section class=\"{class}\">\n<h2>{}{name}</h2>\n<pre>{}</pre>\n</section>\n",
             speaker(message),
             html_escape(&message.text)
         ));
@@ -246,6 +334,7 @@ mod tests {
             role,
             text: text.into(),
             checkpoint,
+            tool: None,
         }
     }
 

@@ -29,6 +29,7 @@ pub mod render;
 pub mod retention;
 pub mod streaming;
 pub mod time;
+pub mod tools;
 pub mod uri;
 
 pub use error::{Error, ErrorCode, Result};

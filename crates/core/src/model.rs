@@ -56,6 +56,62 @@ pub struct SurfaceEvent {
     pub kind: EventKind,
 }
 
+/// Which side of a tool's use a [`ToolEvent`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolPart {
+    /// The model asked for the tool to run (its name and input).
+    Call,
+    /// What the tool gave back.
+    Result,
+}
+
+/// The most bytes of one tool call's input or one result's output an
+/// export keeps ([`ToolEvent::new`]); the rest is cut, and said so.
+pub const TOOL_TEXT_CAP: usize = 8 * 1024;
+
+/// A tool call or a tool's result, for `export --tools` only: a fold
+/// reports them ([`SurfaceSink::tool`]) to a sink that asks
+/// ([`SurfaceSink::wants_tools`]); they never reach a surface, so
+/// snapshots, previews and search never see them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolEvent {
+    /// A call or a result.
+    pub part: ToolPart,
+    /// The tool's name, when the line says it (a call's; a result's is
+    /// found through its call's id).
+    pub name: Option<String>,
+    /// The call's id (for a result: the id of the call it answers).
+    pub id: Option<String>,
+    /// The input or output, at most [`TOOL_TEXT_CAP`] bytes, followed by a
+    /// line `… N bytes cut` when longer.
+    pub text: String,
+    /// How many bytes were cut.
+    pub cut: u64,
+}
+
+impl ToolEvent {
+    /// A tool event with `text` cut to [`TOOL_TEXT_CAP`] bytes (at a
+    /// character boundary), the cut said on a last line.
+    pub fn new(part: ToolPart, name: Option<String>, id: Option<String>, text: &str) -> Self {
+        let mut end = text.len().min(TOOL_TEXT_CAP);
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        let cut = (text.len() - end) as u64;
+        let mut kept = text[..end].to_owned();
+        if cut > 0 {
+            kept.push_str(&format!("\n\u{2026} {cut} bytes cut"));
+        }
+        ToolEvent {
+            part,
+            name,
+            id,
+            text: kept,
+            cut,
+        }
+    }
+}
+
 /// The folded current conversation of one session.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Surface {
@@ -145,6 +201,18 @@ pub trait SurfaceSink {
     fn adopt(&mut self, other: Box<dyn SurfaceSink + Send>);
     /// The sink as [`Any`], for [`SurfaceSink::adopt`].
     fn into_any(self: Box<Self>) -> Box<dyn Any>;
+    /// Whether this sink keeps tool calls and results
+    /// ([`SurfaceSink::tool`]). `false` by default: a fold reads tool
+    /// content only for a sink that answers `true` (`export --tools`), so
+    /// every other read costs what it did.
+    fn wants_tools(&self) -> bool {
+        false
+    }
+    /// A tool call or result read at `seq` (after the event pushed at
+    /// `seq`, if any). Ignored by default.
+    fn tool(&mut self, seq: u64, tool: ToolEvent) {
+        let _ = (seq, tool);
+    }
 }
 
 impl<T: SurfaceSink + ?Sized> SurfaceSink for &mut T {
@@ -167,6 +235,12 @@ impl<T: SurfaceSink + ?Sized> SurfaceSink for &mut T {
         // A borrowed sink has no state of its own to hand over.
         Box::new(())
     }
+    fn wants_tools(&self) -> bool {
+        (**self).wants_tools()
+    }
+    fn tool(&mut self, seq: u64, tool: ToolEvent) {
+        (**self).tool(seq, tool);
+    }
 }
 
 impl SurfaceSink for Box<dyn SurfaceSink + Send> {
@@ -187,6 +261,12 @@ impl SurfaceSink for Box<dyn SurfaceSink + Send> {
     }
     fn into_any(self: Box<Self>) -> Box<dyn Any> {
         (*self).into_any()
+    }
+    fn wants_tools(&self) -> bool {
+        (**self).wants_tools()
+    }
+    fn tool(&mut self, seq: u64, tool: ToolEvent) {
+        (**self).tool(seq, tool);
     }
 }
 

@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use crate::model::{Block, EventKind, MessageSource, Surface};
+use crate::model::{Block, EventKind, MessageSource, Surface, SurfaceEvent};
 
 /// Who spoke a projected item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -40,27 +40,27 @@ pub struct ProjectedItem<'a> {
 /// assistant messages with non-empty text, in order. Tool results, injected
 /// session-reference context and other generated messages are left out.
 pub fn project(surface: &Surface) -> Vec<ProjectedItem<'_>> {
-    surface
-        .events
-        .iter()
-        .filter_map(|event| {
-            let (role, checkpoint, content) = match &event.kind {
-                EventKind::UserMessage { source, content } => match source {
-                    MessageSource::User => (Role::User, false, content),
-                    MessageSource::Checkpoint => (Role::User, true, content),
-                    MessageSource::SessionReference | MessageSource::Other(_) => return None,
-                },
-                EventKind::AssistantMessage { content } => (Role::Assistant, false, content),
-                EventKind::ToolResult => return None,
-            };
-            let text = text_of(content);
-            (!text.is_empty()).then_some(ProjectedItem {
-                role,
-                text,
-                checkpoint,
-            })
-        })
-        .collect()
+    surface.events.iter().filter_map(project_event).collect()
+}
+
+/// What one surface event projects to ([`project`]), `None` when it is
+/// left out.
+pub fn project_event(event: &SurfaceEvent) -> Option<ProjectedItem<'_>> {
+    let (role, checkpoint, content) = match &event.kind {
+        EventKind::UserMessage { source, content } => match source {
+            MessageSource::User => (Role::User, false, content),
+            MessageSource::Checkpoint => (Role::User, true, content),
+            MessageSource::SessionReference | MessageSource::Other(_) => return None,
+        },
+        EventKind::AssistantMessage { content } => (Role::Assistant, false, content),
+        EventKind::ToolResult => return None,
+    };
+    let text = text_of(content);
+    (!text.is_empty()).then_some(ProjectedItem {
+        role,
+        text,
+        checkpoint,
+    })
 }
 
 /// [`join_text`], borrowed when there is at most one text block.
@@ -95,7 +95,6 @@ pub fn join_text(content: &[Block]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::SurfaceEvent;
 
     fn user(seq: u64, source: MessageSource, texts: &[&str]) -> SurfaceEvent {
         SurfaceEvent {

@@ -20,13 +20,13 @@ use crate::order::{self, Place, SortBy};
 use crate::session_arg::SessionArg;
 use session_ref_core::candidates::{self, Ranked, Target};
 use session_ref_core::escape::{escape_unsafe, safe_label};
-use session_ref_core::export::{ExportHeader, ExportMessage};
+use session_ref_core::export::{self, ExportHeader, ExportMessage};
 use session_ref_core::json;
 use session_ref_core::matching::FuzzyMatcher;
 use session_ref_core::mention::{self, Reference};
 use session_ref_core::prepare::{self, Context, ReadSource, SourceRef};
-use session_ref_core::projection;
 use session_ref_core::streaming::RetainingSink;
+use session_ref_core::tools::ToolSink;
 use session_ref_stores::model::SessionRecord;
 use session_ref_stores::{Catalog, RecordId};
 
@@ -447,13 +447,15 @@ pub fn read_sources(
 impl Engine {
     /// The session `arg` names as an export reads it: who wrote it and
     /// where, and its conversation as the preview shows it (what the person
-    /// typed, the assistant's text, compaction summaries; never tool output
-    /// or injected context), whole, in order. `label` before the
-    /// argument's own, as for [`Engine::preview`].
+    /// typed, the assistant's text, compaction summaries; never injected
+    /// context), whole, in order; with `tools`, the tool calls and results
+    /// its kind's fold reports among them ([`ToolSink`]), else none.
+    /// `label` before the argument's own, as for [`Engine::preview`].
     pub fn export(
         &self,
         arg: &str,
         label: Option<&str>,
+        tools: bool,
     ) -> Result<(ExportHeader, Vec<ExportMessage>)> {
         let named = self.resolve_session_arg(arg)?;
         let label = self.label_or_default(&named.id, label.or(named.label.as_deref()));
@@ -461,15 +463,14 @@ impl Engine {
             .catalog
             .find(&named.id)
             .ok_or_else(|| not_listed(&self.catalog, &named.id))?;
-        let surface = self.catalog.read_surface(record)?;
-        let messages = projection::project(&surface)
-            .into_iter()
-            .map(|item| ExportMessage {
-                role: item.role,
-                text: item.text.into_owned(),
-                checkpoint: item.checkpoint,
-            })
-            .collect();
+        let messages = if tools {
+            let mut sink = ToolSink::default();
+            let last = self.catalog.fold_surface(record, &mut sink)?;
+            let sink = sink.finish(last);
+            export::conversation(&sink.surface, &sink.tools)
+        } else {
+            export::conversation(&self.catalog.read_surface(record)?, &[])
+        };
         let header = ExportHeader {
             mention: mention::format_mention(&record.id, Some(&label)),
             session_id: record.id.clone(),

@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub use session_ref_core::model::{
-    Block, EventKind, History, MessageSource, Surface, SurfaceEvent, SurfaceSink,
+    Block, EventKind, History, MessageSource, Surface, SurfaceEvent, SurfaceSink, ToolEvent,
+    ToolPart,
 };
 use session_ref_core::time::Instant;
 

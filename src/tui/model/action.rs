@@ -93,6 +93,14 @@ pub enum Action {
     Choose,
     /// Close the chooser.
     CloseChooser,
+    /// Ask for a file to export the highlighted session to.
+    Export,
+    /// Write the export to the path asked for.
+    ConfirmExport,
+    /// Close the export's question.
+    CloseExport,
+    /// Where the export was written, or why not (see [`Effect::Export`]).
+    Exported(Result<std::path::PathBuf, super::export::ExportFailure>),
     /// The command a resume or hand-off starts, or why it cannot (see
     /// [`Effect::PlanLaunch`]).
     Planned(Result<crate::launch::Plan, Error>),
@@ -211,6 +219,19 @@ pub enum Effect {
         record: SessionRecord,
         /// Resume it, or hand it to which agent.
         launch: crate::launch::Launch,
+    },
+    /// Export `record` to `path` off the UI thread (privately, 0600;
+    /// an existing file only when `overwrite`); answer with
+    /// [`Action::Exported`].
+    Export {
+        /// The session.
+        record: SessionRecord,
+        /// Where to write.
+        path: std::path::PathBuf,
+        /// In which format.
+        format: session_ref_core::export::ExportFormat,
+        /// Replace an existing file.
+        overwrite: bool,
     },
     /// End the picker.
     Exit(Exit),

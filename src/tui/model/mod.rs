@@ -22,6 +22,8 @@
 //! imports it.
 
 mod action;
+mod export;
+pub use export::{ExportAsk, ExportFailure};
 mod launch;
 mod list;
 mod mouse;
@@ -171,6 +173,8 @@ pub struct Context {
     pub help: bool,
     /// Whether the hand-off chooser is open.
     pub chooser: bool,
+    /// Whether the export asks for its file.
+    pub export: bool,
 }
 
 /// A session conversation search found, as the list shows it.
@@ -254,6 +258,8 @@ pub struct State {
     pub(crate) help_scroll: usize,
     /// The hand-off chooser, while it is open.
     pub(crate) chooser: Option<Chooser>,
+    /// The export's question, while it is asked.
+    pub(crate) export: Option<ExportAsk>,
     pub(crate) flash: Option<Flash>,
     /// The saved draft restored into the prompt (to be removed once this
     /// run has delivered or saved the prompt).
@@ -354,6 +360,7 @@ impl State {
             help: false,
             help_scroll: 0,
             chooser: None,
+            export: None,
             flash: offer,
             restored: None,
             drafts_shown: None,
@@ -403,6 +410,7 @@ impl State {
             focus: self.focus,
             help: self.help,
             chooser: self.chooser.is_some(),
+            export: self.export.is_some(),
         }
     }
 
@@ -431,7 +439,14 @@ impl State {
             self.flash = None;
         }
         match action {
+            Action::Edit(edit) if self.export.is_some() => self.export_edit(edit),
             Action::Edit(edit) => self.edit(edit),
+            Action::Paste(text) if self.export.is_some() => {
+                if let Some(ask) = self.export.as_mut() {
+                    ask.path.insert_str(&text);
+                    ask.overwrite = false;
+                }
+            }
             Action::Paste(text) => self.paste(&text),
             Action::Move(delta) => {
                 self.settle_into(fx);
@@ -515,6 +530,13 @@ impl State {
             Action::Choose => self.choose(fx),
             Action::CloseChooser => self.chooser = None,
             Action::Planned(result) => self.planned(result, fx),
+            Action::Export => {
+                self.settle_into(fx);
+                self.ask_export();
+            }
+            Action::ConfirmExport => self.confirm_export(fx),
+            Action::CloseExport => self.export = None,
+            Action::Exported(result) => self.exported(result),
             Action::Resize(width, height) => {
                 self.size = (width, height);
                 self.clamp_list();

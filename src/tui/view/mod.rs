@@ -2,6 +2,7 @@
 //! changing it. [`draw`] lays a whole frame out with [`crate::tui::layout`].
 
 pub mod chooser;
+pub mod export;
 pub mod filter;
 pub mod help;
 pub mod list;
@@ -30,6 +31,12 @@ pub fn draw(frame: &mut Frame<'_>, state: &State) {
     }
     if state.chooser.is_some() {
         chooser::draw(frame, state);
+        return;
+    }
+    if state.export.is_some() {
+        if let Some(Position { x, y }) = export::draw(frame, state) {
+            frame.set_cursor_position((x, y));
+        }
         return;
     }
     let cursor = match state.focus {

@@ -10,7 +10,10 @@
 //! `sessions-index.json` titles, Codex's `session_index.jsonl` names, an
 //! opencode legacy session's message folders) are not kept: an archived
 //! session is read from its own file alone, as its reader reads a session
-//! whose side files are gone.
+//! whose side files are gone. A Codex paginated fork is the exception: its
+//! surface starts with its parent's history, so the parent rollouts are its
+//! side files (`Store::side_files`) and are kept with it, read beside the
+//! archived fork even while the parent itself is still live.
 //!
 //! Nothing already archived is ever lost by a failed keep: blobs are new
 //! files renamed into place and never changed, the manifest is replaced

@@ -17,7 +17,9 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::SystemTime;
 
 use crate::error::ReadError;
-use crate::model::{Block, EventKind, MessageSource, Surface, SurfaceEvent, SurfaceSink};
+use crate::model::{
+    Block, EventKind, MessageSource, Surface, SurfaceEvent, SurfaceSink, ToolEvent,
+};
 use crate::scan::has_suffix;
 use session_ref_jsonl::lines::{self, LineReader};
 
@@ -496,6 +498,17 @@ impl<S: SurfaceSink> SurfaceBuilder<S> {
             LineSays::Assistant { key, texts } => self.assistant(seq, key.as_deref(), texts),
             LineSays::Shadow => self.shadow(),
         }
+    }
+
+    /// Whether the sink keeps tool calls and results
+    /// ([`SurfaceSink::wants_tools`]): a fold reads them only then.
+    pub fn wants_tools(&self) -> bool {
+        self.sink.wants_tools()
+    }
+
+    /// A tool call or result read at `seq` ([`SurfaceSink::tool`]).
+    pub fn tool(&mut self, seq: u64, tool: ToolEvent) {
+        self.sink.tool(seq, tool);
     }
 
     /// The sink, fed with everything built.

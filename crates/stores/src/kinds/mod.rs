@@ -35,6 +35,7 @@ pub mod opencode;
 pub mod pi;
 pub mod qwen;
 pub mod sqlite;
+pub mod tools;
 pub mod torn;
 pub mod vibe;
 

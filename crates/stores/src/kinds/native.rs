@@ -28,8 +28,10 @@ use serde_json::Value;
 use crate::caches::Caches;
 use crate::error::ReadError;
 use crate::index::journal::{Folded, Journal, ResumePoint};
+use crate::kinds::tools;
 use crate::model::{
     EventKind, MessageSource, SessionRecord, StoreKind, Surface, SurfaceEvent, SurfaceSink,
+    ToolEvent,
 };
 use crate::scan::{has_suffix, ScanEvent};
 use crate::store::{env_or_home, Env, Store};
@@ -291,6 +293,9 @@ struct AnyObject {}
 #[derive(Debug, PartialEq)]
 enum Event {
     Surface(EventKind),
+    /// A surface event with the tool calls or result it holds (read only
+    /// for a sink that wants tools, [`read_piece_with_tools`]).
+    SurfaceWithTools(EventKind, Vec<ToolEvent>),
     Chunk,
     Title(String),
     Compact(u64),
@@ -405,6 +410,50 @@ fn read_piece(piece: &[u8]) -> Vec<Result<(u64, Event), LineFault>> {
         at += length + 1;
     }
     events
+}
+
+/// [`read_piece`], with the tool calls (an assistant message's
+/// `tool-call` blocks) and results (`tool/result`) of each line read too
+/// (`export --tools`).
+fn read_piece_with_tools(piece: &[u8]) -> Vec<Result<(u64, Event), LineFault>> {
+    let mut events = read_piece(piece);
+    // `read_piece` gives one outcome per line, a line ending at its `\n`.
+    for (outcome, line) in events.iter_mut().zip(piece.split(|&b| b == b'\n')) {
+        let Ok((_, event)) = outcome else { continue };
+        let tools = match event {
+            Event::Surface(EventKind::AssistantMessage { .. } | EventKind::ToolResult) => {
+                tools_of_line(line)
+            }
+            _ => continue,
+        };
+        if tools.is_empty() {
+            continue;
+        }
+        let Event::Surface(kind) = std::mem::replace(event, Event::Unknown) else {
+            continue;
+        };
+        *event = Event::SurfaceWithTools(kind, tools);
+    }
+    events
+}
+
+/// The tool calls or result of an `assistant/message` or `tool/result`
+/// line.
+fn tools_of_line(line: &[u8]) -> Vec<ToolEvent> {
+    let Ok(value) = serde_json::from_slice::<Value>(line) else {
+        return Vec::new();
+    };
+    let Some(data) = value.get("data") else {
+        return Vec::new();
+    };
+    match value.get("type").and_then(Value::as_str) {
+        Some("tool/result") => vec![tools::native_result(data)],
+        Some("assistant/message") => data
+            .pointer("/message/content")
+            .map(tools::in_content)
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    }
 }
 
 /// The event of a line whose envelope reads as a positive `seq`, a string
@@ -595,6 +644,7 @@ fn fold_span<S: SurfaceSink>(
     let mut read = start.read;
     let mut last_seq = start.last_seq;
     let span = to.map(|to| to.saturating_sub(start.byte));
+    let wants_tools = sink.wants_tools();
     let visit = |outcomes: Vec<Result<(u64, Event), LineFault>>, torn: bool| {
         let count = outcomes.len();
         for (at, outcome) in outcomes.into_iter().enumerate() {
@@ -623,13 +673,31 @@ fn fold_span<S: SurfaceSink>(
             last_seq = seq;
             match event {
                 Event::Surface(kind) => sink.push(SurfaceEvent { seq, kind }),
+                Event::SurfaceWithTools(kind, tools) => {
+                    sink.push(SurfaceEvent { seq, kind });
+                    for tool in tools {
+                        sink.tool(seq, tool);
+                    }
+                }
                 Event::Compact(through) => sink.shadow_through(through),
                 Event::Chunk | Event::Title(_) | Event::Unknown => {}
             }
         }
         Ok(())
     };
-    let done = lines::fold_lines_at(&file, start.byte, span, pieces, read_piece, visit, io)?;
+    let done = if wants_tools {
+        lines::fold_lines_at(
+            &file,
+            start.byte,
+            span,
+            pieces,
+            read_piece_with_tools,
+            visit,
+            io,
+        )?
+    } else {
+        lines::fold_lines_at(&file, start.byte, span, pieces, read_piece, visit, io)?
+    };
     if read == 0 {
         return Err(ReadError::at(path, 1, "missing session header"));
     }
@@ -845,6 +913,12 @@ mod tests {
             last_seq = seq;
             match event {
                 Event::Surface(kind) => sink.push(SurfaceEvent { seq, kind }),
+                Event::SurfaceWithTools(kind, tools) => {
+                    sink.push(SurfaceEvent { seq, kind });
+                    for tool in tools {
+                        sink.tool(seq, tool);
+                    }
+                }
                 Event::Compact(through) => sink.shadow_through(through),
                 Event::Chunk | Event::Title(_) | Event::Unknown => {}
             }

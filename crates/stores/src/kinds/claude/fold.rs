@@ -24,7 +24,8 @@ use super::line::{content_texts, Line, Prompt};
 use crate::error::ReadError;
 use crate::index::journal::{Folded, Journal, ResumePoint};
 use crate::kinds::foreign::{self, LineSays, SurfaceBuilder};
-use crate::model::{SessionRecord, Surface, SurfaceSink};
+use crate::kinds::tools;
+use crate::model::{SessionRecord, Surface, SurfaceSink, ToolEvent};
 use session_ref_jsonl::loose::{is_str, is_true, string, RawText};
 
 /// Read and fold a whole transcript.
@@ -53,33 +54,54 @@ fn fold<S: SurfaceSink>(
     record: &SessionRecord,
     builder: SurfaceBuilder<S>,
 ) -> Result<(SurfaceBuilder<S>, u64), ReadError> {
+    let tools = builder.wants_tools();
     let mut fold = CompactionFold::new(builder);
-    let last = foreign::fold_all_lines(&record.path, line_says, |seq, said| fold.apply(seq, said))?;
+    let last = foreign::fold_all_lines(
+        &record.path,
+        |bytes| line_says(bytes, tools),
+        |seq, said| fold.apply(seq, said),
+    )?;
     Ok((fold.finish(), last))
 }
 
 /// What a transcript line says to the surface, with what a later
-/// compaction needs of it; `None` when it does not parse.
-fn line_says(bytes: &[u8]) -> Option<Said> {
+/// compaction needs of it (and, when `tools`, the tool calls and results
+/// it holds); `None` when it does not parse.
+fn line_says(bytes: &[u8], tools: bool) -> Option<Said> {
     let line = Line::parse(bytes)?;
     let says = says(&line);
+    let tools = if tools { line_tools(&line) } else { Vec::new() };
     Some(match says {
         LineSays::Shadow => Said {
             uuid: None,
             preserved: preserved_uuids(line.compact_metadata),
             says,
+            tools,
         },
         LineSays::User(_) | LineSays::Assistant { .. } => Said {
             uuid: string(line.uuid),
             preserved: Vec::new(),
             says,
+            tools,
         },
         _ => Said {
             uuid: None,
             preserved: Vec::new(),
             says,
+            tools,
         },
     })
+}
+
+/// The tool calls (`assistant` lines' `tool_use` blocks) and results
+/// (`user` lines' `tool_result` blocks) of a main-chain line.
+fn line_tools(line: &Line<'_>) -> Vec<ToolEvent> {
+    let main = !is_true(line.is_sidechain)
+        && (is_str(line.kind, "user") || is_str(line.kind, "assistant"));
+    match line.message().content {
+        Some(content) if main => tools::in_blocks(content.0),
+        _ => Vec::new(),
+    }
 }
 
 /// What one transcript line says ([`LineSays`]), with its `uuid` when it
@@ -90,6 +112,8 @@ struct Said {
     uuid: Option<String>,
     preserved: Vec<String>,
     says: LineSays,
+    /// Its tool calls and results, read only for a sink that wants them.
+    tools: Vec<ToolEvent>,
 }
 
 /// `compactMetadata.preservedMessages.uuids` of a `compact_boundary`
@@ -147,10 +171,23 @@ impl<S: SurfaceSink> CompactionFold<S> {
     }
 
     fn apply(&mut self, seq: u64, said: Said) {
-        match said.says {
+        self.apply_says(seq, said.uuid, said.preserved, said.says);
+        for tool in said.tools {
+            self.builder.tool(seq, tool);
+        }
+    }
+
+    fn apply_says(
+        &mut self,
+        seq: u64,
+        uuid: Option<String>,
+        preserved: Vec<String>,
+        says: LineSays,
+    ) {
+        match says {
             LineSays::Shadow => {
                 let mut kept: Vec<(u64, String, LineSays)> = Vec::new();
-                for uuid in said.preserved {
+                for uuid in preserved {
                     match self.since_compaction.get(&uuid) {
                         Some((at, says)) if !kept.iter().any(|(_, u, _)| *u == uuid) => {
                             kept.push((*at, uuid, says.clone()));
@@ -178,7 +215,7 @@ impl<S: SurfaceSink> CompactionFold<S> {
                     // start the surface after it.
                     self.flush(boundary);
                 }
-                if let Some(uuid) = said.uuid {
+                if let Some(uuid) = uuid {
                     self.since_compaction.insert(uuid, (seq, says.clone()));
                 }
                 self.builder.apply(seq, says);
@@ -292,7 +329,7 @@ pub(super) fn fold_resumable(
         offset,
         lines,
         Some(len),
-        line_says,
+        |bytes| line_says(bytes, false),
         |seq, said| {
             fold.apply(seq, said);
             Ok(())

@@ -17,7 +17,8 @@ use super::said::{add, said_in_event, said_in_item, Said};
 use crate::error::ReadError;
 use crate::index::journal::{Folded, Journal, ResumePoint};
 use crate::kinds::foreign::{self, is_zstd, SurfaceBuilder};
-use crate::model::{SessionRecord, Surface, SurfaceSink};
+use crate::kinds::tools;
+use crate::model::{SessionRecord, Surface, SurfaceSink, ToolEvent};
 use session_ref_jsonl::loose::{is_str, non_empty, raw_elements, string};
 
 /// The journal stream of the response items.
@@ -91,6 +92,7 @@ impl<S: SurfaceSink> Fold<S> {
                     compact(builder, seq, compaction.clone());
                 }
             }
+            RolloutSays::Tool(tool) => self.items.tool(seq, tool),
             RolloutSays::Meta(_) | RolloutSays::Other => {}
         }
     }
@@ -143,6 +145,46 @@ pub(super) fn history_base(
             "fork without a usable history_base (thread_id, end_byte_offset)",
         )),
     }
+}
+
+/// The rollouts a paginated fork's surface is read from besides its own:
+/// its parent's, that parent's parent's when it is a fork too, and so on
+/// (at most [`MAX_FORK_DEPTH`]), each found as [`fold_parent`] finds it.
+/// Empty for a rollout that is not a paginated fork, or whose parent is
+/// not found. What `keep` archives with a fork, so that the archived fork
+/// reads the same once its own file is gone, whether or not its parent is
+/// still live.
+pub(super) fn parent_rollouts(root: &Path, path: &Path) -> Vec<PathBuf> {
+    let mut parents: Vec<PathBuf> = Vec::new();
+    let mut at = path.to_path_buf();
+    while parents.len() < MAX_FORK_DEPTH {
+        let Some(base) = first_history_base(&at) else {
+            break;
+        };
+        match find_rollout(root, &at, &base.thread_id) {
+            Some(parent) if parent != path && !parents.contains(&parent) => {
+                parents.push(parent.clone());
+                at = parent;
+            }
+            _ => break,
+        }
+    }
+    parents
+}
+
+/// The history base of the first `session_meta` of the rollout at `path`
+/// (read from its head), `None` when it has none or is no paginated fork.
+fn first_history_base(path: &Path) -> Option<HistoryBase> {
+    let mut base = None;
+    let _ = foreign::read_lines(path, true, |_, bytes| match parse_line(bytes) {
+        Some((_, Item::Meta(meta))) => {
+            base = history_base(&meta, path).ok().flatten();
+            foreign::Visit::DONE
+        }
+        Some(_) => foreign::Visit::NEXT,
+        None => foreign::Visit::BAD,
+    });
+    base
 }
 
 /// Fold the lines of `path` (the first `limit` bytes of it, when given)
@@ -212,7 +254,17 @@ fn fold_rollout_from<S: SurfaceSink>(
         Rollout::Whole => None,
         Rollout::Listed(limit) | Rollout::ForkPoint(limit) => Some(limit),
     };
-    let parse = |bytes: &[u8]| parse_line(bytes).map(|(_, item)| RolloutSays::of(item, path));
+    let tools = fold.items.wants_tools();
+    let parse = |bytes: &[u8]| {
+        parse_line(bytes).map(|(_, item)| match RolloutSays::of(item, path) {
+            // A tool call or output, read only for a sink that keeps them.
+            RolloutSays::Response {
+                message: false,
+                said: None,
+            } if tools => tools::codex_line(bytes).map_or(RolloutSays::Other, RolloutSays::Tool),
+            says => says,
+        })
+    };
     let mut offset = 0;
     let mut meta_seen = start.meta_seen;
     let mut parent = false;
@@ -412,6 +464,8 @@ enum RolloutSays {
     Event(Option<Said>),
     /// A compaction.
     Compacted(Compaction),
+    /// A tool call or its output (only for a sink that wants tools).
+    Tool(ToolEvent),
     /// Nothing the surface keeps.
     Other,
 }

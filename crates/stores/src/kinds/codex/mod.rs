@@ -154,6 +154,12 @@ impl Store for Codex {
         }
     }
 
+    /// A paginated fork's parent rollouts (its surface starts with their
+    /// history), so that an archived fork has them beside it.
+    fn side_files(&self, _: &Caches, record: &SessionRecord) -> Vec<PathBuf> {
+        fold::parent_rollouts(&record.root, &record.path)
+    }
+
     fn title_inputs(&self, _: &Caches, record: &SessionRecord) -> Option<TitleInputs> {
         // Thread names also come from `session_index.jsonl` beside the root.
         let index = record.root.parent()?.join(SESSION_INDEX);
