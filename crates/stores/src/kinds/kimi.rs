@@ -204,15 +204,20 @@ fn session_folders(sessions: &Path) -> std::io::Result<Vec<(String, Vec<Copy>)>>
     }
     let mut sessions: Vec<(String, Vec<Copy>)> = by_id.into_iter().collect();
     for (_, copies) in &mut sessions {
-        copies.sort_by(|a, b| {
-            let key = |c: &Copy| c.began.unwrap_or(f64::INFINITY);
-            key(a)
-                .total_cmp(&key(b))
-                .then_with(|| a.folder.cmp(&b.folder))
-        });
+        sort_copies(copies);
     }
     sessions.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(sessions)
+}
+
+/// Copies in the order they began (an unknown start last), then by folder.
+fn sort_copies(copies: &mut [Copy]) {
+    copies.sort_by(|a, b| {
+        let key = |c: &Copy| c.began.unwrap_or(f64::INFINITY);
+        key(a)
+            .total_cmp(&key(b))
+            .then_with(|| a.folder.cmp(&b.folder))
+    });
 }
 
 /// A session folder's `state.json`.
@@ -296,15 +301,30 @@ fn copies_of(record: &SessionRecord) -> Vec<PathBuf> {
     let Some(folder) = record.path.parent() else {
         return Vec::new();
     };
-    let sessions = folder.parent().and_then(Path::parent);
-    let found = sessions
-        .filter(|_| record.root.as_ref() != folder)
-        .and_then(|s| session_folders(s).ok())
-        .and_then(|all| all.into_iter().find(|(id, _)| *id == record.id));
-    match found {
-        Some((_, copies)) => copies.into_iter().map(|c| c.folder).collect(),
-        None => vec![folder.to_owned()],
+    let sessions = folder
+        .parent()
+        .and_then(Path::parent)
+        .filter(|_| record.root.as_ref() != folder);
+    // Only this id's folder under each work directory's hash is looked at:
+    // the stamp, title and side files ask this of every listed session, so
+    // a walk of every session folder here made listing quadratic.
+    let Some(Ok(hashes)) = sessions.map(std::fs::read_dir) else {
+        return vec![folder.to_owned()];
+    };
+    let mut copies: Vec<Copy> = hashes
+        .flatten()
+        .map(|hash| hash.path().join(&record.id))
+        .filter(|copy| copy.join(CONTEXT).is_file())
+        .map(|folder| Copy {
+            began: began(&folder),
+            folder,
+        })
+        .collect();
+    if copies.is_empty() {
+        return vec![folder.to_owned()];
     }
+    sort_copies(&mut copies);
+    copies.into_iter().map(|c| c.folder).collect()
 }
 
 /// The first line of the first typed prompt of `record`, compacted
