@@ -24,6 +24,7 @@ One store kind per run, in the current on-disk shapes (FORMATS.md):
   amp     DIR/threads/T-<uuid>.json          (Amp's local thread copies;
                                                point --amp at DIR/threads)
   goose, continue, kimi, vibe                  (tools/gen_stores_more.py says where)
+  antigravity, cursor, cline                   (tools/gen_stores_agents.py says where)
 
 Knobs: how many sessions, their mean size and its distribution, where the
 title sits (early: after the first turn; late: the last line; none; mixed:
@@ -48,6 +49,12 @@ Examples (from the repository root):
   python3 tools/gen-stores.py aider /tmp/bench/aider --sessions 10000 --size 20k
   python3 tools/gen-stores.py amp /tmp/bench/amp --sessions 10000 --size 120k
   python3 tools/gen-stores.py goose /tmp/bench/goose --sessions 10000 --size 120k --title mixed
+  python3 tools/gen-stores.py continue /tmp/bench/continue --sessions 10000 --size 120k --title mixed
+  python3 tools/gen-stores.py kimi /tmp/bench/kimi --sessions 10000 --size 120k --title mixed
+  python3 tools/gen-stores.py vibe /tmp/bench/vibe --sessions 10000 --size 120k --title mixed
+  python3 tools/gen-stores.py antigravity /tmp/bench/agy --sessions 10000 --size 120k --title mixed
+  python3 tools/gen-stores.py cursor /tmp/bench/cursor --sessions 10000 --size 120k --title mixed
+  python3 tools/gen-stores.py cline /tmp/bench/cline --sessions 10000 --size 120k --title mixed
 
 Prints one summary line: kind, sessions, total bytes, directory.
 """
@@ -61,6 +68,7 @@ import sys
 import uuid
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "fixtures")
+import gen_stores_agents
 import gen_stores_more
 
 WORDS = (
@@ -953,7 +961,7 @@ def write_amp(args, rng, texts):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("kind", choices=["native", "claude", "codex", "gemini", "pi", "qwen", "copilot", "kilo", "droid", "crush", "aider", "amp", *gen_stores_more.WRITERS])
+    parser.add_argument("kind", choices=["native", "claude", "codex", "gemini", "pi", "qwen", "copilot", "kilo", "droid", "crush", "aider", "amp", *gen_stores_more.WRITERS, *gen_stores_agents.WRITERS])
     parser.add_argument("dir")
     parser.add_argument("--sessions", type=int, default=100)
     parser.add_argument("--size", type=parse_size, default=parse_size("200k"), help="mean bytes per session")
@@ -969,7 +977,7 @@ def main():
     texts = Texts(rng)
     more = {
         kind: lambda args, rng, texts, w=w: w(args, rng, texts, sizes, title_place)
-        for kind, w in gen_stores_more.WRITERS.items()
+        for kind, w in {**gen_stores_more.WRITERS, **gen_stores_agents.WRITERS}.items()
     }
     write = {
         **more,

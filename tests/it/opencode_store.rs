@@ -951,3 +951,29 @@ fn a_2_0_database_without_session_message_is_one_unreadable_root() {
     assert!(reason.contains("table session_message"), "{reason}");
     assert_eq!(ids(&catalog), ["native-1"]);
 }
+
+/// An untitled session is titled by its first prompt read from the head of
+/// its messages; where the head holds none (a long run of messages with
+/// only synthetic text first), the whole session is read and the prompt
+/// found later still titles it; a revert to the first prompt leaves none.
+#[test]
+fn an_untitled_session_is_titled_from_its_head_or_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("opencode");
+    let db = Db::create(&data.join("opencode.db"));
+    let t = 1_767_600_000_000;
+    let untitled = "New session - 2026-01-05T08:00:00.000Z";
+    db.session(A, None, "/w/a", untitled, t);
+    for i in 0..12 {
+        let id = format!("msg_a{i:02}");
+        db.user(A, &id, t + i, &[&synthetic_part("INJECTED-XYZZY")]);
+    }
+    db.user(A, "msg_a99", t + 50, &[&text_part("the late first prompt")]);
+    db.session(B, None, "/w/b", untitled, t - 10);
+    db.user(B, "msg_b1", t - 9, &[&text_part("reverted away")]);
+    db.set(B, "revert", r#"{"messageID":"msg_b1"}"#);
+    let catalog = load(&data);
+    let title = |id: &str| catalog.read_title(catalog.find(id).unwrap()).unwrap();
+    assert_eq!(title(A).as_deref(), Some("the late first prompt"));
+    assert_eq!(title(B), None);
+}

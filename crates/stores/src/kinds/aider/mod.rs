@@ -77,7 +77,9 @@
 //! # Cost
 //!
 //! Listing reads each history file once per version (cached by its length
-//! and modification time); a session's surface reads its own section.
+//! and modification time); a session's title and surface read its own
+//! section only (a file holds every session of its project: reading it
+//! whole per title took 8.6 s for 10,000 sessions, BENCHMARKS.md).
 
 pub mod chat;
 #[cfg(test)]
@@ -353,10 +355,23 @@ fn section_of(caches: &Caches, record: &SessionRecord) -> Result<(PathBuf, Liste
 /// What the session's own section says.
 fn read_said(caches: &Caches, record: &SessionRecord) -> Result<Vec<(u64, Said)>, ReadError> {
     let (file, listed) = section_of(caches, record)?;
-    let text = read_file(&file)?;
-    let end = listed.section.end.min(text.len());
-    let start = listed.section.start.min(end);
-    Ok(chat::said(&String::from_utf8_lossy(&text[start..end])))
+    let text = read_section(&file, listed.section.start, listed.section.end)?;
+    Ok(chat::said(&String::from_utf8_lossy(&text)))
+}
+
+/// The bytes `start..end` of `file` (fewer, or none, when it is shorter
+/// now): one session's section, without reading the sessions around it
+/// (a history file holds every session of its project, so reading it
+/// whole for each title made listing quadratic in its sessions).
+fn read_section(file: &Path, start: usize, end: usize) -> Result<Vec<u8>, ReadError> {
+    use std::io::{Read, Seek, SeekFrom};
+    let io = |e: std::io::Error| ReadError::io(file, &e);
+    let mut f = std::fs::File::open(file).map_err(io)?;
+    f.seek(SeekFrom::Start(start as u64)).map_err(io)?;
+    let len = end.saturating_sub(start);
+    let mut bytes = Vec::with_capacity(len);
+    f.take(len as u64).read_to_end(&mut bytes).map_err(io)?;
+    Ok(bytes)
 }
 
 /// Fold what a session says into `sink`; the seq of its last event.

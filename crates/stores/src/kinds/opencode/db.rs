@@ -330,6 +330,23 @@ const CONVERSATION_TYPES: &[&str] = &["user", "assistant", "compaction"];
 /// copies 1.x history it imports, under the same session id), else from
 /// `message`/`part` (1.x, or 1.x history 2.x has not copied).
 pub fn read_session(db: &Db, id: &str) -> Result<Option<SessionData>, String> {
+    read_messages(db, id, None)
+}
+
+/// [`read_session`] of the first `limit` messages only (and their parts),
+/// `None` when the session is gone: what a title needs of a session its
+/// row does not title, without reading a long session whole. The caller
+/// tells a cut read by `messages.len() >= limit`. (A 2.x session whose
+/// first `limit` rows hold no conversation has its rows read whole: which
+/// table holds its conversation is not known from them.)
+pub fn read_session_head(db: &Db, id: &str, limit: usize) -> Result<Option<SessionData>, String> {
+    read_messages(db, id, Some(limit))
+}
+
+/// [`read_session`], of the first `limit` messages when there is one.
+fn read_messages(db: &Db, id: &str, limit: Option<usize>) -> Result<Option<SessionData>, String> {
+    // SQLite's LIMIT -1: no limit.
+    let limit = limit.map_or(-1, |n| i64::try_from(n).unwrap_or(i64::MAX));
     let conn = &db.conn;
     let read = || -> rusqlite::Result<Option<SessionData>> {
         let txn = conn.unchecked_transaction()?;
@@ -350,18 +367,27 @@ pub fn read_session(db: &Db, id: &str) -> Result<Option<SessionData>, String> {
             return Ok(None);
         };
         let mut messages = if db.shape.session_message {
-            v2_messages(&txn, db.shape.seq, id)?
+            v2_messages(&txn, db.shape.seq, id, limit)?
         } else {
             Vec::new()
         };
-        let v2 = messages.iter().any(|m| {
-            m.kind
-                .as_deref()
-                .is_some_and(|k| CONVERSATION_TYPES.contains(&k))
-        });
+        let conversation = |messages: &[StoredMessage]| {
+            messages.iter().any(|m| {
+                m.kind
+                    .as_deref()
+                    .is_some_and(|k| CONVERSATION_TYPES.contains(&k))
+            })
+        };
+        let mut v2 = conversation(&messages);
+        if !v2 && limit >= 0 && i64::try_from(messages.len()) == Ok(limit) {
+            // The first rows are no conversation: whether the rest is
+            // decides the table, so read them all.
+            messages = v2_messages(&txn, db.shape.seq, id, -1)?;
+            v2 = conversation(&messages);
+        }
         if !v2 {
             messages = if db.shape.parts {
-                v1_messages(&txn, id)?
+                v1_messages(&txn, id, limit)?
             } else {
                 Vec::new()
             };
@@ -382,12 +408,13 @@ fn v2_messages(
     txn: &rusqlite::Transaction<'_>,
     seq: bool,
     id: &str,
+    limit: i64,
 ) -> rusqlite::Result<Vec<StoredMessage>> {
     let order = if seq { "seq" } else { "time_created, id" };
     let mut stmt = txn.prepare(&format!(
-        "SELECT id, type, data FROM session_message WHERE session_id = ?1 ORDER BY {order}"
+        "SELECT id, type, data FROM session_message WHERE session_id = ?1 ORDER BY {order} LIMIT ?2"
     ))?;
-    let rows = stmt.query_map([id], |row| {
+    let rows = stmt.query_map(rusqlite::params![id, limit], |row| {
         Ok(StoredMessage {
             id: row.get(0)?,
             kind: Some(row.get(1)?),
@@ -399,36 +426,52 @@ fn v2_messages(
 }
 
 /// A session's 1.x messages (`time_created`, then id, as opencode orders
-/// them), each with its parts in id order.
-fn v1_messages(txn: &rusqlite::Transaction<'_>, id: &str) -> rusqlite::Result<Vec<StoredMessage>> {
-    let mut parts: HashMap<String, Vec<(String, String)>> = HashMap::new();
-    {
-        let mut stmt = txn.prepare(
-            "SELECT message_id, id, data FROM part WHERE session_id = ?1 \
-             ORDER BY message_id, id",
-        )?;
-        let mut rows = stmt.query([id])?;
-        while let Some(row) = rows.next()? {
-            let message: String = row.get(0)?;
-            parts
-                .entry(message)
-                .or_default()
-                .push((row.get(1)?, row.get(2)?));
-        }
-    }
-    let mut stmt = txn
-        .prepare("SELECT id, data FROM message WHERE session_id = ?1 ORDER BY time_created, id")?;
-    let messages = stmt
-        .query_map([id], |row| {
-            let id: String = row.get(0)?;
+/// them; the first `limit`, or all for -1), each with its parts in id
+/// order: all the session's parts in one query for a whole read, each
+/// message's own (by `part`'s `message_id` index) for a cut one.
+fn v1_messages(
+    txn: &rusqlite::Transaction<'_>,
+    id: &str,
+    limit: i64,
+) -> rusqlite::Result<Vec<StoredMessage>> {
+    let mut stmt = txn.prepare(
+        "SELECT id, data FROM message WHERE session_id = ?1 ORDER BY time_created, id LIMIT ?2",
+    )?;
+    let mut messages = stmt
+        .query_map(rusqlite::params![id, limit], |row| {
             Ok(StoredMessage {
-                parts: parts.remove(&id).unwrap_or_default(),
+                id: row.get(0)?,
                 data: row.get(1)?,
+                parts: Vec::new(),
                 kind: None,
-                id,
             })
         })?
         .collect::<Result<Vec<_>, _>>()?;
+    if limit >= 0 {
+        let mut stmt =
+            txn.prepare("SELECT id, data FROM part WHERE message_id = ?1 ORDER BY id")?;
+        for message in &mut messages {
+            message.parts = stmt
+                .query_map([&message.id], |row| Ok((row.get(0)?, row.get(1)?)))?
+                .collect::<Result<_, _>>()?;
+        }
+        return Ok(messages);
+    }
+    let mut parts: HashMap<String, Vec<(String, String)>> = HashMap::new();
+    let mut stmt = txn.prepare(
+        "SELECT message_id, id, data FROM part WHERE session_id = ?1 ORDER BY message_id, id",
+    )?;
+    let mut rows = stmt.query([id])?;
+    while let Some(row) = rows.next()? {
+        let message: String = row.get(0)?;
+        parts
+            .entry(message)
+            .or_default()
+            .push((row.get(1)?, row.get(2)?));
+    }
+    for message in &mut messages {
+        message.parts = parts.remove(&message.id).unwrap_or_default();
+    }
     Ok(messages)
 }
 

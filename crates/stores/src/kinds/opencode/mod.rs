@@ -30,7 +30,8 @@
 //!   activity: `time_updated` (what opencode sorts its list by).
 //! - Title: `session.title` — the generated title, `--title`, a rename —
 //!   unless it is still the placeholder `New session - <ISO time>`; then the
-//!   first line of the first prompt.
+//!   first line of the first prompt, looked for in the session's first
+//!   messages before the whole session is read ([`TITLE_HEAD`]).
 //! - Conversation: messages by `time_created` then id, parts by id
 //!   ([`convo`]). A prompt is a user message's text parts without
 //!   `synthetic` (added by opencode: `@file`/`-f` contents, plugin
@@ -431,6 +432,28 @@ impl Store for Family {
                 return Ok(Some(title));
             }
         }
+        // Untitled: its first prompt, from the head of a database session
+        // (a long session is not read whole for its title).
+        if let Source::Db(db) = source(caches, record) {
+            let head = self
+                .with_db(caches, db, |conn| {
+                    db::read_session_head(conn, &record.id, TITLE_HEAD)
+                })
+                .map_err(|e| fail(record, e))?
+                .ok_or_else(|| fail(record, "the session is gone from the database".into()))?;
+            let cut = head.messages.len() >= TITLE_HEAD;
+            let revert = convo::Revert::parse(head.revert.as_deref());
+            let reverted = revert
+                .as_ref()
+                .is_some_and(|r| head.messages.iter().any(|m| m.id == r.message_id));
+            let title =
+                convo::first_prompt_title(&convo::apply_revert(head.messages, revert.as_ref()));
+            // The head decides unless it was cut before both a prompt and
+            // the revert point (everything after that is hidden).
+            if title.is_some() || !cut || reverted {
+                return Ok(title);
+            }
+        }
         Ok(convo::first_prompt_title(&read_session(
             self, caches, record,
         )?))
@@ -504,6 +527,11 @@ impl Store for Family {
         }
     }
 }
+
+/// How many messages of an untitled database session [`Family::read_title`]
+/// reads first, looking for its first prompt (the whole session only when
+/// these hold none).
+const TITLE_HEAD: usize = 8;
 
 /// A database's failure on one record, said for a person.
 fn fail(record: &SessionRecord, message: String) -> ReadError {
