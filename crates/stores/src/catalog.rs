@@ -17,7 +17,7 @@ use crate::index::{journal, title};
 use crate::model::{self, History, SessionRecord, StoreKind, Surface, SurfaceSink};
 use crate::remote;
 use crate::roots::StoreRoots;
-use crate::scan::ScanEvent;
+use crate::store::ScanEvent;
 use crate::store::Store;
 
 impl Caches {

@@ -78,7 +78,7 @@ use crate::error::ReadError;
 use crate::index::journal::{self, Op};
 use crate::model::{SessionRecord, Surface, SurfaceSink};
 use crate::registry::kind_by_name;
-use crate::scan::ScanEvent;
+use crate::store::ScanEvent;
 use crate::store::Store;
 
 /// The version of the exchange this build speaks.

@@ -67,7 +67,7 @@ use crate::caches::Caches;
 use crate::error::ReadError;
 use crate::index::sealed;
 use crate::model::{SessionRecord, StoreKind};
-use crate::scan::ScanEvent;
+use crate::store::ScanEvent;
 use crate::store::Store;
 
 /// Version of the index file; another version is ignored and rebuilt

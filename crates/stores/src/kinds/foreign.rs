@@ -18,7 +18,7 @@ use std::time::SystemTime;
 
 use crate::error::ReadError;
 use crate::model::{Block, EventKind, MessageSource, Surface, SurfaceEvent, SurfaceSink};
-use crate::scan::has_suffix;
+use crate::store::has_suffix;
 use session_ref_jsonl::lines::{self, LineReader};
 
 /// The longest title cut from a first prompt, in characters (Unicode scalar values).

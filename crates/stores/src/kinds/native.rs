@@ -31,8 +31,8 @@ use crate::index::journal::{Folded, Journal, ResumePoint};
 use crate::model::{
     EventKind, MessageSource, SessionRecord, StoreKind, Surface, SurfaceEvent, SurfaceSink,
 };
-use crate::scan::{has_suffix, ScanEvent};
 use crate::store::{env_or_home, Env, Store};
+use crate::store::{has_suffix, ScanEvent};
 use session_ref_jsonl::envelope;
 use session_ref_jsonl::lines::{self, Pieces};
 use session_ref_jsonl::loose::{self, Loose, LooseBlock};

@@ -85,8 +85,8 @@ use crate::kinds::foreign::{
     fold_all_lines, last_line_where, read_lines, title_from_text, FileCache, SurfaceBuilder, Visit,
 };
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
-use crate::scan::{has_suffix, ScanEvent};
 use crate::store::{env_or_home, Env, Store};
+use crate::store::{has_suffix, ScanEvent};
 use session_ref_core::time::Instant;
 use session_ref_jsonl::lines;
 use session_ref_jsonl::loose::{

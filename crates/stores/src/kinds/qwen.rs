@@ -91,8 +91,8 @@ use crate::kinds::foreign::{
     SurfaceBuilder, Visit,
 };
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
-use crate::scan::{has_suffix, ScanEvent};
 use crate::store::{env_or_home, Env, Store};
+use crate::store::{has_suffix, ScanEvent};
 use session_ref_core::time::Instant;
 use session_ref_jsonl::loose::{
     is_str, is_true, non_empty, raw_elements, scan_fields, scan_or_parse, scan_or_parse_line,

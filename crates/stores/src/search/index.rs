@@ -96,8 +96,8 @@ use crate::index::title::TitleIndex;
 use crate::model::SessionRecord;
 use crate::private;
 use crate::roots::StoreRoots;
-use crate::scan::{walk_files, ScanEvent};
 use crate::search::extract::{self, Message};
+use crate::store::{walk_files, ScanEvent};
 
 /// The manifest format; another value is rebuilt (4: postcard replaced
 /// bincode, in the manifest and in the resume points it holds; 5: bitcode

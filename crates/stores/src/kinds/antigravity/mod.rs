@@ -99,7 +99,7 @@ use crate::kinds::foreign::{
     FileCache, LineSays, Visit,
 };
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
-use crate::scan::ScanEvent;
+use crate::store::ScanEvent;
 use crate::store::{Env, Store};
 use session_ref_core::time::{format_rfc3339_utc, Instant};
 use session_ref_jsonl::loose::{from_line, is_str, raw_elements, string, RawText};

@@ -39,8 +39,8 @@ use crate::index::journal::{Folded, Journal, ResumePoint};
 use crate::index::title::TitleInputs;
 use crate::kinds::foreign::{self, read_lines, Visit};
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
-use crate::scan::{has_suffix, ScanEvent};
 use crate::store::{env_or_home, Env, Store};
+use crate::store::{has_suffix, ScanEvent};
 use session_ref_core::time::Instant;
 use session_ref_jsonl::loose::{is_str, non_empty, string};
 

@@ -61,8 +61,8 @@ use crate::index::journal::{Folded, ResumePoint};
 use crate::index::title::TitleInputs;
 use crate::kinds::foreign::{is_zstd, last_line_where, read_lines, trailing_uuid, Visit};
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
-use crate::scan::{has_suffix, ScanEvent};
 use crate::store::{env_or_home, Env, Store};
+use crate::store::{has_suffix, ScanEvent};
 use session_ref_core::time::Instant;
 use session_ref_jsonl::loose::{non_empty, string, RawText};
 

@@ -83,8 +83,8 @@ use crate::kinds::foreign::{
     LineSays, Visit,
 };
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
-use crate::scan::{has_suffix, walk_files, ScanEvent};
 use crate::store::{env_or_home, Env, Store};
+use crate::store::{has_suffix, walk_files, ScanEvent};
 use session_ref_core::time::format_rfc3339_utc;
 use session_ref_jsonl::loose::{from_line, is_str, raw_elements, string, RawText};
 

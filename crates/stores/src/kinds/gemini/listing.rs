@@ -18,7 +18,7 @@ use super::KIND;
 use crate::caches::Caches;
 use crate::index::title::TitleIndex;
 use crate::model::SessionRecord;
-use crate::scan::ScanEvent;
+use crate::store::ScanEvent;
 use session_ref_core::time::Instant;
 use session_ref_jsonl::lines;
 

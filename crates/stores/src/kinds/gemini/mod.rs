@@ -63,7 +63,7 @@ use crate::caches::Caches;
 use crate::error::ReadError;
 use crate::index::title::TitleInputs;
 use crate::model::{SessionRecord, StoreKind, Surface};
-use crate::scan::ScanEvent;
+use crate::store::ScanEvent;
 use crate::store::{env_or_home, Env, Store};
 use session_ref_core::time::Instant;
 

@@ -130,7 +130,7 @@ use crate::caches::{lock, Caches};
 use crate::error::ReadError;
 use crate::index::title::{Stamp, TitleIndex};
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
-use crate::scan::ScanEvent;
+use crate::store::ScanEvent;
 use crate::store::{env_or_home, Env, Store};
 
 use convo::StoredMessage;
