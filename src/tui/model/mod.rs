@@ -49,7 +49,7 @@ use crate::tui::prompt::Prompt;
 use crate::tui::remote_search::RemoteSearches;
 use crate::tui::theme::Theme;
 use session_ref_core::candidates::Target;
-use session_ref_engine::rank::{Entry, EntryId, Hit, Reranker};
+use session_ref_engine::rank::{Entry, EntryId, Reranker, Scored};
 use session_ref_stores::Catalog;
 
 pub use action::{Action, Effect, Exit, DOUBLE_CLICK};
@@ -204,7 +204,7 @@ pub struct State {
     /// Entries whose cwd is the target's or below it.
     pub(crate) here_count: usize,
     /// The ranked list.
-    pub(crate) hits: Vec<Hit>,
+    pub(crate) hits: Vec<Scored>,
     pub(crate) selected: usize,
     pub(crate) list_offset: usize,
     /// Whether the user moved the highlight since the query last changed.

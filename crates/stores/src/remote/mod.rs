@@ -249,7 +249,7 @@ impl Remotes {
 
     /// Ask `host` to list its sessions: the listing as discovery events
     /// (records named `ID@HOST`), or why the host could not be listed.
-    pub fn list(&self, host: &RemoteHost) -> Result<Listing, String> {
+    pub fn list(&self, host: &RemoteHost) -> Result<HostListing, String> {
         let answer = self.ask_within(host, "list", json!({}), self.list_timeout)?;
         let listing: WireListing = serde_json::from_value(answer)
             .map_err(|e| format!("{}: a listing that does not parse: {e}", host.host))?;
@@ -266,7 +266,7 @@ impl Remotes {
                 reason,
             });
         }
-        Ok(Listing {
+        Ok(HostListing {
             events,
             roots: listing.roots,
         })
@@ -349,7 +349,7 @@ impl Remotes {
     }
 
     /// What `remote check` reports of `host`: the hello and the listing.
-    pub fn check(&self, host: &RemoteHost) -> Result<(Hello, Listing), String> {
+    pub fn check(&self, host: &RemoteHost) -> Result<(Hello, HostListing), String> {
         let connection = self.connection(host)?;
         let hello = connection.hello.clone();
         Ok((hello, self.list(host)?))
@@ -363,7 +363,7 @@ fn remote_path(host: &str, path: &str) -> PathBuf {
 
 /// What a host listed.
 #[derive(Debug, Default)]
-pub struct Listing {
+pub struct HostListing {
     /// Records (named `ID@HOST`), files skipped and files unreadable there.
     pub events: Vec<ScanEvent>,
     /// `(kind, root, sessions)` of every store root the remote read.
