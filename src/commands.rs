@@ -20,10 +20,17 @@ pub fn stores(
     cwd: Option<&str>,
     remotes: &crate::config::remotes::RemoteSettings,
 ) -> Stores {
+    // A `[keep]` table keeps with the listings a person reads: the
+    // picker's and `candidates`'.
+    let keeps = matches!(
+        config.command,
+        Command::Pick(_) | Command::Candidates { .. }
+    );
     Stores::new(config.roots.clone())
         .cache_dir(config.cache_dir.clone())
         .cwd(cwd.map(str::to_owned))
         .remotes(remotes.client())
+        .archive(config.keep.archive(keeps))
 }
 
 /// The caches of one run ([`Stores::caches`] of [`stores`]), for the
@@ -87,6 +94,82 @@ pub fn report_listing(catalog: &Catalog, config: &Config) {
             path_for_person(path),
             escape_unsafe(why)
         );
+    }
+    let archive = catalog
+        .caches()
+        .get::<session_ref_stores::archive::Archive>();
+    for problem in archive.take_problems() {
+        eprintln!("session-ref: warning: {}", escape_unsafe(&problem));
+    }
+}
+
+/// `keep`: copy what the stores list into the archive (the archive's own
+/// sessions are not listed for it), or `--purge` it; the summary.
+fn keep(config: &Config, purge: bool, max_bytes: Option<u64>) -> Result<String> {
+    use crate::display::{escape_unsafe, path_for_person};
+    let mut settings = config.keep.clone();
+    if let Some(bytes) = max_bytes {
+        settings.max_bytes = bytes;
+    }
+    let archive = settings.archive(false).ok_or_else(|| {
+        Error::invalid_config("keep: no archive folder: set HOME or XDG_DATA_HOME")
+    })?;
+    let dir = path_for_person(archive.dir().unwrap_or(std::path::Path::new("")));
+    if purge {
+        return Ok(match archive.purge()? {
+            true => format!("removed the archive {dir}\n"),
+            false => format!("no archive at {dir}\n"),
+        });
+    }
+    let catalog = stores(config, config.target.cwd.as_deref(), &config.remotes)
+        .archive(None)
+        .catalog();
+    report_listing(&catalog, config);
+    let listed: Vec<_> = catalog
+        .ordered()
+        .filter(|r| r.host.is_none())
+        .cloned()
+        .collect();
+    let report = archive.keep(&listed)?;
+    catalog.save_index();
+    for problem in &report.problems {
+        eprintln!("session-ref: warning: keep: {}", escape_unsafe(problem));
+    }
+    if report.not_kept > 0 {
+        eprintln!(
+            "session-ref: warning: keep: {} not kept: the archive is at its bound of {} \
+             (keep --max-size SIZE, or max_size in [keep])",
+            plural(report.not_kept, "session"),
+            crate::display::human_bytes(report.max_bytes)
+        );
+    }
+    let mut out = format!(
+        "kept {} in {dir} ({} copied, {} unchanged)",
+        plural(report.kept, "session"),
+        report.copied,
+        report.unchanged
+    );
+    if report.evicted > 0 {
+        out.push_str(&format!(
+            "; dropped {} of sessions still in their store to stay within the bound",
+            plural(report.evicted, "copy")
+        ));
+    }
+    out.push_str(&format!(
+        "; {} only in the archive; {} of {}\n",
+        plural(report.archived_only, "session"),
+        crate::display::human_bytes(report.stored_bytes),
+        crate::display::human_bytes(report.max_bytes)
+    ));
+    Ok(out)
+}
+
+/// `n` and `what`, plural when `n` is not 1 (`copy`: `copies`).
+fn plural(n: usize, what: &str) -> String {
+    match (n, what.strip_suffix('y')) {
+        (1, _) => format!("1 {what}"),
+        (_, Some(stem)) => format!("{n} {stem}ies"),
+        _ => format!("{n} {what}s"),
     }
 }
 
@@ -228,8 +311,15 @@ pub fn run(config: &Config, stdin: Option<String>) -> Result<String> {
         Command::Mcp { .. } | Command::McpInstall(_) | Command::McpUninstall(_) => {
             Err(Error::internal("mcp commands are run by mcp::run_command"))
         }
+        Command::Keep { purge, max_bytes } => keep(config, *purge, *max_bytes),
         Command::Search { .. } => Err(Error::internal(
             "search streams its output: run it with search_streaming",
+        )),
+        Command::Launch(_) | Command::ExecPlan(_) => Err(Error::internal(
+            "resume and handoff start a program: run them with launch_command",
+        )),
+        Command::Setup(_) | Command::Doctor { .. } => Err(Error::internal(
+            "setup and doctor are run by setup::run_command and doctor::run_command",
         )),
         _ => {
             let catalog = load_catalog(config);
@@ -239,6 +329,20 @@ pub fn run(config: &Config, stdin: Option<String>) -> Result<String> {
             out
         }
     }
+}
+
+/// `resume` and `handoff`: the command that starts the agent, every check
+/// made (nothing has started yet), agents looked up on `$PATH`.
+pub fn launch_plan(
+    config: &Config,
+    request: &crate::config::LaunchRequest,
+) -> Result<crate::launch::Plan> {
+    let catalog = load_catalog(config);
+    let engine = Engine::new(Arc::new(catalog), config.limits, config.target.clone());
+    let path = std::env::var_os("PATH");
+    let plan = crate::launch::plan_arg(&engine, &request.id, &request.launch, path.as_deref());
+    engine.catalog.save_index();
+    plan
 }
 
 /// `man --dir`: write each page into `dir` (made if missing), each
@@ -404,9 +508,14 @@ fn run_with_engine(config: &Config, engine: &Engine, stdin: Option<String>) -> R
         | Command::McpInstall(_)
         | Command::McpUninstall(_)
         | Command::Search { .. }
+        | Command::Launch(_)
+        | Command::ExecPlan(_)
+        | Command::Keep { .. }
         | Command::Completions(_)
         | Command::RemoteCheck(_)
         | Command::RemoteServe { .. }
+        | Command::Setup(_)
+        | Command::Doctor { .. }
         | Command::Man(_)
         | Command::ManPages { .. } => {
             unreachable!("handled without an engine")
@@ -435,6 +544,23 @@ fn parse_jsonl(raw: &str) -> Result<Vec<serde_json::Value>> {
         })
         .collect()
 }
+
+/// The fields of `candidates --json` (one object per line), in order.
+pub const CANDIDATE_FIELDS: &[crate::json_fields::Field] = {
+    use crate::json_fields::Field;
+    &[
+        Field::new("sessionId", "the session's id"),
+        Field::new("label", "its latest title, else the id (one printable line)"),
+        Field::new("cwd", "its working directory; absent when unknown"),
+        Field::new("createdAt", "its creation time, exactly as logged"),
+        Field::new("mention", "the canonical mention with this label"),
+        Field::new("agent", "the agent that wrote it (`claude`, `codex`, `hydra`, …)"),
+        Field::new("store", "the same as `agent` (its old name, kept for one release)"),
+        Field::new("path", "the log file (or database) it is read from"),
+        Field::new("lastActivity", "the newest time the session records, else its log's modification time; absent when unknown"),
+        Field::remote("host", "the machine holding it (`--remote`)"),
+    ]
+};
 
 /// One JSON object per candidate, keys in [`Candidate`]'s serde order, as
 /// `JSON.stringify` writes them. Written field by field into one buffer:
@@ -468,6 +594,9 @@ fn candidates_json(found: &[Candidate]) -> String {
             out.push_str("\":");
             json::write_str(&mut out, value, false);
         }
+        if c.archived {
+            out.push_str(",\"archived\":true");
+        }
         out.push_str("}\n");
     }
     out
@@ -497,9 +626,12 @@ fn candidates_table(found: &[Candidate], sort: SortBy) -> String {
                     (SortBy::Updated, Some(time)) => crate::display::age_since(time, now),
                     _ => crate::display::age(&c.created_at, now),
                 },
-                match &c.host {
-                    Some(host) => format!("{}@{}", c.agent.0, crate::display::escape_unsafe(host)),
-                    None => c.agent.0.to_owned(),
+                match (&c.host, c.archived) {
+                    (Some(host), _) => {
+                        format!("{}@{}", c.agent.0, crate::display::escape_unsafe(host))
+                    }
+                    (None, true) => format!("{} (archived)", c.agent.0),
+                    (None, false) => c.agent.0.to_owned(),
                 },
                 c.session_id.clone(),
             ]
@@ -599,6 +731,7 @@ mod tests {
             last_activity: cwd.map(|_| "2026-01-02T03:04:05Z".to_owned()),
             activity: Some(1),
             host: cwd.map(|_| "dev box".to_owned()),
+            archived: cwd.is_none(),
         };
         let found = [candidate(Some("/w\td")), candidate(None)];
         let expected: String = found

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use crate::error::{Error, Result};
 
+pub mod keep;
 pub mod remotes;
 use session_ref_core::candidates::Target;
 use session_ref_stores::StoreRoots;
@@ -218,6 +219,18 @@ pub enum Command {
         /// Where to write; stdout when absent.
         output: Option<PathBuf>,
     },
+    /// `resume` or `handoff`: start an agent on a session.
+    Launch(LaunchRequest),
+    /// `exec-plan FILE` (hidden): what a tmux window `resume` or
+    /// `handoff` opened runs.
+    ExecPlan(PathBuf),
+    /// `keep`: copy the listed sessions into the archive, or remove it.
+    Keep {
+        /// Remove the archive instead.
+        purge: bool,
+        /// `--max-size`: the bound for this run, over the config file's.
+        max_bytes: Option<u64>,
+    },
     /// `mention`.
     Mention {
         /// Session id.
@@ -251,6 +264,13 @@ pub enum Command {
     HookInstall(InstallRequest),
     /// `hook uninstall`.
     HookUninstall(InstallRequest),
+    /// `setup` (or `setup --undo`).
+    Setup(SetupRequest),
+    /// `doctor`.
+    Doctor {
+        /// One JSON object instead of text.
+        json: bool,
+    },
     /// `remote check HOST`.
     RemoteCheck(String),
     /// `remote serve`.
@@ -284,6 +304,8 @@ impl Command {
             | Command::Prepare { .. }
             | Command::Preview { .. }
             | Command::Export { .. }
+            | Command::Launch(_)
+            | Command::Keep { .. }
             | Command::Mcp { .. }
             | Command::RemoteServe { .. } => true,
             Command::Mention { label, .. } => label.is_none(),
@@ -295,11 +317,27 @@ impl Command {
             | Command::HookInstall(_)
             | Command::HookUninstall(_)
             | Command::RemoteCheck(_)
+            | Command::ExecPlan(_)
+            | Command::Setup(_)
+            | Command::Doctor { .. }
             | Command::Completions(_)
             | Command::Man(_)
             | Command::ManPages { .. } => false,
         }
     }
+}
+
+/// `resume ID` or `handoff ID --to AGENT [PROMPT]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LaunchRequest {
+    /// Id, unique prefix, URI or mention.
+    pub id: String,
+    /// Resume, or hand off to which agent with what.
+    pub launch: crate::launch::Launch,
+    /// `--print`: print the command instead of starting it.
+    pub print: bool,
+    /// `--tmux-split`: split the current pane instead of a new window.
+    pub split: bool,
 }
 
 /// Everything a run needs, validated.
@@ -322,6 +360,8 @@ pub struct Config {
     pub cache_dir: Option<std::path::PathBuf>,
     /// Other machines whose sessions are listed too.
     pub remotes: remotes::RemoteSettings,
+    /// session-ref's archive (`keep`, the `[keep]` table).
+    pub keep: keep::KeepSettings,
     /// What to do.
     pub command: Command,
 }
@@ -358,6 +398,20 @@ pub struct InstallRequest {
     /// The store flags given to install (`--store DIR`, … with absolute
     /// directories), kept in the installed command.
     pub store_args: Vec<String>,
+}
+
+/// What `setup` should do.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SetupRequest {
+    /// `--agent A,B`: only these (each still only when it is here); all
+    /// that are here when `None`.
+    pub agents: Option<Vec<Agent>>,
+    /// `--yes`: write without asking.
+    pub yes: bool,
+    /// `--dry-run`: show what would be written, write nothing.
+    pub dry_run: bool,
+    /// `--undo`: put back what earlier runs of setup changed.
+    pub undo: bool,
 }
 
 pub use crate::agents::DEFAULT_HOST_CAP;

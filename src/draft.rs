@@ -11,6 +11,18 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+/// session-ref's state directory: `$XDG_STATE_HOME/session-ref` when that
+/// is set to an absolute path (the XDG rule), else
+/// `~/.local/state/session-ref`; `None` without either. Drafts and the
+/// `setup` receipt live there.
+pub fn state_dir(env: impl Fn(&str) -> Option<String>, home: Option<&Path>) -> Option<PathBuf> {
+    let base = match env("XDG_STATE_HOME").filter(|d| Path::new(d).is_absolute()) {
+        Some(dir) => PathBuf::from(dir),
+        None => home?.join(".local").join("state"),
+    };
+    Some(base.join("session-ref"))
+}
+
 /// The directory drafts are kept in.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Drafts {
@@ -43,11 +55,7 @@ impl Drafts {
     /// to an absolute path (the XDG rule), else `~/.local/state`; `None`
     /// without either.
     pub fn locate(env: impl Fn(&str) -> Option<String>, home: Option<&Path>) -> Option<Self> {
-        let base = match env("XDG_STATE_HOME").filter(|d| Path::new(d).is_absolute()) {
-            Some(dir) => PathBuf::from(dir),
-            None => home?.join(".local").join("state"),
-        };
-        Some(Drafts::in_dir(base.join("session-ref")))
+        state_dir(env, home).map(Drafts::in_dir)
     }
 
     /// The directory.

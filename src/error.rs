@@ -3,7 +3,8 @@
 //! Every failure a user can see carries a `SESSION_REFERENCE_*` code: one of
 //! the seven of the contract (SPEC §9), or, for failures the contract does
 //! not cover, one of our own ([`ErrorCode::BEYOND_SPEC`]: no terminal,
-//! delivery, tmux, a refused paste, internal), so that no failure is reported under a
+//! delivery, tmux, a refused paste, an agent to start missing or unable to
+//! start there, internal, the archive), so that no failure is reported under a
 //! code that means something else. The contract's codes are the core's
 //! ([`ErrorCode::Contract`]): each code's string is written once.
 //!
@@ -38,9 +39,19 @@ pub enum ErrorCode {
     /// `--tmux-paste` was refused: a shell would read the pasted text
     /// (session text is untrusted), unless `--tmux-paste-force`.
     PasteRefused,
+    /// `resume` or `handoff`: the agent to start is not on `PATH`.
+    AgentMissing,
+    /// `resume` or `handoff` cannot start the agent there: the session's
+    /// cwd is gone or unknown, its log vanished, it is another machine's,
+    /// its agent has no resume command line, or the first prompt cannot
+    /// be passed.
+    CannotLaunch,
     /// session-ref itself failed (a panic in a worker, a signal handler
     /// that cannot be installed).
     Internal,
+    /// The archive (`keep`) could not be written or read: a full disk, a
+    /// damaged manifest, a folder that is not an archive.
+    ArchiveFailed,
 }
 
 /// The contract's codes under their own names, so that `ErrorCode::TooMany`
@@ -74,7 +85,10 @@ impl ErrorCode {
             ErrorCode::DeliveryFailed => "SESSION_REFERENCE_DELIVERY_FAILED",
             ErrorCode::Tmux => "SESSION_REFERENCE_TMUX",
             ErrorCode::PasteRefused => "SESSION_REFERENCE_PASTE_REFUSED",
+            ErrorCode::AgentMissing => "SESSION_REFERENCE_AGENT_MISSING",
+            ErrorCode::CannotLaunch => "SESSION_REFERENCE_CANNOT_LAUNCH",
             ErrorCode::Internal => "SESSION_REFERENCE_INTERNAL",
+            ErrorCode::ArchiveFailed => "SESSION_REFERENCE_ARCHIVE_FAILED",
         }
     }
 
@@ -91,12 +105,15 @@ impl ErrorCode {
     };
 
     /// The codes of failures outside the contract, in README order.
-    pub const BEYOND_SPEC: [ErrorCode; 5] = [
+    pub const BEYOND_SPEC: [ErrorCode; 8] = [
         ErrorCode::Terminal,
         ErrorCode::DeliveryFailed,
         ErrorCode::Tmux,
         ErrorCode::PasteRefused,
+        ErrorCode::AgentMissing,
+        ErrorCode::CannotLaunch,
         ErrorCode::Internal,
+        ErrorCode::ArchiveFailed,
     ];
 }
 
@@ -195,6 +212,16 @@ impl Error {
         Self::new(ErrorCode::PasteRefused, message)
     }
 
+    /// `SESSION_REFERENCE_AGENT_MISSING`.
+    pub fn agent_missing(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::AgentMissing, message)
+    }
+
+    /// `SESSION_REFERENCE_CANNOT_LAUNCH`.
+    pub fn cannot_launch(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::CannotLaunch, message)
+    }
+
     /// `SESSION_REFERENCE_INTERNAL`.
     pub fn internal(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::Internal, message)
@@ -254,6 +281,12 @@ impl From<session_ref_core::ErrorCode> for ErrorCode {
 }
 
 /// A session that could not be read is `SESSION_REFERENCE_READ_FAILED`.
+impl From<session_ref_stores::archive::ArchiveError> for Error {
+    fn from(e: session_ref_stores::archive::ArchiveError) -> Self {
+        Error::new(ErrorCode::ArchiveFailed, format!("keep: {}", e.message))
+    }
+}
+
 impl From<session_ref_stores::ReadError> for Error {
     fn from(e: session_ref_stores::ReadError) -> Self {
         Error::read_failed(format!("failed to read referenced session: {e}"))
@@ -308,7 +341,10 @@ mod tests {
                 "SESSION_REFERENCE_DELIVERY_FAILED",
                 "SESSION_REFERENCE_TMUX",
                 "SESSION_REFERENCE_PASTE_REFUSED",
+                "SESSION_REFERENCE_AGENT_MISSING",
+                "SESSION_REFERENCE_CANNOT_LAUNCH",
                 "SESSION_REFERENCE_INTERNAL",
+                "SESSION_REFERENCE_ARCHIVE_FAILED",
             ]
         );
         assert!(ours.iter().all(|c| !names.contains(c)));

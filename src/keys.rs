@@ -59,6 +59,8 @@ pub enum When {
     Filter,
     /// When the prompt has the focus.
     Prompt,
+    /// While the hand-off chooser is open (and only then).
+    Chooser,
 }
 
 /// One row of the table.
@@ -131,6 +133,16 @@ pub enum Command {
     OpenEditor,
     /// Restore a draft an earlier run saved.
     RestoreDraft,
+    /// Resume the highlighted session with its own agent.
+    Resume,
+    /// Open the chooser of the agent to hand the highlighted session to.
+    Handoff,
+    /// Move the chooser's highlight.
+    ChooserMove(isize),
+    /// Hand off to the chooser's highlighted agent.
+    Choose,
+    /// Close the chooser.
+    CloseChooser,
     /// Edit the focused input.
     Edit(Edit),
 }
@@ -208,6 +220,10 @@ use KeyCode::{
 /// into the focused input.
 #[rustfmt::skip]
 pub static BINDINGS: &[Binding] = &[
+    bind(When::Chooser, &[key(Esc), ctrl('c'), ctrl('g')], Command::CloseChooser, "close the chooser"),
+    bind(When::Chooser, &[key(Enter)], Command::Choose, "hand the session off to the highlighted agent"),
+    bind(When::Chooser, &[key(Up), ctrl('k'), ctrl('p')], Command::ChooserMove(-1), "previous agent"),
+    bind(When::Chooser, &[key(Down), ctrl('j'), ctrl('n')], Command::ChooserMove(1), "next agent"),
     bind(When::Help, &[key(Esc), key(Enter), key(F(1)), key(KeyCode::Char('?')), key(KeyCode::Char('q'))], Command::ToggleHelp, "close this help"),
     bind(When::Help, &[ctrl('c'), ctrl('g')], Command::Abort, "abort: exit 130, nothing written"),
     bind(When::Help, &[key(Up), key(KeyCode::Char('k')), ctrl('k'), ctrl('p')], Command::HelpScroll(-1), "scroll up"),
@@ -239,6 +255,8 @@ pub static BINDINGS: &[Binding] = &[
     bind(When::Always, &[alt(KeyCode::Char('e'))], Command::OpenEditor, "edit the prompt in $VISUAL / $EDITOR").hint(10, "editor", 1),
     bind(When::Always, &[alt(KeyCode::Char('r'))], Command::RestoreDraft, "restore the prompt an earlier run saved (again: an older one)").hint(6, "drafts", 1).with_drafts(),
     bind(When::Always, &[key(F(1))], Command::ToggleHelp, "show all keys").hint(4, "keys", 1),
+    bind(When::Always, &[alt(KeyCode::Char('o'))], Command::Resume, "resume the highlighted session with its own agent, in its directory").hint(12, "resume", 1),
+    bind(When::Always, &[alt(KeyCode::Char('h'))], Command::Handoff, "hand the highlighted session off to another agent (asks which)").hint(13, "handoff", 1),
     bind(When::Prompt, &[key(Enter)], Command::Edit(Edit::Newline), "new line"),
     bind(When::Prompt, &[key(Up)], Command::Edit(Edit::Up), "cursor up a row"),
     bind(When::Prompt, &[key(Down)], Command::Edit(Edit::Down), "cursor down a row"),
@@ -255,10 +273,13 @@ pub static BINDINGS: &[Binding] = &[
 ];
 
 impl When {
-    /// Whether a binding for `self` applies while the help screen is open
-    /// (`help`) or not, with the prompt focused (`prompt`) or the filter.
-    pub fn applies(self, help: bool, prompt: bool) -> bool {
+    /// Whether a binding for `self` applies while the hand-off chooser
+    /// (`chooser`) or the help screen is open (`help`) or neither, with
+    /// the prompt focused (`prompt`) or the filter.
+    pub fn applies(self, chooser: bool, help: bool, prompt: bool) -> bool {
         match self {
+            When::Chooser => chooser,
+            _ if chooser => false,
             When::Help => help,
             _ if help => false,
             When::Always => true,
@@ -311,7 +332,7 @@ pub fn key_name(key: Key) -> String {
 pub fn key_for(command: Command) -> Option<String> {
     BINDINGS
         .iter()
-        .find(|b| b.when != When::Help && b.command == command)
+        .find(|b| !matches!(b.when, When::Help | When::Chooser) && b.command == command)
         .and_then(|b| b.keys.first())
         .map(|k| key_name(*k))
 }
@@ -333,7 +354,7 @@ pub struct FooterHint {
 pub fn hints(prompt: bool, drafts: bool) -> Vec<FooterHint> {
     let mut shown: Vec<(u8, FooterHint)> = BINDINGS
         .iter()
-        .filter(|b| b.when.applies(false, prompt))
+        .filter(|b| b.when.applies(false, false, prompt))
         .filter_map(|b| {
             let hint = b.hint.filter(|h| drafts || !h.needs_drafts)?;
             let names: Vec<String> = b
@@ -421,14 +442,16 @@ pub enum HelpRow {
 /// The help's rows: the bindings by context, then the query syntax of
 /// the filter and of conversation search.
 pub fn help_rows() -> Vec<HelpRow> {
+    let handoff_key = key_for(Command::Handoff).unwrap_or_else(|| "unbound".to_owned());
     let sections = [
-        (When::Always, "Anywhere"),
-        (When::Filter, "Filter (the query line)"),
-        (When::Prompt, "Prompt (the message)"),
+        (When::Always, "Anywhere".to_owned()),
+        (When::Filter, "Filter (the query line)".to_owned()),
+        (When::Prompt, "Prompt (the message)".to_owned()),
+        (When::Chooser, format!("Hand-off chooser ({handoff_key})")),
     ];
     let mut rows = Vec::new();
     for (when, title) in sections {
-        rows.push(HelpRow::Heading(title.to_owned()));
+        rows.push(HelpRow::Heading(title));
         let mut seen: Vec<String> = Vec::new();
         for binding in BINDINGS.iter().filter(|b| b.when == when) {
             let mut names: Vec<String> = Vec::new();
@@ -481,8 +504,8 @@ mod tests {
         for (i, binding) in BINDINGS.iter().enumerate() {
             for k in binding.keys {
                 let earlier = BINDINGS[..i].iter().any(|b| {
-                    let overlaps = b.when == binding.when
-                        || (b.when == When::Always && binding.when != When::Help);
+                    let modal = matches!(binding.when, When::Help | When::Chooser);
+                    let overlaps = b.when == binding.when || (b.when == When::Always && !modal);
                     overlaps && b.keys.contains(k)
                 });
                 assert!(

@@ -57,11 +57,23 @@ fn main_run() -> ExitCode {
     if let Some(code) = session_ref::mcp::run_command(&config) {
         return code;
     }
+    if let Some(code) = session_ref::setup::run_command(&config) {
+        return code;
+    }
+    if let Some(code) = session_ref::doctor::run_command(&config) {
+        return code;
+    }
     if let Command::Pick(options) = &config.command {
         return pick(&config, options);
     }
     if let Command::Search { .. } = &config.command {
         return search(config);
+    }
+    if let Command::Launch(request) = &config.command {
+        return launch(&config, request);
+    }
+    if let Command::ExecPlan(file) = &config.command {
+        return fail(&session_ref::launch::start::exec_plan_file(file));
     }
     if let Command::RemoteServe { .. } = &config.command {
         return match session_ref::remote::serve(&config, session_ref::commands::load_catalog) {
@@ -114,6 +126,46 @@ fn run(config: Config) -> ExitCode {
         },
         Ok(Outcome::Done(Err(e))) => fail(&e),
         Ok(Outcome::Signal) | Err(_) => fail(&Error::cancelled()),
+    }
+}
+
+/// `resume`/`handoff`: every check made before anything starts; then the
+/// command printed (`--print`), or the agent started (exec outside tmux,
+/// a window or split inside). Returns only when the agent did not replace
+/// this process.
+fn launch(config: &Config, request: &session_ref::config::LaunchRequest) -> ExitCode {
+    use session_ref::launch::start::{self, Place};
+    // Where it would start is checked first (`--tmux-split` outside tmux),
+    // unless it is only printed.
+    let place = match Place::from_env(request.split) {
+        Ok(place) => Some(place),
+        Err(_) if request.print => None,
+        Err(e) => return fail(&e),
+    };
+    let plan = match commands::launch_plan(config, request) {
+        Ok(plan) => plan,
+        Err(e) => return fail(&e),
+    };
+    let Some(place) = place.filter(|_| !request.print) else {
+        return match output::write_stdout(&format!("{}\n", plan.shell_line())) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => fail(&e.into()),
+        };
+    };
+    match start::start(&plan, place) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(&e),
+    }
+}
+
+/// A resume or hand-off planned in the picker, started once the terminal
+/// is restored: in a tmux window inside tmux, else in place of this
+/// process.
+fn start_picked(plan: &session_ref::launch::Plan) -> ExitCode {
+    use session_ref::launch::start::{self, Place};
+    match Place::from_env(false).and_then(|place| start::start(plan, place)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(&e),
     }
 }
 
@@ -196,10 +248,11 @@ fn pick(config: &Config, options: &PickOptions) -> ExitCode {
             );
             code
         }
-        Ok(Exit::Abort) => {
+        Ok(exit @ (Exit::Abort | Exit::Launch(_))) => {
             // Left as it was given (`--prompt`, `--prompt-file`), the
-            // prompt is where it came from already: an abort saves only
-            // what was typed or restored (drafts piled up otherwise).
+            // prompt is where it came from already: an abort (or a resume
+            // or hand-off, which deliver no prompt) saves only what was
+            // typed or restored (drafts piled up otherwise).
             if picked.prompt != options.prompt || picked.restored.is_some() {
                 keep_prompt(
                     drafts.as_ref(),
@@ -208,7 +261,10 @@ fn pick(config: &Config, options: &PickOptions) -> ExitCode {
                     "the prompt",
                 );
             }
-            ExitCode::from(EXIT_CANCELLED)
+            match exit {
+                Exit::Launch(plan) => start_picked(&plan),
+                _ => ExitCode::from(EXIT_CANCELLED),
+            }
         }
         Ok(Exit::Submit(text)) => deliver(
             Submitted {
@@ -261,6 +317,7 @@ fn pick_through_popup(
     }
     match outcome.submitted {
         Some(submitted) => deliver(submitted, destination, drafts),
+        None if outcome.launched => ExitCode::SUCCESS,
         None if outcome.code == 0 => fail(&Error::internal(
             "--tmux: the popup's picker ended without a result",
         )),
@@ -292,6 +349,20 @@ fn pick_in_popup(
             return ExitCode::from(EXIT_CANCELLED)
         }
         Ok(Exit::Abort) => ExitCode::from(EXIT_CANCELLED),
+        // In tmux's popup, the agent opens in a window of its own; the
+        // caller is told it was started.
+        Ok(Exit::Launch(plan)) => {
+            let code = start_picked(plan);
+            if code == ExitCode::SUCCESS {
+                if let Err(e) = tui::popup::launched(channel) {
+                    return fail(&Error::internal(format!(
+                        "--tmux: cannot tell the caller the agent started: {e}"
+                    )));
+                }
+                return code;
+            }
+            code
+        }
         Ok(Exit::Submit(text)) => {
             let submitted = Submitted {
                 text: text.clone(),

@@ -319,6 +319,50 @@ fn replace(real: &Path, text: &str, meta: Option<&Metadata>) -> Result<()> {
     Ok(())
 }
 
+/// The resolved file `path` names and its metadata (`None` when absent),
+/// refusing anything but a writable regular file: what [`apply`] checks
+/// before it writes, and `setup` before it offers a change.
+pub fn writable(path: &Path) -> Result<(PathBuf, Option<Metadata>)> {
+    let real = resolve(path)?;
+    let meta = regular(path, &real)?;
+    if let Some(meta) = &meta {
+        if meta.mode() & 0o222 == 0 {
+            return Err(Error::invalid_config(format!(
+                "{} is read-only; it was left untouched (make it writable to change it)",
+                path.display()
+            )));
+        }
+    }
+    Ok((real, meta))
+}
+
+/// What an installer did or, not committed, would do.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Installed {
+    /// The report for a person.
+    pub report: String,
+    /// The files written (or to write), with their texts before and after.
+    pub writes: Vec<Write>,
+    /// The backups made of the earlier texts, in order.
+    pub backups: Vec<PathBuf>,
+}
+
+impl Installed {
+    /// Apply `writes` when `commit` (under the caller's [`lock`]; see
+    /// [`apply`]), adding a `backup:` line to `report` for each backup.
+    pub fn finish(writes: Vec<Write>, mut report: String, commit: bool) -> Result<Installed> {
+        let backups = if commit { apply(&writes)? } else { Vec::new() };
+        for backup in &backups {
+            report.push_str(&format!("backup: {}\n", backup.display()));
+        }
+        Ok(Installed {
+            report,
+            writes,
+            backups,
+        })
+    }
+}
+
 /// Write every change (under the caller's [`lock`]): each file is checked
 /// first (a regular file, writable), so a refusal writes none; then each
 /// existing one is backed up and each replaced atomically, through its
@@ -326,17 +370,7 @@ fn replace(real: &Path, text: &str, meta: Option<&Metadata>) -> Result<()> {
 pub fn apply(writes: &[Write]) -> Result<Vec<PathBuf>> {
     let mut checked = Vec::new();
     for write in writes {
-        let real = resolve(&write.path)?;
-        let meta = regular(&write.path, &real)?;
-        if let Some(meta) = &meta {
-            if meta.mode() & 0o222 == 0 {
-                return Err(Error::invalid_config(format!(
-                    "{} is read-only; it was left untouched (make it writable to change it)",
-                    write.path.display()
-                )));
-            }
-        }
-        checked.push((real, meta));
+        checked.push(writable(&write.path)?);
     }
     let mut backups = Vec::new();
     for (write, (real, meta)) in writes.iter().zip(checked) {
@@ -348,6 +382,25 @@ pub fn apply(writes: &[Write]) -> Result<Vec<PathBuf>> {
         replace(&real, &write.after, meta.as_ref())?;
     }
     Ok(backups)
+}
+
+/// Put `text` back into `path` (under the caller's [`lock`]), as `setup
+/// --undo` does when the file still holds exactly what setup wrote: no
+/// backup (what is replaced is session-ref's own recorded edit), atomic,
+/// the file's mode and owner kept.
+pub fn restore(path: &Path, text: &str) -> Result<()> {
+    let (real, meta) = writable(path)?;
+    replace(&real, text, meta.as_ref())
+}
+
+/// Remove `path` (under the caller's [`lock`]), a file `setup` created and
+/// that still holds exactly what it wrote: no backup.
+pub fn discard(path: &Path) -> Result<()> {
+    let (real, _) = writable(path)?;
+    match std::fs::remove_file(&real) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(io_error("remove", path, e)),
+        _ => Ok(()),
+    }
 }
 
 /// Remove a settings file of our own (under the caller's [`lock`]), after a

@@ -13,6 +13,17 @@ One store kind per run, in the current on-disk shapes (FORMATS.md):
   qwen    DIR/projects/<cwd slug>/chats/<uuid>.jsonl (Qwen Code 0.24.4; point --qwen at DIR/projects)
   copilot DIR/session-state/<uuid>/events.jsonl and workspace.yaml
                                                (point --copilot at DIR/session-state)
+  kilo    DIR/kilo.db (Kilo Code CLI 7.7.7's tables, tests/fixtures/kilo/schema-7.7.7.sql;
+          point --kilo at DIR)
+  droid   DIR/sessions/<cwd slug>/<uuid>.jsonl (droid 0.225.2; point --droid at DIR/sessions)
+  crush   DIR/projects.json naming 50 projects, each DIR/project-N/.crush/crush.db made by
+          Crush's migrations (tests/fixtures/crush/; point --crush at DIR)
+  aider   DIR/project-<k>/.aider.chat.history.md, 50 git projects, each file
+          the sessions of one project appended (aider 0.86.2; point one
+          --aider at each DIR/project-<k>, or name them as sessions' cwds)
+  amp     DIR/threads/T-<uuid>.json          (Amp's local thread copies;
+                                               point --amp at DIR/threads)
+  goose, continue, kimi, vibe                  (tools/gen_stores_more.py says where)
 
 Knobs: how many sessions, their mean size and its distribution, where the
 title sits (early: after the first turn; late: the last line; none; mixed:
@@ -31,6 +42,12 @@ Examples (from the repository root):
   python3 tools/gen-stores.py pi /tmp/bench/pi --sessions 10000 --size 120k
   python3 tools/gen-stores.py qwen /tmp/bench/qwen --sessions 10000 --size 120k
   python3 tools/gen-stores.py copilot /tmp/bench/copilot --sessions 10000 --size 120k --title mixed
+  python3 tools/gen-stores.py kilo /tmp/bench/kilo --sessions 10000 --size 120k --title mixed
+  python3 tools/gen-stores.py droid /tmp/bench/droid --sessions 10000 --size 120k
+  python3 tools/gen-stores.py crush /tmp/bench/crush --sessions 10000 --size 120k --title mixed
+  python3 tools/gen-stores.py aider /tmp/bench/aider --sessions 10000 --size 20k
+  python3 tools/gen-stores.py amp /tmp/bench/amp --sessions 10000 --size 120k
+  python3 tools/gen-stores.py goose /tmp/bench/goose --sessions 10000 --size 120k --title mixed
 
 Prints one summary line: kind, sessions, total bytes, directory.
 """
@@ -39,8 +56,12 @@ import hashlib
 import json
 import os
 import random
+import sqlite3
 import sys
 import uuid
+
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "fixtures")
+import gen_stores_more
 
 WORDS = (
     "the cache index reads titles from the head of each log while the picker "
@@ -662,9 +683,277 @@ def write_qwen(args, rng, texts):
             )
     return total
 
+# --- Kilo Code CLI ----------------------------------------------------------
+
+
+def epoch_ms(i, minute):
+    """The instant `timestamp(i, minute)` names, in Unix milliseconds."""
+    day = 1 + (i // 1440) % 28
+    hour = (i // 60) % 24
+    base = 1_767_225_600_000  # 2026-01-01T00:00:00Z
+    return base + (((day - 1) * 24 + hour) * 60 + i % 60) * 60_000 + (minute % 60) * 1000 + i % 1000
+
+
+def write_kilo(args, rng, texts):
+    """One kilo.db of args.sessions sessions, as Kilo 7.7.7 writes them
+    (message/part rows; `run`-style placeholder titles when untitled)."""
+    os.makedirs(args.dir, exist_ok=True)
+    path = os.path.join(args.dir, "kilo.db")
+    if os.path.exists(path):
+        os.remove(path)
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA journal_mode=WAL")
+    with open(os.path.join(FIXTURES, "kilo", "schema-7.7.7.sql"), encoding="utf-8") as f:
+        db.executescript(f.read())
+    db.execute("INSERT INTO project (id, worktree, time_created, time_updated, sandboxes) VALUES ('global', '/', 1, 1, '[]')")
+    total = 0
+    for i, target in enumerate(sizes(rng, args.sessions, args.size, args.dist)):
+        sid = "ses_" + "".join(rng.choice("0123456789abcdefghijklmnopqrstuvwxyz") for _ in range(26))
+        cwd = f"/home/dev/project-{i % 50}"
+        created = epoch_ms(i, 0)
+        titled = title_place(rng, args.title) != "none"
+        title = f"Session {i}: " + texts.say()[:50] if titled else f"New session - 2026-01-01T00:00:00.{i % 1000:03d}Z"
+        messages, parts = [], []
+        written = 0
+        turn = 0
+        while (written < target if args.turns is None else turn < args.turns) or turn == 0:
+            turn += 1
+            at = epoch_ms(i, turn)
+            user, reply = f"msg_{sid[4:]}u{turn:04d}", f"msg_{sid[4:]}a{turn:04d}"
+            messages.append((user, sid, at, at, json.dumps({"role": "user", "time": {"created": at}, "agent": "code"})))
+            prompt = json.dumps({"type": "text", "text": texts.say()}, ensure_ascii=False)
+            parts.append((f"prt_{user}_000", user, sid, at, at, prompt))
+            messages.append((reply, sid, at + 500, at + 500, json.dumps({"role": "assistant", "parentID": user, "time": {"created": at + 500, "completed": at + 900}, "agent": "code", "finish": "stop"})))
+            tool = json.dumps({"type": "tool", "tool": "read", "callID": f"call_{turn}", "state": {"status": "completed", "input": {"filePath": f"m{turn}.rs"}, "output": texts.blob(args.tool_scale)}}, ensure_ascii=False)
+            answer = json.dumps({"type": "text", "text": texts.say()}, ensure_ascii=False)
+            reasoning = json.dumps({"type": "reasoning", "text": texts.say()}, ensure_ascii=False)
+            for n, part in enumerate([reasoning, tool, answer]):
+                parts.append((f"prt_{reply}_{n:03d}", reply, sid, at + 500 + n, at + 500 + n, part))
+            written += len(prompt) + len(tool) + len(answer) + len(reasoning) + 600
+        db.execute(
+            "INSERT INTO session (id, project_id, slug, directory, path, title, version, time_created, time_updated) "
+            "VALUES (?, 'global', 'calm-harbor', ?, ?, ?, '7.7.7', ?, ?)",
+            (sid, cwd, cwd.lstrip("/"), title, created, epoch_ms(i, turn)),
+        )
+        db.executemany("INSERT INTO message VALUES (?, ?, ?, ?, ?)", messages)
+        db.executemany("INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)", parts)
+        total += written
+    db.commit()
+    db.close()
+    return total
+
+
+# --- Factory Droid ----------------------------------------------------------
+
+
+def droid_session(out, i, sid, cwd, target, place, tool_scale, texts, turns=None):
+    written = 0
+    n = 0
+
+    def emit(value):
+        nonlocal written
+        text = json.dumps(value, ensure_ascii=False) + "\n"
+        out.write(text)
+        written += len(text)
+
+    first = texts.say()
+    title = (f"Session {i}: " + texts.say()[:50]) if place != "none" else ""
+    emit({"type": "session_start", "id": sid, "title": title, "owner": "unknown", "version": 2, "cwd": cwd,
+          "hostId": "bench", "isSessionTitleManuallySet": False})
+    turn = 0
+    while (written < target if turns is None else turn < turns) or turn == 0:
+        turn += 1
+        n += 1
+        t = f"{sid[:8]}-t{turn}"
+        emit({"type": "message", "id": f"context-{t}", "timestamp": timestamp(i, n), "message": {"role": "user", "content": [
+            {"type": "text", "text": f"<system-reminder>skills and tools % pwd {cwd}</system-reminder>"}]}})
+        emit({"type": "message", "id": t, "parentId": f"context-{t}", "timestamp": timestamp(i, n),
+              "message": {"role": "user", "content": [{"type": "text", "text": first if turn == 1 else texts.say()}], "interactionMode": "auto"}})
+        emit({"type": "message", "id": f"{t}-a", "parentId": t, "timestamp": timestamp(i, n), "message": {"role": "assistant", "content": [
+            {"type": "thinking", "thinking": texts.say()},
+            {"type": "tool_use", "id": f"call_{turn}", "name": "Read", "input": {"file_path": f"m{turn}.rs"}}], "modelId": "custom:Mock-Model-0"}})
+        emit({"type": "message", "id": f"{t}-r", "timestamp": timestamp(i, n), "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": f"call_{turn}", "content": texts.blob(tool_scale)}]}})
+        emit({"type": "message", "id": f"{t}-b", "parentId": f"{t}-r", "timestamp": timestamp(i, n),
+              "message": {"role": "assistant", "content": [{"type": "text", "text": texts.say()}], "modelId": "custom:Mock-Model-0"}})
+        emit({"type": "agent_turn_outcome", "turnId": t, "reason": "completed", "resultKind": "text"})
+    return written
+
+
+def write_droid(args, rng, texts):
+    total = 0
+    for i, target in enumerate(sizes(rng, args.sessions, args.size, args.dist)):
+        cwd = f"/home/dev/project-{i % 50}"
+        folder = os.path.join(args.dir, "sessions", cwd.replace("/", "-"))
+        os.makedirs(folder, exist_ok=True)
+        sid = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+        with open(os.path.join(folder, f"{sid}.jsonl"), "w", encoding="utf-8") as out:
+            total += droid_session(out, i, sid, cwd, target, title_place(rng, args.title), args.tool_scale, texts, args.turns)
+    return total
+
+
+# --- Crush ------------------------------------------------------------------
+
+
+def write_crush(args, rng, texts):
+    """50 projects, each with a crush.db of its share of the sessions, and
+    the projects.json naming them; times in seconds, as Crush writes them."""
+    with open(os.path.join(FIXTURES, "crush", "migrations-37f36e9.sql"), encoding="utf-8") as f:
+        migrations = f.read()
+    projects = min(50, max(1, args.sessions))
+    dbs = []
+    listed = []
+    for p in range(projects):
+        data = os.path.join(args.dir, f"project-{p}", ".crush")
+        os.makedirs(data, exist_ok=True)
+        path = os.path.join(data, "crush.db")
+        if os.path.exists(path):
+            os.remove(path)
+        db = sqlite3.connect(path)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.executescript(migrations)
+        dbs.append(db)
+        listed.append({"path": f"/home/dev/project-{p}", "data_dir": os.path.abspath(data),
+                       "last_accessed": "2026-01-28T00:00:00Z"})
+    total = 0
+    for i, target in enumerate(sizes(rng, args.sessions, args.size, args.dist)):
+        db = dbs[i % projects]
+        sid = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+        created = epoch_ms(i, 0) // 1000
+        title = (f"Session {i}: " + texts.say()[:50]) if title_place(rng, args.title) != "none" else "Untitled Session"
+        db.execute(
+            "INSERT INTO sessions (id, parent_session_id, title, message_count, prompt_tokens, completion_tokens, cost, "
+            "updated_at, created_at) VALUES (?, NULL, ?, 0, 0, 0, 0, ?, ?)",
+            (sid, title, created, created),
+        )
+        rows = []
+        written = 0
+        turn = 0
+        while (written < target if args.turns is None else turn < args.turns) or turn == 0:
+            turn += 1
+            at = created + turn
+            user = json.dumps([{"type": "text", "data": {"text": texts.say()}}, {"type": "finish", "data": {"reason": "stop", "time": at}}], ensure_ascii=False)
+            call = json.dumps([{"type": "reasoning", "data": {"thinking": texts.say()}},
+                               {"type": "tool_call", "data": {"id": f"call_{turn}", "name": "view", "input": json.dumps({"file_path": f"m{turn}.rs"}), "finished": True}},
+                               {"type": "finish", "data": {"reason": "tool_use", "time": at}}], ensure_ascii=False)
+            result = json.dumps([{"type": "tool_result", "data": {"tool_call_id": f"call_{turn}", "name": "view", "content": texts.blob(args.tool_scale)}}], ensure_ascii=False)
+            reply = json.dumps([{"type": "text", "data": {"text": texts.say()}}, {"type": "finish", "data": {"reason": "end_turn", "time": at}}], ensure_ascii=False)
+            for n, (role, parts) in enumerate([("user", user), ("assistant", call), ("tool", result), ("assistant", reply)]):
+                rows.append((f"{sid[:8]}-{turn}-{n}", sid, role, parts, at, at))
+                written += len(parts) + 200
+        db.executemany(
+            "INSERT INTO messages (id, session_id, role, parts, model, provider, created_at, updated_at) "
+            "VALUES (?, ?, ?, ?, 'mock-model', 'mock', ?, ?)",
+            rows,
+        )
+        total += written
+    for db in dbs:
+        db.commit()
+        db.close()
+    with open(os.path.join(args.dir, "projects.json"), "w", encoding="utf-8") as f:
+        json.dump({"projects": listed}, f, indent=2)
+# --- Aider ------------------------------------------------------------------
+# Aider 0.86.2 (formats/aider.md): one append-only Markdown chat history per
+# project root; a session is a "# aider chat started at" section of `> `
+# lines of aider's own, `#### ` typed lines and verbatim replies (reasoning
+# inline in <thinking-content-…> tags). There are no tool calls: `/run`
+# output is summarised as a `> Added N lines` note.
+
+
+def aider_session(out, i, target, texts, turns=None):
+    minute = i % 60
+    header = (
+        f"\n# aider chat started at 2026-12-{1 + i // 1440 % 28:02d} {i // 60 % 24:02d}:{minute:02d}:{i % 60:02d}\n\n"
+        "> /venv/bin/aider --model openai/mock-model --yes-always  \n"
+        "> Aider v0.86.2  \n> Model: openai/mock-model with whole edit format  \n"
+        "> Git repo: .git with 12 files  \n> Repo-map: using 1024 tokens, auto refresh  \n"
+    )
+    out.write(header)
+    written = len(header)
+    turn = 0
+    while (written < target if turns is None else turn < turns) or turn == 0:
+        turn += 1
+        prompt = "  \n".join(f"#### {line}" for line in texts.say().split(". ")[:3]) + "  \n"
+        body = (
+            f"\n{prompt}\n"
+            f"<thinking-content-7bbeb8e1441453ad999a0bbba8a46d4b>\n\n{texts.say()}\n\n"
+            "</thinking-content-7bbeb8e1441453ad999a0bbba8a46d4b>\n\n"
+            f"{texts.say()}\n\n```python\n{texts.blob(0.2)}\n```\n\n"
+            f"> Tokens: {1000 + turn} sent, {50 + turn} received.  \n"
+        )
+        if turn % 4 == 0:
+            body += f"\n#### /run cargo test  \n\n> Added {turn * 3} lines of output to the chat.  \n"
+        out.write(body)
+        written += len(body)
+    return written
+
+
+def write_aider(args, rng, texts):
+    total = 0
+    handles = {}
+    try:
+        for i, target in enumerate(sizes(rng, args.sessions, args.size, args.dist)):
+            project = os.path.join(args.dir, f"project-{i % 50}")
+            if project not in handles:
+                os.makedirs(os.path.join(project, ".git"), exist_ok=True)
+                handles[project] = open(os.path.join(project, ".aider.chat.history.md"), "w", encoding="utf-8")
+            total += aider_session(handles[project], i, target, texts, args.turns)
+    finally:
+        for handle in handles.values():
+            handle.close()
+    return total
+
+
+# --- Amp --------------------------------------------------------------------
+# Amp's local thread copies (formats/amp.md, not-run-here.md): one JSON
+# object per thread, Anthropic-style content blocks, tool results in the
+# user's messages, a title.
+
+
+def amp_thread(i, sid, target, place, texts, turns=None):
+    messages = []
+    written = 0
+    turn = 0
+    while (written < target if turns is None else turn < turns) or turn == 0:
+        turn += 1
+        batch = [
+            {"role": "user", "messageId": len(messages), "content": [{"type": "text", "text": texts.say()}],
+             "meta": {"sentAt": 1767865803494 + i * 60000 + turn}},
+            {"role": "assistant", "messageId": len(messages) + 1, "content": [
+                {"type": "thinking", "thinking": texts.say()},
+                {"type": "tool_use", "id": f"toolu_{turn}", "name": "Read", "input": {"path": f"/src/m{turn}.rs"}}],
+             "state": {"type": "complete", "stopReason": "tool_use"}},
+            {"role": "user", "messageId": len(messages) + 2, "content": [
+                {"type": "tool_result", "toolUseID": f"toolu_{turn}", "run": {"status": "done", "result": texts.blob(1.0)}}]},
+            {"role": "assistant", "messageId": len(messages) + 3, "content": [{"type": "text", "text": texts.say()}],
+             "state": {"type": "complete", "stopReason": "end_turn"}},
+        ]
+        messages.extend(batch)
+        written += len(json.dumps(batch))
+    thread = {"v": len(messages), "id": sid, "created": 1767865803494 + i * 60000, "agentMode": "smart",
+              "env": {"initial": {"trees": [{"displayName": f"project-{i % 50}", "uri": f"file:///home/dev/project-{i % 50}"}]}},
+              "messages": messages}
+    if place != "none":
+        thread["title"] = f"Thread {i}: " + texts.say()[:50]
+    return json.dumps(thread)
+
+
+def write_amp(args, rng, texts):
+    total = 0
+    folder = os.path.join(args.dir, "threads")
+    os.makedirs(folder, exist_ok=True)
+    for i, target in enumerate(sizes(rng, args.sessions, args.size, args.dist)):
+        sid = "T-" + str(uuid.UUID(int=rng.getrandbits(128), version=4))
+        text = amp_thread(i, sid, target, title_place(rng, args.title), texts, args.turns)
+        with open(os.path.join(folder, f"{sid}.json"), "w", encoding="utf-8") as out:
+            out.write(text)
+        total += len(text)
+    return total
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("kind", choices=["native", "claude", "codex", "gemini", "pi", "qwen", "copilot"])
+    parser.add_argument("kind", choices=["native", "claude", "codex", "gemini", "pi", "qwen", "copilot", "kilo", "droid", "crush", "aider", "amp", *gen_stores_more.WRITERS])
     parser.add_argument("dir")
     parser.add_argument("--sessions", type=int, default=100)
     parser.add_argument("--size", type=parse_size, default=parse_size("200k"), help="mean bytes per session")
@@ -678,7 +967,12 @@ def main():
     args = parser.parse_args()
     rng = random.Random(args.seed)
     texts = Texts(rng)
+    more = {
+        kind: lambda args, rng, texts, w=w: w(args, rng, texts, sizes, title_place)
+        for kind, w in gen_stores_more.WRITERS.items()
+    }
     write = {
+        **more,
         "native": write_native,
         "claude": write_claude,
         "codex": write_codex,
@@ -686,6 +980,11 @@ def main():
         "pi": write_pi,
         "qwen": write_qwen,
         "copilot": write_copilot,
+        "kilo": write_kilo,
+        "droid": write_droid,
+        "crush": write_crush,
+        "aider": write_aider,
+        "amp": write_amp,
     }[args.kind]
     write(args, rng, texts)
     total = sum(

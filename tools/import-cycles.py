@@ -32,9 +32,8 @@ def resolve(mod, path):
 edges={m:set() for m in files}
 for m,p in files.items():
     text=open(p).read()
-    # strip cfg(test) mod blocks roughly: cut at '#[cfg(test)]\nmod tests {'
-    k=text.find('#[cfg(test)]\nmod tests {')
-    if k>=0: text=text[:k]
+    # cut at the test module: #[cfg(test)] or #[cfg(all(test, ...))], then mod tests {
+    text=re.split(r'#\[cfg\((?:all\()?test\b[^\]]*\]\s*mod tests \{', text)[0]
     code='\n'.join(l for l in text.split('\n') if not l.strip().startswith('//'))
     for q in re.findall(r'(?<![A-Za-z_:])(?:crate|super)(?:::[a-z_][a-z0-9_]*)+', code):
         t=resolve(m,q)

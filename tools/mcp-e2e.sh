@@ -20,6 +20,14 @@
 #      (Gemini's with < and > escaped, otherwise whole), and a bad mention
 #      sends no model request;
 #   4. uninstall leaves every settings file as it was.
+# Kilo Code CLI 7.7.7 goes through step 1 like opencode. Factory Droid
+# 0.225.2 defers every MCP tool behind its ToolSearch, which the mock's
+# Chat Completions side does not drive (it knows Qwen's tool_search only),
+# so for Droid the check is that it starts the server and offers our three
+# tools as allowed (`droid exec --list-tools`); then uninstall as above.
+# Kilo and Droid install as their platform packages (@kilocode/cli,
+# @factory/cli-linux-x64); put them in MORE_AGENTS_DIR (an npm prefix) when
+# they are not in AGENTS_DIR.
 # An agent that is not installed is reported SKIPPED (a failure when CI is
 # set). Exits non-zero on the first failed check.
 set -euo pipefail
@@ -28,6 +36,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 AG=${1:-/work/agents}
 MOCK=${2:-/work/shared/tools/mockllm/mockllm.py}
 BIN=$AG/node_modules/.bin
+MORE_BIN=${MORE_AGENTS_DIR:-$AG}/node_modules/.bin
 
 if [[ ! -f $MOCK || ! -x $BIN/claude ]]; then
   if [[ -n ${CI:-} ]]; then echo "FAILED: agents or mock missing ($BIN, $MOCK)" >&2; exit 1; fi
@@ -43,9 +52,11 @@ fi
 SR=$ROOT/target/debug/session-ref
 T=$(mktemp -d /tmp/session-ref-mcp-e2e.XXXXXX)
 H=$T/home
-mkdir -p "$H/tmp" "$H/.codex" "$H/.gemini" "$H/.config/opencode" "$H/.copilot" "$H/.qwen" "$T/proj"
+mkdir -p "$H/tmp" "$H/.codex" "$H/.gemini" "$H/.config/opencode" "$H/.config/kilo" "$H/.factory" \
+  "$H/.copilot" "$H/.qwen" "$T/proj"
 . "$ROOT/tools/lib/mock-agents.sh"
-cleanup() { mock_stop; }
+TMUX_SOCKET=session-ref-e2e-$$
+cleanup() { mock_stop; tmux -L "$TMUX_SOCKET" kill-server 2>/dev/null || true; }
 trap cleanup EXIT
 export MOCKLLM_END_MARK=SNAPSHOT-END
 mock_start "$T" "$MOCK"
@@ -122,8 +133,18 @@ cat >"$H/.config/opencode/opencode.json" <<JSON
    "models": {"mock-model": {"name": "Mock Model", "tool_call": true, "reasoning": true,
                              "limit": {"context": 64000, "output": 4096}}}}}}
 JSON
+cp "$H/.config/opencode/opencode.json" "$H/.config/kilo/kilo.json"   # the same provider block
+cat >"$H/.factory/settings.json" <<JSON
+{"customModels": [{"model": "mock-model", "displayName": "Mock Model", "baseUrl": "$mock_base/v1",
+  "apiKey": "dummy-key", "provider": "generic-chat-completion-api", "maxOutputTokens": 4096}]}
+JSON
+# Another server of the person's own (disabled), which uninstall must keep.
+echo '{"mcpServers": {"other": {"type": "stdio", "command": "true", "args": [], "env": {}, "disabled": true}}}' \
+  >"$H/.factory/mcp.json"
 echo '{"env": {"KEEP_ME": "1"}}' >"$H/.qwen/settings.json"
-for f in .codex/config.toml .gemini/settings.json .config/opencode/opencode.json .qwen/settings.json; do
+SETTINGS=".codex/config.toml .gemini/settings.json .config/opencode/opencode.json .config/kilo/kilo.json
+  .factory/mcp.json .factory/settings.json .qwen/settings.json"
+for f in $SETTINGS; do
   cp "$H/$f" "$T/$(echo "$f" | tr / _).before"
 done
 
@@ -149,17 +170,45 @@ run_qwen() {
     timeout -k 5 120 "$BIN/qwen" --auth-type openai "$1" </dev/null)
 }
 
+run_kilo() {
+  (cd "$T/proj" && env -i PATH=/usr/bin:/bin HOME="$H" TMPDIR="$H/tmp" KILO_DISABLE_MODELS_FETCH=1 \
+    KILO_DISABLE_AUTOUPDATE=1 KILO_DISABLE_LSP_DOWNLOAD=1 KILO_DISABLE_SHARE=1 \
+    KILO_DISABLE_SESSION_INGEST=1 KILO_TELEMETRY_LEVEL=off KILO_DISABLE_PRESENCE=1 \
+    timeout -k 5 180 "$(agent_bin kilo)" run "$1" </dev/null)
+}
+run_droid() {
+  (cd "$T/proj" && env -i PATH=/usr/bin:/bin HOME="$H" TMPDIR="$H/tmp" FACTORY_AIRGAP_ENABLED=1 \
+    FACTORY_DROID_AUTO_UPDATE_ENABLED=false timeout -k 5 120 "$(agent_bin droid)" exec \
+    --model custom:Mock-Model-0 "$@" </dev/null)
+}
+
 CALL='MCPCALL read_session {"session":"e2e-snap"}'
 
 # Which agents to drive (default: all), e.g. AGENTS="copilot qwen".
-AGENTS=${AGENTS:-claude codex gemini opencode copilot qwen}
-have() { [[ -x $BIN/$1 && " $AGENTS " == *" $1 "* ]]; }
+AGENTS=${AGENTS:-claude codex gemini opencode copilot qwen kilo droid}
+agent_bin() {
+  local dir
+  for dir in "$BIN" "$MORE_BIN"; do
+    if [[ -x $dir/$1 ]]; then echo "$dir/$1"; return 0; fi
+  done
+  return 1
+}
+have() { agent_bin "$1" >/dev/null && [[ " $AGENTS " == *" $1 "* ]]; }
 
 # 1. The snapshot reaches the model whole after the tool call.
 for agent in $AGENTS; do
   if ! have "$agent"; then skip "$agent not installed"; continue; fi
   as_user mcp install "$agent" >"$T/install-$agent.out" || fail "mcp install $agent: $(cat "$T/install-$agent.out")"
   as_user mcp install "$agent" | grep -q "left unchanged" || fail "mcp install $agent is not idempotent"
+  if [[ $agent == droid ]]; then
+    run_droid --list-tools >"$T/droid-tools.out" 2>&1 || fail "droid --list-tools: $(tail -5 "$T/droid-tools.out")"
+    for tool in list_sessions search_sessions read_session; do
+      grep -q "session-ref___$tool .*status: allowed" "$T/droid-tools.out" \
+        || fail "droid does not offer $tool as allowed: $(grep -i mcp -A4 "$T/droid-tools.out")"
+    done
+    pass "droid: starts session-ref and offers its three tools, allowed (the call itself: see the header)"
+    continue
+  fi
   N=$(requests)
   "run_$agent" "$CALL" >"$T/$agent-call.out" 2>"$T/$agent-call.err" || true
   [[ $(requests) -gt $N ]] || fail "$agent made no model request"
@@ -235,12 +284,56 @@ if have copilot; then
   [[ ! -e $H/.copilot/hooks/session-ref.json ]] || fail "copilot hook file left behind"
 fi
 
+# 3b. Droid's UserPromptSubmit hook, which runs only in its TUI once the
+# folder is trusted: driven in tmux.
+pane_has() { # TEXT SECONDS: wait until the droid pane shows TEXT
+  local i
+  for ((i = 0; i < $2 * 4; i++)); do
+    tmux -L "$TMUX_SOCKET" capture-pane -p -t droid 2>/dev/null | grep -qF "$1" && return 0
+    sleep 0.25
+  done
+  return 1
+}
+if have droid; then
+  command -v tmux >/dev/null || fail "tmux is needed for Droid's TUI hook check"
+  as_user hook install droid >/dev/null || fail "hook install droid"
+  N=$(requests)
+  tmux -L "$TMUX_SOCKET" new-session -d -s droid -x 200 -y 50 -c "$T/proj" \
+    "env -i PATH=/usr/bin:/bin HOME='$H' TMPDIR='$H/tmp' TERM=xterm-256color FACTORY_AIRGAP_ENABLED=1 \
+     FACTORY_DROID_AUTO_UPDATE_ENABLED=false '$(agent_bin droid)'; sleep 600"
+  pane_has "Trust this folder?" 60 || fail "droid: no trust question: $(tmux -L "$TMUX_SOCKET" capture-pane -p -t droid)"
+  tmux -L "$TMUX_SOCKET" send-keys -t droid Enter
+  pane_has "? for help" 30 || fail "droid: no prompt box"
+  tmux -L "$TMUX_SOCKET" send-keys -t droid -l "Summarize $M_SNAP"
+  tmux -L "$TMUX_SOCKET" send-keys -t droid Enter
+  for ((i = 0; i < 240; i++)); do
+    [[ $(requests) -gt $N ]] && last_request | grep -q "SNAPSHOT-END" && break
+    sleep 0.25
+  done
+  last_request | python3 -c '
+import sys
+text = sys.stdin.read()
+assert "Referenced sessions" in text, "no context"
+assert "SNAPSTART" in text and "SNAPSHOT-END" in text, "the snapshot lost its ends"
+print("droid hook: repeats kept within its cap:", text.count("alpha beta gamma delta"))
+' || fail "droid hook: the request lacks the cited snapshot"
+  pass "droid: the UserPromptSubmit hook's context reaches the model, cut by session-ref to Droid's cap"
+  N=$(requests)
+  tmux -L "$TMUX_SOCKET" send-keys -t droid -l "Summarize $M_BAD"
+  tmux -L "$TMUX_SOCKET" send-keys -t droid Enter
+  sleep 8
+  [[ $(requests) -eq $N ]] || fail "droid sent a prompt with a bad mention"
+  pass "droid: a bad mention sends no model request"
+  tmux -L "$TMUX_SOCKET" kill-server
+  as_user hook uninstall droid >/dev/null || fail "hook uninstall droid"
+fi
+
 # 4. Uninstall restores each settings file.
 for agent in $AGENTS; do
   have "$agent" || continue
   as_user mcp uninstall "$agent" >/dev/null || fail "mcp uninstall $agent"
 done
-for f in .codex/config.toml .gemini/settings.json .config/opencode/opencode.json .qwen/settings.json; do
+for f in $SETTINGS; do
   python3 - "$T/$(echo "$f" | tr / _).before" "$H/$f" "$f" <<'PY' || fail "$f differs after uninstall"
 import json, sys, tomllib
 before, after, name = sys.argv[1:]
@@ -251,8 +344,12 @@ if name.endswith(".toml"):
 else:
     b, a = json.load(open(before)), json.load(open(after))
     # The agents write their own keys as they run; ours must be gone.
+    assert a.get("hooks") in (None, {}, b.get("hooks")), a.get("hooks")
     for k in set(a) - set(b):
         a.pop(k)
+    if name.endswith(".factory/settings.json"):
+        # Droid fills in its own model entries (id, index) as it starts.
+        a.pop("customModels", None); b.pop("customModels", None)
 assert "session-ref" not in json.dumps(a.get("mcpServers", {})) + json.dumps(a.get("mcp", {})) + json.dumps(a.get("mcp_servers", {})), a
 assert {k: v for k, v in a.items() if k in b} == b, (a, b)
 PY

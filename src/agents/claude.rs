@@ -30,6 +30,7 @@ pub const INTEGRATION: Integration = Integration {
         measure: Measure::Utf16Units,
         input: HookInput::parse,
         context: prompt_submit_context,
+        block: super::decision_block,
         keeps_draft: false,
         files: hook_files,
         handler: command_handler,
@@ -44,6 +45,10 @@ pub const INTEGRATION: Integration = Integration {
         },
         notes: mcp_notes,
     }),
+    detect: super::Detect {
+        binary: "claude",
+        dirs: detect_dirs,
+    },
 };
 
 /// The context answer of a `UserPromptSubmit` hook (Claude Code, Codex and
@@ -100,4 +105,12 @@ fn mcp_notes(scope: Scope) -> &'static str {
         Scope::Project => "note: Claude Code asks once to approve a project's .mcp.json servers\n",
         Scope::User => "",
     }
+}
+
+/// Its user directory (`$CLAUDE_CONFIG_DIR`, else `~/.claude`: settings
+/// and the `projects/` store).
+fn detect_dirs(env: &InstallEnv<'_>) -> Vec<std::path::PathBuf> {
+    env.dir_of("CLAUDE_CONFIG_DIR", ".claude")
+        .into_iter()
+        .collect()
 }

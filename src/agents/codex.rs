@@ -40,6 +40,7 @@ pub const INTEGRATION: Integration = Integration {
         measure: Measure::Utf8Bytes,
         input: HookInput::parse,
         context: super::claude::prompt_submit_context,
+        block: super::decision_block,
         keeps_draft: true,
         files: hook_files,
         handler,
@@ -50,6 +51,10 @@ pub const INTEGRATION: Integration = Integration {
         format: McpFormat::Toml,
         notes: mcp_notes,
     }),
+    detect: super::Detect {
+        binary: "codex",
+        dirs: detect_dirs,
+    },
 };
 
 /// With a budget, the handler also raises Codex's cap,
@@ -326,6 +331,12 @@ pub fn project_trusted(text: &str, dir: &Path) -> bool {
         .and_then(|p| p.get("trust_level"))
         .and_then(toml_edit::Item::as_str)
         == Some("trusted")
+}
+
+/// Its home (`$CODEX_HOME`, else `~/.codex`: `config.toml` and the
+/// `sessions/` store).
+fn detect_dirs(env: &InstallEnv<'_>) -> Vec<std::path::PathBuf> {
+    env.dir_of("CODEX_HOME", ".codex").into_iter().collect()
 }
 
 #[cfg(test)]

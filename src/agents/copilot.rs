@@ -16,7 +16,7 @@ use super::{
     Hook, HookFiles, HookLayout, InstallEnv, Integration, Mcp, McpFormat, McpPlace, Scope,
 };
 use crate::agents::input::HookInput;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use session_ref_engine::budget::Measure;
 
 /// Copilot CLI's prompt-submit event.
@@ -36,6 +36,7 @@ pub const INTEGRATION: Integration = Integration {
         measure: Measure::Utf8Bytes,
         input,
         context,
+        block: super::decision_block,
         keeps_draft: true,
         files: hook_files,
         handler,
@@ -50,6 +51,10 @@ pub const INTEGRATION: Integration = Integration {
         },
         notes: |_| "",
     }),
+    detect: super::Detect {
+        binary: "copilot",
+        dirs: detect_dirs,
+    },
 };
 
 /// Copilot CLI's hook input (camelCase, no event name).
@@ -63,9 +68,7 @@ struct CopilotInput {
 
 /// The hook's input, given the event name it does not send.
 fn input(raw: &str) -> Result<HookInput> {
-    let input: CopilotInput = serde_json::from_str(raw).map_err(|e| {
-        Error::invalid_reference(format!("the hook input is not the expected JSON: {e}"))
-    })?;
+    let input: CopilotInput = crate::agents::input::parse_json(raw)?;
     Ok(HookInput {
         session_id: input.session_id,
         cwd: input.cwd,
@@ -109,4 +112,10 @@ fn mcp_place(scope: Scope, env: &InstallEnv<'_>) -> Result<McpPlace> {
 
 fn mcp_entry(exe: &str, args: &[String]) -> Value {
     json!({"tools": ["*"], "type": "local", "command": exe, "args": args})
+}
+
+/// Its home (`$COPILOT_HOME`, else `~/.copilot`: settings and the
+/// `session-state/` store).
+fn detect_dirs(env: &InstallEnv<'_>) -> Vec<std::path::PathBuf> {
+    env.dir_of("COPILOT_HOME", ".copilot").into_iter().collect()
 }

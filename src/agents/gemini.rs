@@ -33,6 +33,7 @@ pub const INTEGRATION: Integration = Integration {
         measure: Measure::Utf8Bytes,
         input: HookInput::parse,
         context,
+        block: super::decision_block,
         keeps_draft: true,
         files: hook_files,
         handler,
@@ -47,6 +48,10 @@ pub const INTEGRATION: Integration = Integration {
         },
         notes: trusted_notes,
     }),
+    detect: super::Detect {
+        binary: "gemini",
+        dirs: detect_dirs,
+    },
 };
 
 fn context(text: &str) -> Value {
@@ -95,4 +100,14 @@ pub fn trusted_entry(exe: &str, args: &[String]) -> Value {
 /// The note after a trusted entry is written (Gemini CLI, Qwen Code).
 pub fn trusted_notes(_scope: Scope) -> &'static str {
     "note: trusted (\"trust\": true): its read-only tools run without asking\n"
+}
+
+/// Its user directory (`~/.gemini`, under `$GEMINI_CLI_HOME` when set:
+/// settings and the `tmp/` store).
+fn detect_dirs(env: &InstallEnv<'_>) -> Vec<std::path::PathBuf> {
+    hook_files(Scope::User, env)
+        .ok()
+        .and_then(|files| files.hooks_file.parent().map(std::path::Path::to_path_buf))
+        .into_iter()
+        .collect()
 }

@@ -30,8 +30,14 @@ pub struct HookInput {
 impl HookInput {
     /// Parse the hook's stdin.
     pub fn parse(raw: &str) -> Result<HookInput> {
-        serde_json::from_str(raw).map_err(|e| {
-            Error::invalid_reference(format!("the hook input is not the expected JSON: {e}"))
-        })
+        parse_json(raw)
     }
+}
+
+/// A hook's stdin read into an agent's own input shape; anything else is
+/// refused as not the expected JSON.
+pub fn parse_json<T: serde::de::DeserializeOwned>(raw: &str) -> Result<T> {
+    serde_json::from_str(raw).map_err(|e| {
+        Error::invalid_reference(format!("the hook input is not the expected JSON: {e}"))
+    })
 }

@@ -23,6 +23,13 @@
 //! | [`copilot`] | `userPromptSubmitted` | 200,000 (bytes) | `hooks/session-ref.json` (our own) | `mcpServers` of `mcp-config.json` / `.mcp.json` (JSON) |
 //! | [`qwen`] | `UserPromptSubmit` | 10,000 (UTF-16 units) | `settings.json` | `mcpServers` of `settings.json` (JSON) |
 //! | [`opencode`] | — | — | — | `mcp` of `opencode.json(c)` (JSON) |
+//! | [`kilo`] | — | — | — | `mcp` of `kilo.json(c)` (JSON) |
+//! | [`droid`] | `UserPromptSubmit` | 10,000 (UTF-16 units; not measured) | `settings.json` | `mcpServers` of `mcp.json` (JSON) |
+//! | [`crush`] | — | — | — | `mcp` of `crush.json` (JSON) |
+//! | [`antigravity`] | — | — | — | `mcpServers` of `antigravity-cli/mcp_config.json` (JSON) |
+//! | [`cursor`] | `beforeSubmitPrompt` (checks only) | — | `hooks.json` (flat) | `mcpServers` of `.cursor/mcp.json` (JSON) |
+//! | [`cline`] | — | — | — | `mcpServers` of `cline_mcp_settings.json` (JSON, `transport`) |
+//! | [`kimi`] | — | — | — | `mcpServers` of `$KIMI_SHARE_DIR/mcp.json` (JSON; user only) |
 //!
 //! **Adding an agent's integration** is one file and one table row: write
 //! `src/agents/NAME.rs` with `pub const INTEGRATION: Integration = …` (its
@@ -32,11 +39,18 @@
 //! install|uninstall` and its `session-ref hook NAME` subcommand (with its
 //! [`Hook::about`] line of `--help`) from the table too.
 
+pub mod antigravity;
 pub mod claude;
+pub mod cline;
 pub mod codex;
 pub mod copilot;
+pub mod crush;
+pub mod cursor;
+pub mod droid;
 pub mod gemini;
 pub mod input;
+pub mod kilo;
+pub mod kimi;
 pub mod opencode;
 pub mod qwen;
 
@@ -76,6 +90,13 @@ pub const TABLE: &[&Integration] = &[
     &opencode::INTEGRATION,
     &copilot::INTEGRATION,
     &qwen::INTEGRATION,
+    &kilo::INTEGRATION,
+    &droid::INTEGRATION,
+    &crush::INTEGRATION,
+    &antigravity::INTEGRATION,
+    &cursor::INTEGRATION,
+    &cline::INTEGRATION,
+    &kimi::INTEGRATION,
 ];
 
 /// What session-ref knows of one agent's hook and MCP settings.
@@ -89,6 +110,51 @@ pub struct Integration {
     pub hook: Option<Hook>,
     /// How its MCP servers are registered, when it has them.
     pub mcp: Option<Mcp>,
+    /// How `setup` and `doctor` tell that it is on this machine.
+    pub detect: Detect,
+}
+
+/// How to tell that an agent is on this machine: its program on `$PATH`,
+/// or one of its user directories (settings or sessions) present. One
+/// rule, read by `setup` (which never touches an agent that is not there)
+/// and `doctor`.
+#[derive(Debug)]
+pub struct Detect {
+    /// The program's name on `$PATH`.
+    pub binary: &'static str,
+    /// Its user directories (settings, sessions), as this environment
+    /// places them.
+    pub dirs: fn(&InstallEnv<'_>) -> Vec<PathBuf>,
+}
+
+/// Where an agent was found ([`Agent::presence`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Presence {
+    /// Its program on `$PATH`.
+    pub binary: Option<PathBuf>,
+    /// Its user directories that exist.
+    pub dirs: Vec<PathBuf>,
+}
+
+impl Presence {
+    /// Whether anything of the agent is here.
+    pub fn found(&self) -> bool {
+        self.binary.is_some() || !self.dirs.is_empty()
+    }
+}
+
+/// Whether `path` is a file this user may run.
+pub fn runs(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// The first `name` on `path` (a `$PATH` value) that runs.
+pub fn on_path(path: &str, name: &str) -> Option<PathBuf> {
+    std::env::split_paths(path)
+        .filter(|dir| !dir.as_os_str().is_empty())
+        .map(|dir| dir.join(name))
+        .find(|candidate| runs(candidate))
 }
 
 /// One agent's prompt-submit hook.
@@ -107,6 +173,10 @@ pub struct Hook {
     pub input: fn(&str) -> Result<HookInput>,
     /// The answer that adds a text to the model's context.
     pub context: fn(&str) -> Value,
+    /// The answer that stops the prompt: the reason, and a further line
+    /// for the user when there is one ([`decision_block`] for every host
+    /// but Cursor).
+    pub block: fn(&str, Option<&str>) -> Value,
     /// Whether a blocked prompt is kept in a draft file (every host but
     /// one that gives the prompt back with the reason).
     pub keeps_draft: bool,
@@ -128,6 +198,10 @@ pub enum HookLayout {
     /// A file of session-ref's own, `{"version": 1, "hooks": {EVENT:
     /// [handler]}}`, written whole and removed whole.
     Own,
+    /// The handler itself appended to `hooks.EVENT` of a settings file
+    /// shared with the user's other hooks, edited in place; a file install
+    /// creates starts `{"version": 1, …}` (Cursor's `hooks.json`).
+    Flat,
 }
 
 /// The files one hook installation touches.
@@ -178,6 +252,16 @@ pub struct McpPlace {
     pub permissions: Option<PathBuf>,
 }
 
+/// The block most hosts take: `{"decision": "block", "reason": …}`, with
+/// the further line as a `systemMessage` (Codex shows it).
+pub fn decision_block(reason: &str, notice: Option<&str>) -> Value {
+    let mut value = serde_json::json!({"decision": "block", "reason": reason});
+    if let Some(notice) = notice {
+        value["systemMessage"] = Value::String(notice.to_owned());
+    }
+    value
+}
+
 /// The handler most agents take: a command hook running `command`.
 pub fn command_handler(command: &str, _budget: Option<usize>) -> Value {
     serde_json::json!({"type": "command", "command": command})
@@ -194,6 +278,22 @@ pub struct InstallEnv<'a> {
     pub cwd: &'a Path,
     /// This program's path, for the hook command.
     pub exe: &'a Path,
+}
+
+/// Run `f` with this process's surroundings: its environment, `$HOME`,
+/// current directory and own path (`session-ref` when unknown). The one
+/// place the installers, `setup` and `doctor` read them.
+pub fn with_process_env<T>(f: impl FnOnce(&InstallEnv<'_>) -> T) -> T {
+    let env = |key: &str| std::env::var(key).ok();
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("session-ref"));
+    f(&InstallEnv {
+        env: &env,
+        home: home.as_deref(),
+        cwd: &cwd,
+        exe: &exe,
+    })
 }
 
 impl InstallEnv<'_> {
@@ -275,6 +375,18 @@ impl Agent {
     pub fn event(self) -> &'static str {
         self.hook().event
     }
+
+    /// Whether, and where, the agent is on this machine ([`Detect`]).
+    pub fn presence(self, env: &InstallEnv<'_>) -> Presence {
+        let detect = &self.0.detect;
+        Presence {
+            binary: (env.env)("PATH").and_then(|path| on_path(&path, detect.binary)),
+            dirs: (detect.dirs)(env)
+                .into_iter()
+                .filter(|dir| dir.is_dir())
+                .collect(),
+        }
+    }
 }
 
 impl PartialEq for Agent {
@@ -353,7 +465,21 @@ mod tests {
         let names: Vec<&str> = Agent::all().map(Agent::as_str).collect();
         assert_eq!(
             names,
-            ["claude", "codex", "gemini", "opencode", "copilot", "qwen"]
+            [
+                "claude",
+                "codex",
+                "gemini",
+                "opencode",
+                "copilot",
+                "qwen",
+                "kilo",
+                "droid",
+                "crush",
+                "antigravity",
+                "cursor",
+                "cline",
+                "kimi"
+            ]
         );
         let mut unique = names.clone();
         unique.sort_unstable();
@@ -365,8 +491,11 @@ mod tests {
             assert_eq!(Agent::named(i.name), Some(agent));
         }
         let hooks: Vec<&str> = with_hook().map(Agent::as_str).collect();
-        assert_eq!(hooks, ["claude", "codex", "gemini", "copilot", "qwen"]);
-        assert_eq!(with_mcp().count(), 6);
+        assert_eq!(
+            hooks,
+            ["claude", "codex", "gemini", "copilot", "qwen", "droid", "cursor"]
+        );
+        assert_eq!(with_mcp().count(), 13);
         assert_eq!(Agent::named("claudette"), None);
     }
 
@@ -388,6 +517,8 @@ mod tests {
                     Measure::Utf8Bytes
                 ),
                 ("qwen", "UserPromptSubmit", 10_000, Measure::Utf16Units),
+                ("droid", "UserPromptSubmit", 10_000, Measure::Utf16Units),
+                ("cursor", "beforeSubmitPrompt", 200_000, Measure::Utf8Bytes),
             ]
         );
     }

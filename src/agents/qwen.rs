@@ -24,6 +24,7 @@ pub const INTEGRATION: Integration = Integration {
         measure: Measure::Utf16Units,
         input: HookInput::parse,
         context: super::claude::prompt_submit_context,
+        block: super::decision_block,
         keeps_draft: true,
         files: hook_files,
         handler: command_handler,
@@ -38,6 +39,10 @@ pub const INTEGRATION: Integration = Integration {
         },
         notes: super::gemini::trusted_notes,
     }),
+    detect: super::Detect {
+        binary: "qwen",
+        dirs: detect_dirs,
+    },
 };
 
 fn settings_dir(scope: Scope, env: &InstallEnv<'_>) -> Result<std::path::PathBuf> {
@@ -59,4 +64,10 @@ fn mcp_place(scope: Scope, env: &InstallEnv<'_>) -> Result<McpPlace> {
         file: settings_dir(scope, env)?.join("settings.json"),
         permissions: None,
     })
+}
+
+/// Its user directory (`$QWEN_HOME`, else `~/.qwen`: settings and the
+/// `projects/` store).
+fn detect_dirs(env: &InstallEnv<'_>) -> Vec<std::path::PathBuf> {
+    settings_dir(Scope::User, env).into_iter().collect()
 }

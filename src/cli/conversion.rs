@@ -9,10 +9,11 @@ use super::syntax::{
     RemoteAction, SortArg, UriAction,
 };
 use crate::config::{
-    self, Command, Config, Destination, InputFormat, InstallRequest, McpRequest, OutputFormat,
-    PickFormat, PickOptions, PopupSpec, Scope, SortBy,
+    self, Command, Config, Destination, InputFormat, InstallRequest, LaunchRequest, McpRequest,
+    OutputFormat, PickFormat, PickOptions, PopupSpec, Scope, SortBy,
 };
 use crate::error::{Error, Result};
+use crate::launch::Launch;
 use session_ref_core::candidates::Target;
 use session_ref_core::export::ExportFormat;
 use session_ref_stores::StoreRoots;
@@ -151,6 +152,45 @@ impl Cli {
                 redact,
                 output,
             },
+            CommandArgs::Resume { id, start } => Command::Launch(LaunchRequest {
+                id,
+                launch: Launch::Resume,
+                print: start.print,
+                split: start.tmux_split,
+            }),
+            CommandArgs::Handoff {
+                id,
+                to,
+                prompt,
+                start,
+            } => Command::Launch(LaunchRequest {
+                id,
+                launch: Launch::Handoff {
+                    to: crate::launch::launcher(&to)
+                        .map(|l| l.kind)
+                        .ok_or_else(|| {
+                            Error::invalid_config(format!("handoff --to: no agent {to:?}"))
+                        })?,
+                    prompt,
+                },
+                print: start.print,
+                split: start.tmux_split,
+            }),
+            CommandArgs::ExecPlan { file } => Command::ExecPlan(file),
+            CommandArgs::Keep { purge, max_size } => Command::Keep {
+                purge,
+                max_bytes: max_size
+                    .map(|size| {
+                        crate::config::keep::parse_size(&size).ok_or_else(|| {
+                            Error::invalid_config(format!(
+                                "--max-size: {}",
+                                crate::config::keep::SIZE_SYNTAX
+                            ))
+                            .usage()
+                        })
+                    })
+                    .transpose()?,
+            },
             CommandArgs::Mention { id, label } => Command::Mention { id, label },
             CommandArgs::Uri {
                 action: UriAction::Encode { id },
@@ -199,6 +239,18 @@ impl Cli {
                     }),
                 }
             }
+            CommandArgs::Setup {
+                yes,
+                dry_run,
+                agent,
+                undo,
+            } => Command::Setup(config::SetupRequest {
+                agents: (!agent.is_empty()).then_some(agent),
+                yes,
+                dry_run,
+                undo,
+            }),
+            CommandArgs::Doctor { json } => Command::Doctor { json },
             CommandArgs::Completions { shell } => {
                 Command::Completions(docs::completions(shell, Cli::full_command()))
             }
@@ -213,8 +265,10 @@ impl Cli {
         } else {
             crate::config::remotes::RemoteSettings::load(&g.remote, &env, home)?
         };
+        let keep = crate::config::keep::KeepSettings::load(&env, home)?;
         Ok(Config {
             remotes,
+            keep,
             roots,
             roots_explicit,
             looked_at,

@@ -242,6 +242,60 @@ pub(super) enum CommandArgs {
         #[arg(long, value_name = "FILE")]
         output: Option<PathBuf>,
     },
+    /// Resume a session with its own agent, in the session's working
+    /// directory: inside tmux in a new window (or --tmux-split), outside
+    /// it in place of this process.
+    Resume {
+        /// Session id, the start of exactly one id (4+ characters), a
+        /// hydra-session: URI, or a mention.
+        id: String,
+        #[command(flatten)]
+        start: StartArgs,
+    },
+    /// Start another agent in a session's working directory with a first
+    /// prompt citing the session (its snapshot, framed as `prepare`
+    /// frames it): the work moves on without rewriting anyone's files.
+    Handoff {
+        /// Session id, the start of exactly one id (4+ characters), a
+        /// hydra-session: URI, or a mention.
+        id: String,
+        /// The agent to start.
+        #[arg(long, value_name = "AGENT", value_parser = handoff_targets())]
+        to: String,
+        /// What to ask, before the citation [default: "Continue the work
+        /// of the session cited below, in this directory."].
+        prompt: Option<String>,
+        #[command(flatten)]
+        start: StartArgs,
+    },
+    /// Run a plan `resume`/`handoff` wrote for a tmux window (internal).
+    #[command(hide = true)]
+    ExecPlan {
+        /// The plan file.
+        file: PathBuf,
+    },
+    /// Copy every listed session into session-ref's archive, so that a
+    /// session its agent later deletes stays listed (marked archived) and
+    /// its mentions keep resolving to the same snapshot.
+    ///
+    /// The archive is $XDG_DATA_HOME/session-ref/archive (else
+    /// ~/.local/share/session-ref/archive): compressed, each distinct copy
+    /// stored once, only what changed since the last copy copied again,
+    /// within a size bound. A `[keep]` table in
+    /// $XDG_CONFIG_HOME/session-ref/config.toml keeps with every listing
+    /// of `candidates` and the picker (`max_size = "2G"`, `dir = "/path"`).
+    Keep {
+        /// Remove the archive whole (every copy); the agents' stores are
+        /// never touched.
+        #[arg(long, conflicts_with = "max_size")]
+        purge: bool,
+        /// The bound of the archive's copies (compressed): bytes, or a
+        /// number followed by K, M, G or T [default: the config's
+        /// max_size, else 1G]. Copies of sessions still in their store are
+        /// dropped first to stay within it.
+        #[arg(long, value_name = "SIZE")]
+        max_size: Option<String>,
+    },
     /// Print the canonical mention of a session.
     Mention {
         /// Session id, the start of exactly one id (4+ characters), a
@@ -262,6 +316,37 @@ pub(super) enum CommandArgs {
     Hook {
         #[command(subcommand)]
         action: HookAction,
+    },
+    /// Set session-ref up in every supported agent found on this machine:
+    /// its prompt hook and its MCP server, in the user's settings.
+    ///
+    /// Shows what it would add to which file, asks once (on a terminal),
+    /// writes (each file backed up, edited in place), and prints a receipt.
+    /// `--undo` puts each file back exactly as it was, or, edited since,
+    /// removes session-ref's entries only. A malformed, read-only or
+    /// symlinked settings file is reported and left untouched.
+    Setup {
+        /// Write without asking.
+        #[arg(long, short = 'y', conflicts_with = "dry_run")]
+        yes: bool,
+        /// Show what would be written; write nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Only these agents (comma-separated), when they are here.
+        #[arg(long, value_name = "A,B", value_delimiter = ',', value_parser = AgentWord { hook: false })]
+        agent: Vec<Agent>,
+        /// Put back what setup changed (recorded in its receipt).
+        #[arg(long, conflicts_with_all = ["dry_run", "agent"])]
+        undo: bool,
+    },
+    /// Check the installation: the stores read and their sessions, the
+    /// caches, each agent's hook and MCP server, the remotes; one line per
+    /// problem with the command that fixes it. Exits 1 when something is
+    /// wrong.
+    Doctor {
+        /// One JSON object (its fields: docs/reference.md).
+        #[arg(long)]
+        json: bool,
     },
     /// Sessions on other machines: check a host, or serve this machine's
     /// sessions to another one (what `--remote` runs over ssh).
@@ -581,6 +666,26 @@ pub(super) enum OutputArg {
     Text,
     /// One message object per line.
     Jsonl,
+}
+
+/// How `resume` and `handoff` start the agent.
+#[derive(Debug, Args)]
+pub(super) struct StartArgs {
+    /// Print the command (one shell-quoted line, `cd DIR && AGENT ARGS`)
+    /// instead of starting it.
+    #[arg(long)]
+    pub(super) print: bool,
+    /// Inside tmux, split the current pane instead of opening a window.
+    #[arg(long)]
+    pub(super) tmux_split: bool,
+}
+
+/// `handoff --to`: the kinds whose agent starts with a first prompt.
+fn handoff_targets() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(
+        crate::launch::handoff_targets()
+            .map(|l| clap::builder::PossibleValue::new(l.kind).help(l.agent)),
+    )
 }
 
 /// `export --format` (validated as [`ExportFormat`](session_ref_core::export::ExportFormat)).

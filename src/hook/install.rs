@@ -6,7 +6,9 @@
 //! what is the same for all of them. A [`HookLayout::Shared`] file (Claude
 //! Code, Codex, Gemini CLI and Qwen Code's settings) gets a group appended
 //! to `hooks.EVENT`, edited in place so that every other byte (comments
-//! too) is kept; a [`HookLayout::Own`] file (Copilot CLI's `hooks/`
+//! too) is kept; a [`HookLayout::Flat`] file (Cursor's `hooks.json`) gets
+//! the handler itself appended to `hooks.EVENT`, edited in place the same
+//! way; a [`HookLayout::Own`] file (Copilot CLI's `hooks/`
 //! folder) is written whole and removed whole. Codex also runs a hook only
 //! once `config.toml` records its trust hash ([`crate::agents::codex`]).
 //! The edits are pure functions of the files' text (tested on fixtures);
@@ -29,7 +31,7 @@ use crate::agents::{codex, Agent};
 pub use crate::agents::{HookFiles as Targets, HookLayout, InstallEnv};
 pub use crate::config::{InstallRequest, Scope};
 use crate::error::{Error, Result};
-use crate::settings_file::{self, json_object, malformed, JsonDoc, Step};
+use crate::settings_file::{self, json_object, malformed, Installed, JsonDoc, Step};
 pub use crate::settings_file::{apply, read, Write};
 
 /// The shell command an agent runs: `session-ref`'s own path (quoted for
@@ -88,34 +90,88 @@ fn shell_quote(word: &str) -> String {
 /// Whether a handler is one session-ref installed for `agent`: a command
 /// hook running a program named `session-ref` with `hook AGENT`.
 pub fn is_ours(handler: &Value, agent: Agent) -> bool {
+    ours_program(handler, agent).is_some()
+}
+
+/// The program a handler of ours runs (unquoted as `sh` reads it); `None`
+/// when the handler is not ours ([`is_ours`]).
+pub fn ours_program(handler: &Value, agent: Agent) -> Option<String> {
     if handler.get("type").and_then(Value::as_str) != Some("command") {
-        return false;
+        return None;
     }
     let command = handler.get("command").or_else(|| handler.get("bash"));
-    let Some(command) = command.and_then(Value::as_str) else {
-        return false;
-    };
+    let command = command.and_then(Value::as_str)?;
     // `PROGRAM hook AGENT`, then nothing or options (whose quoted values
     // may hold the same words: any place that fits will do).
     let needle = format!(" hook {}", agent.as_str());
-    command.match_indices(needle.as_str()).any(|(at, _)| {
+    command.match_indices(needle.as_str()).find_map(|(at, _)| {
         let rest = &command[at + needle.len()..];
         let program = command[..at].trim().trim_matches('\'');
-        (rest.trim().is_empty() || rest.starts_with(" -"))
-            && Path::new(program).file_name().and_then(|n| n.to_str()) == Some("session-ref")
+        let named = Path::new(program).file_name().and_then(|n| n.to_str()) == Some("session-ref");
+        ((rest.trim().is_empty() || rest.starts_with(" -")) && named)
+            .then(|| program.replace(r"'\''", "'"))
     })
+}
+
+/// Where `agent`'s hook lives in the user's settings, and the program of
+/// ours registered there (`None`: not installed). For `doctor`.
+pub fn installed(
+    agent: Agent,
+    env: &InstallEnv<'_>,
+) -> Result<(std::path::PathBuf, Option<String>)> {
+    let file = (agent.hook().files)(Scope::User, env)?.hooks_file;
+    let Some(text) = read(&file)? else {
+        return Ok((file, None));
+    };
+    let value = settings_file::parse_json(&file, &text)?;
+    let handlers: Vec<Value> = match agent.hook().layout {
+        HookLayout::Own | HookLayout::Flat => value["hooks"][agent.event()]
+            .as_array()
+            .cloned()
+            .unwrap_or_default(),
+        HookLayout::Shared => handlers_of(&file, &text, agent),
+    };
+    let program = handlers.iter().find_map(|h| ours_program(h, agent));
+    Ok((file, program))
 }
 
 /// The snippet `--print` shows and install merges (or writes whole).
 pub fn snippet(agent: Agent, handler: &Value) -> Value {
     match agent.hook().layout {
-        HookLayout::Own => json!({"version": 1, "hooks": {agent.event(): [handler]}}),
+        HookLayout::Own | HookLayout::Flat => {
+            json!({"version": 1, "hooks": {agent.event(): [handler]}})
+        }
         HookLayout::Shared => json!({"hooks": {agent.event(): [{"hooks": [handler]}]}}),
     }
 }
 
-/// The position of a handler: group index, handler index.
+/// The position of a handler: group index, handler index (a
+/// [`HookLayout::Flat`] handler's index, and 0).
 pub type Position = (usize, usize);
+
+/// Whether `agent`'s handlers sit directly in `hooks.EVENT`.
+fn flat(agent: Agent) -> bool {
+    agent.hook().layout == HookLayout::Flat
+}
+
+/// The steps to the handler at `(g, h)`.
+fn handler_steps(agent: Agent, (g, h): Position) -> Vec<Step<'static>> {
+    let mut at = vec![Step::Key("hooks"), Step::Key(agent.event()), Step::Index(g)];
+    if !flat(agent) {
+        at.extend([Step::Key("hooks"), Step::Index(h)]);
+    }
+    at
+}
+
+/// The handler at `position` of parsed settings.
+fn handler_at(root: &Value, agent: Agent, (g, h): Position) -> Option<&Value> {
+    let group = root.get("hooks")?.get(agent.event())?.get(g)?;
+    if flat(agent) {
+        Some(group)
+    } else {
+        group.get("hooks")?.get(h)
+    }
+}
 
 /// A settings file after an edit: its new text (`None` when unchanged).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -162,6 +218,12 @@ fn parse_settings(
 /// Find our handler in parsed settings.
 fn find_ours(root: &Map<String, Value>, agent: Agent) -> Option<Position> {
     let groups = root.get("hooks")?.get(agent.event())?.as_array()?;
+    if flat(agent) {
+        return groups
+            .iter()
+            .position(|h| is_ours(h, agent))
+            .map(|h| (h, 0));
+    }
     groups.iter().enumerate().find_map(|(g, group)| {
         let handlers = group.get("hooks")?.as_array()?;
         handlers
@@ -174,26 +236,27 @@ fn find_ours(root: &Map<String, Value>, agent: Agent) -> Option<Position> {
 /// Add `desired` to a settings text. One of ours already there is kept when
 /// it is the same, else replaced in place; the rest of the text is kept.
 pub fn merge(path: &Path, text: Option<&str>, agent: Agent, desired: &Value) -> Result<Edited> {
+    // A hooks file Cursor reads starts with its version.
+    let fresh = settings_file::render_new(&json!({"version": 1}));
+    let text = match text {
+        Some(text) if !text.trim().is_empty() => Some(text),
+        _ if flat(agent) => Some(fresh.as_str()),
+        _ => text,
+    };
     let (mut doc, root) = parse_settings(path, text, agent.event())?;
     let event = agent.event();
-    if let Some((g, h)) = find_ours(&root, agent) {
-        if root["hooks"][event][g]["hooks"][h] == *desired {
+    if let Some(position) = find_ours(&root, agent) {
+        let root = Value::Object(root);
+        if handler_at(&root, agent, position) == Some(desired) {
             return Ok(Edited {
                 text: None,
-                position: Some((g, h)),
+                position: Some(position),
             });
         }
-        let at = [
-            Step::Key("hooks"),
-            Step::Key(event),
-            Step::Index(g),
-            Step::Key("hooks"),
-            Step::Index(h),
-        ];
-        doc.replace(&at, desired);
+        doc.replace(&handler_steps(agent, position), desired);
         return Ok(Edited {
             text: Some(doc.text().to_owned()),
-            position: Some((g, h)),
+            position: Some(position),
         });
     }
     let groups = root
@@ -201,10 +264,12 @@ pub fn merge(path: &Path, text: Option<&str>, agent: Agent, desired: &Value) -> 
         .and_then(|h| h.get(event))
         .and_then(Value::as_array)
         .map_or(0, Vec::len);
-    doc.push(
-        &[Step::Key("hooks"), Step::Key(event)],
-        &json!({"hooks": [desired]}),
-    );
+    let added = if flat(agent) {
+        desired.clone()
+    } else {
+        json!({"hooks": [desired]})
+    };
+    doc.push(&[Step::Key("hooks"), Step::Key(event)], &added);
     Ok(Edited {
         text: Some(doc.text().to_owned()),
         position: Some((groups, 0)),
@@ -224,6 +289,12 @@ pub fn remove(path: &Path, text: &str, agent: Agent) -> Result<Edited> {
     let event = agent.event();
     let groups = root["hooks"][event].as_array().cloned().unwrap_or_default();
     for (g, group) in groups.iter().enumerate().rev() {
+        if flat(agent) {
+            if is_ours(group, agent) {
+                doc.delete(&handler_steps(agent, (g, 0)));
+            }
+            continue;
+        }
         let Some(handlers) = group.get("hooks").and_then(Value::as_array) else {
             continue;
         };
@@ -267,16 +338,19 @@ fn only_ours(file: &Path, text: &str, agent: Agent) -> Option<bool> {
 }
 
 /// `hook install` of a [`HookLayout::Own`] file: written whole.
-fn install_own(agent: Agent, targets: &Targets, desired: &Value) -> Result<String> {
+fn install_own(
+    agent: Agent,
+    targets: &Targets,
+    desired: &Value,
+    commit: bool,
+) -> Result<Installed> {
     let file = &targets.hooks_file;
-    let _lock = settings_file::lock(&[file], true)?;
+    let _lock = settings_file::lock(&[file], commit)?;
     let before = read(file)?;
     let after = own_file(agent, desired);
     if before.as_deref() == Some(after.as_str()) {
-        return Ok(format!(
-            "{} already has the hook; left unchanged\n",
-            file.display()
-        ));
+        let report = format!("{} already has the hook; left unchanged\n", file.display());
+        return Installed::finish(Vec::new(), report, commit);
     }
     if let Some(text) = &before {
         // An empty list of ours is ours too (as before: all of none).
@@ -291,15 +365,13 @@ fn install_own(agent: Agent, targets: &Targets, desired: &Value) -> Result<Strin
             )));
         }
     }
-    let mut report = format!("set the hook in {}\n", file.display());
-    for backup in apply(&[Write {
+    let report = format!("set the hook in {}\n", file.display());
+    let writes = vec![Write {
         path: file.clone(),
         before,
         after,
-    }])? {
-        report.push_str(&format!("backup: {}\n", backup.display()));
-    }
-    Ok(report)
+    }];
+    Installed::finish(writes, report, commit)
 }
 
 /// `hook uninstall` of a [`HookLayout::Own`] file: removed when it holds
@@ -326,20 +398,28 @@ fn uninstall_own(agent: Agent, targets: &Targets) -> Result<String> {
 
 /// `hook install`: returns the report for stdout.
 pub fn install(request: InstallRequest, env: &InstallEnv<'_>) -> Result<String> {
+    edit(request, env, true).map(|installed| installed.report)
+}
+
+/// `hook install`'s edit of the files, written when `commit` (else what
+/// it would write, read under the same lock and checks; no directory is
+/// made). `--print` is not an edit: see [`install`].
+pub fn edit(request: InstallRequest, env: &InstallEnv<'_>, commit: bool) -> Result<Installed> {
     let agent = request.agent;
     let targets = (agent.hook().files)(request.scope, env)?;
     let desired = desired_handler(env.exe, agent, request.budget, &request.store_args);
     let hooks_file = &targets.hooks_file;
     if request.print {
-        return Ok(print_snippet(agent, &targets, &desired));
+        let report = print_snippet(agent, &targets, &desired);
+        return Installed::finish(Vec::new(), report, false);
     }
     if agent.hook().layout == HookLayout::Own {
-        return install_own(agent, &targets, &desired);
+        return install_own(agent, &targets, &desired, commit);
     }
     let mut files = vec![hooks_file.as_path()];
     files.extend(targets.codex_config.as_deref());
     // Held until every file is written: a concurrent install reads ours.
-    let _lock = settings_file::lock(&files, true)?;
+    let _lock = settings_file::lock(&files, commit)?;
     let before = read(hooks_file)?;
     let edited = merge(hooks_file, before.as_deref(), agent, &desired)?;
     let mut writes = Vec::new();
@@ -393,13 +473,11 @@ pub fn install(request: InstallRequest, env: &InstallEnv<'_>) -> Result<String> 
         let config_text = config_before.unwrap_or_default();
         steps = codex::install_notes(config, &config_text, request.scope, env.cwd);
     }
-    for backup in apply(&writes)? {
-        report.push_str(&format!("backup: {}\n", backup.display()));
-    }
+    let mut installed = Installed::finish(writes, report, commit)?;
     for step in steps {
-        report.push_str(&format!("note: {step}\n"));
+        installed.report.push_str(&format!("note: {step}\n"));
     }
-    Ok(report)
+    Ok(installed)
 }
 
 /// The handler at `position` in a settings text.
@@ -410,13 +488,7 @@ fn installed_handler(
     (g, h): Position,
 ) -> Option<serde_json::Value> {
     let value = settings_file::parse_json(path, text?).ok()?;
-    value
-        .get("hooks")?
-        .get(agent.event())?
-        .get(g)?
-        .get("hooks")?
-        .get(h)
-        .cloned()
+    handler_at(&value, agent, (g, h)).cloned()
 }
 
 fn print_snippet(agent: Agent, targets: &Targets, handler: &serde_json::Value) -> String {
@@ -509,11 +581,18 @@ fn handlers_of(path: &Path, text: &str, agent: Agent) -> Vec<serde_json::Value> 
         .get("hooks")
         .and_then(|h| h.get(agent.event()))
         .and_then(serde_json::Value::as_array);
-    groups
+    let handlers: Vec<&Value> = if flat(agent) {
+        groups.into_iter().flatten().collect()
+    } else {
+        groups
+            .into_iter()
+            .flatten()
+            .filter_map(|g| g.get("hooks").and_then(serde_json::Value::as_array))
+            .flatten()
+            .collect()
+    };
+    handlers
         .into_iter()
-        .flatten()
-        .filter_map(|g| g.get("hooks").and_then(serde_json::Value::as_array))
-        .flatten()
         .filter(|h| is_ours(h, agent))
         .cloned()
         .collect()

@@ -66,6 +66,9 @@ pub struct HookContext {
     pub cache_dir: Option<PathBuf>,
     /// Other machines; only those a mention names are asked.
     pub remotes: crate::config::remotes::RemoteSettings,
+    /// The archive, read so that a mention of an archived session
+    /// resolves; a hook never keeps (it answers within its agent's wait).
+    pub keep: crate::config::keep::KeepSettings,
 }
 
 /// The hook's answer to its stdin: what to print, and a diagnostic line for
@@ -124,6 +127,7 @@ fn resolve(context: &HookContext, input: &HookInput) -> Result<Answer> {
         .cache_dir(context.cache_dir.clone())
         .cwd(Some(input.cwd.clone()))
         .remotes(client)
+        .archive(context.keep.archive(false))
         .catalog();
     catalog.save_index();
     // Read as `prepare` reads: each source folded into what the largest
@@ -206,6 +210,7 @@ pub fn run_command(config: &Config) -> Option<ExitCode> {
                 drafts: draft::drafts_dir(env, home.as_deref()),
                 cache_dir: config.cache_dir.clone(),
                 remotes: config.remotes.clone(),
+                keep: config.keep.clone(),
             };
             let stdin = crate::commands::read_stdin(std::io::stdin().lock());
             let run = match stdin {
@@ -218,19 +223,13 @@ pub fn run_command(config: &Config) -> Option<ExitCode> {
             Ok(run.answer.to_stdout_for(*agent))
         }
         Command::HookInstall(request) | Command::HookUninstall(request) => {
-            let cwd = std::env::current_dir().unwrap_or_default();
-            let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("session-ref"));
-            let install_env = InstallEnv {
-                env: &env,
-                home: home.as_deref(),
-                cwd: &cwd,
-                exe: &exe,
-            };
-            if matches!(config.command, Command::HookInstall(_)) {
-                install::install(request.clone(), &install_env)
-            } else {
-                install::uninstall(request.clone(), &install_env)
-            }
+            crate::agents::with_process_env(|install_env| {
+                if matches!(config.command, Command::HookInstall(_)) {
+                    install::install(request.clone(), install_env)
+                } else {
+                    install::uninstall(request.clone(), install_env)
+                }
+            })
         }
         _ => return None,
     };

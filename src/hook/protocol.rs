@@ -17,9 +17,12 @@
 //! `userPromptSubmitted` sends `{sessionId, timestamp, cwd, prompt}` and
 //! takes `{"additionalContext": …}`. All of them stop the prompt on
 //! `{"decision":"block","reason":…}` (see `../shared/spec/AGENTS.md` and
-//! FORMATS.md for how each was measured).
+//! FORMATS.md for how each was measured). Cursor's `beforeSubmitPrompt`
+//! sends `{conversation_id, workspace_roots, prompt, …}` and takes only
+//! `{"continue": true|false, "user_message": …}`: it can stop a prompt but
+//! not add to it (`crate::agents::cursor`).
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 pub use crate::agents::copilot::PROMPT_SUBMITTED as COPILOT_PROMPT_SUBMITTED;
 pub use crate::agents::gemini::BEFORE_AGENT;
@@ -58,13 +61,7 @@ impl Answer {
         let value: Value = match self {
             Answer::Pass => return String::new(),
             Answer::Context(text) => (agent.hook().context)(text),
-            Answer::Block { reason, notice } => {
-                let mut value = json!({"decision": "block", "reason": reason});
-                if let Some(notice) = notice {
-                    value["systemMessage"] = Value::String(notice.clone());
-                }
-                value
-            }
+            Answer::Block { reason, notice } => (agent.hook().block)(reason, notice.as_deref()),
         };
         format!("{}\n", js::stringify_value(&value))
     }

@@ -11,6 +11,9 @@
 //! | Qwen Code 0.24.4 (`--trust`) | `~/.qwen/settings.json` / `./.qwen/settings.json` | the same |
 //! | Copilot CLI 1.0.102 | `~/.copilot/mcp-config.json` / `./.mcp.json` | `mcpServers.session-ref {tools:["*"], type:"local", command, args}` |
 //! | opencode 1.18.33 | `~/.config/opencode/opencode.json` / `./opencode.json` | `mcp.session-ref {type:"local", command:[…]}` |
+//! | Antigravity CLI 1.x (closed source: public configurers) | `~/.gemini/antigravity-cli/mcp_config.json` / — | `mcpServers.session-ref {command, args}` |
+//! | Cursor CLI 2026.07 (its docs) | `~/.cursor/mcp.json` (`$CURSOR_CONFIG_DIR`) / `./.cursor/mcp.json` | `mcpServers.session-ref {command, args}` |
+//! | Cline CLI 3.0.65 (`cline mcp add`) | `~/.cline/data/settings/cline_mcp_settings.json` / — | `mcpServers.session-ref {transport:{type:"stdio", command, args}}` |
 //!
 //! The tools are read-only; where an agent would still ask before running
 //! them, install pre-approves them: Claude Code's `permissions.allow` gets
@@ -32,7 +35,9 @@ pub use crate::agents::McpPlace as Place;
 use crate::agents::{Agent, InstallEnv, McpFormat, Scope};
 pub use crate::config::McpRequest;
 use crate::error::{Error, Result};
-use crate::settings_file::{self, apply, json_object, malformed, parse_toml, read, Step, Write};
+use crate::settings_file::{
+    self, apply, json_object, malformed, parse_toml, read, Installed, Step, Write,
+};
 
 /// The name the server is registered under.
 pub const NAME: &str = "session-ref";
@@ -66,14 +71,55 @@ pub fn entry(agent: Agent, exe: &str, args: &[String]) -> Option<Value> {
     }
 }
 
-/// Whether an entry runs a program named `session-ref`.
+/// Whether an entry runs a program named `session-ref` (its `command`,
+/// or its `transport`'s: Cline).
 pub fn is_ours(entry: &Value) -> bool {
-    let program = match entry.get("command") {
+    program_of(entry)
+        .is_some_and(|p| Path::new(p).file_name().and_then(|n| n.to_str()) == Some(NAME))
+}
+
+/// The program an entry runs (`command`, or its first word; Cline keeps
+/// it in `transport`).
+fn program_of(entry: &Value) -> Option<&str> {
+    let command = entry
+        .get("command")
+        .or_else(|| entry.get("transport")?.get("command"));
+    match command {
         Some(Value::String(command)) => Some(command.as_str()),
         Some(Value::Array(command)) => command.first().and_then(Value::as_str),
         _ => None,
+    }
+}
+
+/// Where `agent`'s MCP servers live in the user's settings, and the
+/// program of our entry there (`None`: not registered). For `doctor`.
+pub fn installed(
+    agent: Agent,
+    env: &InstallEnv<'_>,
+) -> Result<(std::path::PathBuf, Option<String>)> {
+    let file = locate(agent, Scope::User, env)?.file;
+    let Some(text) = read(&file)? else {
+        return Ok((file, None));
     };
-    program.is_some_and(|p| Path::new(p).file_name().and_then(|n| n.to_str()) == Some(NAME))
+    let entry = match agent.mcp().format {
+        McpFormat::Toml => {
+            let doc = parse_toml(&file, Some(&text))?;
+            let command = doc
+                .get("mcp_servers")
+                .and_then(|s| s.get(NAME))
+                .and_then(|e| e.get("command"))
+                .and_then(toml_edit::Item::as_str)
+                .map(str::to_owned);
+            command.map(|c| json!({ "command": c }))
+        }
+        McpFormat::Json { key, .. } => settings_file::parse_json(&file, &text)?[key]
+            .get(NAME)
+            .cloned(),
+    };
+    let program = entry
+        .filter(is_ours)
+        .and_then(|e| program_of(&e).map(str::to_owned));
+    Ok((file, program))
 }
 
 /// What one edit did to one file.
@@ -262,6 +308,12 @@ pub fn remove_toml(path: &Path, text: &str) -> Result<Change> {
 
 /// `mcp install`: the report for stdout.
 pub fn install(request: McpRequest, env: &InstallEnv<'_>) -> Result<String> {
+    edit(request, env, true).map(|installed| installed.report)
+}
+
+/// `mcp install`'s edit of the files, written when `commit` (else what it
+/// would write, read under the same lock and checks; no directory made).
+pub fn edit(request: McpRequest, env: &InstallEnv<'_>, commit: bool) -> Result<Installed> {
     let agent = request.agent;
     let place = locate(agent, request.scope, env)?;
     let exe = env.exe.to_string_lossy().into_owned();
@@ -269,7 +321,7 @@ pub fn install(request: McpRequest, env: &InstallEnv<'_>) -> Result<String> {
     let mut files = vec![place.file.as_path()];
     files.extend(place.permissions.as_deref());
     // Held until every file is written: a concurrent install reads ours.
-    let _lock = settings_file::lock(&files, true)?;
+    let _lock = settings_file::lock(&files, commit)?;
     let before = read(&place.file)?;
     let change = match agent.mcp().format {
         McpFormat::Toml => add_toml(&place.file, before.as_deref(), &exe, &args)?,
@@ -320,11 +372,11 @@ pub fn install(request: McpRequest, env: &InstallEnv<'_>) -> Result<String> {
             )),
         }
     }
-    for backup in apply(&writes)? {
-        report.push_str(&format!("backup: {}\n", backup.display()));
-    }
-    report.push_str((agent.mcp().notes)(request.scope));
-    Ok(report)
+    let mut installed = Installed::finish(writes, report, commit)?;
+    installed
+        .report
+        .push_str((agent.mcp().notes)(request.scope));
+    Ok(installed)
 }
 
 /// `mcp uninstall`: the report for stdout.

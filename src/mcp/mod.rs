@@ -83,22 +83,13 @@ pub fn run_command(config: &Config) -> Option<ExitCode> {
             search_index,
         } => Some(serve(config, *budget, search_index.clone())),
         Command::McpInstall(request) | Command::McpUninstall(request) => {
-            let env = |key: &str| std::env::var(key).ok();
-            let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
-            let cwd = std::env::current_dir().unwrap_or_default();
-            let exe =
-                std::env::current_exe().unwrap_or_else(|_| std::path::PathBuf::from("session-ref"));
-            let surroundings = crate::agents::InstallEnv {
-                env: &env,
-                home: home.as_deref(),
-                cwd: &cwd,
-                exe: &exe,
-            };
-            let result = if matches!(config.command, Command::McpInstall(_)) {
-                install::install(request.clone(), &surroundings)
-            } else {
-                install::uninstall(request.clone(), &surroundings)
-            };
+            let result = crate::agents::with_process_env(|surroundings| {
+                if matches!(config.command, Command::McpInstall(_)) {
+                    install::install(request.clone(), surroundings)
+                } else {
+                    install::uninstall(request.clone(), surroundings)
+                }
+            });
             Some(
                 match result.and_then(|text| Ok(crate::output::write_stdout(&text)?)) {
                     Ok(()) => ExitCode::SUCCESS,

@@ -317,6 +317,88 @@ pub fn definitions(budget: usize, most: usize) -> Vec<Tool> {
     ]
 }
 
+/// The fields of `list_sessions`' result (structured content and text).
+pub const LIST_FIELDS: &[crate::json_fields::Field] = {
+    use crate::json_fields::Field;
+    &[
+        Field::new(
+            "sessions",
+            "the sessions: best first (`search_sessions`: newest first)",
+        ),
+        Field::new("sessions[].sessionId", "the session's id"),
+        Field::new("sessions[].label", "its latest title, else the id"),
+        Field::new(
+            "sessions[].cwd",
+            "its working directory; absent when unknown",
+        ),
+        Field::new("sessions[].agent", "the agent that wrote it"),
+        Field::new(
+            "sessions[].createdAt",
+            "its creation time, exactly as logged",
+        ),
+        Field::new(
+            "sessions[].updatedAt",
+            "its last activity (RFC 3339, UTC); absent when unknown",
+        ),
+        Field::new("sessions[].mention", "the canonical mention, to cite it"),
+    ]
+};
+
+/// The fields `search_sessions` adds to each session of [`LIST_FIELDS`]
+/// (its result is a list of sessions as `list_sessions` gives them).
+pub const SEARCH_HIT_FIELDS: &[crate::json_fields::Field] = {
+    use crate::json_fields::Field;
+    &[
+        Field::new("sessions[].hits", "its matching messages"),
+        Field::new("sessions[].hits[].role", "`user` or `assistant`"),
+        Field::new(
+            "sessions[].hits[].snippet",
+            "the matching line, cut around the first match",
+        ),
+        Field::new(
+            "sessions[].hits[].beforeCompaction",
+            "replaced by a compaction, so not in the snapshot",
+        ),
+    ]
+};
+
+/// The fields of `read_session`'s structured content (its text block is
+/// the snapshot): `preview --json`'s `reference`.
+pub const READ_FIELDS: &[crate::json_fields::Field] = {
+    use crate::json_fields::Field;
+    &[
+        Field::new(
+            "reference",
+            "the snapshot's statistics, as `preview --json` gives them",
+        ),
+        Field::new("reference.sessionId", "the session's id"),
+        Field::new(
+            "reference.label",
+            "the label the snapshot is serialized with",
+        ),
+        Field::new(
+            "reference.capturedThroughSeq",
+            "the last event the snapshot covers",
+        ),
+        Field::new(
+            "reference.compacted",
+            "whether the conversation was compacted",
+        ),
+        Field::new("reference.originalMessages", "messages in the conversation"),
+        Field::new("reference.retainedMessages", "messages the snapshot keeps"),
+        Field::new(
+            "reference.omittedMessages",
+            "messages left out for the budget",
+        ),
+        Field::new("reference.omittedBytes", "bytes left out for the budget"),
+        Field::new("reference.truncated", "whether a kept message was cut"),
+        Field::new(
+            "reference.inputIndex",
+            "the reference's place in the message (0 here)",
+        ),
+    ]
+};
+
 /// One session as the tools list it.
 pub fn session_json(listing: &Listing, id: RecordId) -> Map<String, Value> {
     let record = listing.record(id);

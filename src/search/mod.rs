@@ -32,6 +32,44 @@ use session_ref_stores::model::SessionRecord;
 /// What a hit outside the snapshot is marked with.
 pub const BEFORE_COMPACTION: &str = "before compaction: not in the snapshot";
 
+/// The fields of `search --json` (one object per matching session).
+pub const FOUND_FIELDS: &[crate::json_fields::Field] = {
+    use crate::json_fields::Field;
+    &[
+        Field::new("sessionId", "the session's id"),
+        Field::new("label", "its latest title, else the id"),
+        Field::new("cwd", "its working directory; absent when unknown"),
+        Field::new("createdAt", "its creation time, exactly as logged"),
+        Field::new("agent", "the agent that wrote it"),
+        Field::new(
+            "store",
+            "the same as `agent` (its old name, kept for one release)",
+        ),
+        Field::new("mention", "the canonical mention with this label"),
+        Field::new("matchCount", "matches over the whole history"),
+        Field::new("hits", "the matching messages, in history order"),
+        Field::new(
+            "hits[].message",
+            "the matching message's index in the searchable history",
+        ),
+        Field::new("hits[].role", "`user` or `assistant`"),
+        Field::new("hits[].checkpoint", "whether it is a compaction summary"),
+        Field::new(
+            "hits[].beforeCompaction",
+            "replaced by a compaction, so not in the snapshot a mention injects",
+        ),
+        Field::new(
+            "hits[].snippet",
+            "the matching line, cut around the first match",
+        ),
+        Field::new(
+            "hits[].highlights",
+            "byte ranges `[start, end]` of the matches in `snippet`",
+        ),
+        Field::remote("host", "the machine holding it (`--remote`)"),
+    ]
+};
+
 /// A matching session as `search --json` prints it (one object per line).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -76,6 +76,8 @@ pub enum Msg {
     IndexWarmed(crate::search::warm::Warmed),
     /// The prepared output, or why preparing failed.
     Prepared(Result<String>),
+    /// A resume's or hand-off's command, or why it cannot start.
+    Planned(Result<crate::launch::Plan>),
     /// A signal asked the picker to stop.
     Signal(&'static str),
     /// A thread or job panicked (the panic hook restored the terminal).
@@ -417,6 +419,7 @@ impl<B: Backend, H: Host> Driver<B, H> {
             Msg::Preview(key, result) => Action::PreviewReady(key, result),
             Msg::PreviewDropped(key) => Action::PreviewDropped(key),
             Msg::Prepared(result) => Action::Prepared(result),
+            Msg::Planned(result) => Action::Planned(result),
             Msg::SearchFound(generation, id, found) => Action::SearchFound(generation, id, found),
             Msg::RemoteSearched(ask, answer) => Action::RemoteSearched {
                 host: ask.host,
@@ -528,6 +531,7 @@ impl<B: Backend, H: Host> Driver<B, H> {
                     queue.extend(update(&mut self.state, Action::EditorDone(edited)));
                 }
                 Effect::Prepare { text, format } => self.prepare(text, format),
+                Effect::PlanLaunch { record, launch } => self.plan_launch(record, launch),
                 Effect::Search {
                     generation,
                     query,
@@ -561,10 +565,7 @@ impl<B: Backend, H: Host> Driver<B, H> {
     /// sharing its caches). A request whose candidate is no longer
     /// highlighted when its turn comes is dropped.
     fn load_preview(&self, key: PreviewKey, record: SessionRecord) {
-        let engine = self.engine.clone().unwrap_or_else(|| {
-            let catalog = self.state.catalog().subset([record]);
-            Engine::new(Arc::new(catalog), self.limits, self.target.clone())
-        });
+        let engine = self.engine_for(record);
         let wanted = Arc::clone(&self.wanted);
         spawn_job(self.tx.clone(), move |tx| {
             if *wanted.lock().unwrap_or_else(|e| e.into_inner()) != Some(key.clone()) {
@@ -577,6 +578,27 @@ impl<B: Backend, H: Host> Driver<B, H> {
                 .map(|context| Snapshot::new(context, budget))
                 .map_err(crate::error::Error::from);
             let _ = tx.send(Msg::Preview(key, result));
+        });
+    }
+
+    /// The engine over every session once discovery has ended; before,
+    /// over `record` alone (a subset of the catalog sharing its caches).
+    fn engine_for(&self, record: SessionRecord) -> Engine {
+        self.engine.clone().unwrap_or_else(|| {
+            let catalog = self.state.catalog().subset([record]);
+            Engine::new(Arc::new(catalog), self.limits, self.target.clone())
+        })
+    }
+
+    /// Plan a resume or hand-off in a job ([`crate::launch::plan_for`],
+    /// as `session-ref resume`/`handoff` plan it), agents looked up on
+    /// `$PATH`.
+    fn plan_launch(&self, record: SessionRecord, launch: crate::launch::Launch) {
+        let engine = self.engine_for(record.clone());
+        spawn_job(self.tx.clone(), move |tx| {
+            let path = std::env::var_os("PATH");
+            let plan = crate::launch::plan_for(&engine, &record, &launch, path.as_deref());
+            let _ = tx.send(Msg::Planned(plan));
         });
     }
 

@@ -147,6 +147,7 @@ fn previews_are_what_the_preview_command_reports() {
         verbose: false,
         cache_dir: None,
         remotes: Default::default(),
+        keep: Default::default(),
         command: Command::UriEncode(String::new()),
     };
     let (tx, answers) = mpsc::unbounded();

@@ -14,7 +14,7 @@ use crate::tui::model::{Action, Context, Focus};
 
 /// Whether a binding that holds `when` applies in `cx`.
 fn applies(cx: Context, when: When) -> bool {
-    when.applies(cx.help, cx.focus == Focus::Prompt)
+    when.applies(cx.chooser, cx.help, cx.focus == Focus::Prompt)
 }
 
 impl From<Command> for Action {
@@ -38,6 +38,11 @@ impl From<Command> for Action {
             Command::ToggleSort => Action::ToggleSort,
             Command::OpenEditor => Action::OpenEditor,
             Command::RestoreDraft => Action::RestoreDraft,
+            Command::Resume => Action::Resume,
+            Command::Handoff => Action::Handoff,
+            Command::ChooserMove(by) => Action::ChooserMove(by),
+            Command::Choose => Action::Choose,
+            Command::CloseChooser => Action::CloseChooser,
             Command::Edit(edit) => Action::Edit(edit),
         }
     }
@@ -72,7 +77,7 @@ pub fn lookup(event: &KeyEvent, cx: Context) -> Option<Action> {
         Key {
             code: KeyCode::Char(c),
             mods: KeyModifiers::NONE,
-        } if !cx.help => Some(Action::Edit(Edit::Insert(c))),
+        } if !cx.help && !cx.chooser => Some(Action::Edit(Edit::Insert(c))),
         _ => None,
     }
 }
@@ -88,7 +93,11 @@ mod tests {
     }
 
     fn cx(focus: Focus) -> Context {
-        Context { focus, help: false }
+        Context {
+            focus,
+            help: false,
+            chooser: false,
+        }
     }
 
     #[test]
@@ -166,10 +175,36 @@ mod tests {
     }
 
     #[test]
+    fn the_chooser_takes_its_keys_and_swallows_typing() {
+        let chooser = Context {
+            focus: Focus::Prompt,
+            help: false,
+            chooser: true,
+        };
+        let got = |code, mods| lookup(&press(code, mods), chooser);
+        assert_eq!(got(Enter, KeyModifiers::NONE), Some(Action::Choose));
+        assert_eq!(got(Esc, KeyModifiers::NONE), Some(Action::CloseChooser));
+        assert_eq!(got(Down, KeyModifiers::NONE), Some(Action::ChooserMove(1)));
+        assert_eq!(
+            got(KeyCode::Char('p'), KeyModifiers::CONTROL),
+            Some(Action::ChooserMove(-1))
+        );
+        assert_eq!(got(KeyCode::Char('x'), KeyModifiers::NONE), None);
+        assert_eq!(got(KeyCode::Char('s'), KeyModifiers::CONTROL), None);
+        // Outside it, alt-o resumes and alt-h opens it, in both inputs.
+        for focus in [Focus::Filter, Focus::Prompt] {
+            let alt = |c| lookup(&press(KeyCode::Char(c), KeyModifiers::ALT), cx(focus));
+            assert_eq!(alt('o'), Some(Action::Resume));
+            assert_eq!(alt('h'), Some(Action::Handoff));
+        }
+    }
+
+    #[test]
     fn help_swallows_other_keys() {
         let help = Context {
             focus: Focus::Filter,
             help: true,
+            chooser: false,
         };
         assert_eq!(
             lookup(&press(KeyCode::Char('x'), KeyModifiers::NONE), help),

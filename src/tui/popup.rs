@@ -101,6 +101,9 @@ const RESULT: &str = "result";
 const PROMPT: &str = "prompt";
 /// The draft the prompt was restored from, removed once delivered.
 const RESTORED: &str = "restored";
+/// Present when the popup's picker started an agent (resume, hand-off)
+/// instead of submitting.
+const LAUNCHED: &str = "launched";
 
 impl Channel {
     /// A new private directory under the temporary directory.
@@ -143,6 +146,8 @@ pub struct Outcome {
     pub stderr: Vec<u8>,
     /// Its result, when it submitted.
     pub submitted: Option<Submitted>,
+    /// Whether it started an agent (resume, hand-off) instead.
+    pub launched: bool,
 }
 
 /// In the popup: hand `submitted` back through the channel directory `dir`.
@@ -152,6 +157,12 @@ pub fn send(dir: &Path, submitted: &Submitted) -> std::io::Result<()> {
         write_private(&dir.join(RESTORED), os_bytes(restored.as_os_str()))?;
     }
     write_private(&dir.join(RESULT), submitted.text.as_bytes())
+}
+
+/// In the popup: tell the caller through `dir` that an agent was started
+/// (in a tmux window of its own), so there is no result to deliver.
+pub fn launched(dir: &Path) -> std::io::Result<()> {
+    write_private(&dir.join(LAUNCHED), b"")
 }
 
 /// Create `path` (it must not exist), readable by this user alone.
@@ -212,6 +223,7 @@ fn receive(dir: &Path, ran: std::process::Output) -> Result<Outcome> {
         code,
         stderr,
         submitted,
+        launched: code == 0 && dir.join(LAUNCHED).exists(),
     })
 }
 

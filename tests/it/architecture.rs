@@ -53,9 +53,11 @@ fn modules(root: &Path) -> BTreeMap<String, PathBuf> {
     out
 }
 
-/// The code of `text` that is not a comment and not the test module.
+/// The code of `text` that is not a comment and not the test module
+/// (`#[cfg(test)]`, or `#[cfg(all(test, …))]`, then `mod tests {`).
 fn code(text: &str) -> String {
-    let text = text.split("#[cfg(test)]\nmod tests {").next().unwrap_or("");
+    let tests = regex::Regex::new(r"#\[cfg\((?:all\()?test\b[^\]]*\]\s*mod tests \{").unwrap();
+    let text = tests.split(text).next().unwrap_or("");
     text.lines()
         .filter(|l| !l.trim_start().starts_with("//"))
         .collect::<Vec<_>>()

@@ -23,18 +23,25 @@
 
 mod support;
 
+mod aider_store;
 mod architecture;
 mod cli;
 mod completions;
 mod consistency;
 mod copilot_store;
 mod delivery;
+mod doctor;
 mod export;
 mod fidelity;
 mod foreign_stores;
 mod gemini_store;
+mod goose_store;
 mod hook;
 mod hook_agents;
+mod json_fields;
+mod keep;
+mod kilo_droid_crush;
+mod launch;
 mod mcp;
 mod opencode_store;
 mod oracle;
@@ -44,5 +51,6 @@ mod readme_keys;
 mod remote;
 mod search;
 mod search_append;
+mod setup;
 mod store_suite;
 mod title_index;

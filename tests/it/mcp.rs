@@ -916,6 +916,130 @@ fn mcp_install_registers_as_each_agents_mcp_add_and_uninstall_removes_it() {
         opencode["mcp"]["session-ref"],
         json!({"type": "local", "command": [exe, "mcp"]})
     );
+    let (report, kimi) = install_round_trip("kimi", false);
+    assert_eq!(
+        kimi["mcpServers"]["session-ref"],
+        json!({"command": exe, "args": ["mcp"]})
+    );
+    assert!(report.contains(".kimi/mcp.json"), "{report}");
+    let (report, kilo) = install_round_trip("kilo", false);
+    assert!(report.contains(".config/kilo/kilo.json"), "{report}");
+    assert_eq!(
+        kilo["mcp"]["session-ref"],
+        json!({"type": "local", "command": [exe, "mcp"]})
+    );
+    let (report, droid) = install_round_trip("droid", false);
+    assert!(report.contains(".factory/mcp.json"), "{report}");
+    assert_eq!(
+        droid["mcpServers"]["session-ref"],
+        json!({"type": "stdio", "command": exe, "args": ["mcp"], "env": {}, "disabled": false})
+    );
+    let (report, crush) = install_round_trip("crush", false);
+    assert!(report.contains(".config/crush/crush.json"), "{report}");
+    assert_eq!(crush["$schema"], "https://charm.land/crush.json");
+    assert_eq!(
+        crush["mcp"]["session-ref"],
+        json!({"type": "stdio", "command": exe, "args": ["mcp"]})
+    );
+    let (report, _) = install_round_trip("crush", true);
+    assert!(report.contains("proj/crush.json"), "{report}");
+    let (report, antigravity) = install_round_trip("antigravity", false);
+    assert!(
+        report.contains(".gemini/antigravity-cli/mcp_config.json"),
+        "{report}"
+    );
+    assert_eq!(
+        antigravity["mcpServers"]["session-ref"],
+        json!({"command": exe, "args": ["mcp"]})
+    );
+    let (report, cursor) = install_round_trip("cursor", false);
+    assert!(report.contains(".cursor/mcp.json"), "{report}");
+    assert!(report.contains("cannot add context"), "{report}");
+    assert_eq!(
+        cursor["mcpServers"]["session-ref"],
+        json!({"command": exe, "args": ["mcp"]})
+    );
+    let (_, cursor_project) = install_round_trip("cursor", true);
+    assert_eq!(cursor_project["mcpServers"]["session-ref"]["command"], exe);
+    let (report, cline) = install_round_trip("cline", false);
+    assert!(
+        report.contains(".cline/data/settings/cline_mcp_settings.json"),
+        "{report}"
+    );
+    assert_eq!(
+        cline["mcpServers"]["session-ref"],
+        json!({"transport": {"type": "stdio", "command": exe, "args": ["mcp"]}})
+    );
+}
+
+#[test]
+fn uninstall_gives_back_each_new_agents_file_as_it_was() {
+    // The person's own servers and settings stay, byte for byte.
+    for (agent, file, before) in [
+        (
+            "kilo",
+            ".config/kilo/kilo.jsonc",
+            "{\n  // mine\n  \"model\": \"mock/mock-model\",\n  \"mcp\": {\"other\": {\"type\": \"local\", \"command\": [\"x\"]}}\n}\n",
+        ),
+        (
+            "droid",
+            ".factory/mcp.json",
+            "{\"mcpServers\": {\"other\": {\"type\": \"stdio\", \"command\": \"x\", \"args\": [], \"env\": {}, \"disabled\": false}}}\n",
+        ),
+        (
+            "crush",
+            ".config/crush/crush.json",
+            "{\n  \"$schema\": \"https://charm.land/crush.json\",\n  \"options\": {\"debug\": true}\n}\n",
+        ),
+    ] {
+        let home = tempfile::tempdir().unwrap();
+        let path = home.path().join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, before).unwrap();
+        let run = |args: &[&str]| {
+            let out = command(home.path())
+                .env("HOME", home.path())
+                .args(args)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{agent}: {}", support::stderr(&out));
+        };
+        run(&["mcp", "install", agent]);
+        let during = std::fs::read_to_string(&path).unwrap();
+        assert!(during.contains("session-ref"), "{agent}: {during}");
+        run(&["mcp", "uninstall", agent]);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), before, "{agent}");
+    }
+}
+
+#[test]
+fn kimi_has_no_project_mcp_file_and_uninstall_keeps_its_other_servers() {
+    let home = tempfile::tempdir().unwrap();
+    let share = home.path().join("share");
+    std::fs::create_dir_all(&share).unwrap();
+    let original = "{\n  \"mcpServers\": {\n    \"context7\": {\"url\": \"https://mcp.context7.com/mcp\", \"transport\": \"http\"}\n  }\n}\n";
+    std::fs::write(share.join("mcp.json"), original).unwrap();
+    let run = |args: &[&str]| {
+        command(home.path())
+            .env("HOME", home.path())
+            .env("KIMI_SHARE_DIR", &share)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let project = run(&["mcp", "install", "kimi", "--project"]);
+    assert!(!project.status.success());
+    assert!(support::stderr(&project).contains("no project MCP file"));
+    assert!(run(&["mcp", "install", "kimi"]).status.success());
+    let value: Value =
+        serde_json::from_str(&std::fs::read_to_string(share.join("mcp.json")).unwrap()).unwrap();
+    assert_eq!(value["mcpServers"]["context7"]["transport"], "http");
+    assert!(value["mcpServers"]["session-ref"]["command"].is_string());
+    assert!(run(&["mcp", "uninstall", "kimi"]).status.success());
+    assert_eq!(
+        std::fs::read_to_string(share.join("mcp.json")).unwrap(),
+        original
+    );
 }
 
 #[test]
@@ -1015,4 +1139,61 @@ fn a_control_sequence_in_an_error_never_reaches_the_client_raw() {
     let listed = client.call("list_sessions", json!({}));
     assert_eq!(listed["isError"], false);
     assert!(client.close().success());
+}
+
+#[test]
+fn mcp_install_keeps_other_servers_and_uninstall_restores_the_file() {
+    for (agent, file, other) in [
+        (
+            "antigravity",
+            ".gemini/antigravity-cli/mcp_config.json",
+            r#"{"command": "npx", "args": ["x"]}"#,
+        ),
+        (
+            "cursor",
+            ".cursor/mcp.json",
+            r#"{"url": "http://localhost:1"}"#,
+        ),
+        (
+            "cline",
+            ".cline/data/settings/cline_mcp_settings.json",
+            r#"{"transport": {"type": "sse", "url": "http://localhost:2"}, "disabled": true}"#,
+        ),
+    ] {
+        let home = tempfile::tempdir().unwrap();
+        let path = home.path().join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let original =
+            format!("{{\n  // servers\n  \"mcpServers\": {{\n    \"other\": {other}\n  }}\n}}\n");
+        std::fs::write(&path, &original).unwrap();
+        let run = |args: &[&str]| {
+            command(home.path())
+                .current_dir(home.path())
+                .env("HOME", home.path())
+                .args(args)
+                .output()
+                .unwrap()
+        };
+        let out = run(&["mcp", "install", agent]);
+        assert!(out.status.success(), "{agent}: {}", support::stderr(&out));
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            text.contains("// servers") && text.contains(other),
+            "{agent}: {text}"
+        );
+        assert!(text.contains("session-ref"), "{agent}: {text}");
+        let out = run(&["mcp", "uninstall", agent]);
+        assert!(out.status.success(), "{agent}: {}", support::stderr(&out));
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), original, "{agent}");
+        if agent != "cursor" {
+            let out = run(&["mcp", "install", agent, "--project"]);
+            assert!(!out.status.success(), "{agent}");
+            assert!(
+                support::stderr(&out).contains("SESSION_REFERENCE_INVALID_CONFIG"),
+                "{agent}: {}",
+                support::stderr(&out)
+            );
+            assert_eq!(std::fs::read_to_string(&path).unwrap(), original, "{agent}");
+        }
+    }
 }

@@ -346,7 +346,7 @@ fn a_database_of_an_unknown_schema_is_one_unreadable_root() {
         .execute_batch("CREATE TABLE t (x);")
         .unwrap();
     let (catalog, _native) = beside_native(&foreign);
-    assert!(only_reason(&catalog, &foreign).contains("not an opencode database"));
+    assert!(only_reason(&catalog, &foreign).contains("not a database opencode wrote"));
     // Newer migrations that keep every column read are read.
     let (_dir, data, db) = data_dir();
     db.conn

@@ -79,7 +79,8 @@ fn reference() -> String {
     let mut out = String::from(
         "# Reference\n\n\
          Generated from the code (`src/keys.rs`, the one key table the picker, its\n\
-         help screen and `--help` use): do not edit by hand;\n\
+         help screen and `--help` use, and the field tables beside the code that\n\
+         writes each JSON output): do not edit by hand;\n\
          `UPDATE_DOCS=1 cargo test --test it readme_keys::` rewrites it. The guide\n\
          ([guide.md](guide.md)) explains the keys and the query syntax with\n\
          examples; error codes and exit codes: [errors.md](errors.md).\n",
@@ -115,6 +116,66 @@ fn reference() -> String {
                 }
                 out.push_str(&format!("{note}\n"));
             }
+        }
+    }
+    out.push_str(&json_outputs());
+    out
+}
+
+/// The JSON outputs and their fields, from the tables beside the code
+/// that writes them (`tests/it/json_fields.rs` checks each table against
+/// the output).
+fn json_outputs() -> String {
+    use session_ref::json_fields::Field;
+    let outputs: [(&str, &str, &[Field]); 6] = [
+        (
+            "candidates --json",
+            "One object per line, best first.",
+            session_ref::commands::CANDIDATE_FIELDS,
+        ),
+        (
+            "search --json",
+            "One object per matching session, newest first.",
+            session_ref::search::FOUND_FIELDS,
+        ),
+        (
+            "doctor --json",
+            "One object; `setup` prints text only (its receipt file is private state).",
+            session_ref::doctor::report::FIELDS,
+        ),
+        (
+            "MCP list_sessions",
+            "The tool result's structured content (also its text block).",
+            session_ref::mcp::tools::LIST_FIELDS,
+        ),
+        (
+            "MCP search_sessions",
+            "The tool result's structured content (also its text block): the fields of \
+             `list_sessions`, and in each session its hits:",
+            session_ref::mcp::tools::SEARCH_HIT_FIELDS,
+        ),
+        (
+            "MCP read_session",
+            "The tool result's structured content; its text block is the snapshot.",
+            session_ref::mcp::tools::READ_FIELDS,
+        ),
+    ];
+    let mut out = String::from("\n## JSON outputs\n");
+    for (name, about, fields) in outputs {
+        out.push_str(&format!(
+            "\n### `{name}`\n\n{about}\n\n| field | holds |\n|---|---|\n"
+        ));
+        for field in fields {
+            let only = if field.remote_only {
+                " (sessions of another machine only)"
+            } else {
+                ""
+            };
+            out.push_str(&format!(
+                "| `{}` | {}{only} |\n",
+                cell(field.path),
+                cell(field.meaning)
+            ));
         }
     }
     out

@@ -30,12 +30,16 @@ use session_ref_stores::{kind_by_name, Catalog, StoreRoots, REGISTRY};
 use crate::support;
 use crate::support::opencode as opencode_fixture;
 
+mod kilo_droid_crush;
+mod newer;
+use kilo_droid_crush::{crush, droid, kilo};
+
 /// One store kind's row: its name, its flag, and its fixture.
-struct Kind {
+pub(crate) struct Kind {
     /// The kind's name (`store` in `candidates --json`).
-    name: &'static str,
+    pub(crate) name: &'static str,
     /// The flag naming a root of this kind.
-    flag: &'static str,
+    pub(crate) flag: &'static str,
     /// Write a store below the given directory.
     build: fn(&Path) -> Built,
     /// Tear the last line of a session file as a writer would leave it.
@@ -43,27 +47,27 @@ struct Kind {
 }
 
 /// What a builder wrote.
-struct Built {
+pub(crate) struct Built {
     /// The directory to name with the kind's flag.
-    root: PathBuf,
+    pub(crate) root: PathBuf,
     /// The sessions, each with what is expected of it.
-    sessions: Vec<Expect>,
+    pub(crate) sessions: Vec<Expect>,
 }
 
 /// What the suite expects of one session.
-struct Expect {
-    id: &'static str,
+pub(crate) struct Expect {
+    pub(crate) id: &'static str,
     cwd: &'static str,
-    label: &'static str,
+    pub(crate) label: &'static str,
     /// The file holding the session (torn, removed).
-    file: PathBuf,
+    pub(crate) file: PathBuf,
     /// Texts the snapshot must hold (a request, a reply).
     said: &'static [&'static str],
     /// Texts that must reach neither the snapshot nor the label.
     hidden: &'static [&'static str],
 }
 
-const KINDS: &[Kind] = &[
+pub(crate) const KINDS: &[Kind] = &[
     Kind {
         name: "hydra",
         flag: "store",
@@ -129,6 +133,60 @@ const KINDS: &[Kind] = &[
         flag: "cline",
         build: cline,
         tear: cline_tear,
+    },
+    Kind {
+        name: "kilo",
+        flag: "kilo",
+        build: kilo,
+        tear: opencode_tear,
+    },
+    Kind {
+        name: "droid",
+        flag: "droid",
+        build: droid,
+        tear: append_half_line,
+    },
+    Kind {
+        name: "crush",
+        flag: "crush",
+        build: crush,
+        tear: opencode_tear,
+    },
+    Kind {
+        name: "goose",
+        flag: "goose",
+        build: newer::goose,
+        tear: newer::goose_tear,
+    },
+    Kind {
+        name: "continue",
+        flag: "continue",
+        build: newer::continue_cli,
+        tear: newer::continue_tear,
+    },
+    Kind {
+        name: "kimi",
+        flag: "kimi",
+        build: newer::kimi,
+        tear: append_half_line,
+    },
+    Kind {
+        name: "vibe",
+        flag: "vibe",
+        build: newer::vibe,
+        tear: newer::vibe_tear,
+    },
+    Kind {
+        name: "amp",
+        flag: "amp",
+        build: amp,
+        tear: amp_tear,
+    },
+    Kind {
+        name: "aider",
+        flag: "aider",
+        build: aider,
+        tear: aider_tear,
     },
 ];
 
@@ -1310,6 +1368,212 @@ fn cline(dir: &Path) -> Built {
     }
 }
 
+/// Amp's local thread copies (`~/.local/share/amp/threads`): two threads as
+/// public readers of these files found them, Anthropic-style blocks with
+/// reasoning, a tool call and its result, a compaction summary in an
+/// `info` message, and a last message still being written.
+fn amp(dir: &Path) -> Built {
+    use serde_json::json;
+    let root = dir.join("amp").join("threads");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(dir.join("amp").join("device-id.json"), "{\"id\": \"d\"}\n").unwrap();
+    let user = |text: &str| json!({"role": "user", "content": [{"type": "text", "text": text}], "meta": {"sentAt": 1767865803600_i64}});
+    let reply = |text: &str| json!({"role": "assistant", "content": [{"type": "thinking", "thinking": "REASONING-XYZZY"}, {"type": "text", "text": text}], "state": {"type": "complete", "stopReason": "end_turn"}});
+    let tool = [
+        json!({"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"path": "TOOL-INPUT-XYZZY"}}]}),
+        json!({"role": "user", "content": [{"type": "tool_result", "toolUseID": "toolu_1", "run": {"status": "done", "result": "TOOL-OUTPUT-XYZZY"}}]}),
+    ];
+    let a = "T-019b9d03-62e3-772f-9780-3e637f90eaec";
+    let b = "T-019c0000-1111-7222-8333-444455556666";
+    let first = json!({"v": 7, "id": a, "created": 1767865803494_i64, "title": "Orders API pagination",
+        "env": {"initial": {"trees": [{"displayName": "api", "uri": "file:///w/api"}]}},
+        "messages": [user("Add pagination to the orders API"), tool[0], tool[1],
+            reply("Orders now come in pages of 50"), user("and the totals?"), reply("Totals are still being writ")]});
+    let second = json!({"v": 3, "id": b, "created": 1767900000000_i64,
+        "env": {"initial": {"cwd": "/w/cli", "trees": [{"uri": "file:///w/cli"}]}},
+        "messages": [user("Old question"), reply("OLD-REPLY"),
+            json!({"role": "info", "content": [{"type": "summary", "summary": {"type": "message", "summary": "The CLI needs a version flag"}}]}),
+            user("Make the CLI print its version"), reply("The CLI now prints 2.0.25 for --version"),
+            user("thanks"), reply("You are welcome, more to co")]});
+    let (fa, fb) = (
+        root.join(format!("{a}.json")),
+        root.join(format!("{b}.json")),
+    );
+    std::fs::write(&fa, serde_json::to_string_pretty(&first).unwrap()).unwrap();
+    std::fs::write(&fb, serde_json::to_string(&second).unwrap()).unwrap();
+    Built {
+        sessions: vec![
+            Expect {
+                id: a,
+                cwd: "/w/api",
+                label: "Orders API pagination",
+                file: fa,
+                said: &[
+                    "Add pagination to the orders API",
+                    "Orders now come in pages of 50",
+                ],
+                hidden: HIDDEN,
+            },
+            Expect {
+                id: b,
+                cwd: "/w/cli",
+                label: "Old question",
+                file: fb,
+                said: &[
+                    "The CLI needs a version flag",
+                    "Make the CLI print its version",
+                    "The CLI now prints 2.0.25 for --version",
+                ],
+                hidden: &["OLD-REPLY", "REASONING-XYZZY"],
+            },
+        ],
+        root,
+    }
+}
+
+/// An Amp thread file read while it is written: cut inside its last
+/// message.
+fn amp_tear(file: &Path) {
+    let bytes = std::fs::read(file).unwrap();
+    let text = String::from_utf8(bytes).unwrap();
+    let cut = text
+        .rfind("more to co")
+        .or_else(|| text.rfind("still being"))
+        .unwrap();
+    std::fs::write(file, &text[..cut]).unwrap();
+}
+
+/// An Aider (0.86.2) user's home, `~/.aider` named as the root: a
+/// `--no-git` run in the home directory wrote `~/.aider.chat.history.md`,
+/// and `~/.aider.conf.yml`'s `chat-history-file` sends a project's runs to
+/// a file of its own (two sessions, one from the project's subdirectory).
+/// The files are as aider appends them: `> ` lines of its own (argv echo,
+/// banner, token counts), `#### ` typed lines, replies with inline
+/// reasoning, a bare Enter.
+fn aider(dir: &Path) -> Built {
+    let home = dir.join("home");
+    let root = home.join(".aider");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(root.join("analytics.json"), "{\"uuid\": \"u\"}\n").unwrap();
+    let custom = home.join("logs").join("api.history.md");
+    std::fs::create_dir_all(custom.parent().unwrap()).unwrap();
+    std::fs::write(
+        home.join(".aider.conf.yml"),
+        format!(
+            "model: openai/mock-model\nchat-history-file: {}\n",
+            custom.display()
+        ),
+    )
+    .unwrap();
+    let banner = "> /v/bin/aider --model openai/mock-model --message TOOL-INPUT-XYZZY  \n\
+                  > Aider v0.86.2  \n> Model: openai/mock-model with whole edit format  \n";
+    let in_home = home.join(".aider.chat.history.md");
+    std::fs::write(
+        &in_home,
+        format!(
+            "\n# aider chat started at 2026-12-02 05:22:07\n\n{banner}> Git repo: none  \n\n\
+             #### <blank>  \n\n#### Rewrite the install guide  \n#### for cargo install  \n\n\
+             <thinking-content-7bbeb8e1441453ad999a0bbba8a46d4b>\n\nREASONING-XYZZY\n\n\
+             </thinking-content-7bbeb8e1441453ad999a0bbba8a46d4b>\n\n\
+             The guide now starts with cargo install\n\n> Tokens: 798 sent, 11 received.  \n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        &custom,
+        format!(
+            "\n# aider chat started at 2026-12-02 06:00:00\n\n{banner}> Git repo: .git with 2 files  \n\n\
+             #### /run ls  \n\n> Added 12 lines of output to the chat.  \n\n\
+             #### Add pagination to the orders API  \n\nOrders now come in pages of 50\n\n\
+             > Tokens: 1 sent, 1 received.  \n\
+             \n# aider chat started at 2026-12-02 06:10:00\n\n{banner}\
+             > Note: in-chat filenames are always relative to the git working dir, not the current working dir.  \n\
+             > Cur working dir: /w/api/src  \n> Git working dir: /w/api  \n\n\
+             #### Make the CLI print its version  \n\nThe CLI now prints 2.0.25 for --version\n"
+        ),
+    )
+    .unwrap();
+    let id = |file: &Path, stamp: &str| -> &'static str {
+        use sha2::{Digest, Sha256};
+        let canonical = std::fs::canonicalize(file).unwrap();
+        let digest = Sha256::digest(canonical.as_os_str().as_encoded_bytes());
+        let hash: String = digest[..4].iter().map(|b| format!("{b:02x}")).collect();
+        Box::leak(format!("aider-{stamp}-{hash}").into_boxed_str())
+    };
+    let (a, b, c) = (
+        id(&in_home, "20261202T052207"),
+        id(&custom, "20261202T060000"),
+        id(&custom, "20261202T061000"),
+    );
+    let home_dir: &'static str = Box::leak(home.to_string_lossy().into_owned().into_boxed_str());
+    let logs_dir: &'static str = Box::leak(
+        custom
+            .parent()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned()
+            .into_boxed_str(),
+    );
+    Built {
+        sessions: vec![
+            Expect {
+                id: a,
+                cwd: home_dir,
+                label: "Rewrite the install guide",
+                file: in_home.join(a),
+                said: &[
+                    "Rewrite the install guide\nfor cargo install",
+                    "The guide now starts with cargo install",
+                ],
+                hidden: &["TOOL-INPUT-XYZZY", "REASONING-XYZZY", "<blank>", "Tokens:"],
+            },
+            Expect {
+                id: b,
+                cwd: logs_dir,
+                label: "Add pagination to the orders API",
+                file: custom.join(b),
+                said: &[
+                    "/run ls",
+                    "Add pagination to the orders API",
+                    "Orders now come in pages of 50",
+                ],
+                hidden: &["TOOL-INPUT-XYZZY", "Added 12 lines", "Aider v0.86.2"],
+            },
+            Expect {
+                id: c,
+                cwd: "/w/api/src",
+                label: "Make the CLI print its version",
+                file: custom.join(c),
+                said: &[
+                    "Make the CLI print its version",
+                    "The CLI now prints 2.0.25 for --version",
+                ],
+                hidden: &["TOOL-INPUT-XYZZY", "Cur working dir"],
+            },
+        ],
+        root,
+    }
+}
+
+/// The file holding a session: the session's own, or (a session of a
+/// file shared by several: Aider's history, opencode's database) the file
+/// its path is below.
+fn file_on_disk(file: &Path) -> PathBuf {
+    match file.parent() {
+        Some(parent) if !file.exists() && parent.is_file() => parent.to_owned(),
+        _ => file.to_owned(),
+    }
+}
+
+/// An Aider history being appended to: a prompt line cut short.
+fn aider_tear(file: &Path) {
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(file_on_disk(file))
+        .unwrap();
+    f.write_all(b"\n#### and the rest of the prom").unwrap();
+}
+
 /// A Cline messages file read while Cline rewrites it: cut short, inside
 /// the system prompt that follows the messages.
 fn cline_tear(file: &Path) {
@@ -1322,26 +1586,32 @@ fn cline_tear(file: &Path) {
 /// holds half a message file.
 fn opencode_tear(file: &Path) {
     let in_db = file.parent().is_some_and(Path::is_file);
-    let (path, bytes): (PathBuf, Vec<u8>) = if in_db {
-        let mut wal = file.parent().unwrap().as_os_str().to_owned();
-        wal.push("-wal");
-        (wal.into(), vec![0x5a; 1500])
-    } else {
-        let id = file.file_stem().unwrap();
-        let storage = file.parent().unwrap().parent().unwrap().parent().unwrap();
-        let folder = storage.join("message").join(id);
-        std::fs::create_dir_all(&folder).unwrap();
-        (
-            folder.join("msg_zz.json"),
-            br#"{"id":"msg_zz","role":"user","time":{"crea"#.to_vec(),
-        )
-    };
+    if in_db {
+        return half_wal_frame(file.parent().unwrap());
+    }
+    let id = file.file_stem().unwrap();
+    let storage = file.parent().unwrap().parent().unwrap().parent().unwrap();
+    let folder = storage.join("message").join(id);
+    std::fs::create_dir_all(&folder).unwrap();
     let mut f = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
-        .open(path)
+        .open(folder.join("msg_zz.json"))
         .unwrap();
-    f.write_all(&bytes).unwrap();
+    f.write_all(br#"{"id":"msg_zz","role":"user","time":{"crea"#)
+        .unwrap();
+}
+
+/// A database's `-wal` ending in half a frame: a writer stopped mid-write.
+fn half_wal_frame(db: &Path) {
+    let mut wal = db.as_os_str().to_owned();
+    wal.push("-wal");
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(PathBuf::from(wal))
+        .unwrap();
+    f.write_all(&[0x5a; 1500]).unwrap();
 }
 
 /// An Antigravity CLI directory (`~/.gemini/antigravity-cli`, agy 1.x):
@@ -1615,7 +1885,7 @@ fn cursor(dir: &Path) -> Built {
 }
 
 /// The built store of one kind, in a fresh directory.
-fn store(kind: &Kind) -> (tempfile::TempDir, Built) {
+pub(crate) fn store(kind: &Kind) -> (tempfile::TempDir, Built) {
     let dir = tempfile::tempdir().unwrap();
     let built = (kind.build)(dir.path());
     (dir, built)
@@ -1740,7 +2010,19 @@ fn a_vanished_file_makes_only_its_session_unreadable() {
         let catalog = Catalog::load(&StoreRoots::new().with(store_kind, &built.root));
         let (gone, kept) = built.sessions.split_first().unwrap();
         let record = catalog.find(gone.id).unwrap().clone();
-        std::fs::remove_file(&gone.file).unwrap();
+        let gone_file = file_on_disk(&gone.file);
+        match gone.file.parent().filter(|db| db.is_file()) {
+            // A session of a database (`<database>/<id>`): the database
+            // goes, with its WAL.
+            Some(db) => {
+                for suffix in ["", "-wal", "-shm"] {
+                    let mut side = db.as_os_str().to_owned();
+                    side.push(suffix);
+                    let _ = std::fs::remove_file(PathBuf::from(side));
+                }
+            }
+            None => std::fs::remove_file(&gone.file).unwrap(),
+        }
         let err = catalog.read_surface(&record).unwrap_err();
         let err: session_ref::Error = err.into();
         assert_eq!(
@@ -1750,7 +2032,7 @@ fn a_vanished_file_makes_only_its_session_unreadable() {
             kind.name
         );
         assert!(
-            err.message.contains(gone.file.to_str().unwrap()),
+            err.message.contains(gone_file.to_str().unwrap()),
             "{}: {}",
             kind.name,
             err.message

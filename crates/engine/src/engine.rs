@@ -72,6 +72,10 @@ pub struct Candidate {
     /// The machine holding it, for a session of another machine.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host: Option<String>,
+    /// Whether it is read from session-ref's archive, its agent's store
+    /// no longer holding it (`true` only; absent otherwise).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub archived: bool,
 }
 
 impl Candidate {
@@ -89,6 +93,7 @@ impl Candidate {
             last_activity: activity.map(session_ref_core::time::format_rfc3339_utc),
             activity,
             host: record.host.as_deref().map(str::to_owned),
+            archived: record.archived,
         }
     }
 }

@@ -13,6 +13,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use session_ref_core::candidates::Target;
+use session_ref_stores::archive::Archive;
 use session_ref_stores::remote::Remotes;
 use session_ref_stores::{Caches, Catalog, StoreRoots};
 
@@ -32,6 +33,9 @@ pub struct Stores {
     /// The client of the other machines whose sessions are listed too;
     /// `None` when the run asks none.
     pub remotes: Option<Remotes>,
+    /// session-ref's archive, listed after the stores (and, in its auto
+    /// mode, kept with every listing); `None`: none.
+    pub archive: Option<Archive>,
 }
 
 impl Stores {
@@ -62,15 +66,24 @@ impl Stores {
         self
     }
 
+    /// Listing (and keeping) through `archive` too (`None`: no archive).
+    pub fn archive(mut self, archive: Option<Archive>) -> Self {
+        self.archive = archive;
+        self
+    }
+
     /// The caches of the run, for a front-end that lists by itself (the
     /// picker streams its listing, search lists through its index): the
-    /// title index, the ranking cwd and the remotes' client.
+    /// title index, the ranking cwd, the remotes' client and the archive.
     pub fn caches(self) -> Caches {
-        let caches = Caches::for_run(self.cache_dir.as_deref(), self.cwd.as_deref());
-        match self.remotes {
-            Some(client) => caches.with(client),
-            None => caches,
+        let mut caches = Caches::for_run(self.cache_dir.as_deref(), self.cwd.as_deref());
+        if let Some(client) = self.remotes {
+            caches = caches.with(client);
         }
+        if let Some(archive) = self.archive {
+            caches = caches.with(archive);
+        }
+        caches
     }
 
     /// List the stores now (blocking): the catalog of the run.

@@ -76,6 +76,36 @@ impl Caches {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TargetCwd(pub Option<String>);
 
+/// The working directories of the sessions this run has listed so far
+/// (beside the run's own, [`TargetCwd`]): where a kind that keeps its logs inside
+/// projects (Aider's `.aider.chat.history.md` at a project's root) looks,
+/// instead of walking the disk. Filled by the catalog's scan as records
+/// arrive (and by the search index's listing); the kinds that read it
+/// ([`crate::Store::uses_known_cwds`]) are scanned after every other kind.
+/// Only grows: a directory once known stays known for the caches' life.
+#[derive(Debug, Default)]
+pub struct KnownCwds {
+    dirs: Mutex<std::collections::BTreeSet<String>>,
+}
+
+impl KnownCwds {
+    /// Remember `cwd`.
+    pub fn note(&self, cwd: &str) {
+        if cwd.is_empty() {
+            return;
+        }
+        let mut dirs = lock(&self.dirs);
+        if !dirs.contains(cwd) {
+            dirs.insert(cwd.to_owned());
+        }
+    }
+
+    /// Every directory known, sorted.
+    pub fn all(&self) -> Vec<String> {
+        lock(&self.dirs).iter().cloned().collect()
+    }
+}
+
 /// A directory as sessions record their working directory (and as
 /// Node's `path.resolve` spells it): absolute (a relative path is taken
 /// from `current_dir`), without a trailing slash, `.` or `..`. The picker

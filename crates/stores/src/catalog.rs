@@ -11,7 +11,8 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use crate::caches::{Caches, TargetCwd};
+use crate::archive;
+use crate::caches::{Caches, KnownCwds, TargetCwd};
 use crate::error::ReadError;
 use crate::index::{journal, title};
 use crate::model::{self, History, SessionRecord, StoreKind, Surface, SurfaceSink};
@@ -75,11 +76,57 @@ pub fn scan(caches: &Caches, roots: &StoreRoots, sink: &(dyn Fn(ScanEvent) + Syn
     });
 }
 
-/// [`scan`] of this machine's stores only.
+/// [`scan`] of this machine's stores only, then of the archive
+/// ([`archive`]): with a `[keep]` entry, what the stores listed is kept
+/// first; then the sessions only the archive still has are added.
 fn scan_local(caches: &Caches, roots: &StoreRoots, sink: &(dyn Fn(ScanEvent) + Sync)) {
-    for (kind, root) in roots.iter() {
-        let root: Arc<Path> = Arc::from(root.as_path());
-        kind.store().scan(kind, caches, &root, sink);
+    let archive = caches.get::<archive::Archive>();
+    // No archive to list and none to keep: the stores alone, as fast.
+    if !archive.auto() && !archive.exists() {
+        return scan_stores(caches, roots, sink);
+    }
+    let listed = Mutex::new(Vec::new());
+    scan_stores(caches, roots, &|event| {
+        if let ScanEvent::Record(record) = &event {
+            crate::caches::lock(&listed).push(record.clone());
+        }
+        sink(event);
+    });
+    let listed = listed.into_inner().unwrap_or_else(|e| e.into_inner());
+    if archive.auto() {
+        match archive.keep(&listed) {
+            Ok(report) => report
+                .problems
+                .into_iter()
+                .for_each(|p| archive.note_problem(format!("keep: {p}"))),
+            Err(e) => archive.note_problem(format!("keep: {e}")),
+        }
+    }
+    let live = listed.into_iter().map(|r| (r.kind, r.id)).collect();
+    archive.list(caches, roots, &live, sink);
+}
+
+/// The stores of `roots`, each by its kind's scan: every kind's roots in
+/// registry order, except that the kinds that look in the listed sessions'
+/// directories ([`Store::uses_known_cwds`]) come last, once every other
+/// kind's records (and their directories) have been reported.
+fn scan_stores(caches: &Caches, roots: &StoreRoots, sink: &(dyn Fn(ScanEvent) + Sync)) {
+    let known = caches.get::<KnownCwds>();
+    let noting = |event: ScanEvent| {
+        if let ScanEvent::Record(record) = &event {
+            if let (None, Some(cwd)) = (&record.host, &record.cwd) {
+                known.note(cwd);
+            }
+        }
+        sink(event)
+    };
+    for last in [false, true] {
+        for (kind, root) in roots.iter() {
+            if kind.store().uses_known_cwds() == last {
+                let root: Arc<Path> = Arc::from(root.as_path());
+                kind.store().scan(kind, caches, &root, &noting);
+            }
+        }
     }
 }
 

@@ -99,6 +99,7 @@
 
 #![warn(missing_docs)]
 
+pub mod archive;
 pub mod index;
 pub mod kinds;
 pub mod model;
@@ -116,7 +117,7 @@ mod registry;
 mod roots;
 mod store;
 
-pub use caches::{modified_secs, normalize_dir, Caches, TargetCwd};
+pub use caches::{modified_secs, normalize_dir, Caches, KnownCwds, TargetCwd};
 pub use catalog::{last_activity, read_title, reader_of, scan, Catalog, RecordId, RootTally};
 pub use error::ReadError;
 pub use model::StoreKind;

@@ -102,7 +102,16 @@ mod tests {
                 "[opencode]",
                 "[antigravity]",
                 "[cursor]",
-                "[cline ]"
+                "[cline ]",
+                "[kilo  ]",
+                "[droid ]",
+                "[crush ]",
+                "[goose ]",
+                "[continue]",
+                "[kimi  ]",
+                "[vibe  ]",
+                "[amp   ]",
+                "[aider ]"
             ]
         );
     }

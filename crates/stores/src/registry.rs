@@ -4,7 +4,8 @@
 //! one's `KIND`); nothing a kind imports comes from here.
 
 use crate::kinds::{
-    antigravity, claude, cline, codex, copilot, cursor, gemini, native, opencode, pi, qwen,
+    aider, amp, antigravity, claude, cline, codex, continue_cli, copilot, crush, cursor, droid,
+    gemini, goose, kilo, kimi, native, opencode, pi, qwen, vibe,
 };
 use crate::model::StoreKind;
 
@@ -21,6 +22,15 @@ pub static REGISTRY: &[StoreKind] = &[
     antigravity::KIND,
     cursor::KIND,
     cline::KIND,
+    kilo::KIND,
+    droid::KIND,
+    crush::KIND,
+    goose::KIND,
+    continue_cli::KIND,
+    kimi::KIND,
+    vibe::KIND,
+    amp::KIND,
+    aider::KIND,
 ];
 
 /// The registered kind whose flag is `flag`.
@@ -54,7 +64,16 @@ mod tests {
                 "opencode",
                 "antigravity",
                 "cursor",
-                "cline"
+                "cline",
+                "kilo",
+                "droid",
+                "crush",
+                "goose",
+                "continue",
+                "kimi",
+                "vibe",
+                "amp",
+                "aider"
             ]
         );
         assert_eq!(
@@ -70,7 +89,16 @@ mod tests {
                 "opencode",
                 "antigravity",
                 "cursor",
-                "cline"
+                "cline",
+                "kilo",
+                "droid",
+                "crush",
+                "goose",
+                "continue",
+                "kimi",
+                "vibe",
+                "amp",
+                "aider"
             ]
         );
         assert_eq!(kind_by_flag("store"), Some(native::KIND));

@@ -241,6 +241,15 @@ mod tests {
                 ("antigravity", Path::new("/home/u/.gemini/antigravity-cli")),
                 ("cursor", Path::new("/home/u/.cursor")),
                 ("cline", Path::new("/l/data/sessions")),
+                ("kilo", Path::new("/d/kilo")),
+                ("droid", Path::new("/home/u/.factory/sessions")),
+                ("crush", Path::new("/d/crush")),
+                ("goose", Path::new("/d/goose")),
+                ("continue", Path::new("/home/u/.continue/sessions")),
+                ("kimi", Path::new("/home/u/.kimi")),
+                ("vibe", Path::new("/home/u/.vibe/logs/session/unified")),
+                ("amp", Path::new("/d/amp/threads")),
+                ("aider", Path::new("/home/u/.aider")),
             ]
         );
     }

@@ -65,6 +65,14 @@ pub trait Store: Send + Sync + 'static {
         true
     }
 
+    /// Whether this kind finds its logs through the working directories
+    /// of the sessions the other kinds listed ([`crate::caches::KnownCwds`]):
+    /// such a kind's roots are scanned after every other kind's, so its
+    /// scan sees them all, and never delays their first rows.
+    fn uses_known_cwds(&self) -> bool {
+        false
+    }
+
     /// Report every file below `root` through `sink`, from several threads.
     /// `kind` is this store's own handle (the one [`crate::REGISTRY`]
     /// holds, given by the caller so that a store never looks itself up
@@ -166,6 +174,16 @@ pub trait Store: Send + Sync + 'static {
         None
     }
 
+    /// The files below the record's root, besides its log, that its reader
+    /// reads for it (where a title or working directory is kept beside the
+    /// log), so that session-ref's archive keeps them with the log
+    /// (`crate::archive`). None by default; a path that is not a file is
+    /// passed over.
+    fn side_files(&self, caches: &Caches, record: &SessionRecord) -> Vec<PathBuf> {
+        let _ = (caches, record);
+        Vec::new()
+    }
+
     /// When the session was last active (Unix seconds): the newest time
     /// its log records, where the format keeps one cheaply (the last
     /// line's timestamp, read from the end). The default, and every
@@ -202,6 +220,52 @@ pub trait Store: Send + Sync + 'static {
             sink.push(event);
         }
         Ok(surface.captured_through_seq)
+    }
+}
+
+/// The surface `fold` feeds, without assistant messages that never
+/// received text: [`Store::read_surface`] of a kind that folds into any
+/// sink ([`Store::fold_surface`]).
+pub fn surface_of(
+    fold: impl FnOnce(&mut Surface) -> Result<u64, ReadError>,
+) -> Result<Surface, ReadError> {
+    let mut surface = Surface::default();
+    let last = fold(&mut surface)?;
+    surface.drop_empty_assistant_messages();
+    surface.captured_through_seq = last;
+    Ok(surface)
+}
+
+/// [`Store::list_file`] of a kind whose one file holds many sessions (a
+/// database): the file is listed as a root of its own through `store`'s
+/// scan, and is one session when it holds exactly one (`what` names such a
+/// file for the reason it is not: `an opencode store`).
+pub fn list_alone(
+    store: &dyn Store,
+    kind: StoreKind,
+    caches: &Caches,
+    root: &Arc<Path>,
+    path: &Path,
+    what: &str,
+) -> ScanEvent {
+    let found = std::sync::Mutex::new(Vec::new());
+    let root_of_file: Arc<Path> = Arc::from(path);
+    store.scan(kind, caches, &root_of_file, &|e| {
+        crate::caches::lock(&found).push(e)
+    });
+    let mut found = found.into_inner().unwrap_or_else(|e| e.into_inner());
+    match found.len() {
+        1 => match found.remove(0) {
+            ScanEvent::Record(mut r) => {
+                r.root = Arc::clone(root);
+                ScanEvent::Record(r)
+            }
+            other => other,
+        },
+        n => ScanEvent::Skipped {
+            path: path.to_owned(),
+            reason: format!("{what} of {n} sessions, not one session"),
+        },
     }
 }
 
@@ -296,6 +360,10 @@ pub struct SessionRecord {
     /// Last activity (Unix seconds) as its remote reported it; `None` for
     /// a local session, whose activity is read from its log.
     pub updated: Option<i64>,
+    /// Whether the session is listed from session-ref's archive only
+    /// ([`crate::archive`]): its agent no longer has it, and it is read
+    /// from the copy `keep` made, by its kind's own reader.
+    pub archived: bool,
 }
 
 impl SessionRecord {
@@ -319,6 +387,7 @@ impl SessionRecord {
             root,
             host: None,
             updated: None,
+            archived: false,
         }
     }
 }

@@ -28,6 +28,9 @@ pub enum Exit {
     Submit(String),
     /// The user aborted: nothing is written, exit 130.
     Abort,
+    /// Start this command (resume or hand-off), once the terminal is
+    /// restored.
+    Launch(crate::launch::Plan),
 }
 
 /// Everything that can happen to the picker.
@@ -80,6 +83,19 @@ pub enum Action {
     Prepared(Result<String, Error>),
     /// Leave without output.
     Abort,
+    /// Resume the highlighted session with its own agent.
+    Resume,
+    /// Open the hand-off chooser on the highlighted session.
+    Handoff,
+    /// Move the chooser's highlight.
+    ChooserMove(isize),
+    /// Hand off to the chooser's highlighted agent.
+    Choose,
+    /// Close the chooser.
+    CloseChooser,
+    /// The command a resume or hand-off starts, or why it cannot (see
+    /// [`Effect::PlanLaunch`]).
+    Planned(Result<crate::launch::Plan, Error>),
     /// The terminal has this many columns and rows.
     Resize(u16, u16),
     /// Files classified by discovery.
@@ -137,6 +153,7 @@ impl Action {
                 | Action::SearchDone(..)
                 | Action::RemoteSearched { .. }
                 | Action::Prepared(_)
+                | Action::Planned(_)
                 | Action::EditorDone(_)
         )
     }
@@ -187,6 +204,14 @@ pub enum Effect {
     /// [`Action::RemoteSearched`]. At most one is in flight per host
     /// ([`crate::tui::remote_search`]).
     SearchRemote(RemoteAsk),
+    /// Plan starting an agent on `record` off the UI thread (every check
+    /// made, a hand-off's prompt prepared); answer with [`Action::Planned`].
+    PlanLaunch {
+        /// The session.
+        record: SessionRecord,
+        /// Resume it, or hand it to which agent.
+        launch: crate::launch::Launch,
+    },
     /// End the picker.
     Exit(Exit),
 }

@@ -454,3 +454,41 @@ fn rows_merged_into_place_batch_by_batch_are_in_the_order_a_full_sort_gives() {
     assert_eq!(state.sort, SortOrder::Activity);
     assert_eq!(ids(&state), merged);
 }
+
+#[test]
+fn a_session_only_the_archive_has_starts_its_row_with_the_archived_tag() {
+    let mut state = State::new(testkit::setup());
+    step(&mut state, Action::Resize(100, 10));
+    let mut archived = testkit::record("kept-1", Some("/w"), "2026-01-01T00:00:00Z");
+    archived.archived = true;
+    let live = testkit::record("live-1", Some("/w"), "2026-01-02T00:00:00Z");
+    let effects = step(
+        &mut state,
+        Action::Discovered(vec![ScanEvent::Record(archived), ScanEvent::Record(live)]),
+    );
+    testkit::answer_titles(&mut state, effects);
+    step(&mut state, Action::DiscoveryDone);
+    let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(100, 10)).unwrap();
+    terminal
+        .draw(|frame| crate::tui::view::draw(frame, &state))
+        .unwrap();
+    let buffer = terminal.backend().buffer().clone();
+    let rows: Vec<String> = (0..10)
+        .map(|y| {
+            (0..100)
+                .map(|x| buffer[(x, y)].symbol().to_owned())
+                .collect()
+        })
+        .collect();
+    let row = |id: &str| {
+        rows.iter()
+            .find(|r| r.contains(id))
+            .cloned()
+            .unwrap_or_default()
+    };
+    let tag = crate::tui::view::list::ARCHIVED_TAG;
+    assert!(row("kept-1").contains(&format!("{tag}kept-1")), "{rows:#?}");
+    assert!(!row("live-1").contains(tag.trim()), "{rows:#?}");
+    // The row keeps its columns: the tag takes the padding, not the kind.
+    assert!(row("kept-1").trim_end().ends_with("hydra"), "{rows:#?}");
+}

@@ -12,7 +12,8 @@
 //! concerns, each an `impl State` of its own beside this one, so that a
 //! change to one part is read in one file: `action` (what comes in and what
 //! goes out), `list` (discovery, the list order, ranking, the highlight),
-//! `search` (conversation search, here and on remotes), `prompt` (the
+//! `search` (conversation search, here and on remotes), `launch` (resume
+//! and hand-off, and the hand-off's chooser), `prompt` (the
 //! prompt, the drafts, mentions, submit), `preview` (the highlighted
 //! session's preview and its scrolling) and `mouse` (clicks and the wheel).
 //! Imports run one way: the parts import this module, this module only
@@ -21,6 +22,7 @@
 //! imports it.
 
 mod action;
+mod launch;
 mod list;
 mod mouse;
 mod preview;
@@ -29,6 +31,8 @@ mod search;
 
 #[cfg(test)]
 mod fixtures;
+#[cfg(test)]
+mod launch_tests;
 #[cfg(test)]
 mod tests;
 
@@ -107,6 +111,24 @@ pub enum Submit {
     Preparing,
 }
 
+/// The hand-off chooser: which session, and the highlighted agent.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Chooser {
+    /// The session to hand off.
+    pub record: session_ref_stores::model::SessionRecord,
+    /// Index in [`Chooser::agents`].
+    pub selected: usize,
+}
+
+impl Chooser {
+    /// The agents offered, in the table's order: every one a session can
+    /// be handed to (its own agent too: a new session of it, where
+    /// `alt-o` continues the old one).
+    pub fn agents() -> Vec<&'static crate::launch::Launcher> {
+        crate::launch::handoff_targets().collect()
+    }
+}
+
 /// What a picker run starts from.
 #[derive(Debug, Clone)]
 pub struct Setup {
@@ -147,6 +169,8 @@ pub struct Context {
     pub focus: Focus,
     /// Whether the help screen is open.
     pub help: bool,
+    /// Whether the hand-off chooser is open.
+    pub chooser: bool,
 }
 
 /// A session conversation search found, as the list shows it.
@@ -228,6 +252,8 @@ pub struct State {
     preview_for: Option<PreviewKey>,
     pub(crate) help: bool,
     pub(crate) help_scroll: usize,
+    /// The hand-off chooser, while it is open.
+    pub(crate) chooser: Option<Chooser>,
     pub(crate) flash: Option<Flash>,
     /// The saved draft restored into the prompt (to be removed once this
     /// run has delivered or saved the prompt).
@@ -327,6 +353,7 @@ impl State {
             preview_for: None,
             help: false,
             help_scroll: 0,
+            chooser: None,
             flash: offer,
             restored: None,
             drafts_shown: None,
@@ -375,6 +402,7 @@ impl State {
         Context {
             focus: self.focus,
             help: self.help,
+            chooser: self.chooser.is_some(),
         }
     }
 
@@ -475,6 +503,18 @@ impl State {
                 self.error(format!("{}: {}", e.code, e.message_for_person()));
             }
             Action::Abort => fx.push(Effect::Exit(Exit::Abort)),
+            Action::Resume => {
+                self.settle_into(fx);
+                self.resume(fx);
+            }
+            Action::Handoff => {
+                self.settle_into(fx);
+                self.open_chooser();
+            }
+            Action::ChooserMove(by) => self.chooser_move(by),
+            Action::Choose => self.choose(fx),
+            Action::CloseChooser => self.chooser = None,
+            Action::Planned(result) => self.planned(result, fx),
             Action::Resize(width, height) => {
                 self.size = (width, height);
                 self.clamp_list();

@@ -16,6 +16,10 @@ use crate::tui::text;
 use crate::tui::view::{fit, highlighted};
 use session_ref_engine::rank::{EntryId, Query, Ranker, Scored};
 
+/// The mark before the label of a session read from session-ref's
+/// archive (its agent's store no longer has it).
+pub const ARCHIVED_TAG: &str = "archived · ";
+
 /// Columns of the gutter: highlight, this-directory bar, cited mark.
 const GUTTER: usize = 3;
 /// The scrollbar's column.
@@ -273,7 +277,19 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
             lines.push(Line::from(spans));
             continue;
         }
-        let label_width = cols.label;
+        // A session only session-ref's archive still has says so first.
+        let tag = if entry.record.archived {
+            ARCHIVED_TAG
+        } else {
+            ""
+        };
+        // It takes the padding first, then the label's room.
+        let from_pad = display::width(tag).min(cols.pad);
+        let pad = cols.pad - from_pad;
+        let label_width = cols.label.saturating_sub(display::width(tag) - from_pad);
+        if !tag.is_empty() {
+            spans.push(Span::styled(tag, dim));
+        }
         // Sessions sharing a label (a fork and its parent start with the
         // same prompt) are told apart by their latest prompt once it is
         // read (what the column leaves after the label, at least half of
@@ -302,8 +318,8 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
             spans.push(Span::styled(fit(&suffix, rest), dim));
         }
         // What no column wants: the cwd, age and kind stay right-aligned.
-        if cols.pad > 0 {
-            spans.push(Span::styled(" ".repeat(cols.pad), base));
+        if pad > 0 {
+            spans.push(Span::styled(" ".repeat(pad), base));
         }
         if cols.cwd > 0 {
             let cwd_width = cols.cwd;

@@ -1,6 +1,7 @@
 //! Drawing: one module per pane, each reading the [`State`] and never
 //! changing it. [`draw`] lays a whole frame out with [`crate::tui::layout`].
 
+pub mod chooser;
 pub mod filter;
 pub mod help;
 pub mod list;
@@ -25,6 +26,10 @@ pub fn draw(frame: &mut Frame<'_>, state: &State) {
     status::draw(frame, areas.footer, state);
     if state.help {
         help::draw(frame, state);
+        return;
+    }
+    if state.chooser.is_some() {
+        chooser::draw(frame, state);
         return;
     }
     let cursor = match state.focus {

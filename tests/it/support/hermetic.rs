@@ -16,11 +16,18 @@ const ISOLATED: &[&str] = &[
     "PI_CODING_AGENT_DIR",
     "QWEN_HOME",
     "QWEN_RUNTIME_DIR",
+    "KILO_DB",
+    "FACTORY_HOME_OVERRIDE",
+    "CRUSH_GLOBAL_DATA",
     "SESSION_REF_CACHE_DIR",
+    // The archive and the config file default to the test's home.
+    "XDG_DATA_HOME",
+    "XDG_CONFIG_HOME",
 ];
 
 /// Point `command` at `home` (a test's temporary directory): `HOME`, and
-/// `XDG_CACHE_HOME` / `XDG_STATE_HOME` inside it, with no store variable
+/// `XDG_CACHE_HOME` / `XDG_STATE_HOME` inside it (the archive and the
+/// config file follow `HOME`), with no store variable
 /// set. A test overrides any of them after this call.
 pub fn isolate<'c>(command: &'c mut Command, home: &Path) -> &'c mut Command {
     for var in ISOLATED {

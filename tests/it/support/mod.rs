@@ -10,6 +10,8 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::{json, Value};
 
+pub mod crush;
+pub mod goose;
 pub mod hermetic;
 pub mod mcp;
 pub mod opencode;
@@ -194,6 +196,13 @@ pub fn hook_input(agent: &str, prompt: &str) -> Value {
         }
         "copilot" => {
             json!({"sessionId": "c-1", "timestamp": 1_764_547_200_000_u64, "cwd": "/w", "prompt": prompt})
+        }
+        // What droid 0.225.2 sends (../shared/spec/formats/droid.md).
+        "droid" => {
+            json!({"session_id": "d-1", "transcript_path": "/h/.factory/sessions/-w/d-1.jsonl", "cwd": "/w", "permission_mode": "auto", "hook_event_name": "UserPromptSubmit", "message_id": "m-1", "prompt": prompt, "has_images": false})
+        }
+        "cursor" => {
+            json!({"conversation_id": "cu-1", "generation_id": "gen-1", "hook_event_name": "beforeSubmitPrompt", "workspace_roots": ["/w"], "prompt": prompt, "attachments": []})
         }
         _ => {
             json!({"session_id": "q-1", "transcript_path": "/t/q.jsonl", "cwd": "/w", "hook_event_name": "UserPromptSubmit", "prompt": prompt})

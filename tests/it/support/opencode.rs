@@ -16,6 +16,10 @@ use rusqlite::{params, Connection};
 /// The schema opencode 1.18.33 creates, with its migrations.
 pub const SCHEMA: &str = include_str!("../../fixtures/opencode/schema-1.18.33.sql");
 
+/// The tables Kilo Code CLI 7.7.7 keeps in `kilo.db` (opencode's lineage,
+/// Kilo's columns; the file's header says where they come from).
+pub const KILO_SCHEMA: &str = include_str!("../../fixtures/kilo/schema-7.7.7.sql");
+
 /// What opencode 2.0 adds to a 1.18.33 database when it upgrades it: its
 /// own session table `session_v2`, and `session_message` rebuilt to refer
 /// to it (1.18.33's empty projection of the same name referred to
@@ -87,6 +91,8 @@ pub struct Db {
     pub conn: Connection,
     /// The database file.
     pub path: PathBuf,
+    /// The version the writer records in `session.version`.
+    pub version: &'static str,
 }
 
 impl Db {
@@ -94,16 +100,18 @@ impl Db {
     /// checkpointed on close (so the rows stay in `-wal`, as they do while
     /// opencode runs).
     pub fn create(path: &Path) -> Db {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        let conn = Connection::open(path).unwrap();
-        conn.set_db_config(
-            rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
-            true,
-        )
-        .unwrap();
-        conn.pragma_update(None, "journal_mode", "wal").unwrap();
-        conn.pragma_update(None, "wal_autocheckpoint", 0).unwrap();
-        conn.execute_batch(SCHEMA).unwrap();
+        Db::create_with(path, SCHEMA, "1.18.33")
+    }
+
+    /// A new Kilo Code CLI 7.7.7 database ([`KILO_SCHEMA`]), written as
+    /// [`Db::create`] writes opencode's.
+    pub fn create_kilo(path: &Path) -> Db {
+        Db::create_with(path, KILO_SCHEMA, "7.7.7")
+    }
+
+    /// A new database of `schema` whose sessions record `version`.
+    pub fn create_with(path: &Path, schema: &str, version: &'static str) -> Db {
+        let conn = wal_writer(path, schema);
         conn.execute(
             "INSERT INTO project (id, worktree, time_created, time_updated, sandboxes) \
              VALUES ('global', '/', 1, 1, '[]')",
@@ -113,6 +121,7 @@ impl Db {
         Db {
             conn,
             path: path.to_owned(),
+            version,
         }
     }
 
@@ -169,8 +178,16 @@ impl Db {
             .execute(
                 "INSERT INTO session (id, project_id, parent_id, slug, directory, path, title, \
                  version, time_created, time_updated) \
-                 VALUES (?1, 'global', ?2, 'calm-harbor', ?3, ?4, ?5, '1.18.33', ?6, ?6)",
-                params![id, parent, dir, dir.trim_start_matches('/'), title, created],
+                 VALUES (?1, 'global', ?2, 'calm-harbor', ?3, ?4, ?5, ?7, ?6, ?6)",
+                params![
+                    id,
+                    parent,
+                    dir,
+                    dir.trim_start_matches('/'),
+                    title,
+                    created,
+                    self.version
+                ],
             )
             .unwrap();
     }
@@ -221,6 +238,23 @@ impl Db {
             )
             .unwrap();
     }
+}
+
+/// A new database at `path` made by `schema`, in WAL mode and never
+/// checkpointed (its rows stay in `-wal`, as while the agent runs): how a
+/// running opencode, Kilo or Crush leaves its database.
+pub fn wal_writer(path: &Path, schema: &str) -> Connection {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let conn = Connection::open(path).unwrap();
+    conn.set_db_config(
+        rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
+        true,
+    )
+    .unwrap();
+    conn.pragma_update(None, "journal_mode", "wal").unwrap();
+    conn.pragma_update(None, "wal_autocheckpoint", 0).unwrap();
+    conn.execute_batch(schema).unwrap();
+    conn
 }
 
 /// A 2.x `user` message's `data`: what was typed, attached files apart.

@@ -375,6 +375,16 @@ pub struct Copilot;
 pub const KIND: StoreKind = StoreKind::new(&Copilot);
 
 impl Store for Copilot {
+    /// `workspace.yaml` beside `events.jsonl`: the cwd and the name.
+    fn side_files(&self, _caches: &Caches, record: &SessionRecord) -> Vec<std::path::PathBuf> {
+        record
+            .path
+            .parent()
+            .map(|dir| dir.join("workspace.yaml"))
+            .into_iter()
+            .collect()
+    }
+
     fn name(&self) -> &'static str {
         "copilot"
     }

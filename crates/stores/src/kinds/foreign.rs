@@ -347,6 +347,22 @@ pub fn title_from_text(text: &str) -> Option<String> {
     Some(cut.trim_end().to_owned())
 }
 
+/// The texts of a message's `content` as most agents store it: a string
+/// is one text; an array gives the `text` of its items of `type: "text"`
+/// (Anthropic-style blocks, OpenAI-style parts).
+pub fn text_items(content: Option<&serde_json::Value>) -> Vec<&str> {
+    use serde_json::Value;
+    match content {
+        Some(Value::String(text)) => vec![text.as_str()],
+        Some(Value::Array(items)) => items
+            .iter()
+            .filter(|i| i.get("type").and_then(Value::as_str) == Some("text"))
+            .filter_map(|i| i.get("text").and_then(Value::as_str))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
 /// The UUID at the end of a file stem (`rollout-…-<uuid>`), if there is one.
 pub fn trailing_uuid(path: &Path) -> Option<String> {
     // Lossy: the UUID tail is ASCII, whatever the rest of the name holds.
@@ -580,6 +596,34 @@ impl<T> FileCache<T> {
         };
         cell.get_or_init(|| compute().map(Arc::new)).clone()
     }
+}
+
+/// The whole of a file an agent rewrites or appends as one document (a
+/// JSON thread, a Markdown history), refused when larger than `max` bytes:
+/// past that it is not one of the agent's files.
+pub fn read_bounded(path: &Path, max: u64) -> Result<Vec<u8>, ReadError> {
+    let meta = std::fs::metadata(path).map_err(|e| ReadError::io(path, &e))?;
+    if meta.len() > max {
+        return Err(ReadError {
+            path: path.to_owned(),
+            line: None,
+            message: format!("larger than {} MiB: not a session file", max >> 20),
+        });
+    }
+    std::fs::read(path).map_err(|e| ReadError::io(path, &e))
+}
+
+/// The surface a fold into a sink gives (`fold` returns the seq of its
+/// last event), without assistant messages that never received text: a
+/// kind's `read_surface` through its `fold_surface`.
+pub fn folded_surface(
+    fold: impl FnOnce(&mut Surface) -> Result<u64, ReadError>,
+) -> Result<Surface, ReadError> {
+    let mut surface = Surface::default();
+    let last = fold(&mut surface)?;
+    surface.drop_empty_assistant_messages();
+    surface.captured_through_seq = last;
+    Ok(surface)
 }
 
 /// What a person typed in a prompt an agent wraps in tags before the model

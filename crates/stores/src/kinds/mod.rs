@@ -3,24 +3,40 @@
 //! [`native`] (Hydra's own logs), [`claude`] (Claude Code), [`codex`]
 //! (Codex CLI), [`gemini`] (Gemini CLI), [`pi`], [`qwen`] (Qwen Code),
 //! [`copilot`] (GitHub Copilot CLI), [`opencode`], [`antigravity`]
-//! (Antigravity CLI), [`cursor`] (Cursor CLI). [`foreign`] holds what the
-//! readers of other agents' JSONL logs share.
+//! (Antigravity CLI), [`cursor`] (Cursor CLI), [`cline`] (Cline CLI),
+//! [`kilo`] (Kilo Code CLI, read by opencode's reader), [`droid`] (Factory
+//! Droid), [`crush`] (Crush), [`goose`], [`continue_cli`] (Continue CLI),
+//! [`kimi`] (Kimi CLI), [`vibe`] (Mistral Vibe), [`amp`] (Amp's local thread
+//! copies), [`aider`] (Aider). [`sqlite`] opens the agents' SQLite databases;
+//! [`foreign`] holds what the readers of other agents' JSONL logs share;
+//! [`torn`], how a file rewritten in place is read.
 //!
 //! Adding an agent is one new module here implementing the trait, plus one
 //! line in the registry.
 
+pub mod aider;
+pub mod amp;
 pub mod antigravity;
 pub mod claude;
 pub mod cline;
 pub mod codex;
+pub mod continue_cli;
 pub mod copilot;
+pub mod crush;
 pub mod cursor;
+pub mod droid;
 pub mod foreign;
 pub mod gemini;
+pub mod goose;
+pub mod kilo;
+pub mod kimi;
 pub mod native;
 pub mod opencode;
 pub mod pi;
 pub mod qwen;
+pub mod sqlite;
+pub mod torn;
+pub mod vibe;
 
 /// A reason for skipping a file that is how an agent keeps its sessions,
 /// not a problem to warn about: a sub-agent's log is part of its parent
@@ -55,6 +71,21 @@ pub const ROUTINE_SKIPS: &[RoutineSkip] = &[
         many: "legacy opencode files of sessions in its database",
     },
     RoutineSkip {
+        reason: kilo::SUBAGENT,
+        one: "Kilo Code sub-agent session",
+        many: "Kilo Code sub-agent sessions",
+    },
+    RoutineSkip {
+        reason: kilo::ARCHIVED,
+        one: "archived Kilo Code session",
+        many: "archived Kilo Code sessions",
+    },
+    RoutineSkip {
+        reason: crush::CHILD,
+        one: "Crush child session (a sub-agent's or a title's)",
+        many: "Crush child sessions (sub-agents' and titles')",
+    },
+    RoutineSkip {
         reason: cline::SUBAGENT,
         one: "Cline sub-agent session",
         many: "Cline sub-agent sessions",
@@ -78,6 +109,26 @@ pub const ROUTINE_SKIPS: &[RoutineSkip] = &[
         reason: cursor::SUBAGENT,
         one: "Cursor CLI sub-agent transcript",
         many: "Cursor CLI sub-agent transcripts",
+    },
+    RoutineSkip {
+        reason: goose::SUBAGENT,
+        one: "Goose sub-agent session",
+        many: "Goose sub-agent sessions",
+    },
+    RoutineSkip {
+        reason: goose::INTERNAL,
+        one: "Goose internal session",
+        many: "Goose internal sessions",
+    },
+    RoutineSkip {
+        reason: goose::LEGACY_COPY,
+        one: "legacy Goose file of a session in its database",
+        many: "legacy Goose files of sessions in its database",
+    },
+    RoutineSkip {
+        reason: kimi::ARCHIVED,
+        one: "archived Kimi CLI session",
+        many: "archived Kimi CLI sessions",
     },
     RoutineSkip {
         reason: codex::REVIEW,

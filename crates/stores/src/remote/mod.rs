@@ -348,10 +348,15 @@ impl Remotes {
         });
     }
 
+    /// The hello of `host` (its version and protocol), connecting within
+    /// the connect timeout: what `doctor` asks, without a listing.
+    pub fn hello(&self, host: &RemoteHost) -> Result<Hello, String> {
+        Ok(self.connection(host)?.hello.clone())
+    }
+
     /// What `remote check` reports of `host`: the hello and the listing.
     pub fn check(&self, host: &RemoteHost) -> Result<(Hello, HostListing), String> {
-        let connection = self.connection(host)?;
-        let hello = connection.hello.clone();
+        let hello = self.hello(host)?;
         Ok((hello, self.list(host)?))
     }
 }

@@ -665,7 +665,7 @@ impl Index {
         })
     }
 
-    /// List the sessions under `roots` as [`crate::scan`] does, but
+    /// List the sessions under `roots` as [`crate::catalog::scan`] does, but
     /// taking the record of every log whose version the index holds from
     /// the index: only new and changed logs are opened. (Each root is
     /// walked with its kind's [`crate::Store::wants`] and files are
@@ -705,6 +705,16 @@ impl Index {
         {
             events.extend(unreadable);
             let store = kind.store();
+            if store.uses_known_cwds() {
+                // Aider looks in the directories listed so far (the roots
+                // come in registry order, where it is last).
+                let known = caches.get::<crate::caches::KnownCwds>();
+                for event in &events {
+                    if let ScanEvent::Record(record) = event {
+                        known.note(record.cwd.as_deref().unwrap_or_default());
+                    }
+                }
+            }
             if !store.lists_each_file() {
                 // A session of several files (Gemini CLI): only the
                 // kind's own scan lists it, once, under its current file.

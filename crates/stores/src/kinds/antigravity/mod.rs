@@ -351,6 +351,9 @@ fn workspace_of(caches: &Caches, home: &Path, id: &str) -> (Option<String>, Opti
 }
 
 /// What listing reads of a transcript.
+// The record is what almost every file lists: boxing it would allocate
+// once per session for the rare other variants' sake.
+#[allow(clippy::large_enum_variant)]
 enum Listing {
     /// A conversation.
     Record(SessionRecord),
@@ -524,6 +527,18 @@ pub fn last_activity(path: &Path) -> Result<Option<i64>, ReadError> {
 }
 
 impl Store for Antigravity {
+    /// The annotation (the title), the prompt history and the last
+    /// conversations' map (the working directory).
+    fn side_files(&self, _caches: &Caches, record: &SessionRecord) -> Vec<PathBuf> {
+        let Some((home, _)) = layout(&record.path) else {
+            return Vec::new();
+        };
+        let mut files: Vec<PathBuf> = annotation_path(&record.path).into_iter().collect();
+        files.push(home.join("history.jsonl"));
+        files.push(home.join("cache").join("last_conversations.json"));
+        files
+    }
+
     fn name(&self) -> &'static str {
         "antigravity"
     }

@@ -8,11 +8,11 @@
 //! with Anthropic-style content blocks (`text`, `thinking`, `tool_use`,
 //! `tool_result`), or a plain string.
 
-use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::kinds::foreign::{title_from_text, SurfaceBuilder};
+use crate::kinds::foreign::{text_items as texts_of, title_from_text, SurfaceBuilder};
+use crate::kinds::torn;
 use crate::model::SurfaceSink;
 
 /// One stored message, leniently: every field may be missing.
@@ -43,72 +43,16 @@ pub struct Messages {
 /// whole after each turn, so a reader can meet a prefix) gives the
 /// messages that were complete; any other malformed JSON is an error.
 pub fn parse(bytes: &[u8]) -> Result<Messages, serde_json::Error> {
-    let mut messages = Vec::new();
-    let mut de = serde_json::Deserializer::from_slice(bytes);
-    let read = Top(&mut messages)
-        .deserialize(&mut de)
-        .and_then(|()| de.end());
-    match read {
-        Ok(()) => Ok(Messages {
-            messages,
-            torn: false,
-        }),
-        Err(e) if e.is_eof() => Ok(Messages {
-            messages,
-            torn: true,
-        }),
-        Err(e) => Err(e),
-    }
-}
-
-/// The top-level object: only `messages` is kept.
-struct Top<'c>(&'c mut Vec<Message>);
-
-impl<'de> DeserializeSeed<'de> for Top<'_> {
-    type Value = ();
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_map(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Top<'_> {
-    type Value = ();
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("a Cline messages file (a JSON object)")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        while let Some(key) = map.next_key::<String>()? {
-            if key == "messages" {
-                map.next_value_seed(List(&mut *self.0))?;
-            } else {
-                map.next_value::<IgnoredAny>()?;
-            }
-        }
-        Ok(())
-    }
-}
-
-/// The `messages` array, each message pushed as soon as it parsed.
-struct List<'c>(&'c mut Vec<Message>);
-
-impl<'de> DeserializeSeed<'de> for List<'_> {
-    type Value = ();
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_seq(self)
-    }
-}
-
-impl<'de> Visitor<'de> for List<'_> {
-    type Value = ();
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("an array of messages")
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while let Some(message) = seq.next_element::<Message>()? {
-            self.0.push(message);
-        }
-        Ok(())
-    }
+    let read = torn::parse(bytes, "messages")?;
+    let messages = read
+        .items
+        .into_iter()
+        .map(serde_json::from_value)
+        .collect::<Result<_, _>>()?;
+    Ok(Messages {
+        messages,
+        torn: read.torn,
+    })
 }
 
 /// What one message is to the conversation.
@@ -139,20 +83,6 @@ pub fn unwrap_typed(text: &str) -> Option<&str> {
     let body = &rest[open_end + 1..];
     let close = body.rfind("</user_input>")?;
     Some(&body[..close])
-}
-
-/// The texts of `content`: a string is one text; an array gives its
-/// `text` blocks.
-fn texts_of(content: Option<&Value>) -> Vec<&str> {
-    match content {
-        Some(Value::String(text)) => vec![text.as_str()],
-        Some(Value::Array(blocks)) => blocks
-            .iter()
-            .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
-            .filter_map(|b| b.get("text").and_then(Value::as_str))
-            .collect(),
-        _ => Vec::new(),
-    }
 }
 
 /// What `message` is to the conversation.

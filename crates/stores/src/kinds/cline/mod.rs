@@ -331,6 +331,18 @@ fn read_messages(
 }
 
 impl Store for Cline {
+    /// The session's manifest `<id>.json` (what lists it: title, cwd,
+    /// times) and its `<id>.compaction.json`, beside its messages.
+    fn side_files(&self, _caches: &Caches, record: &SessionRecord) -> Vec<PathBuf> {
+        let Some(dir) = record.path.parent() else {
+            return Vec::new();
+        };
+        ["json", "compaction.json"]
+            .iter()
+            .map(|ext| dir.join(format!("{}.{ext}", record.id)))
+            .collect()
+    }
+
     fn name(&self) -> &'static str {
         "cline"
     }
@@ -439,11 +451,7 @@ impl Store for Cline {
     }
 
     fn read_surface(&self, caches: &Caches, record: &SessionRecord) -> Result<Surface, ReadError> {
-        let mut surface = Surface::default();
-        let last = self.fold_surface(caches, record, &mut surface)?;
-        surface.drop_empty_assistant_messages();
-        surface.captured_through_seq = last;
-        Ok(surface)
+        crate::store::surface_of(|surface| self.fold_surface(caches, record, surface))
     }
 
     fn fold_surface(

@@ -357,6 +357,9 @@ fn chat_of(caches: &Caches, path: &Path) -> Option<PathBuf> {
 }
 
 /// What listing reads of a transcript.
+// The record is what almost every file lists: boxing it would allocate
+// once per session for the rare other variants' sake.
+#[allow(clippy::large_enum_variant)]
 enum Listing {
     /// A session.
     Record(SessionRecord),
@@ -447,6 +450,13 @@ pub fn read_title(caches: &Caches, record: &SessionRecord) -> Result<Option<Stri
 }
 
 impl Store for Cursor {
+    /// The chat's `meta.json` and `store.db` (the title, cwd and times).
+    fn side_files(&self, caches: &Caches, record: &SessionRecord) -> Vec<PathBuf> {
+        chat_of(caches, &record.path)
+            .map(|chat| vec![chat.join("meta.json"), chat.join("store.db")])
+            .unwrap_or_default()
+    }
+
     fn name(&self) -> &'static str {
         "cursor"
     }

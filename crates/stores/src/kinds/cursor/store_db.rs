@@ -13,7 +13,7 @@ use std::path::Path;
 
 use rusqlite::{types::Value, Connection, OpenFlags};
 
-use crate::kinds::opencode::db::immutable_uri;
+use crate::kinds::sqlite::immutable_uri;
 
 /// What the `meta` row says of a session.
 #[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]

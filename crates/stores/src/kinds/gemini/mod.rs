@@ -91,6 +91,21 @@ pub struct Gemini;
 pub const KIND: StoreKind = StoreKind::new(&Gemini);
 
 impl Store for Gemini {
+    /// What says which project a chat belongs to (its cwd): the
+    /// `.project_root` of each folder above it and the root's
+    /// `projects.json` (see `layout`).
+    fn side_files(&self, _caches: &Caches, record: &SessionRecord) -> Vec<std::path::PathBuf> {
+        let mut files: Vec<_> = record
+            .path
+            .ancestors()
+            .skip(1)
+            .take_while(|dir| dir.starts_with(&*record.root) && *dir != &*record.root)
+            .map(|dir| dir.join(".project_root"))
+            .collect();
+        files.push(record.root.join("projects.json"));
+        files
+    }
+
     fn name(&self) -> &'static str {
         "gemini"
     }

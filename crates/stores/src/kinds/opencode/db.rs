@@ -1,40 +1,5 @@
-//! Reading `opencode.db` without disturbing the opencode process writing it.
-//!
-//! # Opening
-//!
-//! The database is in WAL mode and opencode writes it while we read: the
-//! newest rows are often only in `opencode.db-wal` (a fresh database's main
-//! file is 4 KiB, everything else in the WAL). So it is opened as an
-//! ordinary SQLite connection, which reads the WAL through the shared
-//! `-shm` index, never with `immutable=1` (which skips the WAL and would
-//! miss recent sessions). The connection:
-//!
-//! - is opened `SQLITE_OPEN_READ_ONLY` (SQLite never writes the database or
-//!   the WAL through it), with `PRAGMA query_only` on top;
-//! - never checkpoints: a read-only connection cannot, and
-//!   `SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE` says so again for the close;
-//! - waits at most [`BUSY`] for a lock: opencode holds the write lock only
-//!   for the length of one write, and readers of a WAL database never block
-//!   its writer (so a read cannot lock the agent out); a database that stays
-//!   locked longer (a writer in `locking_mode=EXCLUSIVE`, or a rollback
-//!   journal database in the middle of a write) is reported as locked,
-//!   never waited for;
-//! - reads each session inside one read transaction, so its session row,
-//!   messages and parts are one snapshot even while opencode appends.
-//!
-//! A read-only open of a WAL database needs the `-shm` file: SQLite maps
-//! it, creating it (and an empty `-wal`) when missing. So a WAL database
-//! whose last connection closed cleanly (no `-wal`, or an empty one) is
-//! opened with `immutable=1` first: there is no WAL to miss, and nothing
-//! is created in the store. Only while a `-wal` holds frames (opencode
-//! running, or crashed) is the plain read-only open used; with the `-wal`
-//! and `-shm` present a read-only folder reads fine, WAL rows included
-//! (`tools/opencode-readonly-check.sh`, a read-only bind mount; root
-//! ignores permissions, so no `cargo test` can); a `-wal` without its
-//! `-shm` is unreadable in a read-only folder, with that reason, never a
-//! hang, and in a writable one SQLite still creates the `-shm` (left:
-//! reading a private copy instead). The database and the WAL are never
-//! written (`tests/opencode_store.rs`).
+//! Reading `opencode.db` without disturbing the opencode process writing it
+//! (opened as [`crate::kinds::sqlite`] says).
 //!
 //! # Schema
 //!
@@ -50,17 +15,23 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::time::Duration;
 
-use rusqlite::{Connection, OpenFlags, OptionalExtension};
+use rusqlite::{Connection, OptionalExtension};
+
+pub use crate::kinds::sqlite::Dialect;
+use crate::kinds::sqlite::{columns_of, missing_of, open_with, reason, tally, Why};
 
 use super::convo::StoredMessage;
 
-/// The longest wait for a lock opencode holds.
-pub const BUSY: Duration = Duration::from_millis(200);
-
 /// The newest migration of opencode 1.18.33's database.
 pub const NEWEST_KNOWN: &str = "20260622202450_simplify_session_input";
+
+/// opencode's own database.
+pub const OPENCODE: Dialect = Dialect {
+    product: "opencode",
+    newest_known: NEWEST_KNOWN,
+    follows: "1.18.33 and 2.0",
+};
 
 /// The tables and columns of opencode 1.x's shape (`session`, `message`,
 /// `part`).
@@ -162,6 +133,15 @@ pub struct Db {
     pub conn: Connection,
     /// Which tables it has.
     pub shape: Shape,
+    /// Whose database it is.
+    pub dialect: &'static Dialect,
+}
+
+impl Db {
+    /// A SQLite error on this database, said for a person.
+    fn reason(&self, e: &rusqlite::Error) -> String {
+        reason(self.dialect, e)
+    }
 }
 
 /// One row of a session table, as listing needs it.
@@ -197,144 +177,19 @@ pub struct SessionData {
 }
 
 /// Open `path` read-only (see the module docs), with the schema checked.
-pub fn open(path: &Path) -> Result<Db, String> {
-    // No WAL to miss: `immutable=1` reads the main file alone and, unlike
-    // a read-only open of a WAL database, creates no `-wal`/`-shm` in the
-    // store (nothing in a store is ever created or modified).
-    if wal_mode(path) && quiescent(path) {
-        return open_immutable(path);
-    }
-    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    let conn = match Connection::open_with_flags(path, flags) {
-        Ok(conn) => conn,
-        Err(e) => return Err(reason(&e)),
-    };
-    match configure(&conn).and_then(|()| check_schema(&conn)) {
-        Err(Why::CannotOpen) if quiescent(path) => open_immutable(path),
-        Err(why) => Err(why.to_string()),
-        Ok(shape) => Ok(Db { conn, shape }),
-    }
-}
-
-/// Why a database cannot be read.
-enum Why {
-    /// SQLite could not open the WAL index (`-shm`): a read-only folder.
-    CannotOpen,
-    /// Anything else, said for a person.
-    Other(String),
-}
-
-impl std::fmt::Display for Why {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Why::CannotOpen => f.write_str(
-                "cannot open the database's WAL index read-only: the folder is not \
-                 writable and its -shm file is missing (opencode creates it when it runs)",
-            ),
-            Why::Other(text) => f.write_str(text),
-        }
-    }
-}
-
-impl From<rusqlite::Error> for Why {
-    fn from(e: rusqlite::Error) -> Self {
-        match e.sqlite_error_code() {
-            Some(rusqlite::ErrorCode::CannotOpen) => Why::CannotOpen,
-            _ => Why::Other(reason(&e)),
-        }
-    }
-}
-
-/// Whether the database at `path` has no WAL being written: no `-wal`
-/// file, or an empty one (its last connection checkpointed and closed).
-fn quiescent(path: &Path) -> bool {
-    let wal = side_file(path, "-wal");
-    std::fs::metadata(wal).map_or(true, |m| m.len() == 0)
-}
-
-/// Whether the database file's header says WAL mode (its read and write
-/// versions, bytes 18 and 19, are 2). A rollback-journal database is not:
-/// its writer changes the main file in place, so only a locking open may
-/// read it (and that open creates no side file).
-fn wal_mode(path: &Path) -> bool {
-    use std::io::Read;
-    let mut header = [0u8; 20];
-    std::fs::File::open(path)
-        .and_then(|mut f| f.read_exact(&mut header))
-        .is_ok_and(|()| header[18] == 2 && header[19] == 2)
-}
-
-/// `path` with `suffix` appended to its file name (`opencode.db-wal`).
-pub fn side_file(path: &Path, suffix: &str) -> std::path::PathBuf {
-    let mut name = path.as_os_str().to_owned();
-    name.push(suffix);
-    name.into()
-}
-
-/// A quiescent database ([`quiescent`]), opened `immutable`.
-fn open_immutable(path: &Path) -> Result<Db, String> {
-    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
-        | OpenFlags::SQLITE_OPEN_NO_MUTEX
-        | OpenFlags::SQLITE_OPEN_URI;
-    let uri = immutable_uri(path);
-    let conn = Connection::open_with_flags(uri, flags).map_err(|e| reason(&e))?;
-    let shape = configure(&conn)
-        .and_then(|()| check_schema(&conn))
-        .map_err(|why| why.to_string())?;
-    Ok(Db { conn, shape })
-}
-
-/// `file:PATH?immutable=1`, the path percent-encoded where a URI needs it
-/// (also how Cursor CLI's `store.db` is opened).
-pub(crate) fn immutable_uri(path: &Path) -> String {
-    let mut uri = String::from("file:");
-    for &b in path.as_os_str().as_encoded_bytes() {
-        match b {
-            b'?' | b'#' | b'%' => uri.push_str(&format!("%{b:02X}")),
-            _ if b.is_ascii() && !b.is_ascii_control() => uri.push(char::from(b)),
-            _ => uri.push_str(&format!("%{b:02X}")),
-        }
-    }
-    uri.push_str("?immutable=1");
-    uri
-}
-
-fn configure(conn: &Connection) -> Result<(), Why> {
-    conn.busy_timeout(BUSY)?;
-    conn.set_db_config(
-        rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
-        true,
-    )?;
-    conn.pragma_update(None, "query_only", true)?;
-    Ok(())
-}
-
-/// The columns of `table` (none when there is no such table).
-fn columns_of(conn: &Connection, table: &str) -> Result<Vec<String>, Why> {
-    let mut stmt = conn.prepare("SELECT name FROM pragma_table_info(?1)")?;
-    let have = stmt
-        .query_map([table], |row| row.get(0))?
-        .collect::<Result<_, _>>()?;
-    Ok(have)
-}
-
-/// What of `columns` table `table` lacks, said as `table t` or `column
-/// t.c` (empty when it has them all).
-fn missing_of(have: &[String], table: &str, columns: &[&str]) -> Vec<String> {
-    if have.is_empty() {
-        return vec![format!("table {table}")];
-    }
-    columns
-        .iter()
-        .filter(|c| !have.iter().any(|h| h == *c))
-        .map(|c| format!("column {table}.{c}"))
-        .collect()
+pub fn open(path: &Path, dialect: &'static Dialect) -> Result<Db, String> {
+    let (conn, shape) = open_with(path, dialect, |conn| check_schema(conn, dialect))?;
+    Ok(Db {
+        conn,
+        shape,
+        dialect,
+    })
 }
 
 /// The database's [`Shape`], when it is [`Shape::readable`] (reading the
 /// schema is the first read, so a locked, corrupt or non-database file
 /// fails here).
-fn check_schema(conn: &Connection) -> Result<Shape, Why> {
+fn check_schema(conn: &Connection, dialect: &Dialect) -> Result<Shape, Why> {
     let session = columns_of(conn, "session")?;
     let session_v2 = columns_of(conn, "session_v2")?;
     let message = columns_of(conn, "message")?;
@@ -388,31 +243,19 @@ fn check_schema(conn: &Connection) -> Result<Shape, Why> {
         .ok()
         .flatten()
         .flatten();
+    let product = dialect.product;
     let what = match newest {
-        Some(newest) if newest.as_str() > NEWEST_KNOWN => format!(
-            "written by a newer opencode (migration {newest}; this reader follows 1.18.33 and 2.0)"
+        Some(newest) if newest.as_str() > dialect.newest_known => format!(
+            "written by a newer {product} (migration {newest}; this reader follows {})",
+            dialect.follows
         ),
         Some(newest) => format!("not fully migrated (last migration {newest})"),
-        None => "not an opencode database, or not migrated".to_owned(),
+        None => format!("not a database {product} wrote, or not migrated"),
     };
     Err(Why::Other(format!(
-        "opencode database {what}: no {}",
+        "{product} database {what}: no {}",
         missing.join(", ")
     )))
-}
-
-/// A SQLite error said for a person.
-fn reason(e: &rusqlite::Error) -> String {
-    use rusqlite::ErrorCode as Code;
-    match e.sqlite_error_code() {
-        Some(Code::DatabaseBusy | Code::DatabaseLocked) => format!(
-            "opencode database is locked by another connection (waited {} ms): {e}",
-            BUSY.as_millis()
-        ),
-        Some(Code::NotADatabase) => format!("not an SQLite database: {e}"),
-        Some(Code::DatabaseCorrupt) => format!("corrupt SQLite database: {e}"),
-        _ => format!("cannot read the opencode database: {e}"),
-    }
 }
 
 /// The columns of a [`SessionRow`], in [`session_row`]'s order (2.x's
@@ -453,7 +296,7 @@ pub fn sessions(db: &Db) -> Result<Vec<SessionRow>, String> {
         }
         Ok(all)
     })();
-    rows.map_err(|e: rusqlite::Error| reason(&e))
+    rows.map_err(|e: rusqlite::Error| db.reason(&e))
 }
 
 /// One session row by id (`None` when gone), from the table whose copy
@@ -468,7 +311,7 @@ pub fn session(db: &Db, id: &str) -> Result<Option<SessionRow>, String> {
                 session_row,
             )
             .optional()
-            .map_err(|e| reason(&e))?;
+            .map_err(|e| db.reason(&e))?;
         if row.is_some() {
             return Ok(row);
         }
@@ -530,7 +373,7 @@ pub fn read_session(db: &Db, id: &str) -> Result<Option<SessionData>, String> {
             messages,
         }))
     };
-    read().map_err(|e| reason(&e))
+    read().map_err(|e| db.reason(&e))
 }
 
 /// A session's `session_message` rows in the order opencode writes them
@@ -600,41 +443,30 @@ fn v1_messages(txn: &rusqlite::Transaction<'_>, id: &str) -> rusqlite::Result<Ve
 /// the whole part table, most of the database (BENCHMARKS.md).
 pub fn versions(db: &Db) -> Result<HashMap<String, (u64, i64)>, String> {
     let shape = db.shape;
-    let read =
-        || -> rusqlite::Result<HashMap<String, (u64, i64)>> {
-            let txn = db.conn.unchecked_transaction()?;
-            let mut found: HashMap<String, (u64, i64)> = HashMap::new();
-            let queries = [
-            (shape.session, "SELECT id, 0, time_updated FROM session"),
-            (shape.session_v2, "SELECT id, 0, time_updated FROM session_v2"),
-            (
-                shape.parts,
-                "SELECT session_id, count(*), max(time_updated) FROM message GROUP BY session_id",
-            ),
-            (
-                shape.parts,
-                "SELECT session_id, count(*), NULL FROM part GROUP BY session_id",
-            ),
-            (
-                shape.session_message,
-                "SELECT session_id, count(*), max(time_updated) FROM session_message \
-                 GROUP BY session_id",
-            ),
-        ];
-            for (_, sql) in queries.iter().filter(|(has, _)| *has) {
-                let mut stmt = txn.prepare(sql)?;
-                let mut rows = stmt.query([])?;
-                while let Some(row) = rows.next()? {
-                    let id: String = row.get(0)?;
-                    let count: i64 = row.get(1)?;
-                    let time: Option<i64> = row.get(2)?;
-                    let entry = found.entry(id).or_insert((0, i64::MIN));
-                    entry.0 += u64::try_from(count).unwrap_or(0);
-                    entry.1 = entry.1.max(time.unwrap_or(i64::MIN));
-                }
-            }
-            txn.finish()?;
-            Ok(found)
-        };
-    read().map_err(|e| reason(&e))
+    let queries = [
+        (shape.session, "SELECT id, 0, time_updated FROM session"),
+        (
+            shape.session_v2,
+            "SELECT id, 0, time_updated FROM session_v2",
+        ),
+        (
+            shape.parts,
+            "SELECT session_id, count(*), max(time_updated) FROM message GROUP BY session_id",
+        ),
+        (
+            shape.parts,
+            "SELECT session_id, count(*), NULL FROM part GROUP BY session_id",
+        ),
+        (
+            shape.session_message,
+            "SELECT session_id, count(*), max(time_updated) FROM session_message \
+             GROUP BY session_id",
+        ),
+    ];
+    let wanted: Vec<&str> = queries
+        .iter()
+        .filter(|(has, _)| *has)
+        .map(|(_, sql)| *sql)
+        .collect();
+    tally(&db.conn, &wanted, |t| t).map_err(|e| db.reason(&e))
 }

@@ -185,6 +185,26 @@ pub fn read_messages(storage: &Path, id: &str) -> std::io::Result<Vec<StoredMess
     Ok(messages.into_iter().map(|(_, m)| m).collect())
 }
 
+/// The files [`read_messages`] reads for the session `id` of the legacy
+/// session file `session_file`: its message files and their parts' files
+/// (what session-ref's archive keeps beside the session file).
+pub fn message_files(session_file: &Path, id: &str) -> Vec<PathBuf> {
+    let Some(storage) = storage_of(session_file) else {
+        return Vec::new();
+    };
+    let messages = json_files(&storage.join("message").join(id)).unwrap_or_default();
+    let mut files = Vec::new();
+    for path in messages {
+        let head = std::fs::read_to_string(&path)
+            .ok()
+            .and_then(|data| serde_json::from_str::<MessageHead>(&data).ok());
+        let message = head.and_then(|h| h.id).unwrap_or_else(|| stem(&path));
+        files.extend(json_files(&storage.join("part").join(&message)).unwrap_or_default());
+        files.push(path);
+    }
+    files
+}
+
 fn stem(path: &Path) -> String {
     path.file_stem()
         .map(|s| s.to_string_lossy().into_owned())

@@ -104,6 +104,14 @@
 //! `recent`) need no place of their own on the surface (everything before
 //! the compaction row is shadowed, as in 1.x).
 //!
+//! # One reader for opencode's forks
+//!
+//! Forks that keep opencode's database (Kilo Code CLI, `super::kilo`) are
+//! members of one [`Family`]: what differs — the kind's name, the data
+//! directory's and database's names, the variable naming the database,
+//! whether legacy `storage/` sessions exist, the reasons given — is data
+//! in the member's `Family` value, and every rule below is the same code.
+//!
 //! # Cost
 //!
 //! Listing is one `SELECT` over each session table per database (no
@@ -119,28 +127,72 @@
 pub mod convo;
 pub mod db;
 pub mod legacy;
+mod listing;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use rayon::prelude::*;
-
 use crate::caches::{lock, Caches};
 use crate::error::ReadError;
-use crate::index::title::{Stamp, TitleIndex};
+use crate::index::title::Stamp;
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
 use crate::store::ScanEvent;
-use crate::store::{env_or_home, Env, Store};
+use crate::store::{env_or_home, list_alone, surface_of, Env, Store};
 
 use convo::StoredMessage;
 use db::SessionRow;
 
-/// The opencode store kind.
-pub struct Opencode;
+/// One member of the opencode family of stores: opencode itself, and the
+/// forks that keep its database (Kilo Code CLI). What differs between them
+/// is data — names, paths, environment variables, the schema's newest
+/// migration — and the reader below is one for all of them.
+pub struct Family {
+    /// The kind's name, also its flag (`opencode`, `kilo`).
+    pub name: &'static str,
+    /// Who writes its sessions, for `--help`.
+    pub origin: &'static str,
+    /// What a root is, for `--help`.
+    pub root_help: &'static str,
+    /// The application's folder name under `$XDG_DATA_HOME` and the stem
+    /// of its main database (`opencode` → `opencode/opencode.db`).
+    pub app: &'static str,
+    /// The variable naming the database (`OPENCODE_DB`).
+    pub db_var: &'static str,
+    /// The prefixes of other release channels' databases in the data
+    /// directory (`opencode-` for `opencode-<channel>.db`).
+    pub channels: &'static [&'static str],
+    /// Whether a data directory may hold the legacy `storage/` sessions.
+    pub legacy: bool,
+    /// The database's schema facts, for its reasons.
+    pub dialect: &'static db::Dialect,
+    /// Why a sub-agent session is not listed.
+    pub subagent: &'static str,
+    /// Why an archived session is not listed.
+    pub archived: &'static str,
+    /// The registry handle of this member (a function: the handle refers
+    /// to the member).
+    pub kind: fn() -> StoreKind,
+}
 
-/// The registry handle of [`Opencode`].
-pub const KIND: StoreKind = StoreKind::new(&Opencode);
+/// opencode itself.
+pub const OPENCODE: Family = Family {
+    name: "opencode",
+    origin: "opencode",
+    root_help: "opencode data directory (holding opencode.db and storage/; \
+                $XDG_DATA_HOME/opencode when set) or database file",
+    app: "opencode",
+    db_var: "OPENCODE_DB",
+    channels: &["opencode-"],
+    legacy: true,
+    dialect: &db::OPENCODE,
+    subagent: SUBAGENT,
+    archived: ARCHIVED,
+    kind: || KIND,
+};
+
+/// The registry handle of [`OPENCODE`].
+pub const KIND: StoreKind = StoreKind::new(&OPENCODE);
 
 /// Why a sub-agent session is not listed.
 pub(crate) const SUBAGENT: &str = "opencode sub-agent session (part of its parent session)";
@@ -161,33 +213,20 @@ struct OpencodeCaches {
     /// Each database's per-session versions ([`db::versions`]), read once
     /// per run when the search index first asks.
     versions: Mutex<HashMap<PathBuf, Versions>>,
-    /// Open connections to each database, idle, for the next read: a
-    /// connection is opened and its schema checked once, not per session
-    /// (each read is its own transaction, so it sees the newest rows).
-    idle: Mutex<HashMap<PathBuf, Vec<db::Db>>>,
+    /// Open connections to each database, idle, for the next read.
+    idle: crate::kinds::sqlite::Pool<db::Db>,
 }
 
-/// `read` on a connection to `db`: an idle one of this run, else a new
-/// one; kept for the next read unless the read failed.
+/// `read` on a connection to `db` (in `dialect`): an idle one of this run,
+/// else a new one; kept for the next read unless the read failed.
 fn with_db<T>(
     caches: &Caches,
+    dialect: &'static db::Dialect,
     db: &Path,
     read: impl FnOnce(&db::Db) -> Result<T, String>,
 ) -> Result<T, String> {
     let store = caches.get::<OpencodeCaches>();
-    let idle = lock(&store.idle).get_mut(db).and_then(Vec::pop);
-    let conn = match idle {
-        Some(conn) => conn,
-        None => db::open(db)?,
-    };
-    let out = read(&conn);
-    if out.is_ok() {
-        lock(&store.idle)
-            .entry(db.to_owned())
-            .or_default()
-            .push(conn);
-    }
-    out
+    store.idle.with(db, || db::open(db, dialect), read)
 }
 
 type Versions = Arc<OnceLock<Result<HashMap<String, (u64, i64)>, String>>>;
@@ -204,7 +243,7 @@ struct Layout {
 }
 
 impl Layout {
-    fn of(root: &Path) -> std::io::Result<Layout> {
+    fn of(family: &Family, root: &Path) -> std::io::Result<Layout> {
         let meta = std::fs::metadata(root)?;
         if meta.is_file() {
             if root.extension().is_some_and(|x| x == "json") {
@@ -224,13 +263,13 @@ impl Layout {
             .filter(|e| e.file_type().is_ok_and(|t| t.is_file() || t.is_symlink()))
             .map(|e| e.path())
             .filter(|p| {
-                p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
-                    n == "opencode.db" || (n.starts_with("opencode-") && n.ends_with(".db"))
-                })
+                p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| family.is_database(n))
             })
             .collect();
         dbs.sort();
-        let is_dir = |p: &Path| p.is_dir();
+        let is_dir = |p: &Path| family.legacy && p.is_dir();
         let storage = if is_dir(&root.join("storage")) {
             Some(root.join("storage"))
         } else if is_dir(&root.join("session")) && is_dir(&root.join("message")) {
@@ -268,37 +307,65 @@ fn source<'a>(caches: &Caches, record: &'a SessionRecord) -> Source<'a> {
     }
 }
 
-impl Store for Opencode {
+impl Family {
+    /// Whether a file of a data directory named `name` is one of this
+    /// member's databases: `<app>.db`, or a release channel's.
+    fn is_database(&self, name: &str) -> bool {
+        name.strip_suffix(".db").is_some_and(|stem| {
+            stem == self.app || self.channels.iter().any(|p| stem.starts_with(p))
+        })
+    }
+
+    /// `read` on a connection to `db` ([`with_db`]) in this member's dialect.
+    fn with_db<T>(
+        &self,
+        caches: &Caches,
+        db: &Path,
+        read: impl FnOnce(&db::Db) -> Result<T, String>,
+    ) -> Result<T, String> {
+        with_db(caches, self.dialect, db, read)
+    }
+}
+
+impl Store for Family {
+    /// A legacy session's message and part files (a database session is
+    /// all in its database).
+    fn side_files(&self, _caches: &Caches, record: &SessionRecord) -> Vec<PathBuf> {
+        match crate::store::has_suffix(&record.path, ".json") && record.path.is_file() {
+            true => legacy::message_files(&record.path, &record.id),
+            false => Vec::new(),
+        }
+    }
+
     fn name(&self) -> &'static str {
-        "opencode"
+        self.name
     }
 
     fn flag(&self) -> &'static str {
-        "opencode"
+        self.name
     }
 
     fn origin(&self) -> &'static str {
-        "opencode"
+        self.origin
     }
 
     fn root_help(&self) -> &'static str {
-        "opencode data directory (holding opencode.db and storage/; \
-         $XDG_DATA_HOME/opencode when set) or database file"
+        self.root_help
     }
 
-    /// `$OPENCODE_DB` when set (absolute, or relative to the data
-    /// directory), else the data directory: `$XDG_DATA_HOME/opencode`, else
-    /// `~/.local/share/opencode`.
+    /// `$<DB_VAR>` when set (absolute, or relative to the data directory),
+    /// else the data directory: `$XDG_DATA_HOME/<app>`, else
+    /// `~/.local/share/<app>` (`OPENCODE_DB`, `opencode` for opencode).
     fn default_roots(&self, env: Env<'_>, home: Option<&Path>) -> Vec<PathBuf> {
         let data = env_or_home(
             env,
             home,
             "XDG_DATA_HOME",
-            &["opencode"],
-            &[".local", "share", "opencode"],
+            &[self.app],
+            &[".local", "share", self.app],
         );
-        match env("OPENCODE_DB").filter(|v| !v.is_empty() && v != ":memory:") {
-            // `$OPENCODE_DB` itself when `--help` spells the rule.
+        match env(self.db_var).filter(|v| !v.is_empty() && v != ":memory:") {
+            // `$<DB_VAR>` itself when `--help` spells the rule.
             Some(db) if Path::new(&db).is_absolute() || db.starts_with('$') => {
                 vec![PathBuf::from(db)]
             }
@@ -314,23 +381,8 @@ impl Store for Opencode {
     /// One database or legacy session file on its own (the scan of a root
     /// lists its sessions instead: a database holds many).
     fn list_file(&self, caches: &Caches, root: &Arc<Path>, path: &Path) -> ScanEvent {
-        let found = Mutex::new(Vec::new());
-        let root_of_file: Arc<Path> = Arc::from(path);
-        self.scan(KIND, caches, &root_of_file, &|e| lock(&found).push(e));
-        let mut found = found.into_inner().unwrap_or_else(|e| e.into_inner());
-        match found.len() {
-            1 => match found.remove(0) {
-                ScanEvent::Record(mut r) => {
-                    r.root = Arc::clone(root);
-                    ScanEvent::Record(r)
-                }
-                other => other,
-            },
-            n => ScanEvent::Skipped {
-                path: path.to_owned(),
-                reason: format!("an opencode store of {n} sessions, not one session"),
-            },
-        }
+        let what = format!("a {} store", self.origin);
+        list_alone(self, (self.kind)(), caches, root, path, &what)
     }
 
     fn lists_each_file(&self) -> bool {
@@ -344,7 +396,7 @@ impl Store for Opencode {
         root: &Arc<Path>,
         sink: &(dyn Fn(ScanEvent) + Sync),
     ) {
-        scan_root(caches, root, sink);
+        scan_root(self, caches, root, sink);
     }
 
     /// Titles come from the listing's rows, not from files to stamp.
@@ -361,7 +413,8 @@ impl Store for Opencode {
             Source::Db(db) => match listed_row(caches, db, &record.id) {
                 Some(row) => Some(row.title.clone()),
                 None => {
-                    let row = with_db(caches, db, |conn| db::session(conn, &record.id))
+                    let row = self
+                        .with_db(caches, db, |conn| db::session(conn, &record.id))
                         .map_err(|e| fail(record, e))?;
                     row.ok_or_else(|| fail(record, "the session is gone".into()))?
                         .title
@@ -378,15 +431,13 @@ impl Store for Opencode {
                 return Ok(Some(title));
             }
         }
-        Ok(convo::first_prompt_title(&read_session(caches, record)?))
+        Ok(convo::first_prompt_title(&read_session(
+            self, caches, record,
+        )?))
     }
 
     fn read_surface(&self, caches: &Caches, record: &SessionRecord) -> Result<Surface, ReadError> {
-        let mut surface = Surface::default();
-        let last = self.fold_surface(caches, record, &mut surface)?;
-        surface.drop_empty_assistant_messages();
-        surface.captured_through_seq = last;
-        Ok(surface)
+        surface_of(|sink| self.fold_surface(caches, record, sink))
     }
 
     fn fold_surface(
@@ -395,7 +446,7 @@ impl Store for Opencode {
         record: &SessionRecord,
         sink: &mut dyn SurfaceSink,
     ) -> Result<u64, ReadError> {
-        Ok(convo::fold(&read_session(caches, record)?, sink))
+        Ok(convo::fold(&read_session(self, caches, record)?, sink))
     }
 
     /// `time_updated` of the session, as opencode sorts its list.
@@ -404,7 +455,7 @@ impl Store for Opencode {
             Source::Db(db) => match listed_row(caches, db, &record.id) {
                 Some(row) => row.time_updated,
                 None => {
-                    with_db(caches, db, |conn| db::session(conn, &record.id))
+                    self.with_db(caches, db, |conn| db::session(conn, &record.id))
                         .ok()??
                         .time_updated
                 }
@@ -428,7 +479,7 @@ impl Store for Opencode {
                         .entry(db.to_owned())
                         .or_default(),
                 );
-                let versions = cell.get_or_init(|| with_db(caches, db, db::versions));
+                let versions = cell.get_or_init(|| self.with_db(caches, db, db::versions));
                 let &(count, newest) = versions.as_ref().ok()?.get(&record.id)?;
                 let inode = Stamp::current(db)?.inode;
                 Some(Stamp {
@@ -485,10 +536,15 @@ fn head_of(caches: &Caches, path: &Path) -> Result<Arc<legacy::Head>, String> {
 }
 
 /// A session's messages still shown (revert applied).
-fn read_session(caches: &Caches, record: &SessionRecord) -> Result<Vec<StoredMessage>, ReadError> {
+fn read_session(
+    family: &Family,
+    caches: &Caches,
+    record: &SessionRecord,
+) -> Result<Vec<StoredMessage>, ReadError> {
     match source(caches, record) {
         Source::Db(db) => {
-            let data = with_db(caches, db, |conn| db::read_session(conn, &record.id))
+            let data = family
+                .with_db(caches, db, |conn| db::read_session(conn, &record.id))
                 .map_err(|e| fail(record, e))?
                 .ok_or_else(|| fail(record, "the session is gone from the database".into()))?;
             let revert = convo::Revert::parse(data.revert.as_deref());
@@ -509,22 +565,22 @@ fn read_session(caches: &Caches, record: &SessionRecord) -> Result<Vec<StoredMes
 }
 
 /// The record, or why not, of one session row of `db`.
-fn db_event(root: &Arc<Path>, db: &Path, row: &SessionRow) -> ScanEvent {
+fn db_event(family: &Family, root: &Arc<Path>, db: &Path, row: &SessionRow) -> ScanEvent {
     let path = db.join(&row.id);
     if row.parent_id.as_deref().is_some_and(|p| !p.is_empty()) {
         return ScanEvent::Skipped {
             path,
-            reason: SUBAGENT.into(),
+            reason: family.subagent.into(),
         };
     }
     if row.time_archived.is_some() {
         return ScanEvent::Skipped {
             path,
-            reason: ARCHIVED.into(),
+            reason: family.archived.into(),
         };
     }
     ScanEvent::Record(SessionRecord::new(
-        KIND,
+        (family.kind)(),
         Arc::clone(root),
         path,
         row.id.clone(),
@@ -534,8 +590,13 @@ fn db_event(root: &Arc<Path>, db: &Path, row: &SessionRow) -> ScanEvent {
 }
 
 /// List every session under a root.
-fn scan_root(caches: &Caches, root: &Arc<Path>, sink: &(dyn Fn(ScanEvent) + Sync)) {
-    let layout = match Layout::of(root) {
+fn scan_root(
+    family: &Family,
+    caches: &Caches,
+    root: &Arc<Path>,
+    sink: &(dyn Fn(ScanEvent) + Sync),
+) {
+    let layout = match Layout::of(family, root) {
         Ok(layout) => layout,
         Err(e) => {
             sink(ScanEvent::Unreadable {
@@ -548,12 +609,12 @@ fn scan_root(caches: &Caches, root: &Arc<Path>, sink: &(dyn Fn(ScanEvent) + Sync
     let store = caches.get::<OpencodeCaches>();
     let mut in_db: HashSet<String> = HashSet::new();
     for db_path in &layout.dbs {
-        let rows = with_db(caches, db_path, db::sessions);
+        let rows = family.with_db(caches, db_path, db::sessions);
         match rows {
             Ok(rows) => {
                 for row in &rows {
                     in_db.insert(row.id.clone());
-                    sink(db_event(root, db_path, row));
+                    sink(db_event(family, root, db_path, row));
                 }
                 let by_id = rows.into_iter().map(|r| (r.id.clone(), r)).collect();
                 lock(&store.rows).insert(db_path.clone(), Arc::new(by_id));
@@ -571,66 +632,7 @@ fn scan_root(caches: &Caches, root: &Arc<Path>, sink: &(dyn Fn(ScanEvent) + Sync
         }),
         (None, None) => return,
     };
-    let index = caches.get::<TitleIndex>();
-    index.listing_root(KIND, root);
-    files.par_iter().for_each(|path| {
-        let computed = || {
-            std::fs::read(path)
-                .ok()
-                .and_then(|b| legacy::parse_head(&b).ok())
-        };
-        let head = match index.file_fact(KIND, root, path, computed) {
-            Some((_, Some(head))) => Ok(head),
-            // Unreadable, not a session file, or too recent to index: read now.
-            _ => std::fs::read(path)
-                .map_err(|e| (true, e.to_string()))
-                .and_then(|b| legacy::parse_head(&b).map_err(|e| (false, e))),
-        };
-        let head = match head {
-            Ok(head) => head,
-            Err((io, reason)) => {
-                let path = path.clone();
-                return sink(if io {
-                    ScanEvent::Unreadable { path, reason }
-                } else {
-                    ScanEvent::Skipped { path, reason }
-                });
-            }
-        };
-        let event = legacy_event(root, path, &head, &in_db);
-        lock(&store.heads).insert(path.clone(), Arc::new(head));
-        sink(event);
-    });
-}
-
-/// The record, or why not, of one legacy session file.
-fn legacy_event(
-    root: &Arc<Path>,
-    path: &Path,
-    head: &legacy::Head,
-    in_db: &HashSet<String>,
-) -> ScanEvent {
-    let skipped = |reason: &str| ScanEvent::Skipped {
-        path: path.to_owned(),
-        reason: reason.to_owned(),
-    };
-    if in_db.contains(&head.id) {
-        return skipped(LEGACY_COPY);
-    }
-    if head.parent_id.is_some() {
-        return skipped(SUBAGENT);
-    }
-    if head.archived.is_some() {
-        return skipped(ARCHIVED);
-    }
-    ScanEvent::Record(SessionRecord::new(
-        KIND,
-        Arc::clone(root),
-        path.to_owned(),
-        head.id.clone(),
-        head.directory.clone(),
-        head.created.map(convo::rfc3339_ms).unwrap_or_default(),
-    ))
+    listing::list_legacy(family, caches, root, &files, &in_db, sink);
 }
 
 #[cfg(test)]
@@ -642,27 +644,27 @@ mod tests {
         let home = Some(Path::new("/home/u"));
         let none = |_: &str| None;
         assert_eq!(
-            Opencode.default_roots(&none, home),
+            OPENCODE.default_roots(&none, home),
             [PathBuf::from("/home/u/.local/share/opencode")]
         );
         let xdg = |k: &str| (k == "XDG_DATA_HOME").then(|| "/x".to_owned());
         assert_eq!(
-            Opencode.default_roots(&xdg, home),
+            OPENCODE.default_roots(&xdg, home),
             [PathBuf::from("/x/opencode")]
         );
         let absolute = |k: &str| (k == "OPENCODE_DB").then(|| "/db/o.db".to_owned());
         assert_eq!(
-            Opencode.default_roots(&absolute, home),
+            OPENCODE.default_roots(&absolute, home),
             [PathBuf::from("/db/o.db")]
         );
         let relative = |k: &str| (k == "OPENCODE_DB").then(|| "dev.db".to_owned());
         assert_eq!(
-            Opencode.default_roots(&relative, home),
+            OPENCODE.default_roots(&relative, home),
             [PathBuf::from("/home/u/.local/share/opencode/dev.db")]
         );
         let memory = |k: &str| (k == "OPENCODE_DB").then(|| ":memory:".to_owned());
         assert_eq!(
-            Opencode.default_roots(&memory, home),
+            OPENCODE.default_roots(&memory, home),
             [PathBuf::from("/home/u/.local/share/opencode")]
         );
     }
@@ -677,17 +679,17 @@ mod tests {
         std::fs::write(data.join("other.db"), b"").unwrap();
         std::fs::create_dir_all(data.join("storage/session")).unwrap();
         std::fs::create_dir_all(data.join("storage/message")).unwrap();
-        let layout = Layout::of(data).unwrap();
+        let layout = Layout::of(&OPENCODE, data).unwrap();
         assert_eq!(
             layout.dbs,
             [data.join("opencode-dev.db"), data.join("opencode.db")]
         );
         assert_eq!(layout.storage, Some(data.join("storage")));
-        let storage = Layout::of(&data.join("storage")).unwrap();
+        let storage = Layout::of(&OPENCODE, &data.join("storage")).unwrap();
         assert_eq!(storage.storage, Some(data.join("storage")));
         assert!(storage.dbs.is_empty());
-        let file = Layout::of(&data.join("other.db")).unwrap();
+        let file = Layout::of(&OPENCODE, &data.join("other.db")).unwrap();
         assert_eq!(file.dbs, [data.join("other.db")]);
-        assert!(Layout::of(&data.join("missing")).is_err());
+        assert!(Layout::of(&OPENCODE, &data.join("missing")).is_err());
     }
 }
