@@ -88,26 +88,82 @@ fn resolve(files: &BTreeMap<String, PathBuf>, module: &str, path: &str) -> Optio
     None
 }
 
-/// Each module's edges to the modules it names.
+/// The paths a `use` tree names, braces expanded (nested too):
+/// `crate::{a::{b, c::D}, e as f}` is `crate::a::b`, `crate::a::c::D`,
+/// `crate::e`; `self` inside braces is the prefix itself.
+fn use_paths(tree: &str) -> Vec<String> {
+    let renamed = regex::Regex::new(r"\s+as\s+[A-Za-z_][A-Za-z0-9_]*").unwrap();
+    let tree: String = renamed
+        .replace_all(tree, "")
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    let mut out = Vec::new();
+    expand("", &tree, &mut out);
+    out
+}
+
+/// `prefix` joined with each path of the use tree `tree` into `out`.
+fn expand(prefix: &str, tree: &str, out: &mut Vec<String>) {
+    let join = |rest: &str| match (prefix, rest) {
+        ("", r) => r.to_owned(),
+        (p, "" | "self") => p.to_owned(),
+        (p, r) => format!("{p}::{r}"),
+    };
+    let Some(open) = tree.find('{') else {
+        out.push(join(tree.trim_end_matches("::*")));
+        return;
+    };
+    let head = join(tree[..open].trim_end_matches("::"));
+    let inner = tree[open + 1..]
+        .strip_suffix('}')
+        .unwrap_or(&tree[open + 1..]);
+    let (mut depth, mut from) = (0usize, 0usize);
+    for (i, c) in inner.char_indices().chain([(inner.len(), ',')]) {
+        match c {
+            '{' => depth += 1,
+            '}' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                let part = &inner[from..i];
+                if !part.is_empty() {
+                    expand(&head, part, out);
+                }
+                from = i + 1;
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Each module's edges to the modules it names: every path of its `use`
+/// trees (braces expanded) that starts at `crate`, `super`, `self` or one
+/// of its child modules, and every `crate::…`/`super::…` path in its other
+/// code. An item named through the root (`crate::Name`) or a parent
+/// (`super::Name`) is an edge to that module.
 fn edges(files: &BTreeMap<String, PathBuf>) -> BTreeMap<String, BTreeSet<String>> {
+    let uses = regex::Regex::new(r"(?m)^\s*(?:pub(?:\([^)]*\))?\s+)?use\s+([^;]+);").unwrap();
     let path =
-        regex::Regex::new(r"(?:^|[^A-Za-z0-9_:])((?:crate|super)(?:::[a-z_][a-z0-9_]*)+)").unwrap();
-    let child =
-        regex::Regex::new(r"(?m)^\s*(?:pub(?:\([^)]*\))? )?use ([a-z_][a-z0-9_]*)::").unwrap();
+        regex::Regex::new(r"(?:^|[^A-Za-z0-9_:$])((?:crate|super)(?:::[A-Za-z_][A-Za-z0-9_]*)+)")
+            .unwrap();
     let mut out = BTreeMap::new();
     for (module, file) in files {
         let text = code(&std::fs::read_to_string(file).unwrap());
         let mut to = BTreeSet::new();
-        for c in path.captures_iter(&text) {
-            if let Some(target) = resolve(files, module, &c[1]) {
-                to.insert(target);
+        for c in uses.captures_iter(&text) {
+            for used in use_paths(&c[1]) {
+                let first = used.split("::").next().unwrap_or("");
+                let target = if matches!(first, "crate" | "super" | "self") {
+                    resolve(files, module, &used)
+                } else if files.contains_key(&format!("{module}::{first}")) {
+                    resolve(files, module, &format!("self::{used}"))
+                } else {
+                    None
+                };
+                to.extend(target);
             }
         }
-        for c in child.captures_iter(&text) {
-            let target = format!("{module}::{}", &c[1]);
-            if files.contains_key(&target) {
-                to.insert(target);
-            }
+        for c in path.captures_iter(&uses.replace_all(&text, "")) {
+            to.extend(resolve(files, module, &c[1]));
         }
         to.remove(module);
         out.insert(module.clone(), to);
@@ -196,4 +252,51 @@ fn the_check_finds_a_circle_when_there_is_one() {
     let found = cycle(&edges(&files)).expect("a → b → a");
     assert_eq!(found.first(), found.last());
     assert_eq!(found.len(), 3);
+}
+
+#[test]
+fn use_trees_are_expanded_nested_braces_too() {
+    assert_eq!(
+        use_paths("crate::{a::{b, c::D}, e as f, g::*, self}"),
+        [
+            "crate::a::b",
+            "crate::a::c::D",
+            "crate::e",
+            "crate::g",
+            "crate"
+        ]
+    );
+    assert_eq!(
+        use_paths("super::x::{self, Y}"),
+        ["super::x", "super::x::Y"]
+    );
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("b")).unwrap();
+    std::fs::write(dir.path().join("lib.rs"), "mod a;\nmod b;\n").unwrap();
+    std::fs::write(dir.path().join("b/mod.rs"), "mod c;\n").unwrap();
+    std::fs::write(
+        dir.path().join("a.rs"),
+        "use crate::{\n    b::{c::C, self},\n};\npub struct A;\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("b/c.rs"), "pub struct C;\n").unwrap();
+    let files = modules(dir.path());
+    assert_eq!(cycle(&edges(&files)), None);
+    // The child names the root's item: an edge to the root, through braces.
+    std::fs::write(
+        dir.path().join("b/c.rs"),
+        "use crate::{a::{A as Other}};\npub struct C(Other);\n",
+    )
+    .unwrap();
+    let found = cycle(&edges(&files)).expect("a → b::c → a");
+    assert!(found.contains(&"crate::b::c".to_owned()), "{found:?}");
+    // An item of the parent through `super::` is an edge to it.
+    std::fs::write(dir.path().join("b/c.rs"), "pub struct C(super::B);\n").unwrap();
+    std::fs::write(
+        dir.path().join("b/mod.rs"),
+        "mod c;\nuse c::C;\npub struct B;\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("a.rs"), "pub struct A;\n").unwrap();
+    assert!(cycle(&edges(&files)).is_some(), "b → b::c → b");
 }

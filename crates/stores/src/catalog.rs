@@ -28,7 +28,7 @@ impl Caches {
     pub fn for_run(cache_dir: Option<&Path>, cwd: Option<&str>) -> Caches {
         let caches = Caches::default().with(TargetCwd(cwd.map(str::to_owned)));
         match cache_dir {
-            Some(dir) => caches.with(title::TitleIndex::open(dir)),
+            Some(dir) => title::TitleIndex::open(dir).into_caches(caches),
             None => caches,
         }
     }

@@ -24,7 +24,8 @@ use session_ref_core::time::Instant;
 
 use crate::caches::{modified_secs, Caches};
 use crate::error::ReadError;
-use crate::index::{journal, title};
+use crate::index::journal;
+use crate::index::stamp::{Stamp, TitleInputs};
 
 /// An environment lookup (`std::env::var`, or a test's table).
 pub type Env<'a> = &'a dyn Fn(&str) -> Option<String>;
@@ -89,10 +90,13 @@ pub trait Store: Send + Sync + 'static {
         sink: &(dyn Fn(ScanEvent) + Sync),
     ) {
         let files = walk_files(root, &|p| self.wants(p), &mut |event| sink(event));
-        let index = caches.get::<title::TitleIndex>();
-        files
-            .par_iter()
-            .for_each(|path| sink(index.list_file(kind.store(), kind, caches, root, path)));
+        let lister = caches.get::<Lister>();
+        files.par_iter().for_each(|path| {
+            sink(match &lister.0 {
+                Some(lister) => lister.list_file(kind.store(), kind, caches, root, path),
+                None => kind.store().list_file(caches, root, path),
+            })
+        });
     }
 
     /// The latest title of a listed session, read as cheaply as the format
@@ -153,7 +157,7 @@ pub trait Store: Send + Sync + 'static {
     /// that the title index can keep it: `None` (the default) when the
     /// title cannot be indexed; a kind whose title is the last title line
     /// of its file implements [`Store::title_after`] instead.
-    fn title_inputs(&self, caches: &Caches, record: &SessionRecord) -> Option<title::TitleInputs> {
+    fn title_inputs(&self, caches: &Caches, record: &SessionRecord) -> Option<TitleInputs> {
         let _ = (caches, record);
         None
     }
@@ -199,9 +203,9 @@ pub trait Store: Send + Sync + 'static {
     /// by: by default the file's length, modification time and inode
     /// (`None` when it cannot be read). A kind whose sessions share one
     /// file gives a stamp of the session's own records instead.
-    fn stamp(&self, caches: &Caches, record: &SessionRecord) -> Option<title::Stamp> {
+    fn stamp(&self, caches: &Caches, record: &SessionRecord) -> Option<Stamp> {
         let _ = caches;
-        title::Stamp::current(&record.path)
+        Stamp::current(&record.path)
     }
 
     /// Fold the surface of a listed session into `sink` while its log is
@@ -222,6 +226,28 @@ pub trait Store: Send + Sync + 'static {
         Ok(surface.captured_through_seq)
     }
 }
+
+/// How the default [`Store::scan`] lists each file it walked: the run's
+/// listing cache, the title index ([`crate::index::title`], which puts
+/// itself in the run's caches with `TitleIndex::into_caches`). A trait
+/// object, so that this trait names nothing above it: the index reads
+/// through the trait.
+pub trait ListFile: Send + Sync {
+    /// List `path` of `store` (whose handle is `kind`) below `root`.
+    fn list_file(
+        &self,
+        store: &dyn Store,
+        kind: StoreKind,
+        caches: &Caches,
+        root: &Arc<Path>,
+        path: &Path,
+    ) -> ScanEvent;
+}
+
+/// The run's [`ListFile`], kept in its [`Caches`]; none (the default)
+/// lists each file by [`Store::list_file`] alone.
+#[derive(Clone, Default)]
+pub struct Lister(pub Option<Arc<dyn ListFile>>);
 
 /// The surface `fold` feeds, without assistant messages that never
 /// received text: [`Store::read_surface`] of a kind that folds into any

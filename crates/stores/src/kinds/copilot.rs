@@ -127,7 +127,8 @@ use serde::{Deserialize, Serialize};
 use crate::caches::Caches;
 use crate::error::ReadError;
 use crate::index::journal::{Folded, Journal, ResumePoint};
-use crate::index::title::{TitleIndex, TitleInputs};
+use crate::index::stamp::TitleInputs;
+use crate::index::title::TitleIndex;
 use crate::kinds::foreign::{
     self, read_lines, title_from_text, FileCache, LineSays, SurfaceBuilder, Visit,
 };

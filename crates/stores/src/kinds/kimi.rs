@@ -63,7 +63,7 @@ use serde_json::Value;
 
 use crate::caches::Caches;
 use crate::error::ReadError;
-use crate::index::title::{Stamp, TitleInputs};
+use crate::index::stamp::{Stamp, TitleInputs};
 use crate::kinds::foreign::{
     fold_all_lines, read_lines, text_items, title_from_text, LineSays, SurfaceBuilder, Visit,
 };

@@ -80,7 +80,7 @@ use std::sync::Arc;
 
 use crate::caches::Caches;
 use crate::error::ReadError;
-use crate::index::title::TitleInputs;
+use crate::index::stamp::TitleInputs;
 use crate::kinds::foreign::{
     fold_all_lines, last_line_where, read_lines, title_from_text, FileCache, SurfaceBuilder, Visit,
 };

@@ -168,8 +168,8 @@ impl Stamp {
     }
 }
 
-impl From<crate::index::title::Stamp> for Stamp {
-    fn from(s: crate::index::title::Stamp) -> Self {
+impl From<crate::index::stamp::Stamp> for Stamp {
+    fn from(s: crate::index::stamp::Stamp) -> Self {
         Stamp {
             len: s.len,
             mtime_ns: u128::try_from(s.mtime_ns).unwrap_or(0),

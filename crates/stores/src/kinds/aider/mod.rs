@@ -91,7 +91,7 @@ use rayon::prelude::*;
 
 use crate::caches::{Caches, KnownCwds, TargetCwd};
 use crate::error::ReadError;
-use crate::index::title::Stamp;
+use crate::index::stamp::Stamp;
 use crate::kinds::foreign::{folded_surface, read_bounded, FileCache, SurfaceBuilder};
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
 use crate::store::ScanEvent;

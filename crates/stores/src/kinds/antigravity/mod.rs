@@ -93,7 +93,7 @@ use std::sync::Arc;
 
 use crate::caches::Caches;
 use crate::error::ReadError;
-use crate::index::title::TitleInputs;
+use crate::index::stamp::TitleInputs;
 use crate::kinds::foreign::{
     fold_said_lines, last_line_where, read_lines, read_said_lines, title_from_text, typed_inside,
     FileCache, LineSays, Visit,

@@ -36,7 +36,7 @@ use std::sync::Arc;
 use crate::caches::Caches;
 use crate::error::ReadError;
 use crate::index::journal::{Folded, Journal, ResumePoint};
-use crate::index::title::TitleInputs;
+use crate::index::stamp::TitleInputs;
 use crate::kinds::foreign::{self, read_lines, Visit};
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
 use crate::store::{env_or_home, Env, Store};

@@ -85,7 +85,8 @@ use serde_json::Value;
 
 use crate::caches::Caches;
 use crate::error::ReadError;
-use crate::index::title::{TitleIndex, TitleInputs};
+use crate::index::stamp::TitleInputs;
+use crate::index::title::TitleIndex;
 use crate::kinds::foreign::title_from_text;
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
 use crate::store::ScanEvent;

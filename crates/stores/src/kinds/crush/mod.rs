@@ -68,7 +68,7 @@ use rusqlite::Connection;
 
 use crate::caches::{lock, Caches};
 use crate::error::ReadError;
-use crate::index::title::Stamp;
+use crate::index::stamp::Stamp;
 use crate::kinds::foreign::title_from_text;
 use crate::kinds::sqlite::{open_with, Pool};
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};

@@ -77,7 +77,8 @@ use rayon::prelude::*;
 
 use crate::caches::{lock, Caches};
 use crate::error::ReadError;
-use crate::index::title::{TitleIndex, TitleInputs};
+use crate::index::stamp::TitleInputs;
+use crate::index::title::TitleIndex;
 use crate::kinds::foreign::{
     fold_said_lines, read_lines, read_said_lines, title_from_text, typed_inside, FileCache,
     LineSays, Visit,

@@ -71,7 +71,7 @@ use rayon::prelude::*;
 
 use crate::caches::{lock, Caches};
 use crate::error::ReadError;
-use crate::index::title::Stamp;
+use crate::index::stamp::Stamp;
 use crate::kinds::foreign::title_from_text;
 use crate::kinds::opencode::convo::rfc3339_ms;
 use crate::kinds::sqlite::Pool;

@@ -135,7 +135,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::caches::{lock, Caches};
 use crate::error::ReadError;
-use crate::index::title::Stamp;
+use crate::index::stamp::Stamp;
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
 use crate::store::ScanEvent;
 use crate::store::{env_or_home, list_alone, surface_of, Env, Store};
