@@ -300,3 +300,75 @@ fn use_trees_are_expanded_nested_braces_too() {
     std::fs::write(dir.path().join("a.rs"), "pub struct A;\n").unwrap();
     assert!(cycle(&edges(&files)).is_some(), "b → b::c → b");
 }
+
+/// Lines a source file may have before its test module: past this, split
+/// it along its seams (ARCHITECTURE.md's "no file over ~600 lines").
+const MAX_LINES: usize = 650;
+
+/// Files still over [`MAX_LINES`], each to be split: the check fails when
+/// one of them is split (take it off this list) and when any other file
+/// passes the limit, so the list only shrinks.
+const STILL_TO_SPLIT: &[&str] = &[
+    "crates/stores/src/search/index.rs",
+    "src/settings_file.rs",
+    "src/tui/driver.rs",
+    "crates/stores/src/kinds/copilot.rs",
+    "src/cli/syntax.rs",
+    "src/commands.rs",
+    "crates/stores/src/kinds/foreign.rs",
+    "crates/stores/src/kinds/pi.rs",
+];
+
+/// The lines of `text` before its test module (`#[cfg(test)]` or
+/// `#[cfg(all(test, …))]`, then `mod tests {`), all of them without one.
+fn lines_before_tests(text: &str) -> usize {
+    let tests = regex::Regex::new(r"(?m)^#\[cfg\((?:all\()?test\b[^\]]*\]\s*mod tests \{").unwrap();
+    let code = tests.find(text).map_or(text, |m| &text[..m.start()]);
+    code.lines().count()
+}
+
+#[test]
+fn no_source_file_passes_the_line_limit_before_its_tests() {
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut over = Vec::new();
+    for dir in [
+        "src",
+        "crates/stores/src",
+        "crates/core/src",
+        "crates/engine/src",
+        "crates/jsonl/src",
+    ] {
+        for file in modules(&workspace.join(dir)).into_values() {
+            let text = std::fs::read_to_string(&file).unwrap();
+            let lines = lines_before_tests(&text);
+            let name = file.strip_prefix(workspace).unwrap().display().to_string();
+            let listed = STILL_TO_SPLIT.contains(&name.as_str());
+            if lines > MAX_LINES && !listed {
+                over.push(format!("{name}: {lines} lines before its tests"));
+            }
+            if lines <= MAX_LINES && listed {
+                over.push(format!(
+                    "{name}: {lines} lines now; take it off STILL_TO_SPLIT"
+                ));
+            }
+        }
+    }
+    assert!(
+        over.is_empty(),
+        "split along the seams:\n{}",
+        over.join("\n")
+    );
+}
+
+#[test]
+fn the_line_limit_counts_only_what_is_before_the_test_module() {
+    let code = "fn a() {}\n".repeat(MAX_LINES + 1);
+    assert_eq!(lines_before_tests(&code), MAX_LINES + 1);
+    let text = format!(
+        "{}#[cfg(test)]\nmod tests {{\n{code}}}\n",
+        "fn b() {}\n".repeat(3)
+    );
+    assert_eq!(lines_before_tests(&text), 3);
+    let text = format!("fn c() {{}}\n#[cfg(all(test, unix))]\nmod tests {{\n{code}}}\n");
+    assert_eq!(lines_before_tests(&text), 1);
+}
