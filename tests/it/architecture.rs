@@ -316,7 +316,6 @@ const STILL_TO_SPLIT: &[&str] = &[
     "src/cli/syntax.rs",
     "src/commands.rs",
     "crates/stores/src/kinds/foreign.rs",
-    "crates/stores/src/kinds/pi.rs",
 ];
 
 /// The lines of `text` before its test module (`#[cfg(test)]` or
