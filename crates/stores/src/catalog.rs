@@ -189,7 +189,7 @@ pub struct Catalog {
 }
 
 /// Candidates are ranked over the catalog's listing order.
-impl session_ref_core::candidates::Listing for Catalog {
+impl session_ref_core::candidates::Pool for Catalog {
     fn order(&self) -> &[RecordId] {
         Catalog::order(self)
     }
