@@ -315,7 +315,6 @@ const STILL_TO_SPLIT: &[&str] = &[
     "crates/stores/src/kinds/copilot.rs",
     "src/cli/syntax.rs",
     "src/commands.rs",
-    "crates/stores/src/kinds/foreign.rs",
 ];
 
 /// The lines of `text` before its test module (`#[cfg(test)]` or
