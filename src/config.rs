@@ -412,6 +412,8 @@ pub struct SetupRequest {
     pub dry_run: bool,
     /// `--undo`: put back what earlier runs of setup changed.
     pub undo: bool,
+    /// `--project`: the current project's settings instead of the user's.
+    pub scope: crate::agents::Scope,
 }
 
 pub use crate::agents::DEFAULT_HOST_CAP;

@@ -25,6 +25,11 @@
 //!   element in the text and keeps every other byte, comments (JSONC, which
 //!   Gemini CLI, Qwen Code and opencode accept) and layout included; what an
 //!   install inserts, an uninstall removes to the byte.
+//! - **Checked YAML edits**: [`yaml`] adds or removes one entry of a
+//!   top-level block as text, kept only when the new text parses to the old
+//!   value with that one change (Goose, Continue CLI).
+
+pub mod yaml;
 
 use std::fs::{File, Metadata, OpenOptions};
 use std::io::{Read, Write as _};

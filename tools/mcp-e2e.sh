@@ -212,9 +212,7 @@ for agent in $AGENTS; do
   N=$(requests)
   "run_$agent" "$CALL" >"$T/$agent-call.out" 2>"$T/$agent-call.err" || true
   [[ $(requests) -gt $N ]] || fail "$agent made no model request"
-  grep -q "MOCK-GOT-RESULT" "$T/$agent-call.out" \
-    || fail "$agent: the mock model never saw a tool result: $(tail -5 "$T/$agent-call.out" "$T/$agent-call.err")"
-  grep -q "end=yes" "$T/$agent-call.out" || fail "$agent: the result lost its end: $(grep -o 'MOCK-GOT-RESULT[^"]*' "$T/$agent-call.out")"
+  why=$(mock_result_whole "$T/$agent-call.out" "$T/$agent-call.err") || fail "$agent: $why"
   whole || fail "$agent: the request after the tool call lacks the whole snapshot"
   if [[ " claude codex gemini " == *" $agent "* ]]; then
     plain >/dev/null || fail "$agent: the model got the snapshot JSON-escaped, not as text"
@@ -310,14 +308,9 @@ if have droid; then
     [[ $(requests) -gt $N ]] && last_request | grep -q "SNAPSHOT-END" && break
     sleep 0.25
   done
-  last_request | python3 -c '
-import sys
-text = sys.stdin.read()
-assert "Referenced sessions" in text, "no context"
-assert "SNAPSTART" in text and "SNAPSHOT-END" in text, "the snapshot lost its ends"
-print("droid hook: repeats kept within its cap:", text.count("alpha beta gamma delta"))
-' || fail "droid hook: the request lacks the cited snapshot"
-  pass "droid: the UserPromptSubmit hook's context reaches the model, cut by session-ref to Droid's cap"
+  last_request | grep -q "Referenced sessions" || fail "droid hook: no context in the request"
+  whole || fail "droid hook: the request lacks the whole snapshot"
+  pass "droid: the UserPromptSubmit hook's context reaches the model whole"
   N=$(requests)
   tmux -L "$TMUX_SOCKET" send-keys -t droid -l "Summarize $M_BAD"
   tmux -L "$TMUX_SOCKET" send-keys -t droid Enter

@@ -19,7 +19,7 @@
 use serde_json::{json, Value};
 
 use super::{InstallEnv, Integration, Mcp, McpFormat, McpPlace, Scope};
-use crate::error::{Error, Result};
+use crate::error::Result;
 
 /// Antigravity CLI.
 pub const INTEGRATION: Integration = Integration {
@@ -34,6 +34,7 @@ pub const INTEGRATION: Integration = Integration {
             schema: None,
         },
         notes: |_| "",
+        user_only: Some("Antigravity CLI reads MCP servers from the user's mcp_config.json only"),
     }),
     detect: super::Detect {
         binary: "agy",
@@ -41,12 +42,7 @@ pub const INTEGRATION: Integration = Integration {
     },
 };
 
-fn mcp_place(scope: Scope, env: &InstallEnv<'_>) -> Result<McpPlace> {
-    if scope == Scope::Project {
-        return Err(Error::invalid_config(
-            "Antigravity CLI reads MCP servers from the user's mcp_config.json only: drop --project",
-        ));
-    }
+fn mcp_place(_scope: Scope, env: &InstallEnv<'_>) -> Result<McpPlace> {
     Ok(McpPlace {
         file: env
             .home()?

@@ -44,6 +44,7 @@ pub const INTEGRATION: Integration = Integration {
             schema: None,
         },
         notes: mcp_notes,
+        user_only: None,
     }),
     detect: super::Detect {
         binary: "claude",

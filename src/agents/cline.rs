@@ -16,7 +16,7 @@
 use serde_json::{json, Value};
 
 use super::{InstallEnv, Integration, Mcp, McpFormat, McpPlace, Scope};
-use crate::error::{Error, Result};
+use crate::error::Result;
 
 /// Cline CLI.
 pub const INTEGRATION: Integration = Integration {
@@ -31,6 +31,7 @@ pub const INTEGRATION: Integration = Integration {
             schema: None,
         },
         notes: |_| "",
+        user_only: Some("Cline CLI keeps MCP servers for the user only (cline_mcp_settings.json)"),
     }),
     detect: super::Detect {
         binary: "cline",
@@ -38,12 +39,7 @@ pub const INTEGRATION: Integration = Integration {
     },
 };
 
-fn mcp_place(scope: Scope, env: &InstallEnv<'_>) -> Result<McpPlace> {
-    if scope == Scope::Project {
-        return Err(Error::invalid_config(
-            "Cline CLI keeps MCP servers for the user only (cline_mcp_settings.json): drop --project",
-        ));
-    }
+fn mcp_place(_scope: Scope, env: &InstallEnv<'_>) -> Result<McpPlace> {
     let file = match env.var_dir("CLINE_MCP_SETTINGS_PATH") {
         Some(file) => file,
         None => {

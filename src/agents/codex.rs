@@ -50,6 +50,7 @@ pub const INTEGRATION: Integration = Integration {
         place: mcp_place,
         format: McpFormat::Toml,
         notes: mcp_notes,
+        user_only: None,
     }),
     detect: super::Detect {
         binary: "codex",

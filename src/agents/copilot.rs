@@ -50,6 +50,7 @@ pub const INTEGRATION: Integration = Integration {
             schema: None,
         },
         notes: |_| "",
+        user_only: None,
     }),
     detect: super::Detect {
         binary: "copilot",

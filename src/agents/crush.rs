@@ -25,6 +25,7 @@ pub const INTEGRATION: Integration = Integration {
             schema: Some("https://charm.land/crush.json"),
         },
         notes: |_| "",
+        user_only: None,
     }),
     detect: super::Detect {
         binary: "crush",

@@ -62,6 +62,7 @@ pub const INTEGRATION: Integration = Integration {
             "note: Cursor's beforeSubmitPrompt hook cannot add context: with `hook install cursor` \
              a bad mention stops the prompt, and the snapshot comes through this server\n"
         },
+        user_only: None,
     }),
     detect: super::Detect {
         binary: "cursor-agent",

@@ -9,8 +9,10 @@
 //! `$FACTORY_HOME_OVERRIDE` when set (`../shared/spec/formats/droid.md`).
 //!
 //! Droid runs hooks only in the TUI of a folder the person trusted, never
-//! in `droid exec`. How much added context it keeps whole was not
-//! measured: the cap is Claude Code's (10,000 characters). Droid stops a
+//! in `droid exec`. It keeps added context whole far past Claude Code's
+//! 10,000 characters: 184,997 characters of context reached the mock
+//! model's request whole (its TUI driven in tmux, 2026-12-03), so the cap
+//! is the one of the hosts where no cap was seen. Droid stops a
 //! prompt only for a hook that exits 2 or 3 or answers `continue: false`
 //! (its `UserPromptSubmit` check, read in the 0.225.2 binary; Claude
 //! Code's `decision: "block"` alone let the prompt through when run in
@@ -36,7 +38,7 @@ pub const INTEGRATION: Integration = Integration {
     hook: Some(Hook {
         about: "Answer Factory Droid's UserPromptSubmit hook (its JSON on stdin)",
         event: PROMPT_SUBMIT,
-        cap: crate::agents::DEFAULT_HOST_CAP,
+        cap: crate::agents::UNCAPPED_HOST_CAP,
         measure: Measure::Utf16Units,
         input: HookInput::parse,
         context: super::claude::prompt_submit_context,
@@ -54,6 +56,7 @@ pub const INTEGRATION: Integration = Integration {
             schema: None,
         },
         notes: |_| "",
+        user_only: None,
     }),
     detect: super::Detect {
         binary: "droid",

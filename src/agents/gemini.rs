@@ -47,6 +47,7 @@ pub const INTEGRATION: Integration = Integration {
             schema: None,
         },
         notes: trusted_notes,
+        user_only: None,
     }),
     detect: super::Detect {
         binary: "gemini",

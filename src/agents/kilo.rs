@@ -24,6 +24,7 @@ pub const INTEGRATION: Integration = Integration {
             schema: None,
         },
         notes: |_| "",
+        user_only: None,
     }),
     detect: super::Detect {
         binary: "kilo",

@@ -26,6 +26,9 @@ pub const INTEGRATION: Integration = Integration {
             schema: None,
         },
         notes: |_| "",
+        user_only: Some(
+            "Kimi CLI has no project MCP file (the user's ~/.kimi/mcp.json, or --mcp-config-file)",
+        ),
     }),
     detect: super::Detect {
         binary: "kimi",

@@ -24,12 +24,15 @@
 //! | [`qwen`] | `UserPromptSubmit` | 10,000 (UTF-16 units) | `settings.json` | `mcpServers` of `settings.json` (JSON) |
 //! | [`opencode`] | — | — | — | `mcp` of `opencode.json(c)` (JSON) |
 //! | [`kilo`] | — | — | — | `mcp` of `kilo.json(c)` (JSON) |
-//! | [`droid`] | `UserPromptSubmit` | 10,000 (UTF-16 units; not measured) | `settings.json` | `mcpServers` of `mcp.json` (JSON) |
+//! | [`droid`] | `UserPromptSubmit` | 200,000 (UTF-16 units; 185,000 seen whole) | `settings.json` | `mcpServers` of `mcp.json` (JSON) |
 //! | [`crush`] | — | — | — | `mcp` of `crush.json` (JSON) |
 //! | [`antigravity`] | — | — | — | `mcpServers` of `antigravity-cli/mcp_config.json` (JSON) |
 //! | [`cursor`] | `beforeSubmitPrompt` (checks only) | — | `hooks.json` (flat) | `mcpServers` of `.cursor/mcp.json` (JSON) |
 //! | [`cline`] | — | — | — | `mcpServers` of `cline_mcp_settings.json` (JSON, `transport`) |
 //! | [`kimi`] | — | — | — | `mcpServers` of `$KIMI_SHARE_DIR/mcp.json` (JSON; user only) |
+//! | [`vibe`] | — | — | — | `[[mcp_servers]]` of `$VIBE_HOME/config.toml` / `.vibe/config.toml` (TOML) |
+//! | [`continue_cli`] | — | — | — | `mcpServers:` list of `~/.continue/config.yaml` (YAML; user only) |
+//! | [`goose`] | — | — | — | `extensions:` map of `~/.config/goose/config.yaml` (YAML; user only) |
 //!
 //! **Adding an agent's integration** is one file and one table row: write
 //! `src/agents/NAME.rs` with `pub const INTEGRATION: Integration = …` (its
@@ -43,16 +46,22 @@ pub mod antigravity;
 pub mod claude;
 pub mod cline;
 pub mod codex;
+pub mod continue_cli;
 pub mod copilot;
 pub mod crush;
 pub mod cursor;
 pub mod droid;
 pub mod gemini;
+pub mod goose;
 pub mod input;
 pub mod kilo;
 pub mod kimi;
 pub mod opencode;
 pub mod qwen;
+pub mod vibe;
+
+/// The name session-ref's MCP server is registered under, in every agent.
+pub const MCP_SERVER: &str = "session-ref";
 
 /// What the host keeps whole by default: 10,000 characters (Claude Code) or
 /// 10,000 bytes (Codex, `additionalContextLimit` 2,500 tokens of 4 bytes).
@@ -97,6 +106,9 @@ pub const TABLE: &[&Integration] = &[
     &cursor::INTEGRATION,
     &cline::INTEGRATION,
     &kimi::INTEGRATION,
+    &vibe::INTEGRATION,
+    &continue_cli::INTEGRATION,
+    &goose::INTEGRATION,
 ];
 
 /// What session-ref knows of one agent's hook and MCP settings.
@@ -223,6 +235,10 @@ pub struct Mcp {
     pub format: McpFormat,
     /// What install adds to its report for this agent and scope.
     pub notes: fn(Scope) -> &'static str,
+    /// Why the agent has no project-level MCP settings (`None`: it reads
+    /// them from the project too); `mcp install --project` and `setup
+    /// --project` say it, and leave the agent's user settings alone.
+    pub user_only: Option<&'static str>,
 }
 
 /// How an agent's configuration holds its MCP servers.
@@ -240,6 +256,25 @@ pub enum McpFormat {
     },
     /// A TOML table `[mcp_servers.NAME]` with `command` and `args` (Codex).
     Toml,
+    /// A TOML array of tables `[[mcp_servers]]`, ours the one whose `name`
+    /// is ours, each `entry(program, args)` (Mistral Vibe).
+    TomlList {
+        /// The entry the agent's schema takes.
+        entry: fn(&str, &[String]) -> toml_edit::Table,
+    },
+    /// A top-level YAML block under `key`, edited as text
+    /// ([`crate::settings_file::yaml`]), each entry `entry(program, args)`.
+    Yaml {
+        /// The block (`mcpServers`, `extensions`).
+        key: &'static str,
+        /// A list of named entries or a map of them.
+        shape: crate::settings_file::yaml::Shape,
+        /// The entry the agent's own configurator writes.
+        entry: fn(&str, &[String]) -> Value,
+        /// Why install does not create the file when it is missing
+        /// (`None`: it does).
+        needs_file: Option<&'static str>,
+    },
 }
 
 /// Where an agent keeps its MCP servers.
@@ -478,7 +513,10 @@ mod tests {
                 "antigravity",
                 "cursor",
                 "cline",
-                "kimi"
+                "kimi",
+                "vibe",
+                "continue",
+                "goose"
             ]
         );
         let mut unique = names.clone();
@@ -495,7 +533,7 @@ mod tests {
             hooks,
             ["claude", "codex", "gemini", "copilot", "qwen", "droid", "cursor"]
         );
-        assert_eq!(with_mcp().count(), 13);
+        assert_eq!(with_mcp().count(), 16);
         assert_eq!(Agent::named("claudette"), None);
     }
 
@@ -517,7 +555,7 @@ mod tests {
                     Measure::Utf8Bytes
                 ),
                 ("qwen", "UserPromptSubmit", 10_000, Measure::Utf16Units),
-                ("droid", "UserPromptSubmit", 10_000, Measure::Utf16Units),
+                ("droid", "UserPromptSubmit", 200_000, Measure::Utf16Units),
                 ("cursor", "beforeSubmitPrompt", 200_000, Measure::Utf8Bytes),
             ]
         );

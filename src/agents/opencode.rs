@@ -23,6 +23,7 @@ pub const INTEGRATION: Integration = Integration {
             schema: Some("https://opencode.ai/config.json"),
         },
         notes: |_| "",
+        user_only: None,
     }),
     detect: super::Detect {
         binary: "opencode",

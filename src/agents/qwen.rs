@@ -38,6 +38,7 @@ pub const INTEGRATION: Integration = Integration {
             schema: None,
         },
         notes: super::gemini::trusted_notes,
+        user_only: None,
     }),
     detect: super::Detect {
         binary: "qwen",

@@ -244,11 +244,13 @@ impl Cli {
                 dry_run,
                 agent,
                 undo,
+                project,
             } => Command::Setup(config::SetupRequest {
                 agents: (!agent.is_empty()).then_some(agent),
                 yes,
                 dry_run,
                 undo,
+                scope: scope(project),
             }),
             CommandArgs::Doctor { json } => Command::Doctor { json },
             CommandArgs::Completions { shell } => {

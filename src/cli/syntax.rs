@@ -318,7 +318,8 @@ pub(super) enum CommandArgs {
         action: HookAction,
     },
     /// Set session-ref up in every supported agent found on this machine:
-    /// its prompt hook and its MCP server, in the user's settings.
+    /// its prompt hook and its MCP server, in the user's settings (or, with
+    /// `--project`, the current project's).
     ///
     /// Shows what it would add to which file, asks once (on a terminal),
     /// writes (each file backed up, edited in place), and prints a receipt.
@@ -335,9 +336,16 @@ pub(super) enum CommandArgs {
         /// Only these agents (comma-separated), when they are here.
         #[arg(long, value_name = "A,B", value_delimiter = ',', value_parser = AgentWord { hook: false })]
         agent: Vec<Agent>,
-        /// Put back what setup changed (recorded in its receipt).
-        #[arg(long, conflicts_with_all = ["dry_run", "agent"])]
+        /// Put back what setup changed (recorded in its receipt), user and
+        /// project settings alike.
+        #[arg(long, conflicts_with_all = ["dry_run", "agent", "project"])]
         undo: bool,
+        /// The current project's settings (`.claude/settings.json`,
+        /// `.mcp.json`, `.gemini/settings.json`, `opencode.json`, …)
+        /// instead of the user's; an agent without project settings is left
+        /// alone.
+        #[arg(long)]
+        project: bool,
     },
     /// Check the installation: the stores read and their sessions, the
     /// caches, each agent's hook and MCP server, the remotes; one line per

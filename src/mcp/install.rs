@@ -14,6 +14,9 @@
 //! | Antigravity CLI 1.x (closed source: public configurers) | `~/.gemini/antigravity-cli/mcp_config.json` / — | `mcpServers.session-ref {command, args}` |
 //! | Cursor CLI 2026.07 (its docs) | `~/.cursor/mcp.json` (`$CURSOR_CONFIG_DIR`) / `./.cursor/mcp.json` | `mcpServers.session-ref {command, args}` |
 //! | Cline CLI 3.0.65 (`cline mcp add`) | `~/.cline/data/settings/cline_mcp_settings.json` / — | `mcpServers.session-ref {transport:{type:"stdio", command, args}}` |
+//! | Mistral Vibe (its `config.py` models, 2.18.4; the 3.0.2 layout) | `$VIBE_HOME/config.toml` (`~/.vibe`) / `./.vibe/config.toml` | `[[mcp_servers]] name, transport:"stdio", command, args` |
+//! | Continue CLI 1.5.47 (its config schema) | `$CONTINUE_GLOBAL_DIR/config.yaml` (`~/.continue`, which must exist) / — | `mcpServers: - {name, command, args}` (YAML) |
+//! | Goose (its `ExtensionEntry`) | `$GOOSE_PATH_ROOT/config/config.yaml`, else `~/.config/goose/config.yaml` / — | `extensions: session-ref: {enabled, type:stdio, name, cmd, args, timeout}` (YAML) |
 //!
 //! The tools are read-only; where an agent would still ask before running
 //! them, install pre-approves them: Claude Code's `permissions.allow` gets
@@ -27,6 +30,9 @@
 //! `session-ref` that runs another program is left alone with an error.
 //! Uninstall removes our entry and our permission only.
 
+mod entry;
+pub mod lists;
+
 use std::path::Path;
 
 use serde_json::{json, Map, Value};
@@ -35,18 +41,22 @@ pub use crate::agents::McpPlace as Place;
 use crate::agents::{Agent, InstallEnv, McpFormat, Scope};
 pub use crate::config::McpRequest;
 use crate::error::{Error, Result};
+use crate::settings_file::yaml::Block;
 use crate::settings_file::{
     self, apply, json_object, malformed, parse_toml, read, Installed, Step, Write,
 };
-
-/// The name the server is registered under.
-pub const NAME: &str = "session-ref";
+pub use entry::{is_ours, Change, NAME};
+use entry::{program_of, taken};
+use lists::{add_toml_list, add_yaml, remove_toml_list, remove_yaml, toml_list_entry};
 
 /// Claude Code's permission rule for every tool of the server.
 pub const CLAUDE_PERMISSION: &str = "mcp__session-ref";
 
 /// The files of `agent` and `scope`.
 pub fn locate(agent: Agent, scope: Scope, env: &InstallEnv<'_>) -> Result<Place> {
+    if let (Scope::Project, Some(why)) = (scope, agent.mcp().user_only) {
+        return Err(Error::invalid_config(format!("{why}: drop --project")));
+    }
     (agent.mcp().place)(scope, env)
 }
 
@@ -62,32 +72,40 @@ pub fn server_args(budget: Option<usize>, store_args: &[String]) -> Vec<String> 
     args
 }
 
-/// The JSON entry `agent`'s `mcp add` writes for `exe` with `args`
-/// (`None` for an agent whose configuration is TOML).
+/// The JSON (or YAML) entry `agent`'s `mcp add` writes for `exe` with
+/// `args` (`None` for an agent whose configuration is TOML).
 pub fn entry(agent: Agent, exe: &str, args: &[String]) -> Option<Value> {
     match agent.mcp().format {
-        McpFormat::Json { entry, .. } => Some(entry(exe, args)),
-        McpFormat::Toml => None,
+        McpFormat::Json { entry, .. } | McpFormat::Yaml { entry, .. } => Some(entry(exe, args)),
+        McpFormat::Toml | McpFormat::TomlList { .. } => None,
     }
 }
 
-/// Whether an entry runs a program named `session-ref` (its `command`,
-/// or its `transport`'s: Cline).
-pub fn is_ours(entry: &Value) -> bool {
-    program_of(entry)
-        .is_some_and(|p| Path::new(p).file_name().and_then(|n| n.to_str()) == Some(NAME))
+/// The YAML block of `agent`'s servers in `file` (`None`: not YAML).
+fn yaml_block(agent: Agent, file: &Path) -> Option<Block<'_>> {
+    match agent.mcp().format {
+        McpFormat::Yaml { key, shape, .. } => Some(Block {
+            path: file,
+            key,
+            shape,
+            name: NAME,
+        }),
+        _ => None,
+    }
 }
 
-/// The program an entry runs (`command`, or its first word; Cline keeps
-/// it in `transport`).
-fn program_of(entry: &Value) -> Option<&str> {
-    let command = entry
-        .get("command")
-        .or_else(|| entry.get("transport")?.get("command"));
-    match command {
-        Some(Value::String(command)) => Some(command.as_str()),
-        Some(Value::Array(command)) => command.first().and_then(Value::as_str),
-        _ => None,
+/// The refusal to create `file` for an agent that must have it already
+/// ([`McpFormat::Yaml`]'s `needs_file`).
+fn needs_file(agent: Agent, file: &Path) -> Result<()> {
+    match agent.mcp().format {
+        McpFormat::Yaml {
+            needs_file: Some(why),
+            ..
+        } => Err(Error::invalid_config(format!(
+            "{} does not exist: {why}",
+            file.display()
+        ))),
+        _ => Ok(()),
     }
 }
 
@@ -115,20 +133,13 @@ pub fn installed(
         McpFormat::Json { key, .. } => settings_file::parse_json(&file, &text)?[key]
             .get(NAME)
             .cloned(),
+        McpFormat::TomlList { .. } => toml_list_entry(&file, &text)?,
+        McpFormat::Yaml { .. } => yaml_block(agent, &file).expect("YAML").entry(&text)?,
     };
     let program = entry
         .filter(is_ours)
         .and_then(|e| program_of(&e).map(str::to_owned));
     Ok((file, program))
-}
-
-/// What one edit did to one file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Change {
-    /// The new text.
-    Changed(String),
-    /// Already as wanted.
-    Unchanged,
 }
 
 /// Put `desired` under `root[key][NAME]` of a JSON settings text; an
@@ -153,12 +164,7 @@ pub fn add_json(
     match servers.get(NAME) {
         Some(current) if current == desired => return Ok(Change::Unchanged),
         Some(current) if !is_ours(current) => {
-            return Err(Error::invalid_config(format!(
-                "{} already has an MCP server named {NAME} that runs something else ({}); \
-                 remove or rename it first",
-                path.display(),
-                current.get("command").unwrap_or(&Value::Null)
-            )))
+            return Err(taken(path, current.get("command").unwrap_or(&Value::Null)))
         }
         _ => {}
     }
@@ -260,12 +266,7 @@ pub fn add_toml(path: &Path, text: Option<&str>, exe: &str, args: &[String]) -> 
             return Ok(Change::Unchanged);
         }
         if !command.is_some_and(|c| is_ours(&json!({"command": c}))) {
-            return Err(Error::invalid_config(format!(
-                "{} already has an MCP server named {NAME} that runs something else ({}); \
-                 remove or rename it first",
-                path.display(),
-                command.unwrap_or("no command")
-            )));
+            return Err(taken(path, command.unwrap_or("no command")));
         }
         let entry = servers
             .get_mut(NAME)
@@ -318,6 +319,10 @@ pub fn edit(request: McpRequest, env: &InstallEnv<'_>, commit: bool) -> Result<I
     let place = locate(agent, request.scope, env)?;
     let exe = env.exe.to_string_lossy().into_owned();
     let args = server_args(request.budget, &request.store_args);
+    if std::fs::symlink_metadata(&place.file).is_err() {
+        // Before the lock, which would make the file's directory.
+        needs_file(agent, &place.file)?;
+    }
     let mut files = vec![place.file.as_path()];
     files.extend(place.permissions.as_deref());
     // Held until every file is written: a concurrent install reads ours.
@@ -331,6 +336,16 @@ pub fn edit(request: McpRequest, env: &InstallEnv<'_>, commit: bool) -> Result<I
             (key, schema),
             &entry(&exe, &args),
         )?,
+        McpFormat::TomlList { entry } => {
+            add_toml_list(&place.file, before.as_deref(), entry(&exe, &args))?
+        }
+        McpFormat::Yaml { entry, .. } => {
+            if before.is_none() {
+                needs_file(agent, &place.file)?;
+            }
+            let block = yaml_block(agent, &place.file).expect("YAML");
+            add_yaml(&block, before.as_deref(), &entry(&exe, &args))?
+        }
     };
     let mut writes = Vec::new();
     let mut report = String::new();
@@ -394,6 +409,10 @@ pub fn uninstall(request: McpRequest, env: &InstallEnv<'_>) -> Result<String> {
             let change = match agent.mcp().format {
                 McpFormat::Toml => remove_toml(&place.file, &text)?,
                 McpFormat::Json { key, .. } => remove_json(&place.file, &text, key)?,
+                McpFormat::TomlList { .. } => remove_toml_list(&place.file, &text)?,
+                McpFormat::Yaml { .. } => {
+                    remove_yaml(&yaml_block(agent, &place.file).expect("YAML"), &text)?
+                }
             };
             match change {
                 Change::Changed(after) => {

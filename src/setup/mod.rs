@@ -6,6 +6,12 @@
 //! `--yes`, `--dry-run`), writes, and prints a receipt; `setup --undo`
 //! ([`receipt`]) puts the files back.
 //!
+//! The user's settings by default; `--project`, the current project's
+//! (the files `hook install --project` and `mcp install --project` write),
+//! the receipt naming the project so that undo finds it from anywhere. An
+//! agent that reads MCP servers from the user's settings only
+//! ([`crate::agents::Mcp::user_only`]) gets no MCP server in a project.
+//!
 //! Why a front-end and not an installer of its own: the edits are exactly
 //! `hook install AGENT` and `mcp install AGENT` ([`crate::hook::install`],
 //! [`crate::mcp::install`]), computed first without writing (their `edit`
@@ -59,21 +65,37 @@ impl Part {
         parts
     }
 
-    /// The installer's edit of this part for `agent` in the user's
-    /// settings, made when `commit`.
-    pub fn edit(self, agent: Agent, env: &InstallEnv<'_>, commit: bool) -> Result<Installed> {
+    /// Why `agent` has no settings of this part in `scope` (`None`: it
+    /// has): an agent that reads MCP servers from the user's settings only
+    /// ([`crate::agents::Mcp::user_only`]) has none in a project.
+    pub fn not_in(self, agent: Agent, scope: Scope) -> Option<&'static str> {
+        match (self, scope) {
+            (Part::Mcp, Scope::Project) => agent.mcp().user_only,
+            _ => None,
+        }
+    }
+
+    /// The installer's edit of this part for `agent` in the settings of
+    /// `scope`, made when `commit`.
+    pub fn edit(
+        self,
+        agent: Agent,
+        scope: Scope,
+        env: &InstallEnv<'_>,
+        commit: bool,
+    ) -> Result<Installed> {
         match self {
-            Part::Hook => crate::hook::install::edit(install_request(agent), env, commit),
-            Part::Mcp => crate::mcp::install::edit(mcp_request(agent), env, commit),
+            Part::Hook => crate::hook::install::edit(install_request(agent, scope), env, commit),
+            Part::Mcp => crate::mcp::install::edit(mcp_request(agent, scope), env, commit),
         }
     }
 
     /// The installer's removal of this part (what `--undo` does to a file
     /// edited since setup): session-ref's entries only.
-    pub fn remove(self, agent: Agent, env: &InstallEnv<'_>) -> Result<String> {
+    pub fn remove(self, agent: Agent, scope: Scope, env: &InstallEnv<'_>) -> Result<String> {
         match self {
-            Part::Hook => crate::hook::install::uninstall(install_request(agent), env),
-            Part::Mcp => crate::mcp::install::uninstall(mcp_request(agent), env),
+            Part::Hook => crate::hook::install::uninstall(install_request(agent, scope), env),
+            Part::Mcp => crate::mcp::install::uninstall(mcp_request(agent, scope), env),
         }
     }
 }
@@ -101,20 +123,20 @@ pub fn change_lines(before: Option<&str>, after: &str) -> String {
     out
 }
 
-fn install_request(agent: Agent) -> InstallRequest {
+fn install_request(agent: Agent, scope: Scope) -> InstallRequest {
     InstallRequest {
         agent,
-        scope: Scope::User,
+        scope,
         print: false,
         budget: None,
         store_args: Vec::new(),
     }
 }
 
-fn mcp_request(agent: Agent) -> McpRequest {
+fn mcp_request(agent: Agent, scope: Scope) -> McpRequest {
     McpRequest {
         agent,
-        scope: Scope::User,
+        scope,
         budget: None,
         store_args: Vec::new(),
     }
@@ -154,6 +176,8 @@ pub struct Found {
     pub presence: Presence,
     /// What would be done for it.
     pub proposals: Vec<Proposal>,
+    /// Its parts that have no settings in the request's scope, and why.
+    pub left: Vec<(Part, &'static str)>,
 }
 
 /// Look at every agent of the request: its presence and, for those here,
@@ -164,26 +188,27 @@ pub fn survey(request: &SetupRequest, env: &InstallEnv<'_>) -> Vec<Found> {
         .filter(wanted)
         .map(|agent| {
             let presence = agent.presence(env);
-            let proposals = if presence.found() {
-                Part::of(agent)
-                    .into_iter()
-                    .map(|part| propose(agent, part, env))
-                    .collect()
-            } else {
-                Vec::new()
-            };
+            let mut proposals = Vec::new();
+            let mut left = Vec::new();
+            for part in Part::of(agent).into_iter().filter(|_| presence.found()) {
+                match part.not_in(agent, request.scope) {
+                    Some(why) => left.push((part, why)),
+                    None => proposals.push(propose(agent, part, request.scope, env)),
+                }
+            }
             Found {
                 agent,
                 presence,
                 proposals,
+                left,
             }
         })
         .collect()
 }
 
-fn propose(agent: Agent, part: Part, env: &InstallEnv<'_>) -> Proposal {
+fn propose(agent: Agent, part: Part, scope: Scope, env: &InstallEnv<'_>) -> Proposal {
     let outcome = part
-        .edit(agent, env, false)
+        .edit(agent, scope, env, false)
         .map_err(|e| e.message)
         .and_then(|planned| {
             let mut files = Vec::new();
@@ -245,6 +270,13 @@ pub fn describe(found: &[Found]) -> String {
                 }
             }
         }
+        for (part, why) in &f.left {
+            let _ = writeln!(
+                out,
+                "  {}: no project settings: {why}; left alone",
+                part.as_str()
+            );
+        }
     }
     if found.iter().all(|f| !f.presence.found()) {
         out.push_str("no supported agent was found; nothing to set up\n");
@@ -272,10 +304,15 @@ fn has_problem(found: &[Found]) -> bool {
         .any(|p| p.outcome.is_err())
 }
 
-/// Make the proposed edits (each part under its installer's lock, read
-/// again there), record them in the receipt at `receipt_path`, and return
-/// the report and whether every part went well.
-pub fn apply(found: &[Found], env: &InstallEnv<'_>, receipt_path: &Path) -> Result<(String, bool)> {
+/// Make the proposed edits in the settings of `scope` (each part under
+/// its installer's lock, read again there), record them in the receipt at
+/// `receipt_path`, and return the report and whether every part went well.
+pub fn apply(
+    found: &[Found],
+    scope: Scope,
+    env: &InstallEnv<'_>,
+    receipt_path: &Path,
+) -> Result<(String, bool)> {
     let mut receipt = receipt::Receipt::load(receipt_path)?;
     let mut out = String::new();
     let mut ok = !has_problem(found);
@@ -301,9 +338,10 @@ pub fn apply(found: &[Found], env: &InstallEnv<'_>, receipt_path: &Path) -> Resu
             .iter()
             .flat_map(|(file, _)| receipt::missing_dirs(file))
             .collect();
-        match p.part.edit(p.agent, env, true) {
+        match p.part.edit(p.agent, scope, env, true) {
             Ok(done) => {
-                receipt.record(p.agent, p.part, &done, &missing);
+                let project = (scope == Scope::Project).then_some(env.cwd);
+                receipt.record(p.agent, p.part, project, &done, &missing);
                 changed = true;
                 for line in done.report.lines() {
                     let _ = writeln!(out, "{product}: {}", escape_unsafe(line));
@@ -374,7 +412,16 @@ pub fn run(
         return receipt::undo(env, receipt_path);
     }
     let found = survey(request, env);
-    let plan = describe(&found);
+    let mut plan = describe(&found);
+    if request.scope == Scope::Project {
+        plan.insert_str(
+            0,
+            &format!(
+                "project settings of {}\n",
+                crate::display::path_for_person(env.cwd)
+            ),
+        );
+    }
     if request.dry_run || !has_work(&found) {
         let mut out = plan;
         if has_work(&found) {
@@ -387,7 +434,7 @@ pub fn run(
     if !request.yes && !confirm(&plan)? {
         return Ok(("nothing was written\n".to_owned(), true));
     }
-    let (done, ok) = apply(&found, env, receipt_path)?;
+    let (done, ok) = apply(&found, request.scope, env, receipt_path)?;
     Ok((format!("{plan}{done}"), ok))
 }
 

@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::Part;
-use crate::agents::{Agent, InstallEnv};
+use crate::agents::{Agent, InstallEnv, Scope};
 use crate::display::{escape_unsafe, path_for_person};
 use crate::error::{Error, Result};
 use crate::settings_file::{self, Installed};
@@ -74,8 +74,22 @@ pub struct PartRecord {
     pub agent: String,
     /// Which part.
     pub part: Part,
+    /// The project whose settings it went to (`setup --project`); `None`:
+    /// the user's settings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub project: Option<PathBuf>,
     /// The files its install wrote.
     pub files: Vec<PathBuf>,
+}
+
+impl PartRecord {
+    /// The scope it was installed in.
+    pub fn scope(&self) -> Scope {
+        match self.project {
+            Some(_) => Scope::Project,
+            None => Scope::User,
+        }
+    }
 }
 
 /// The directories missing above `file`, deepest first (what writing it
@@ -130,9 +144,17 @@ impl Receipt {
             .map_err(|e| Error::invalid_config(format!("cannot write {}: {e}", path.display())))
     }
 
-    /// Record what one part's install wrote (`created`: the directories
-    /// that were missing before it).
-    pub fn record(&mut self, agent: Agent, part: Part, done: &Installed, created: &[PathBuf]) {
+    /// Record what one part's install wrote, in the settings of `project`
+    /// (`None`: the user's); `created`: the directories that were missing
+    /// before it.
+    pub fn record(
+        &mut self,
+        agent: Agent,
+        part: Part,
+        project: Option<&Path>,
+        done: &Installed,
+        created: &[PathBuf],
+    ) {
         let mut files = Vec::new();
         // One backup per write of a file that was there, in order.
         let mut made = done.backups.iter();
@@ -165,10 +187,11 @@ impl Receipt {
             }
         }
         let name = agent.as_str().to_owned();
+        let project = project.map(Path::to_path_buf);
         match self
             .parts
             .iter_mut()
-            .find(|p| p.agent == name && p.part == part)
+            .find(|p| p.agent == name && p.part == part && p.project == project)
         {
             Some(known) => {
                 for file in files {
@@ -180,6 +203,7 @@ impl Receipt {
             None => self.parts.push(PartRecord {
                 agent: name,
                 part,
+                project,
                 files,
             }),
         }
@@ -263,7 +287,15 @@ pub fn undo(env: &InstallEnv<'_>, path: &Path) -> Result<(String, bool)> {
             continue;
         };
         let product = agent.integration().product;
-        match part.part.remove(agent, env) {
+        // A project's entries are found from its directory, wherever undo runs.
+        let in_project = part
+            .project
+            .as_deref()
+            .map(|cwd| InstallEnv { cwd, ..*env });
+        match part
+            .part
+            .remove(agent, part.scope(), in_project.as_ref().unwrap_or(env))
+        {
             Ok(report) => {
                 for line in report.lines() {
                     let _ = writeln!(out, "{product}: {}", escape_unsafe(line));
@@ -316,7 +348,7 @@ mod tests {
             ],
             backups: vec![PathBuf::from("/h/.codex/config.toml.bak")],
         };
-        receipt.record(codex, Part::Hook, &done, &[]);
+        receipt.record(codex, Part::Hook, None, &done, &[]);
         assert!(receipt.files[0].backups.is_empty());
         assert_eq!(
             receipt.files[1].backups,
@@ -328,7 +360,7 @@ mod tests {
             writes: vec![write("/h/.codex/config.toml", Some("edited"), "edited+mcp")],
             backups: vec![PathBuf::from("/h/.codex/config.toml.bak2")],
         };
-        receipt.record(codex, Part::Mcp, &later, &[]);
+        receipt.record(codex, Part::Mcp, None, &later, &[]);
         let config = &receipt.files[1];
         assert!(!config.restorable);
         assert_eq!(config.before.as_deref(), Some("mine"));

@@ -52,5 +52,6 @@ mod remote;
 mod search;
 mod search_append;
 mod setup;
+mod setup_agents;
 mod store_suite;
 mod title_index;

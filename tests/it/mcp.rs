@@ -1197,3 +1197,295 @@ fn mcp_install_keeps_other_servers_and_uninstall_restores_the_file() {
         }
     }
 }
+
+/// Run `session-ref ARGS` in a scratch home `h` (its working directory
+/// `h/proj`) with the extra environment `vars`.
+fn run_in(h: &Path, vars: &[(&str, &Path)], args: &[&str]) -> std::process::Output {
+    let proj = h.join("proj");
+    std::fs::create_dir_all(&proj).unwrap();
+    let mut cmd = command(h);
+    cmd.current_dir(&proj).env("HOME", h);
+    for (key, value) in vars {
+        cmd.env(key, value);
+    }
+    cmd.args(args).output().unwrap()
+}
+
+/// Install into `file` (holding `before`, or absent), check the entry the
+/// agent reads with `entry`, install again (unchanged), uninstall: the file
+/// is `before` to the byte (absent: what a created file is left as).
+fn round_trip_text(
+    agent: &str,
+    vars: &[(&str, &Path)],
+    file: &Path,
+    before: Option<&str>,
+    check: impl Fn(&str),
+) -> String {
+    if let Some(before) = before {
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, before).unwrap();
+    }
+    let home = vars
+        .iter()
+        .find(|(k, _)| *k == "HOME")
+        .map(|(_, v)| v.to_path_buf())
+        .unwrap();
+    let run = |args: &[&str]| {
+        let out = run_in(&home, vars, args);
+        assert!(out.status.success(), "{agent}: {}", support::stderr(&out));
+        stdout(&out)
+    };
+    let report = run(&["mcp", "install", agent]);
+    assert!(
+        report.contains(&format!("in {}", file.display())),
+        "{agent}: {report}"
+    );
+    let during = std::fs::read_to_string(file).unwrap();
+    check(&during);
+    assert!(run(&["mcp", "install", agent]).contains("left unchanged"));
+    assert!(run(&["mcp", "uninstall", agent]).contains("removed the MCP server"));
+    let after = std::fs::read_to_string(file).unwrap();
+    if let Some(before) = before {
+        assert_eq!(after, before, "{agent}");
+    }
+    assert!(
+        run(&["mcp", "uninstall", agent]).contains("has no session-ref MCP server"),
+        "{agent}"
+    );
+    after
+}
+
+/// `mcp install AGENT` with `file` holding `text`: refused with an error
+/// saying `says`, the file untouched.
+fn refused_untouched(h: &Path, agent: &str, file: &Path, text: &str, says: &str) {
+    std::fs::write(file, text).unwrap();
+    let out = run_in(h, &[], &["mcp", "install", agent]);
+    support::assert_fails_with(&out, "SESSION_REFERENCE_INVALID_CONFIG");
+    assert!(
+        support::stderr(&out).contains(says),
+        "{}",
+        support::stderr(&out)
+    );
+    assert_eq!(std::fs::read_to_string(file).unwrap(), text);
+}
+
+fn yaml(text: &str) -> serde_norway::Value {
+    serde_norway::from_str(text).unwrap()
+}
+
+#[test]
+fn vibe_gets_a_named_mcp_servers_table_and_keeps_the_rest_byte_for_byte() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let exe = support::bin().to_string_lossy().into_owned();
+    let before = "# my Vibe\nactive_model = \"mock\" # keep me\nenable_telemetry = false\n\n[[providers]]\nname = \"mock\"\napi_base = \"http://127.0.0.1:18080/v1\"\n\n[[mcp_servers]]\nname = \"fetch\"\ntransport = \"stdio\"\ncommand = \"uvx\"\nargs = [\"mcp-server-fetch\"]\n\n[[models]]\nname = \"mock-model\"\nprovider = \"mock\"\nalias = \"mock\"\n";
+    let vibe_home = h.join("vibe-home");
+    let check = |text: &str| {
+        let doc: toml_edit::DocumentMut = text.parse().unwrap();
+        let servers = doc["mcp_servers"].as_array_of_tables().unwrap();
+        assert_eq!(servers.len(), 2, "{text}");
+        let ours = servers.get(1).unwrap();
+        assert_eq!(ours["name"].as_str(), Some("session-ref"));
+        assert_eq!(ours["transport"].as_str(), Some("stdio"));
+        assert_eq!(ours["command"].as_str(), Some(exe.as_str()));
+        let args: Vec<&str> = ours["args"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|a| a.as_str())
+            .collect();
+        assert_eq!(args, ["mcp"]);
+        assert_eq!(servers.get(0).unwrap()["command"].as_str(), Some("uvx"));
+    };
+    round_trip_text(
+        "vibe",
+        &[("HOME", h), ("VIBE_HOME", &vibe_home)],
+        &vibe_home.join("config.toml"),
+        Some(before),
+        check,
+    );
+    // Without $VIBE_HOME: ~/.vibe; a new file holds our table alone.
+    let created = round_trip_text(
+        "vibe",
+        &[("HOME", h)],
+        &h.join(".vibe/config.toml"),
+        None,
+        |text| {
+            assert_eq!(
+                text,
+                format!("[[mcp_servers]]\nname = \"session-ref\"\ntransport = \"stdio\"\ncommand = \"{exe}\"\nargs = [\"mcp\"]\n")
+            )
+        },
+    );
+    assert_eq!(created, "");
+    // A project's .vibe/config.toml, read by Vibe in a trusted folder.
+    let out = run_in(h, &[], &["mcp", "install", "vibe", "--project"]);
+    assert!(out.status.success(), "{}", support::stderr(&out));
+    assert!(stdout(&out).contains("only in a folder you trusted"));
+    assert!(h.join("proj/.vibe/config.toml").is_file());
+    // An inline `mcp_servers = [...]` is refused, untouched.
+    let inline = "mcp_servers = [{name = \"a\", transport = \"stdio\", command = \"a\"}]\n";
+    let config = h.join(".vibe/config.toml");
+    refused_untouched(h, "vibe", &config, inline, "[[mcp_servers]]");
+    refused_untouched(
+        h,
+        "vibe",
+        &config,
+        "[[mcp_servers]\n",
+        "is not a valid settings file",
+    );
+}
+
+#[test]
+fn continue_gets_an_mcp_servers_item_only_in_an_existing_config() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let exe = support::bin().to_string_lossy().into_owned();
+    // No config.yaml: cn runs on its hub configuration, which install must
+    // not replace by a file without models.
+    let out = run_in(h, &[], &["mcp", "install", "continue"]);
+    support::assert_fails_with(&out, "SESSION_REFERENCE_INVALID_CONFIG");
+    assert!(support::stderr(&out).contains("hub configuration"));
+    assert!(!h.join(".continue").exists());
+    let out = run_in(h, &[], &["mcp", "install", "continue", "--project"]);
+    support::assert_fails_with(&out, "SESSION_REFERENCE_INVALID_CONFIG");
+    assert!(support::stderr(&out).contains("no project MCP file"));
+
+    let before = "name: Mock Assistant # mine\nversion: 1.0.0\nschema: v1\nmodels:\n  - name: mock\n    provider: openai\n    model: mock-model\n    apiBase: http://127.0.0.1:18080/v1\n# my servers\nmcpServers:\n  - name: docs\n    command: docs-mcp # local\n    args: [\"--stdio\"]\n\n# the end\n";
+    let check = |text: &str| {
+        let value = yaml(text);
+        let servers = value["mcpServers"].as_sequence().unwrap();
+        assert_eq!(servers.len(), 2, "{text}");
+        assert_eq!(servers[0]["name"].as_str(), Some("docs"));
+        assert_eq!(servers[1]["name"].as_str(), Some("session-ref"));
+        assert_eq!(servers[1]["command"].as_str(), Some(exe.as_str()));
+        assert_eq!(servers[1]["args"][0].as_str(), Some("mcp"));
+        assert!(text.contains("# my servers") && text.ends_with("\n# the end\n"));
+    };
+    round_trip_text(
+        "continue",
+        &[("HOME", h)],
+        &h.join(".continue/config.yaml"),
+        Some(before),
+        check,
+    );
+    // $CONTINUE_GLOBAL_DIR, and a config with no mcpServers yet.
+    let dir = h.join("cn-home");
+    let bare = "name: Local\nversion: 1.0.0\nmodels: []\n";
+    round_trip_text(
+        "continue",
+        &[("HOME", h), ("CONTINUE_GLOBAL_DIR", &dir)],
+        &dir.join("config.yaml"),
+        Some(bare),
+        |text| {
+            assert_eq!(
+                yaml(text)["mcpServers"][0]["name"].as_str(),
+                Some("session-ref")
+            )
+        },
+    );
+    // A list written inline is refused, the file untouched.
+    let inline = "name: Local\nversion: 1.0.0\nmcpServers: [{name: a, command: b}]\n";
+    let config = h.join(".continue/config.yaml");
+    refused_untouched(h, "continue", &config, inline, "add the entry by hand");
+    let not_a_list = "name: Local\nmcpServers:\n  docs:\n    command: x\n";
+    refused_untouched(
+        h,
+        "continue",
+        &config,
+        not_a_list,
+        "\"mcpServers\" is not a list",
+    );
+}
+
+#[test]
+fn goose_gets_an_extension_and_malformed_or_linked_files_are_handled_as_the_others() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let exe = support::bin().to_string_lossy().into_owned();
+    let before = "# goose\nGOOSE_PROVIDER: openai\nextensions:\n  developer:\n    bundled: true\n    display_name: Developer\n    enabled: true # on\n    name: developer\n    timeout: 300\n    type: builtin\nGOOSE_MODEL: gpt-4o\n";
+    let check = |text: &str| {
+        let value = yaml(text);
+        assert_eq!(
+            value["extensions"]["developer"]["type"].as_str(),
+            Some("builtin")
+        );
+        let ours = &value["extensions"]["session-ref"];
+        assert_eq!(ours["enabled"].as_bool(), Some(true));
+        assert_eq!(ours["type"].as_str(), Some("stdio"));
+        assert_eq!(ours["name"].as_str(), Some("session-ref"));
+        assert_eq!(ours["cmd"].as_str(), Some(exe.as_str()));
+        assert_eq!(ours["args"][0].as_str(), Some("mcp"));
+        assert_eq!(ours["timeout"].as_u64(), Some(300));
+        assert_eq!(value["GOOSE_MODEL"].as_str(), Some("gpt-4o"));
+    };
+    let config = h.join(".config/goose/config.yaml");
+    round_trip_text("goose", &[("HOME", h)], &config, Some(before), check);
+    // $GOOSE_PATH_ROOT (absolute) and $XDG_CONFIG_HOME move the file.
+    let root = h.join("goose-root");
+    let created = round_trip_text(
+        "goose",
+        &[("HOME", h), ("GOOSE_PATH_ROOT", &root)],
+        &root.join("config/config.yaml"),
+        None,
+        |text| assert!(text.starts_with("extensions:\n  session-ref:\n"), "{text}"),
+    );
+    assert_eq!(created, "");
+    let xdg = h.join("xdg");
+    round_trip_text(
+        "goose",
+        &[("HOME", h), ("XDG_CONFIG_HOME", &xdg)],
+        &xdg.join("goose/config.yaml"),
+        Some("GOOSE_MODEL: x"),
+        |text| {
+            assert_eq!(
+                yaml(text)["extensions"]["session-ref"]["type"].as_str(),
+                Some("stdio")
+            )
+        },
+    );
+    let out = run_in(h, &[], &["mcp", "install", "goose", "--project"]);
+    support::assert_fails_with(&out, "SESSION_REFERENCE_INVALID_CONFIG");
+
+    // Malformed: refused, untouched.
+    let broken = "extensions:\n  developer: [\n";
+    refused_untouched(h, "goose", &config, broken, "is not a valid settings file");
+
+    // A link (a dotfile manager's) is edited at its target, the link kept;
+    // a link to something not a regular file is refused.
+    std::fs::remove_file(&config).unwrap();
+    std::fs::create_dir_all(h.join("dotfiles")).unwrap();
+    std::fs::write(h.join("dotfiles/goose.yaml"), before).unwrap();
+    std::os::unix::fs::symlink(h.join("dotfiles/goose.yaml"), &config).unwrap();
+    let out = run_in(h, &[], &["mcp", "install", "goose"]);
+    assert!(out.status.success(), "{}", support::stderr(&out));
+    assert!(std::fs::symlink_metadata(&config)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    check(&std::fs::read_to_string(h.join("dotfiles/goose.yaml")).unwrap());
+    // doctor reads it where Goose does.
+    let out = run_in(h, &[], &["doctor", "--json"]);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let goose = report["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["agent"] == "goose")
+        .unwrap();
+    assert_eq!(goose["found"], true, "{goose}");
+    assert_eq!(goose["mcp"]["installed"], true, "{goose}");
+    assert_eq!(goose["mcp"]["program"], exe.as_str());
+    assert!(run_in(h, &[], &["mcp", "uninstall", "goose"])
+        .status
+        .success());
+    assert_eq!(
+        std::fs::read_to_string(h.join("dotfiles/goose.yaml")).unwrap(),
+        before
+    );
+    std::fs::remove_file(&config).unwrap();
+    std::os::unix::fs::symlink("/dev/null", &config).unwrap();
+    let out = run_in(h, &[], &["mcp", "install", "goose"]);
+    support::assert_fails_with(&out, "SESSION_REFERENCE_INVALID_CONFIG");
+    assert!(support::stderr(&out).contains("not a regular settings file"));
+}

@@ -31,6 +31,20 @@ mock_start() {
   touch "$1/requests.jsonl"
 }
 
+# Whether the agent's output OUT (its stderr in ERR) says the mock model
+# got a tool result holding $MOCKLLM_END_MARK (the mock's MCPCALL trigger);
+# if not, what went wrong, on stdout.
+mock_result_whole() {
+  if ! grep -q "MOCK-GOT-RESULT" "$1"; then
+    echo "the mock model never saw a tool result: $(tail -n 5 "$1" "$2")"
+    return 1
+  fi
+  if ! grep -q "end=yes" "$1"; then
+    echo "the result lacks its end mark: $(grep -o 'MOCK-GOT-RESULT[^"]*' "$1")"
+    return 1
+  fi
+}
+
 # Stop the mock started by mock_start (by its PID), if any.
 mock_stop() {
   if [ -n "${mock_pid:-}" ]; then
