@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Import circles between the modules of one crate: reads the `use crate::`,
-`super::` and `crate::` paths of each file (test modules and comments left
+`super::` and `crate::` paths of each file (use trees expanded, nested
+braces too) (test modules and comments left
 out), resolves each to the longest module path that is a file, and prints
 every strongly connected group of more than one module (Tarjan), then the
 edges of a few modules. Usage: tools/import-cycles.py CRATE_SRC_DIR.
@@ -29,29 +30,42 @@ def resolve(mod, path):
     # longest prefix that is a module file
     while cur and '::'.join(cur) not in files: cur=cur[:-1]
     return '::'.join(cur) if cur else None
+def use_paths(tree):
+    # the paths a use tree names, braces expanded (nested too)
+    tree=re.sub(r'\s+as\s+\w+','',tree); tree=re.sub(r'\s+','',tree)
+    out=[]
+    def expand(prefix, t):
+        join=lambda r: r if not prefix else (prefix if r in ('','self') else prefix+'::'+r)
+        k=t.find('{')
+        if k<0: out.append(join(t[:-3] if t.endswith('::*') else t)); return
+        head=join(t[:k].rstrip(':'))
+        inner=t[k+1:-1] if t.endswith('}') else t[k+1:]
+        depth=0; start=0
+        for i,ch in enumerate(inner+','):
+            if ch=='{': depth+=1
+            elif ch=='}': depth-=1
+            elif ch==',' and depth==0:
+                if inner[start:i]: expand(head, inner[start:i])
+                start=i+1
+    expand('',tree)
+    return out
 edges={m:set() for m in files}
 for m,p in files.items():
     text=open(p).read()
-    # strip cfg(test) mod blocks roughly: cut at '#[cfg(test)]\nmod tests {'
-    k=text.find('#[cfg(test)]\nmod tests {')
-    if k>=0: text=text[:k]
+    # cut at the test module: #[cfg(test)] or #[cfg(all(test, ...))], then mod tests {
+    text=re.split(r'#\[cfg\((?:all\()?test\b[^\]]*\]\s*mod tests \{', text)[0]
     code='\n'.join(l for l in text.split('\n') if not l.strip().startswith('//'))
-    for q in re.findall(r'(?<![A-Za-z_:])(?:crate|super)(?:::[a-z_][a-z0-9_]*)+', code):
+    uses=re.compile(r'(?m)^\s*(?:pub(?:\([^)]*\))?\s+)?use\s+([^;]+);')
+    for u in uses.findall(code):
+        for q in use_paths(u):
+            first=q.split('::')[0]
+            if first in ('crate','super','self'): t=resolve(m,q)
+            elif m+'::'+first in files: t=resolve(m,'self::'+q)
+            else: t=None
+            if t and t!=m: edges[m].add(t)
+    for q in re.findall(r'(?<![A-Za-z0-9_:$])(?:crate|super)(?:::[A-Za-z_][A-Za-z0-9_]*)+', uses.sub('',code)):
         t=resolve(m,q)
         if t and t!=m: edges[m].add(t)
-    for u in re.findall(r'(?m)^\s*(?:pub(?:\([^)]*\))? )?use ([a-z_]+)::', code):
-        t=m+'::'+u
-        if t in files: edges[m].add(t)
-    for u in re.findall(r'(?m)^\s*(?:pub(?:\([^)]*\))? )?use ((?:crate|super|self)::[^;]+);', code, re.S):
-        u=re.sub(r'\s+','',u)
-        # expand braces one level
-        m2=re.match(r'(.*?)::\{(.*)\}$', u)
-        paths=[u] if not m2 else [m2.group(1)+'::'+x for x in re.split(r',(?![^{]*\})', m2.group(2)) if x]
-        for q in paths:
-            q=re.sub(r'::\{.*','',q); q=q.split(' as ')[0]
-            t=resolve(m,q)
-            if t and t!=m and not m.startswith(t+'::') : edges[m].add(t)
-            elif t and m.startswith(t+'::') and t!=m: edges[m].add(t)
 # Tarjan
 idx={}; low={}; st=[]; on=set(); sccs=[]; c=[0]
 sys.setrecursionlimit(10000)

@@ -7,15 +7,19 @@
 //!   is not JSON-RPC, too long, or unknown before `initialize`.
 //! - [`server`]: rmcp's handler; every request is a job on rayon's pool.
 //! - [`sessions`]: the listing the answers come from, kept fresh.
-//! - [`tools`], [`resources`], [`prompts`]: what the server offers.
+//! - [`rpc`]: what every handler shares (jobs on the pool, JSON-RPC errors).
+//! - [`tools`] (on rmcp's typed tool router, their arguments as the types
+//!   of [`args`]), [`resources`], [`prompts`]: what the server offers.
 //! - [`install`]: the agents' settings files.
 //!
 //! tokio runs only here, on one thread, for rmcp; the rest of the program
 //! keeps its own concurrency (rayon's pool, plain threads).
 
+pub mod args;
 pub mod install;
 pub mod prompts;
 pub mod resources;
+pub mod rpc;
 pub mod server;
 pub mod sessions;
 pub mod tools;

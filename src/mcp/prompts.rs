@@ -15,6 +15,7 @@ use serde_json::{json, Map, Value};
 
 use crate::error::{Error, Result};
 
+use super::args::SearchRequest;
 use super::sessions::Sessions;
 use super::tools;
 
@@ -83,9 +84,11 @@ fn cite(
     let best = match best {
         Some(id) => Some(listing.record(id).id.clone()),
         None => {
-            let mut search = Map::new();
-            search.insert("query".into(), query.into());
-            search.insert("limit".into(), 1.into());
+            let search = SearchRequest {
+                query: query.to_owned(),
+                regex: false,
+                limit: 1,
+            };
             let found = tools::search_sessions(sessions, &search, cancel)?;
             found.structured["sessions"][0]["sessionId"]
                 .as_str()

@@ -13,13 +13,13 @@
 //! peers of the older revisions.
 
 use std::borrow::Cow;
-use std::future::Future;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, GetPromptRequestParams,
-    GetPromptResponse, GetPromptResult, ListPromptsResult, ListResourcesResult, ListToolsResult,
+    CallToolRequestParams, CallToolResponse, GetPromptRequestParams, GetPromptResponse,
+    GetPromptResult, ListPromptsResult, ListResourcesResult, ListToolsResult,
     PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
     ReadResourceResult, ServerConfig,
 };
@@ -27,10 +27,13 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::{json, Map, Value};
 
-use crate::error::{Error, ErrorCode};
+use crate::error::Error;
 
+use super::args::check_query;
+use super::rpc::{client_name, from_json, on_pool, protocol_error};
 use super::sessions::Sessions;
-use super::{prompts, resources, tools};
+use super::tools::{self, Tools};
+use super::{prompts, resources};
 
 /// What the server tells clients about itself (Codex describes the tools'
 /// namespace to the model with it).
@@ -40,29 +43,14 @@ directory or id; search_sessions by what was said in them; read_session returns 
 byte-budgeted snapshot of one (what the user typed and the agent answered) to quote or \
 continue from. Every session is also a resource under its hydra-session: URI.";
 
-/// Clients that hand the model a tool's structured content instead of its
-/// text when it has one (Claude Code 2.1.332 as `claude-code`, Codex
-/// 0.171.0 as `codex-mcp-client`; AGENTS.md). Their `read_session` result
-/// has no structured content, so the model reads the snapshot as the text
-/// block, framed as `preview` frames it, not JSON-escaped inside JSON
-/// (1,546 characters for a 1,227-character snapshot, quotes escaped
-/// twice). The other clients (Gemini CLI, opencode, Copilot CLI 1.0.102,
-/// Qwen Code 0.24.4) get the text block and the stats as structured
-/// content, which never holds the snapshot: Copilot CLI and Qwen Code hand
-/// the model both, and a second copy would count twice against their caps.
-pub const STRUCTURED_ONLY: [&str; 2] = ["claude-code", "codex-mcp-client"];
-
 /// The server.
 #[derive(Debug, Clone)]
 pub struct Server {
-    sessions: Arc<Sessions>,
-    /// `read_session`'s default budget, and the budget of resources and
-    /// `cite`.
-    budget: usize,
-    /// Jobs on rayon's pool at once, queued ones included: a client that
-    /// sends faster than the pool answers waits here, not in rayon's
-    /// unbounded queue.
-    jobs: Arc<tokio::sync::Semaphore>,
+    /// The tools' service (the listing, the budget, the jobs), which
+    /// resources and prompts share.
+    tools: Tools,
+    /// rmcp's typed router of [`Tools`].
+    router: ToolRouter<Tools>,
 }
 
 impl Server {
@@ -70,78 +58,14 @@ impl Server {
     pub fn new(sessions: Arc<Sessions>, budget: usize) -> Server {
         let jobs = (2 * rayon::current_num_threads()).max(4);
         Server {
-            sessions,
-            budget,
-            jobs: Arc::new(tokio::sync::Semaphore::new(jobs)),
+            tools: Tools {
+                sessions,
+                budget,
+                jobs: Arc::new(tokio::sync::Semaphore::new(jobs)),
+            },
+            router: Tools::router(),
         }
     }
-}
-
-/// The client's name: from `initialize`, or from the request's `_meta`
-/// (2026-07-28).
-fn client_name(context: &RequestContext<RoleServer>) -> String {
-    context
-        .client_info()
-        .map(|info| info.name)
-        .unwrap_or_default()
-}
-
-impl Server {
-    /// `read_session`'s largest `max_bytes` for `client`.
-    fn most(&self, client: &str) -> usize {
-        tools::most_bytes(&self.sessions.source().config, self.budget, client)
-    }
-}
-
-/// The JSON-RPC error of a cancelled request (rmcp drops it unsent).
-fn cancelled_error() -> McpError {
-    McpError::new(rmcp::model::ErrorCode(-32800), "request cancelled", None)
-}
-
-/// Run `work` on rayon's pool once one of `jobs` is free; its result, or
-/// an error when `cancelled` resolves first (then `work`'s cancel flag is
-/// set, so a search or a ranking stops, and a job not started yet does
-/// nothing). The job holds its permit until it ends, even when its
-/// request was cancelled.
-async fn on_pool<T: Send + 'static>(
-    jobs: &Arc<tokio::sync::Semaphore>,
-    cancelled: impl Future<Output = ()>,
-    work: impl FnOnce(&AtomicBool) -> T + Send + 'static,
-) -> Result<T, McpError> {
-    tokio::pin!(cancelled);
-    let permit = tokio::select! {
-        permit = jobs.clone().acquire_owned() => permit
-            .map_err(|_| protocol_error(&Error::internal("the server is shutting down")))?,
-        () = &mut cancelled => return Err(cancelled_error()),
-    };
-    let cancel = Arc::new(AtomicBool::new(false));
-    let (tx, rx) = tokio::sync::oneshot::channel();
-    let flag = cancel.clone();
-    rayon::spawn(move || {
-        let _permit = permit;
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(&flag)));
-        let _ = tx.send(result.map_err(|panic| Error::from_panic(&*panic)));
-    });
-    tokio::select! {
-        result = rx => match result {
-            Ok(Ok(value)) => Ok(value),
-            Ok(Err(e)) => Err(protocol_error(&e)),
-            Err(_) => Err(protocol_error(&Error::internal("the request's job ended without an answer"))),
-        },
-        () = cancelled => {
-            cancel.store(true, Ordering::Relaxed);
-            Err(cancelled_error())
-        }
-    }
-}
-
-/// Deserialize a result built as JSON, marked complete (the 2026-07-28
-/// revision's `resultType`; rmcp drops it for older peers).
-fn from_json<T: serde::de::DeserializeOwned>(mut value: Value) -> Result<T, McpError> {
-    if let Some(object) = value.as_object_mut() {
-        object.insert("resultType".into(), "complete".into());
-    }
-    serde_json::from_value(value).map_err(|e| protocol_error(&Error::internal(e.to_string())))
 }
 
 /// How long a client of the 2026-07-28 revision may keep a list: the tools
@@ -166,21 +90,6 @@ fn cache_hints(
 /// The lists that do not change while the server runs.
 const STATIC_FOR: std::time::Duration = std::time::Duration::from_secs(3600);
 
-/// A session-ref error as a JSON-RPC error: unknown or unreadable sessions
-/// are "resource not found", bad arguments "invalid params". Every error
-/// the server answers (but a cancellation's fixed text) is made here, so
-/// its text is the escaped `session-ref: CODE: message` line
-/// ([`Error::stderr_line`]): the client parses the JSON back into raw
-/// characters before it shows them.
-fn protocol_error(error: &Error) -> McpError {
-    let message = error.stderr_line();
-    match error.code {
-        ErrorCode::ReadFailed => McpError::resource_not_found(message, None),
-        ErrorCode::Internal => McpError::internal_error(message, None),
-        _ => McpError::invalid_params(message, None),
-    }
-}
-
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
         let mut info: ServerConfig = serde_json::from_value(json!({
@@ -204,7 +113,10 @@ impl ServerHandler for Server {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         from_json(cache_hints(
-            json!({"tools": tools::definitions(self.budget, self.most(&client_name(&context)))}),
+            json!({"tools": tools::definitions(
+                self.tools.budget,
+                self.tools.most(&client_name(&context))
+            )}),
             STATIC_FOR,
             &context,
         ))
@@ -215,35 +127,15 @@ impl ServerHandler for Server {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        let name = request.name.to_string();
-        let args: Map<String, Value> = request.arguments.unwrap_or_default();
-        // Refused before it takes a job: arguments too large to be worth
-        // running.
-        tools::check_arguments(&name, &args)
-            .map_err(|why| protocol_error(&Error::invalid_config(format!("{name}: {why}"))))?;
-        let client = client_name(&context);
-        let (sessions, budget, most) = (self.sessions.clone(), self.budget, self.most(&client));
-        let ct = context.ct.clone();
-        let snapshot = name == "read_session";
-        let work =
-            move |cancel: &AtomicBool| tools::call(&sessions, &name, &args, (budget, most), cancel);
-        let Some(answer) = on_pool(&self.jobs, ct.cancelled_owned(), work).await? else {
+        if !self.router.has_route(&request.name) {
             return Err(protocol_error(&Error::invalid_config(format!(
                 "no such tool: {}",
                 request.name
             ))));
-        };
-        let mut result = json!({
-            "content": [{"type": "text", "text": answer.text}],
-            "isError": answer.is_error,
-        });
-        // The tools declare no output schema, so structured content is
-        // optional: left out where it would hide the text from the model.
-        if !(snapshot && STRUCTURED_ONLY.contains(&client.as_str())) {
-            result["structuredContent"] = answer.structured;
         }
-        let result: CallToolResult = from_json(result)?;
-        Ok(result.into())
+        self.router
+            .call(ToolCallContext::new(&self.tools, request, context))
+            .await
     }
 
     async fn list_resources(
@@ -252,9 +144,9 @@ impl ServerHandler for Server {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
         let cursor = request.and_then(|r| r.cursor);
-        let sessions = self.sessions.clone();
+        let sessions = self.tools.sessions.clone();
         let listed = on_pool(
-            &self.jobs,
+            &self.tools.jobs,
             context.ct.clone().cancelled_owned(),
             move |_| resources::list(&sessions, cursor.as_deref()),
         )
@@ -271,10 +163,10 @@ impl ServerHandler for Server {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
-        let (sessions, budget) = (self.sessions.clone(), self.budget);
+        let (sessions, budget) = (self.tools.sessions.clone(), self.tools.budget);
         let uri = request.uri.clone();
         let read = on_pool(
-            &self.jobs,
+            &self.tools.jobs,
             context.ct.clone().cancelled_owned(),
             move |_| resources::read(&sessions, &uri, budget),
         )
@@ -304,7 +196,7 @@ impl ServerHandler for Server {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
-        let (sessions, budget) = (self.sessions.clone(), self.budget);
+        let (sessions, budget) = (self.tools.sessions.clone(), self.tools.budget);
         let name = request.name.clone();
         let args: Map<String, Value> = request
             .arguments
@@ -313,13 +205,15 @@ impl ServerHandler for Server {
             .into_iter()
             .collect();
         if let Some(query) = args.get("query").and_then(Value::as_str) {
-            tools::check_query(query, true).map_err(|why| {
+            check_query(query, true).map_err(|why| {
                 protocol_error(&Error::invalid_config(format!("{}: {why}", request.name)))
             })?;
         }
-        let got = on_pool(&self.jobs, context.ct.cancelled_owned(), move |cancel| {
-            prompts::get(&sessions, &name, &args, budget, cancel)
-        })
+        let got = on_pool(
+            &self.tools.jobs,
+            context.ct.cancelled_owned(),
+            move |cancel| prompts::get(&sessions, &name, &args, budget, cancel),
+        )
         .await?;
         let Some(got) = got else {
             return Err(protocol_error(&Error::invalid_config(format!(

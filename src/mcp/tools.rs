@@ -1,5 +1,8 @@
 //! The MCP tools: `list_sessions`, `search_sessions` and `read_session`,
-//! each one blocking function of the listing and the call's arguments.
+//! on rmcp's typed tool router (`#[tool_router]`, each tool a `#[tool]`
+//! method taking its [`Parameters`] as a type of [`super::args`]), each
+//! one blocking function of the listing and a checked request, run as a
+//! job on rayon's pool.
 //!
 //! Every tool is read-only (annotated `readOnlyHint: true`, which Codex
 //! 0.171 takes as leave to run it without asking) and answers with JSON as
@@ -9,43 +12,60 @@
 //! `read_session`'s structured content is its stats (`preview --json`'s
 //! `reference`), and never the snapshot; Claude Code and Codex, which hand
 //! the model the structured content alone when there is one, get none
-//! (see [`super::server::STRUCTURED_ONLY`]).
+//! (see [`STRUCTURED_ONLY`]).
 //!
 //! A failure the model can act on (an unknown session, a bad regex, a
-//! budget too small) is a tool result with `isError: true` naming what was
-//! wrong, never a protocol error.
+//! budget too small, an argument of the wrong kind) is a tool result with
+//! `isError: true` naming what was wrong, never a protocol error; a query
+//! or directory too large to be worth running is refused JSON-RPC −32602
+//! before it takes a job.
+//!
+//! What stays hand-written beside rmcp's router, and why:
+//! - `tools/list` is [`definitions`], not the router's `list_all`: that
+//!   sorts the tools by name, and clients have been shown them in the
+//!   order list, search, read; and `read_session`'s `max_bytes` default,
+//!   its description and `anthropic/maxResultSizeChars` name the server's
+//!   budget and the calling client's largest snapshot ([`most_bytes`]),
+//!   known only per request, so they are added to the router's
+//!   definition there.
+//! - An unknown tool is answered by the server before the router, which
+//!   would say "tool not found" instead of the `session-ref: CODE:
+//!   message` line every other error has.
+//! - Schemas come from [`super::args::input_schema`] (see its module).
 
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{CallToolResult, JsonObject, MetaObject, Tool};
+use rmcp::service::RequestContext;
+use rmcp::{tool, tool_router, ErrorData as McpError, RoleServer};
 use serde_json::{json, Map, Value};
 
-use crate::config::{self, Config, Limits};
+use crate::config::{Config, Limits};
 use crate::error::{Error, Result};
 use crate::search::Found;
 use session_ref_core::{json as js, mention};
-use session_ref_engine::order::SortBy;
-use session_ref_engine::rank::Query;
 use session_ref_engine::Engine;
 use session_ref_stores::RecordId;
 
+use super::args::{
+    input_schema, ListArgs, ListRequest, ReadArgs, ReadRequest, SearchArgs, SearchRequest,
+};
+use super::rpc::{client_name, from_json, on_pool, protocol_error};
 use super::sessions::{Listing, Sessions};
 
-/// `list_sessions`'s default `limit`.
-pub const LIST_LIMIT: usize = 20;
-/// `search_sessions`'s default `limit`.
-pub const SEARCH_LIMIT: usize = 10;
-/// The most sessions one call lists.
-pub const MOST: usize = 500;
-/// The longest `query` a tool or the `cite` prompt takes, in bytes: a
-/// picker query is a few words, and ranking's cost grows with its terms
-/// (a 100 KB query of 50,000 terms kept a core busy for two minutes).
-pub const MAX_QUERY_BYTES: usize = 1024;
-/// The most terms (alternatives included) of a `list_sessions` or `cite`
-/// query.
-pub const MAX_QUERY_TERMS: usize = 32;
-/// The longest `cwd` taken, in bytes (Linux's `PATH_MAX`).
-pub const MAX_CWD_BYTES: usize = 4096;
+/// Clients that hand the model a tool's structured content instead of its
+/// text when it has one (Claude Code 2.1.332 as `claude-code`, Codex
+/// 0.171.0 as `codex-mcp-client`; AGENTS.md). Their `read_session` result
+/// has no structured content, so the model reads the snapshot as the text
+/// block, framed as `preview` frames it, not JSON-escaped inside JSON
+/// (1,546 characters for a 1,227-character snapshot, quotes escaped
+/// twice). The other clients (Gemini CLI, opencode, Copilot CLI 1.0.102,
+/// Qwen Code 0.24.4) get the text block and the stats as structured
+/// content, which never holds the snapshot: Copilot CLI and Qwen Code hand
+/// the model both, and a second copy would count twice against their caps.
+pub const STRUCTURED_ONLY: [&str; 2] = ["claude-code", "codex-mcp-client"];
 
 /// What a tool call answers: the text block, the structured content, and
 /// whether it is an error result.
@@ -97,7 +117,7 @@ fn client_cap(client: &str) -> Option<usize> {
 }
 
 /// The largest `max_bytes` a `read_session` call of `client` gets, in
-/// bytes; a larger one is clamped to it, as `limit` is to [`MOST`]. Given
+/// bytes; a larger one is clamped to it, as `limit` is to [`super::args::MOST`]. Given
 /// `--max-reference-bytes` (which also sets the default `budget`), that
 /// value: the user raised the agent's cap with it. Otherwise 65,536, as
 /// for `prepare`, but no more than the client takes whole
@@ -113,181 +133,188 @@ pub fn most_bytes(config: &Config, budget: usize, client: &str) -> usize {
         .max(budget)
 }
 
-/// Whether a query is short enough to rank or search: at most
-/// [`MAX_QUERY_BYTES`] and, when `ranked` (the picker's syntax),
-/// [`MAX_QUERY_TERMS`] terms. The refusal says which limit and by how much.
-pub fn check_query(query: &str, ranked: bool) -> std::result::Result<(), String> {
-    if query.len() > MAX_QUERY_BYTES {
-        return Err(format!(
-            "query is {} bytes long; at most {MAX_QUERY_BYTES} are taken",
-            query.len()
-        ));
-    }
-    let terms = if ranked {
-        Query::parse(query).terms()
-    } else {
-        0
-    };
-    if terms > MAX_QUERY_TERMS {
-        return Err(format!(
-            "query has {terms} terms; at most {MAX_QUERY_TERMS} are taken"
-        ));
-    }
-    Ok(())
-}
-
-/// Refuse, before any work, a call whose `query` or `cwd` is too large to
-/// be worth running (see [`check_query`], [`MAX_CWD_BYTES`]); the server
-/// answers it JSON-RPC −32602. Other argument errors are the tool's own
-/// (`isError` results the model can act on).
-pub fn check_arguments(tool: &str, args: &Map<String, Value>) -> std::result::Result<(), String> {
-    let text = |key: &str| args.get(key).and_then(Value::as_str);
-    match tool {
-        "list_sessions" => {
-            if let Some(query) = text("query") {
-                check_query(query, true)?;
-            }
-            match text("cwd") {
-                Some(cwd) if cwd.len() > MAX_CWD_BYTES => Err(format!(
-                    "cwd is {} bytes long; at most {MAX_CWD_BYTES} are taken",
-                    cwd.len()
-                )),
-                _ => Ok(()),
-            }
-        }
-        "search_sessions" => text("query").map_or(Ok(()), |query| check_query(query, false)),
-        _ => Ok(()),
-    }
-}
-
-/// The three tools as `tools/list` lists them. `budget` is `read_session`'s
-/// default `max_bytes` and `most` its largest ([`most_bytes`]): above
-/// 32 KiB, Claude Code is told to keep results that large whole
-/// (`anthropic/maxResultSizeChars`), else it would show its model a 2 KB
-/// preview and a file above ~50,000 characters.
-pub fn definitions(budget: usize, most: usize) -> Value {
-    let read_only = json!({"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false});
-    let mut read_meta = json!({"anthropic/alwaysLoad": true});
-    if most > DEFAULT_BUDGET {
-        read_meta["anthropic/maxResultSizeChars"] = (most + 16_384).into();
-    }
-    json!([
-        {
-            "name": "list_sessions",
-            "title": "List coding-agent sessions",
-            "description": "List the user's past coding-agent sessions (Claude Code, Codex, Gemini CLI, …), \
-                best first: sessions of the working directory first, then by last activity. `query` filters \
-                as the session-ref picker does (fzf syntax: words in any order, 'exact, ^prefix, suffix$, \
-                !not, a | b) over title, directory and id. Each result has a `mention` to cite it and a \
-                `sessionId` for read_session.",
-            "inputSchema": {
-                "type": "object",
-                "properties": {
-                    "query": {"type": "string", "maxLength": MAX_QUERY_BYTES, "description": "Filter in the picker's syntax (at most 32 terms); empty lists everything."},
-                    "cwd": {"type": "string", "maxLength": MAX_CWD_BYTES, "description": "Directory whose sessions rank first (default: the server's --cwd)."},
-                    "limit": {"type": "integer", "minimum": 1, "maximum": MOST, "default": LIST_LIMIT, "description": "Most sessions returned."},
-                    "sort": {"type": "string", "enum": ["updated", "created"], "default": "updated", "description": "Within a directory group: last activity or creation, newest first."}
-                },
-                "additionalProperties": false
-            },
-            "annotations": read_only,
-            "_meta": {"anthropic/alwaysLoad": true}
-        },
-        {
-            "name": "search_sessions",
-            "title": "Search what was said in sessions",
-            "description": "Find the user's past coding-agent sessions by what was said in them (typed prompts, \
-                assistant replies, compaction summaries, over the whole history), newest first. Every word \
-                must appear; \"quoted phrases\" match exactly; an upper-case letter makes the search \
-                case-sensitive. Each hit has a snippet; `beforeCompaction` marks text a snapshot no longer holds.",
-            "inputSchema": {
-                "type": "object",
-                "properties": {
-                    "query": {"type": "string", "maxLength": MAX_QUERY_BYTES, "description": "Words and \"phrases\", or a regular expression with regex."},
-                    "regex": {"type": "boolean", "default": false, "description": "Read query as one regular expression (Rust syntax)."},
-                    "limit": {"type": "integer", "minimum": 1, "maximum": MOST, "default": SEARCH_LIMIT, "description": "Most sessions returned."}
-                },
-                "required": ["query"],
-                "additionalProperties": false
-            },
-            "annotations": read_only,
-            "_meta": {"anthropic/alwaysLoad": true}
-        },
-        {
-            "name": "read_session",
-            "title": "Read a session's snapshot",
-            "description": "Read an exact, read-only snapshot of one past session: what the user typed and what \
-                the agent answered (tool output left out), the oldest turns dropped first to fit the byte \
-                budget. `session` is a session id, a mention @[label](hydra-session:…) or a hydra-session: URI.",
-            "inputSchema": {
-                "type": "object",
-                "properties": {
-                    "session": {"type": "string", "description": "Session id, canonical mention or hydra-session: URI."},
-                    "max_bytes": {"type": "integer", "minimum": 1, "default": budget, "description": format!("Byte budget of the snapshot, at most {most} (a larger one is taken as {most}).")}
-                },
-                "required": ["session"],
-                "additionalProperties": false
-            },
-            "annotations": read_only,
-            "_meta": read_meta
-        }
-    ])
-}
-
 /// `read_session`'s default budget when `--max-reference-bytes` is not
 /// given: one text block this large arrives whole in Claude Code (~50,000
 /// characters), Codex (~47,900) and Gemini CLI (~39,950).
 pub const DEFAULT_BUDGET: usize = 32_768;
 
-/// Run the tool `name` with `args`; `read_session`'s default and largest
-/// `max_bytes` are `budget` and `most`. `None`: no such tool.
-pub fn call(
-    sessions: &Arc<Sessions>,
-    name: &str,
-    args: &Map<String, Value>,
-    (budget, most): (usize, usize),
-    cancel: &AtomicBool,
-) -> Option<Answer> {
-    let result = match name {
-        "list_sessions" => list_sessions(sessions, args, cancel),
-        "search_sessions" => search_sessions(sessions, args, cancel),
-        "read_session" => read_session(sessions, args, budget, most),
-        _ => return None,
-    };
-    Some(result.unwrap_or_else(|e| Answer::error(&e)))
+/// The tools' service: the listing the answers come from, `read_session`'s
+/// default budget, and the jobs the server lets run at once (shared with
+/// resources and prompts).
+#[derive(Debug, Clone)]
+pub struct Tools {
+    /// The listing, kept fresh.
+    pub sessions: Arc<Sessions>,
+    /// `read_session`'s default budget, and the budget of resources and
+    /// `cite`.
+    pub budget: usize,
+    /// Jobs on rayon's pool at once, queued ones included: a client that
+    /// sends faster than the pool answers waits here, not in rayon's
+    /// unbounded queue.
+    pub jobs: Arc<tokio::sync::Semaphore>,
 }
 
-fn bad(message: String) -> Error {
-    Error::invalid_config(message)
+/// Claude Code loads these tools at start rather than on demand.
+fn always_load() -> MetaObject {
+    let mut meta = JsonObject::new();
+    meta.insert("anthropic/alwaysLoad".into(), true.into());
+    MetaObject(meta)
 }
 
-fn string_arg<'a>(args: &'a Map<String, Value>, key: &str) -> Result<Option<&'a str>> {
-    match args.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s)),
-        Some(other) => Err(bad(format!("{key} must be a string (got {other})"))),
+/// A call refused before it runs: JSON-RPC −32602 naming the tool.
+fn refused(tool: &str, why: &str) -> McpError {
+    protocol_error(&Error::invalid_config(format!("{tool}: {why}")))
+}
+
+#[tool_router(router = router, vis = "pub(crate)")]
+impl Tools {
+    #[tool(
+        name = "list_sessions",
+        title = "List coding-agent sessions",
+        description = "List the user's past coding-agent sessions (Claude Code, Codex, Gemini CLI, …), \
+            best first: sessions of the working directory first, then by last activity. `query` filters \
+            as the session-ref picker does (fzf syntax: words in any order, 'exact, ^prefix, suffix$, \
+            !not, a | b) over title, directory and id. Each result has a `mention` to cite it and a \
+            `sessionId` for read_session.",
+        input_schema = input_schema::<ListArgs>(),
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        meta = always_load()
+    )]
+    async fn list_sessions(
+        &self,
+        Parameters(args): Parameters<ListArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> std::result::Result<CallToolResult, McpError> {
+        args.check_size()
+            .map_err(|why| refused("list_sessions", &why))?;
+        let sessions = self.sessions.clone();
+        self.answer(&context, false, move |cancel| {
+            list_sessions(&sessions, &args.check()?, cancel)
+        })
+        .await
+    }
+
+    #[tool(
+        name = "search_sessions",
+        title = "Search what was said in sessions",
+        description = "Find the user's past coding-agent sessions by what was said in them (typed prompts, \
+            assistant replies, compaction summaries, over the whole history), newest first. Every word \
+            must appear; \"quoted phrases\" match exactly; an upper-case letter makes the search \
+            case-sensitive. Each hit has a snippet; `beforeCompaction` marks text a snapshot no longer holds.",
+        input_schema = input_schema::<SearchArgs>(),
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        meta = always_load()
+    )]
+    async fn search_sessions(
+        &self,
+        Parameters(args): Parameters<SearchArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> std::result::Result<CallToolResult, McpError> {
+        args.check_size()
+            .map_err(|why| refused("search_sessions", &why))?;
+        let sessions = self.sessions.clone();
+        self.answer(&context, false, move |cancel| {
+            search_sessions(&sessions, &args.check()?, cancel)
+        })
+        .await
+    }
+
+    #[tool(
+        name = "read_session",
+        title = "Read a session's snapshot",
+        description = "Read an exact, read-only snapshot of one past session: what the user typed and what \
+            the agent answered (tool output left out), the oldest turns dropped first to fit the byte \
+            budget. `session` is a session id, a mention @[label](hydra-session:…) or a hydra-session: URI.",
+        input_schema = input_schema::<ReadArgs>(),
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        meta = always_load()
+    )]
+    async fn read_session(
+        &self,
+        Parameters(args): Parameters<ReadArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> std::result::Result<CallToolResult, McpError> {
+        let sessions = self.sessions.clone();
+        let budget = self.budget;
+        let most = self.most(&client_name(&context));
+        self.answer(&context, true, move |_| {
+            read_session(&sessions, &args.check()?, budget, most)
+        })
+        .await
     }
 }
 
-fn count_arg(args: &Map<String, Value>, key: &str, default: usize, most: usize) -> Result<usize> {
-    match args.get(key) {
-        None | Some(Value::Null) => Ok(default),
-        Some(value) => {
-            let n = value
-                .as_u64()
-                .filter(|&n| (1..=config::MAX_SAFE_INTEGER).contains(&n))
-                .ok_or_else(|| bad(format!("{key} must be a whole number from 1 (got {value})")))?;
-            Ok(usize::try_from(n).unwrap_or(usize::MAX).min(most))
+impl Tools {
+    /// `read_session`'s largest `max_bytes` for `client`.
+    pub fn most(&self, client: &str) -> usize {
+        most_bytes(&self.sessions.source().config, self.budget, client)
+    }
+
+    /// Run a tool's `work` as a job and make its result: the answer as
+    /// the text block, its structured content unless it is a `snapshot`
+    /// for a client of [`STRUCTURED_ONLY`] (the tools declare no output
+    /// schema, so structured content is optional: left out where it would
+    /// hide the text from the model).
+    async fn answer(
+        &self,
+        context: &RequestContext<RoleServer>,
+        snapshot: bool,
+        work: impl FnOnce(&AtomicBool) -> Result<Answer> + Send + 'static,
+    ) -> std::result::Result<CallToolResult, McpError> {
+        let answer = on_pool(
+            &self.jobs,
+            context.ct.clone().cancelled_owned(),
+            move |cancel| work(cancel).unwrap_or_else(|e| Answer::error(&e)),
+        )
+        .await?;
+        let mut result = json!({
+            "content": [{"type": "text", "text": answer.text}],
+            "isError": answer.is_error,
+        });
+        if !(snapshot && STRUCTURED_ONLY.contains(&client_name(context).as_str())) {
+            result["structuredContent"] = answer.structured;
+        }
+        from_json(result)
+    }
+}
+
+/// The three tools as `tools/list` lists them, in the order clients have
+/// seen (the router's `list_all` sorts them by name). `budget` is
+/// `read_session`'s default `max_bytes` and `most` its largest
+/// ([`most_bytes`]), added to the router's definition here: above 32 KiB,
+/// Claude Code is told to keep results that large whole
+/// (`anthropic/maxResultSizeChars`), else it would show its model a 2 KB
+/// preview and a file above ~50,000 characters. No schema `maximum`:
+/// Gemini CLI would refuse a larger value rather than let it be clamped.
+pub fn definitions(budget: usize, most: usize) -> Vec<Tool> {
+    let mut read = Tools::read_session_tool_attr();
+    let schema = Arc::make_mut(&mut read.input_schema);
+    if let Some(Value::Object(max_bytes)) = schema
+        .get_mut("properties")
+        .and_then(|properties| properties.get_mut("max_bytes"))
+    {
+        max_bytes.insert("default".into(), budget.into());
+        max_bytes.insert(
+            "description".into(),
+            format!(
+                "Byte budget of the snapshot, at most {most} (a larger one is taken as {most})."
+            )
+            .into(),
+        );
+    }
+    if most > DEFAULT_BUDGET {
+        if let Some(meta) = read.meta.as_mut() {
+            meta.0.insert(
+                "anthropic/maxResultSizeChars".into(),
+                (most + 16_384).into(),
+            );
         }
     }
-}
-
-fn bool_arg(args: &Map<String, Value>, key: &str) -> Result<bool> {
-    match args.get(key) {
-        None | Some(Value::Null) => Ok(false),
-        Some(Value::Bool(b)) => Ok(*b),
-        Some(other) => Err(bad(format!("{key} must be true or false (got {other})"))),
-    }
+    vec![
+        Tools::list_sessions_tool_attr(),
+        Tools::search_sessions_tool_attr(),
+        read,
+    ]
 }
 
 /// The fields of `list_sessions`' result (structured content and text).
@@ -398,55 +425,38 @@ pub fn session_json(listing: &Listing, id: RecordId) -> Map<String, Value> {
     out
 }
 
-/// `list_sessions {query?, cwd?, limit?, sort?}`; stops when `cancel` is
-/// set.
+/// `list_sessions`: the listing ranked as the picker ranks it; stops when
+/// `cancel` is set.
 pub fn list_sessions(
     sessions: &Arc<Sessions>,
-    args: &Map<String, Value>,
+    request: &ListRequest,
     cancel: &AtomicBool,
 ) -> Result<Answer> {
-    let query = string_arg(args, "query")?.unwrap_or("");
-    let limit = count_arg(args, "limit", LIST_LIMIT, MOST)?;
-    let sort = match string_arg(args, "sort")? {
-        None | Some("updated") => SortBy::Updated,
-        Some("created") => SortBy::Created,
-        Some(other) => {
-            return Err(bad(format!(
-                "sort must be \"updated\" or \"created\" (got {})",
-                js::quote(other, false)
-            )))
-        }
-    };
     let listing = sessions.listing();
-    let cwd = match string_arg(args, "cwd")? {
-        Some(cwd) => Some(cwd.to_owned()),
+    let cwd = match &request.cwd {
+        Some(cwd) => Some(cwd.clone()),
         None => sessions.source().config.target.cwd.clone(),
     };
     let found: Vec<Value> = listing
-        .rank(query, cwd.as_deref(), sort, cancel)
+        .rank(&request.query, cwd.as_deref(), request.sort, cancel)
         .ok_or_else(Error::cancelled)?
         .into_iter()
-        .take(limit)
+        .take(request.limit)
         .map(|id| Value::Object(session_json(&listing, id)))
         .collect();
     Ok(Answer::json(json!({"sessions": found})))
 }
 
-/// `search_sessions {query, regex?, limit?}`: the search pipeline as
-/// `session-ref search --json` runs it, its sessions in the tools' shape
-/// with their hits.
+/// `search_sessions`: the search pipeline as `session-ref search --json`
+/// runs it, its sessions in the tools' shape with their hits.
 pub fn search_sessions(
     sessions: &Arc<Sessions>,
-    args: &Map<String, Value>,
+    request: &SearchRequest,
     cancel: &AtomicBool,
 ) -> Result<Answer> {
     use crate::search::command::{after_search, conclude, label, parse_query, warn_remote};
     use crate::search::pipeline::{self, Event, Search, Source};
-    let Some(query) = string_arg(args, "query")? else {
-        return Err(bad("query is required".to_owned()));
-    };
-    let regex = bool_arg(args, "regex")?;
-    let limit = count_arg(args, "limit", SEARCH_LIMIT, MOST)?;
+    let limit = request.limit;
     let listing = sessions.listing();
     let index = sessions
         .source()
@@ -454,7 +464,7 @@ pub fn search_sessions(
         .as_deref()
         .map(session_ref_stores::search::index::Index::open);
     let config = &sessions.source().config;
-    let query = parse_query(query, regex)?;
+    let query = parse_query(&request.query, request.regex)?;
     let catalog = listing.catalog();
     let target = config.target.session_id.as_deref();
     let ids = pipeline::local_records(catalog, target);
@@ -562,18 +572,16 @@ pub fn snapshot(
     Ok((context.text, value))
 }
 
-/// `read_session {session, max_bytes?}`, `max_bytes` at most `most`.
+/// `read_session`: the snapshot at `max_bytes` (default `budget`, at
+/// most `most`).
 pub fn read_session(
     sessions: &Arc<Sessions>,
-    args: &Map<String, Value>,
+    request: &ReadRequest,
     budget: usize,
     most: usize,
 ) -> Result<Answer> {
-    let Some(session) = string_arg(args, "session")? else {
-        return Err(bad("session is required".to_owned()));
-    };
-    let max_bytes = count_arg(args, "max_bytes", budget, most)?;
-    let (text, structured) = snapshot(sessions, session, max_bytes)?;
+    let max_bytes = request.max_bytes.map_or(budget, |n| n.at_most(most));
+    let (text, structured) = snapshot(sessions, &request.session, max_bytes)?;
     Ok(Answer {
         text,
         structured,
@@ -598,18 +606,35 @@ mod tests {
         }
     }
 
+    fn listed(budget: usize, most: usize) -> Value {
+        serde_json::to_value(definitions(budget, most)).unwrap()
+    }
+
     #[test]
     fn read_only_tools_are_annotated_and_budget_raises_claudes_cap() {
-        let tools = definitions(DEFAULT_BUDGET, 65_536);
+        let tools = listed(DEFAULT_BUDGET, 65_536);
+        let names: Vec<&str> = tools
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|tool| tool["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["list_sessions", "search_sessions", "read_session"]);
         for tool in tools.as_array().unwrap() {
-            assert_eq!(tool["annotations"]["readOnlyHint"], true);
+            assert!(Tools::router().has_route(tool["name"].as_str().unwrap()));
+            assert_eq!(
+                tool["annotations"],
+                json!({"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false})
+            );
             assert_eq!(tool["inputSchema"]["type"], "object");
+            assert_eq!(tool["_meta"]["anthropic/alwaysLoad"], true);
         }
+        assert!(!Tools::router().has_route("no_such"));
         assert_eq!(tools[2]["_meta"]["anthropic/maxResultSizeChars"], 81_920);
-        assert!(definitions(DEFAULT_BUDGET, DEFAULT_BUDGET)[2]["_meta"]
+        assert!(listed(DEFAULT_BUDGET, DEFAULT_BUDGET)[2]["_meta"]
             .get("anthropic/maxResultSizeChars")
             .is_none());
-        let raised = definitions(200_000, 200_000);
+        let raised = listed(200_000, 200_000);
         assert_eq!(raised[2]["_meta"]["anthropic/maxResultSizeChars"], 216_384);
         assert_eq!(
             raised[2]["inputSchema"]["properties"]["max_bytes"]["default"],
@@ -619,36 +644,9 @@ mod tests {
         // rather than let it be clamped.
         let max_bytes = &tools[2]["inputSchema"]["properties"]["max_bytes"];
         assert!(max_bytes.get("maximum").is_none());
-        assert!(max_bytes["description"]
-            .as_str()
-            .unwrap()
-            .contains("at most 65536"));
-    }
-
-    #[test]
-    fn queries_and_directories_too_large_to_rank_are_refused_first() {
-        let args = |pairs: Value| pairs.as_object().unwrap().clone();
-        let words = vec!["w"; MAX_QUERY_TERMS].join(" ");
-        assert!(check_arguments("list_sessions", &args(json!({"query": words}))).is_ok());
-        let more = format!("{words} | x");
-        let refused = check_arguments("list_sessions", &args(json!({"query": more}))).unwrap_err();
-        assert!(refused.contains("33 terms"), "{refused}");
-        // Searching takes as many words as fit, ranking does not.
-        assert!(check_arguments("search_sessions", &args(json!({"query": more}))).is_ok());
-        let long = "a".repeat(MAX_QUERY_BYTES + 1);
-        for tool in ["list_sessions", "search_sessions"] {
-            let refused = check_arguments(tool, &args(json!({"query": long}))).unwrap_err();
-            assert!(refused.contains("1025 bytes"), "{refused}");
-        }
-        assert!(check_arguments(
-            "list_sessions",
-            &args(json!({"query": "a".repeat(MAX_QUERY_BYTES)}))
-        )
-        .is_ok());
-        let cwd = "/".repeat(MAX_CWD_BYTES + 1);
-        assert!(check_arguments("list_sessions", &args(json!({"cwd": cwd}))).is_err());
-        // Wrong types are the tool's to report.
-        assert!(check_arguments("list_sessions", &args(json!({"query": 7}))).is_ok());
-        assert!(check_arguments("read_session", &args(json!({"session": long}))).is_ok());
+        assert_eq!(
+            js::stringify_value(max_bytes),
+            r#"{"type":"integer","minimum":1,"default":32768,"description":"Byte budget of the snapshot, at most 65536 (a larger one is taken as 65536)."}"#
+        );
     }
 }

@@ -9,7 +9,8 @@
 //!   answer in [`crate::search::wire`];
 //! - the client's search: the search pipeline asks each host
 //!   ([`crate::search::pipeline::search_host`]);
-//! - the server a remote runs, `session-ref remote serve`: [`serve`];
+//! - the server a remote runs, `session-ref remote serve`: [`serve`]
+//!   moves lines, the engine answers them ([`session_ref_engine::serve`]);
 //! - `session-ref remote check HOST`: [`check`].
 //!
 //! Nothing here reads the configuration's files or lists stores by

@@ -13,10 +13,11 @@ use crate::matching::{FuzzyMatcher, Pattern};
 /// catalog grows).
 pub type RecordId = usize;
 
-/// The listing candidates are ranked from: records in listing order (SPEC
+/// The pool candidates are ranked from: records in listing order (SPEC
 /// §3), each with the id and working directory the rules match on. The
-/// session stores' catalog is one; a test can use a vector.
-pub trait Listing {
+/// session stores' catalog is one; a test can use a vector. (Not the
+/// engine's `listing::Listing`, a listing loaded with its labels.)
+pub trait Pool {
     /// Every record, in listing order.
     fn order(&self) -> &[RecordId];
     /// The session id of `record`.
@@ -123,9 +124,10 @@ impl Fields {
     }
 }
 
-/// One candidate kept by [`rank`].
+/// One candidate kept by [`rank`], with its score (the engine's ranking
+/// keeps its own as `rank::Scored`; a search hit is a matching message).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Hit<I> {
+pub struct Scored<I> {
     /// The candidate, as the caller identifies it.
     pub id: I,
     /// Whether the exact rule keeps it.
@@ -143,7 +145,7 @@ pub fn rank<'a, I: Copy>(
     fields_of: impl Fn(I) -> &'a Fields,
     query: &str,
     matcher: &mut FuzzyMatcher,
-) -> Vec<Hit<I>> {
+) -> Vec<Scored<I>> {
     let needle = lower(query);
     // Byte search is substring search: a UTF-8 needle only matches at
     // character boundaries.
@@ -154,13 +156,13 @@ pub fn rank<'a, I: Copy>(
     for &id in pool {
         let fields = fields_of(id);
         if fields.exact(&finder) {
-            hits.push(Hit {
+            hits.push(Scored {
                 id,
                 exact: true,
                 score: 0,
             });
         } else if let Some(score) = matcher.best_score_pattern(&pattern, fields.fields()) {
-            fuzzy.push(Hit {
+            fuzzy.push(Scored {
                 id,
                 exact: false,
                 score,
@@ -181,7 +183,7 @@ pub fn rank<'a, I: Copy>(
 /// empty query only the first `limit` ranked records are asked for;
 /// otherwise every eligible record is.
 pub fn exact(
-    catalog: &(impl Listing + ?Sized),
+    catalog: &(impl Pool + ?Sized),
     target: &Target,
     query: &str,
     limit: usize,
@@ -216,7 +218,7 @@ pub fn exact(
 
 /// Records other than the target with their group rank, in group-then-
 /// record order (SPEC §6): the pool every ranking starts from.
-pub fn eligible(catalog: &(impl Listing + ?Sized), target: &Target) -> Vec<(RecordId, u8)> {
+pub fn eligible(catalog: &(impl Pool + ?Sized), target: &Target) -> Vec<(RecordId, u8)> {
     let mut groups: [Vec<(RecordId, u8)>; 3] = Default::default();
     for &id in catalog.order() {
         if target.session_id.as_deref() == Some(catalog.session_id(id)) {
@@ -238,7 +240,7 @@ pub fn eligible(catalog: &(impl Listing + ?Sized), target: &Target) -> Vec<(Reco
 /// matched on it (the title as the log holds it, or the id); each
 /// [`Ranked::label`] is that made safe.
 pub fn fuzzy(
-    catalog: &(impl Listing + ?Sized),
+    catalog: &(impl Pool + ?Sized),
     labels: &[String],
     target: &Target,
     query: &str,
@@ -277,7 +279,7 @@ mod tests {
         order: Vec<RecordId>,
     }
 
-    impl Listing for Sessions {
+    impl Pool for Sessions {
         fn order(&self) -> &[RecordId] {
             &self.order
         }

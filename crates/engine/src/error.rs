@@ -1,7 +1,7 @@
 //! The engine's failures, each kind with its stable code (SPEC §9).
 //!
 //! The engine fails only in the contract's terms: a rule of the core
-//! (kept with its own code and message), a session argument or message
+//! (kept with its own code and message), a malformed request, a session argument or message
 //! that names no one session, a session that cannot be read, snapshots
 //! that cannot fit. The message is for a person but not escaped: the
 //! front-end that shows it escapes it as `core::escape` says. The program's
@@ -17,6 +17,11 @@ pub enum Error {
     /// and message are kept.
     #[error("{}", .0.message)]
     Core(#[from] session_ref_core::Error),
+    /// A request is malformed (a `remote serve` request that is not JSON
+    /// or of no known kind, a search query that does not parse):
+    /// `SESSION_REFERENCE_INVALID_CONFIG`.
+    #[error("{0}")]
+    InvalidConfig(String),
     /// A session argument or an input message is malformed, or names
     /// more than one session: `SESSION_REFERENCE_INVALID_REFERENCE`.
     #[error("{0}")]
@@ -36,6 +41,7 @@ impl Error {
     pub fn code(&self) -> ErrorCode {
         match self {
             Error::Core(e) => e.code,
+            Error::InvalidConfig(_) => ErrorCode::InvalidConfig,
             Error::InvalidReference(_) => ErrorCode::InvalidReference,
             Error::ReadFailed(_) => ErrorCode::ReadFailed,
             Error::BudgetExceeded(_) => ErrorCode::BudgetExceeded,
@@ -62,6 +68,11 @@ mod tests {
         let core = session_ref_core::Error::new(ErrorCode::TooMany, "three at most");
         let cases = [
             (Error::from(core), ErrorCode::TooMany, "three at most"),
+            (
+                Error::InvalidConfig("odd".into()),
+                ErrorCode::InvalidConfig,
+                "odd",
+            ),
             (
                 Error::InvalidReference("bad".into()),
                 ErrorCode::InvalidReference,

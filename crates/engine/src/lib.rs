@@ -10,8 +10,9 @@
 //! ([`session_arg`]), candidates, previews and prepared messages
 //! ([`engine`]), the picker's ranking ([`rank`]), fitting snapshots under a
 //! host's cap ([`budget`]) and the live listing a long-running server
-//! keeps fresh ([`listing`]) and conversation search as one pipeline
-//! ([`search`]).
+//! keeps fresh ([`listing`]), conversation search as one pipeline
+//! ([`search`]) and the answering side of the remote protocol
+//! ([`serve`]).
 //!
 //! No terminal, no command-line parser, no async runtime, no standard
 //! output: failures are typed ([`Error`], each kind with its stable code)
@@ -29,6 +30,7 @@ pub mod open;
 pub mod order;
 pub mod rank;
 pub mod search;
+pub mod serve;
 pub mod session_arg;
 
 pub use engine::{Candidate, Engine, PreparedMessage};

@@ -47,11 +47,17 @@ impl fmt::Debug for Caches {
 }
 
 impl Caches {
-    /// Caches holding `value` as the cache value of its type (e.g. a
-    /// [`crate::index::title::TitleIndex`] opened on the user's cache directory).
+    /// Caches holding `value` as the cache value of its type (e.g. the
+    /// run's [`TargetCwd`]).
     pub fn with<T: Send + Sync + 'static>(self, value: T) -> Caches {
+        self.with_shared(Arc::new(value))
+    }
+
+    /// Caches holding `value`, shared with whoever else holds it, as the
+    /// cache value of its type.
+    pub fn with_shared<T: Send + Sync + 'static>(self, value: Arc<T>) -> Caches {
         let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
-        slots.insert(TypeId::of::<T>(), Arc::new(value));
+        slots.insert(TypeId::of::<T>(), value);
         drop(slots);
         self
     }

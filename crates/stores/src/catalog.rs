@@ -18,7 +18,7 @@ use crate::index::{journal, title};
 use crate::model::{self, History, SessionRecord, StoreKind, Surface, SurfaceSink};
 use crate::remote;
 use crate::roots::StoreRoots;
-use crate::scan::ScanEvent;
+use crate::store::ScanEvent;
 use crate::store::Store;
 
 impl Caches {
@@ -28,7 +28,7 @@ impl Caches {
     pub fn for_run(cache_dir: Option<&Path>, cwd: Option<&str>) -> Caches {
         let caches = Caches::default().with(TargetCwd(cwd.map(str::to_owned)));
         match cache_dir {
-            Some(dir) => caches.with(title::TitleIndex::open(dir)),
+            Some(dir) => title::TitleIndex::open(dir).into_caches(caches),
             None => caches,
         }
     }
@@ -189,7 +189,7 @@ pub struct Catalog {
 }
 
 /// Candidates are ranked over the catalog's listing order.
-impl session_ref_core::candidates::Listing for Catalog {
+impl session_ref_core::candidates::Pool for Catalog {
     fn order(&self) -> &[RecordId] {
         Catalog::order(self)
     }

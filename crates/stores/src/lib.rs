@@ -22,11 +22,14 @@
 //!
 //! The crate is laid out in layers, each importing only those below it:
 //!
-//! - the base every kind imports: `store` (the [`Store`] trait, [`Env`],
-//!   [`env_or_home`]), `error` ([`ReadError`]), `caches` ([`Caches`],
-//!   [`TargetCwd`], [`normalize_dir`], [`modified_secs`], the `lock`
-//!   helper), `scan` ([`ScanEvent`], [`walk_files`], [`has_suffix`]) and
-//!   [`model`] ([`model::SessionRecord`], [`StoreKind`]);
+//! - the base every kind imports, each from its defining module (never
+//!   through these re-exports): `store` (the [`Store`] trait, [`Env`],
+//!   [`env_or_home`], and the types that name it and that it names:
+//!   [`StoreKind`], [`model::SessionRecord`], [`ScanEvent`], with
+//!   [`walk_files`] and [`has_suffix`]), `error` ([`ReadError`]), `caches`
+//!   ([`Caches`], [`TargetCwd`], [`normalize_dir`], [`modified_secs`], the
+//!   `lock` helper) and [`model`] (the core's conversation model, the
+//!   record order);
 //! - [`kinds`]: one module per agent, each a unit type implementing
 //!   [`Store`];
 //! - `registry`: [`REGISTRY`], the one table of kinds, with
@@ -112,7 +115,6 @@ mod catalog;
 mod error;
 mod registry;
 mod roots;
-mod scan;
 mod store;
 
 pub use caches::{modified_secs, normalize_dir, Caches, KnownCwds, TargetCwd};
@@ -121,5 +123,4 @@ pub use error::ReadError;
 pub use model::StoreKind;
 pub use registry::{kind_by_flag, kind_by_name, REGISTRY};
 pub use roots::{default_roots_help, unusable_root, StoreRoots};
-pub use scan::{has_suffix, walk_files, ScanEvent, SYMLINK};
-pub use store::{env_or_home, Env, Store};
+pub use store::{env_or_home, has_suffix, walk_files, Env, ScanEvent, Store, SYMLINK};

@@ -1,120 +1,14 @@
-//! The one session model every store kind maps onto (SPEC §1, §2).
-
-use std::fmt;
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+//! The one session model every store kind maps onto (SPEC §1, §2): the
+//! core's conversation model, the listed record ([`SessionRecord`], with
+//! its [`StoreKind`]; defined beside the `Store` trait they and it name,
+//! re-exported here), the record order and a session read whole.
 
 pub use session_ref_core::model::{
     Block, EventKind, History, MessageSource, Surface, SurfaceEvent, SurfaceSink, ToolEvent,
     ToolPart,
 };
-use session_ref_core::time::Instant;
 
-use crate::store::Store;
-
-/// Which kind of store a session came from: a handle to one registered
-/// [`Store`], compared, hashed and shown by its name.
-#[derive(Clone, Copy)]
-pub struct StoreKind(&'static dyn Store);
-
-impl StoreKind {
-    /// The handle of a store (each kind's file defines its `KIND` with it).
-    pub const fn new(store: &'static dyn Store) -> Self {
-        StoreKind(store)
-    }
-
-    /// The store itself.
-    pub fn store(self) -> &'static dyn Store {
-        self.0
-    }
-
-    /// The kind's name as shown and serialized (`hydra`, `claude`, `codex`,
-    /// `gemini`).
-    pub fn as_str(self) -> &'static str {
-        self.0.name()
-    }
-}
-
-impl PartialEq for StoreKind {
-    fn eq(&self, other: &Self) -> bool {
-        self.as_str() == other.as_str()
-    }
-}
-
-impl Eq for StoreKind {}
-
-impl std::hash::Hash for StoreKind {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.as_str().hash(state);
-    }
-}
-
-impl fmt::Debug for StoreKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "StoreKind({})", self.as_str())
-    }
-}
-
-impl fmt::Display for StoreKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.pad(self.as_str())
-    }
-}
-
-/// A listed session: what listing knows without reading the conversation.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SessionRecord {
-    /// The session id (any string).
-    pub id: String,
-    /// The session's working directory, when known.
-    pub cwd: Option<String>,
-    /// Creation time exactly as the log spells it.
-    pub created_at: String,
-    /// `created_at` parsed as an instant, `None` when it does not parse.
-    pub created: Option<Instant>,
-    /// The store kind that holds it.
-    pub kind: StoreKind,
-    /// The log file.
-    pub path: PathBuf,
-    /// The store root it was found under (adapters read side files from it).
-    pub root: Arc<Path>,
-    /// The machine holding it, for a session listed by a remote
-    /// ([`crate::remote`]); `None` for a session of this machine.
-    pub host: Option<Arc<str>>,
-    /// Last activity (Unix seconds) as its remote reported it; `None` for
-    /// a local session, whose activity is read from its log.
-    pub updated: Option<i64>,
-    /// Whether the session is listed from session-ref's archive only
-    /// ([`crate::archive`]): its agent no longer has it, and it is read
-    /// from the copy `keep` made, by its kind's own reader.
-    pub archived: bool,
-}
-
-impl SessionRecord {
-    /// Build a record, parsing `created_at` once.
-    pub fn new(
-        kind: StoreKind,
-        root: Arc<Path>,
-        path: PathBuf,
-        id: String,
-        cwd: Option<String>,
-        created_at: String,
-    ) -> Self {
-        let created = Instant::parse_rfc3339(&created_at);
-        SessionRecord {
-            id,
-            cwd,
-            created_at,
-            created,
-            kind,
-            path,
-            root,
-            host: None,
-            updated: None,
-            archived: false,
-        }
-    }
-}
+pub use crate::store::{SessionRecord, StoreKind};
 
 /// Total record order of `listSessions`: newest instant first, unparseable
 /// instants last, ties by path bytes ascending.
@@ -148,6 +42,8 @@ pub struct SessionSnapshot {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
+    use std::sync::Arc;
 
     fn record(path: &str, created_at: &str) -> SessionRecord {
         SessionRecord::new(

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use crate::caches::Caches;
 use crate::model::StoreKind;
 use crate::registry::REGISTRY;
-use crate::scan::ScanEvent;
+use crate::store::ScanEvent;
 
 /// The store directories to read, each with its kind, in registry order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -1,19 +1,31 @@
 //! The interface every kind of store implements ([`Store`]; see "The
 //! interface" in the crate docs), the environment lookup its default roots
-//! read ([`Env`]) and the shape of every default root ([`env_or_home`]).
+//! read ([`Env`]) and the shape of every default root ([`env_or_home`]);
+//! with it, the types its methods name and that name it back: a kind's
+//! handle ([`StoreKind`], holding its `Store`), a listed session
+//! ([`SessionRecord`], naming its kind), what discovery reports of each
+//! file ([`ScanEvent`]) and the walk every kind's listing shares
+//! ([`walk_files`], [`has_suffix`]), which the trait's default `scan`
+//! runs. They refer to each other, so they are one module: kept apart,
+//! their modules would import each other. Discovering the sessions of
+//! whole roots and remote hosts (`catalog::scan`) sits above.
+//!
 //! A kind imports this and the other base modules (`error`, `caches`,
-//! `scan`), never the registry or the catalog above them.
+//! `model`), never the registry or the catalog above them, and never
+//! through the crate root's re-exports.
 
+use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rayon::prelude::*;
+use session_ref_core::model::{History, Surface, SurfaceSink};
+use session_ref_core::time::Instant;
 
 use crate::caches::{modified_secs, Caches};
 use crate::error::ReadError;
-use crate::index::{journal, title};
-use crate::model::{History, SessionRecord, StoreKind, Surface, SurfaceSink};
-use crate::scan::{walk_files, ScanEvent};
+use crate::index::journal;
+use crate::index::stamp::{Stamp, TitleInputs};
 
 /// An environment lookup (`std::env::var`, or a test's table).
 pub type Env<'a> = &'a dyn Fn(&str) -> Option<String>;
@@ -78,10 +90,13 @@ pub trait Store: Send + Sync + 'static {
         sink: &(dyn Fn(ScanEvent) + Sync),
     ) {
         let files = walk_files(root, &|p| self.wants(p), &mut |event| sink(event));
-        let index = caches.get::<title::TitleIndex>();
-        files
-            .par_iter()
-            .for_each(|path| sink(index.list_file(kind.store(), kind, caches, root, path)));
+        let lister = caches.get::<Lister>();
+        files.par_iter().for_each(|path| {
+            sink(match &lister.0 {
+                Some(lister) => lister.list_file(kind.store(), kind, caches, root, path),
+                None => kind.store().list_file(caches, root, path),
+            })
+        });
     }
 
     /// The latest title of a listed session, read as cheaply as the format
@@ -142,7 +157,7 @@ pub trait Store: Send + Sync + 'static {
     /// that the title index can keep it: `None` (the default) when the
     /// title cannot be indexed; a kind whose title is the last title line
     /// of its file implements [`Store::title_after`] instead.
-    fn title_inputs(&self, caches: &Caches, record: &SessionRecord) -> Option<title::TitleInputs> {
+    fn title_inputs(&self, caches: &Caches, record: &SessionRecord) -> Option<TitleInputs> {
         let _ = (caches, record);
         None
     }
@@ -188,9 +203,9 @@ pub trait Store: Send + Sync + 'static {
     /// by: by default the file's length, modification time and inode
     /// (`None` when it cannot be read). A kind whose sessions share one
     /// file gives a stamp of the session's own records instead.
-    fn stamp(&self, caches: &Caches, record: &SessionRecord) -> Option<title::Stamp> {
+    fn stamp(&self, caches: &Caches, record: &SessionRecord) -> Option<Stamp> {
         let _ = caches;
-        title::Stamp::current(&record.path)
+        Stamp::current(&record.path)
     }
 
     /// Fold the surface of a listed session into `sink` while its log is
@@ -211,6 +226,28 @@ pub trait Store: Send + Sync + 'static {
         Ok(surface.captured_through_seq)
     }
 }
+
+/// How the default [`Store::scan`] lists each file it walked: the run's
+/// listing cache, the title index ([`crate::index::title`], which puts
+/// itself in the run's caches with `TitleIndex::into_caches`). A trait
+/// object, so that this trait names nothing above it: the index reads
+/// through the trait.
+pub trait ListFile: Send + Sync {
+    /// List `path` of `store` (whose handle is `kind`) below `root`.
+    fn list_file(
+        &self,
+        store: &dyn Store,
+        kind: StoreKind,
+        caches: &Caches,
+        root: &Arc<Path>,
+        path: &Path,
+    ) -> ScanEvent;
+}
+
+/// The run's [`ListFile`], kept in its [`Caches`]; none (the default)
+/// lists each file by [`Store::list_file`] alone.
+#[derive(Clone, Default)]
+pub struct Lister(pub Option<Arc<dyn ListFile>>);
 
 /// The surface `fold` feeds, without assistant messages that never
 /// received text: [`Store::read_surface`] of a kind that folds into any
@@ -275,4 +312,192 @@ pub fn env_or_home(
             .into_iter()
             .collect(),
     }
+}
+
+/// Which kind of store a session came from: a handle to one registered
+/// [`Store`], compared, hashed and shown by its name.
+#[derive(Clone, Copy)]
+pub struct StoreKind(&'static dyn Store);
+
+impl StoreKind {
+    /// The handle of a store (each kind's file defines its `KIND` with it).
+    pub const fn new(store: &'static dyn Store) -> Self {
+        StoreKind(store)
+    }
+
+    /// The store itself.
+    pub fn store(self) -> &'static dyn Store {
+        self.0
+    }
+
+    /// The kind's name as shown and serialized (`hydra`, `claude`, `codex`,
+    /// `gemini`).
+    pub fn as_str(self) -> &'static str {
+        self.0.name()
+    }
+}
+
+impl PartialEq for StoreKind {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for StoreKind {}
+
+impl std::hash::Hash for StoreKind {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state);
+    }
+}
+
+impl fmt::Debug for StoreKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "StoreKind({})", self.as_str())
+    }
+}
+
+impl fmt::Display for StoreKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+/// A listed session: what listing knows without reading the conversation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionRecord {
+    /// The session id (any string).
+    pub id: String,
+    /// The session's working directory, when known.
+    pub cwd: Option<String>,
+    /// Creation time exactly as the log spells it.
+    pub created_at: String,
+    /// `created_at` parsed as an instant, `None` when it does not parse.
+    pub created: Option<Instant>,
+    /// The store kind that holds it.
+    pub kind: StoreKind,
+    /// The log file.
+    pub path: PathBuf,
+    /// The store root it was found under (adapters read side files from it).
+    pub root: Arc<Path>,
+    /// The machine holding it, for a session listed by a remote
+    /// ([`crate::remote`]); `None` for a session of this machine.
+    pub host: Option<Arc<str>>,
+    /// Last activity (Unix seconds) as its remote reported it; `None` for
+    /// a local session, whose activity is read from its log.
+    pub updated: Option<i64>,
+    /// Whether the session is listed from session-ref's archive only
+    /// ([`crate::archive`]): its agent no longer has it, and it is read
+    /// from the copy `keep` made, by its kind's own reader.
+    pub archived: bool,
+}
+
+impl SessionRecord {
+    /// Build a record, parsing `created_at` once.
+    pub fn new(
+        kind: StoreKind,
+        root: Arc<Path>,
+        path: PathBuf,
+        id: String,
+        cwd: Option<String>,
+        created_at: String,
+    ) -> Self {
+        let created = Instant::parse_rfc3339(&created_at);
+        SessionRecord {
+            id,
+            cwd,
+            created_at,
+            created,
+            kind,
+            path,
+            root,
+            host: None,
+            updated: None,
+            archived: false,
+        }
+    }
+}
+
+/// What discovery reports, one file at a time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ScanEvent {
+    /// A listed session.
+    Record(SessionRecord),
+    /// A file that is not a session (wrong header, sub-agent log, …).
+    Skipped {
+        /// The file.
+        path: PathBuf,
+        /// Why it is not listed.
+        reason: String,
+    },
+    /// A file that looks like a session but cannot be listed (I/O error,
+    /// unsupported compression). Counted and shown, never silently dropped.
+    Unreadable {
+        /// The file.
+        path: PathBuf,
+        /// What failed.
+        reason: String,
+    },
+}
+
+/// Why a symbolic link with a session's name inside a store is not listed.
+pub const SYMLINK: &str = "a symbolic link: a store's sessions are read in the store, \
+     never through a link (which may point anywhere)";
+
+/// Files below `root` (recursively, symbolic links not followed) whose name
+/// satisfies `keep`, in byte order of their paths; `root` itself when it is
+/// a file (named by the user, so kept whatever its name). Unreadable
+/// directories are reported through `on_error`, and so are symbolic links
+/// that `keep` would take, as skipped ([`SYMLINK`]).
+///
+/// `walkdir` does the walk (it handles deep trees and reports each failing
+/// directory with its path); the files are then sorted by path bytes, the
+/// order ties are broken in (SPEC §3).
+pub fn walk_files(
+    root: &Path,
+    keep: &dyn Fn(&Path) -> bool,
+    on_error: &mut dyn FnMut(ScanEvent),
+) -> Vec<PathBuf> {
+    // A root may name one session file (`--claude FILE.jsonl`).
+    if std::fs::symlink_metadata(root).is_ok_and(|m| m.is_file()) {
+        return vec![root.to_path_buf()];
+    }
+    let mut files = Vec::new();
+    for entry in walkdir::WalkDir::new(root).follow_links(false) {
+        match entry {
+            Ok(entry) => {
+                if entry.file_type().is_file() && keep(entry.path()) {
+                    files.push(entry.into_path());
+                } else if entry.file_type().is_symlink() && keep(entry.path()) {
+                    // Said, not dropped silently: `--verbose` names it.
+                    on_error(ScanEvent::Skipped {
+                        path: entry.into_path(),
+                        reason: SYMLINK.to_owned(),
+                    });
+                }
+            }
+            Err(e) => {
+                let path = e.path().unwrap_or(root).to_path_buf();
+                let reason = match e.io_error() {
+                    Some(io) => io.to_string(),
+                    None => e.to_string(),
+                };
+                on_error(ScanEvent::Unreadable { path, reason });
+            }
+        }
+    }
+    files.sort_by(|a, b| {
+        a.as_os_str()
+            .as_encoded_bytes()
+            .cmp(b.as_os_str().as_encoded_bytes())
+    });
+    files
+}
+
+/// Whether a path's file name ends in `suffix`. Compared as bytes: a file
+/// name need not be UTF-8 (paths are bytes on Unix), and such a session is
+/// listed like any other.
+pub fn has_suffix(path: &Path, suffix: &str) -> bool {
+    path.file_name()
+        .is_some_and(|n| n.as_encoded_bytes().ends_with(suffix.as_bytes()))
 }

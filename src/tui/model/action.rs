@@ -100,7 +100,7 @@ pub enum Action {
     /// Close the export's question.
     CloseExport,
     /// Where the export was written, or why not (see [`Effect::Export`]).
-    Exported(Result<std::path::PathBuf, super::export::ExportFailure>),
+    Exported(Result<std::path::PathBuf, super::export_ask::ExportFailure>),
     /// The command a resume or hand-off starts, or why it cannot (see
     /// [`Effect::PlanLaunch`]).
     Planned(Result<crate::launch::Plan, Error>),

@@ -23,7 +23,8 @@
 
 mod action;
 mod export;
-pub use export::{ExportAsk, ExportFailure};
+mod export_ask;
+pub use export_ask::{ExportAsk, ExportFailure};
 mod launch;
 mod list;
 mod mouse;
@@ -55,7 +56,7 @@ use crate::tui::prompt::Prompt;
 use crate::tui::remote_search::RemoteSearches;
 use crate::tui::theme::Theme;
 use session_ref_core::candidates::Target;
-use session_ref_engine::rank::{Entry, EntryId, Hit, Reranker};
+use session_ref_engine::rank::{Entry, EntryId, Reranker, Scored};
 use session_ref_stores::Catalog;
 
 pub use action::{Action, Effect, Exit, DOUBLE_CLICK};
@@ -232,7 +233,7 @@ pub struct State {
     /// Entries whose cwd is the target's or below it.
     pub(crate) here_count: usize,
     /// The ranked list.
-    pub(crate) hits: Vec<Hit>,
+    pub(crate) hits: Vec<Scored>,
     pub(crate) selected: usize,
     pub(crate) list_offset: usize,
     /// Whether the user moved the highlight since the query last changed.

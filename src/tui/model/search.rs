@@ -8,7 +8,7 @@
 use super::{Effect, Scope, SearchMode, SearchRow, State};
 use crate::search::hits::SessionMatch;
 use crate::tui::remote_search::RemoteAnswer;
-use session_ref_engine::rank::{EntryId, Hit};
+use session_ref_engine::rank::{EntryId, Scored};
 
 impl State {
     /// Switch the filter between session titles and conversation search
@@ -134,7 +134,7 @@ impl State {
         });
         self.hits = ids
             .into_iter()
-            .map(|id| Hit {
+            .map(|id| Scored {
                 id,
                 exact: true,
                 score: 0,

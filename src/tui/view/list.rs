@@ -14,7 +14,7 @@ use crate::display;
 use crate::tui::model::{Scope, SearchRow, SortOrder, State};
 use crate::tui::text;
 use crate::tui::view::{fit, highlighted};
-use session_ref_engine::rank::{EntryId, Hit, Query, Ranker};
+use session_ref_engine::rank::{EntryId, Query, Ranker, Scored};
 
 /// The mark before the label of a session read from session-ref's
 /// archive (its agent's store no longer has it).
@@ -209,7 +209,7 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
     let cited = state.prompt().referenced_ids();
     let bar = scrollbar(area, state);
     let mut lines = Vec::with_capacity(area.height as usize);
-    let visible: Vec<(usize, &Hit)> = state
+    let visible: Vec<(usize, &Scored)> = state
         .hits
         .iter()
         .enumerate()

@@ -33,6 +33,6 @@ mod tests;
 
 pub use entry::{within, Entry, EntryId};
 pub use query::{narrows, Query};
-pub use ranking::{rank, rank_until, Hit, CANCEL_EVERY};
+pub use ranking::{rank, rank_until, Scored, CANCEL_EVERY};
 pub use rerank::Reranker;
 pub use score::Ranker;

@@ -7,9 +7,10 @@ use super::entry::{Entry, EntryId};
 use super::query::Query;
 use super::score::{Pass, Ranker};
 
-/// One matching candidate.
+/// One candidate the ranking kept, with its score (not a search hit:
+/// that is `search::hits::Hit`, a matching message).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Hit {
+pub struct Scored {
     /// The entry.
     pub id: EntryId,
     /// Whether every term was found as typed (contiguously).
@@ -23,7 +24,7 @@ pub struct Hit {
 /// among the rest, those matched in the label; then best score first. The
 /// one statement of the list's order: with a stable sort, equal keys keep
 /// list order.
-pub(super) fn order_key(hit: &Hit, in_label: bool) -> (bool, bool, std::cmp::Reverse<u32>) {
+pub(super) fn order_key(hit: &Scored, in_label: bool) -> (bool, bool, std::cmp::Reverse<u32>) {
     (
         !hit.exact,
         !in_label,
@@ -39,18 +40,18 @@ pub(super) fn score_into(
     ids: &[EntryId],
     query: &Query,
     pass: Pass,
-    out: &mut Vec<(Hit, bool)>,
+    out: &mut Vec<(Scored, bool)>,
 ) {
     out.extend(ids.iter().filter_map(|&id| {
         let (exact, in_label, score) = ranker.entry(query, &entries[id as usize], pass)?;
-        Some((Hit { id, exact, score }, in_label))
+        Some((Scored { id, exact, score }, in_label))
     }));
 }
 
 /// Every entry of `pool`, in list order (what the empty query lists).
-pub(super) fn everything(pool: &[EntryId]) -> Vec<Hit> {
+pub(super) fn everything(pool: &[EntryId]) -> Vec<Scored> {
     pool.iter()
-        .map(|&id| Hit {
+        .map(|&id| Scored {
             id,
             exact: true,
             score: 0,
@@ -64,8 +65,8 @@ pub(super) fn everything(pool: &[EntryId]) -> Vec<Hit> {
 /// each part. The same order; but the exact finds, most of the hits of a
 /// short query, are only moved (a sort of equal keys is one pass), and
 /// the parts are not joined first.
-pub(super) fn ordered(parts: &[Vec<(Hit, bool)>]) -> Vec<Hit> {
-    let part = |hit: &Hit, in_label: bool| {
+pub(super) fn ordered(parts: &[Vec<(Scored, bool)>]) -> Vec<Scored> {
+    let part = |hit: &Scored, in_label: bool| {
         let (fuzzy, elsewhere, _) = order_key(hit, in_label);
         2 * usize::from(fuzzy) + usize::from(elsewhere)
     };
@@ -77,7 +78,7 @@ pub(super) fn ordered(parts: &[Vec<(Hit, bool)>]) -> Vec<Hit> {
     for at in 1..starts.len() {
         starts[at] += starts[at - 1];
     }
-    let blank = Hit {
+    let blank = Scored {
         id: 0,
         exact: false,
         score: 0,
@@ -101,7 +102,12 @@ pub(super) fn ordered(parts: &[Vec<(Hit, bool)>]) -> Vec<Hit> {
 /// entry, every term scored in turn on this thread, then ordered. The plain statement
 /// of the ranking; the picker uses [`Reranker`], which gives the same list
 /// faster.
-pub fn rank(entries: &[Entry], pool: &[EntryId], query: &Query, ranker: &mut Ranker) -> Vec<Hit> {
+pub fn rank(
+    entries: &[Entry],
+    pool: &[EntryId],
+    query: &Query,
+    ranker: &mut Ranker,
+) -> Vec<Scored> {
     if query.is_empty() {
         return everything(pool);
     }
@@ -125,7 +131,7 @@ pub fn rank_until(
     query: &Query,
     ranker: &mut Ranker,
     cancel: &AtomicBool,
-) -> Option<Vec<Hit>> {
+) -> Option<Vec<Scored>> {
     rank_while(entries, pool, query, ranker, || {
         !cancel.load(Ordering::Relaxed)
     })
@@ -138,7 +144,7 @@ pub(super) fn rank_while(
     query: &Query,
     ranker: &mut Ranker,
     mut go_on: impl FnMut() -> bool,
-) -> Option<Vec<Hit>> {
+) -> Option<Vec<Scored>> {
     if query.is_empty() {
         return Some(everything(pool));
     }

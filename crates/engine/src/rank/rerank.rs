@@ -8,7 +8,7 @@ use rayon::prelude::*;
 
 use super::entry::{Entry, EntryId};
 use super::query::{narrows, Query};
-use super::ranking::{everything, ordered, score_into, Hit};
+use super::ranking::{everything, ordered, score_into, Scored};
 use super::score::{Pass, Ranker};
 
 /// Results kept for earlier queries, at most this many hits in all (about
@@ -25,7 +25,7 @@ const TASK: usize = 2048;
 #[derive(Debug)]
 struct Ranked {
     text: String,
-    hits: Vec<Hit>,
+    hits: Vec<Scored>,
 }
 
 /// The picker's ranking, as [`rank`](super::rank) defines it, made fast enough to run
@@ -108,7 +108,7 @@ impl Reranker {
     /// Rank `pool` (in list order) for the query `text`: the list [`rank`](super::rank)
     /// gives. `pool` and the entries must be those of the previous calls
     /// unless [`Reranker::forget`] was called since.
-    pub fn rank(&mut self, entries: &[Entry], pool: &[EntryId], text: &str) -> Vec<Hit> {
+    pub fn rank(&mut self, entries: &[Entry], pool: &[EntryId], text: &str) -> Vec<Scored> {
         if let Some(at) = self.kept.iter().position(|k| k.text == text) {
             let kept = self.kept.remove(at).expect("position is in range");
             let hits = kept.hits.clone();
@@ -147,7 +147,7 @@ impl Reranker {
         hits
     }
 
-    fn keep(&mut self, text: &str, hits: &[Hit]) {
+    fn keep(&mut self, text: &str, hits: &[Scored]) {
         let mut total: usize = self.kept.iter().map(|k| k.hits.len()).sum::<usize>() + hits.len();
         while total > KEPT_HITS {
             match self.kept.pop_front() {
@@ -163,7 +163,12 @@ impl Reranker {
 
     /// Score `ids` (in list order), in parallel when there are many, and
     /// order them.
-    fn score_and_order(&mut self, entries: &[Entry], ids: &[EntryId], query: &Query) -> Vec<Hit> {
+    fn score_and_order(
+        &mut self,
+        entries: &[Entry],
+        ids: &[EntryId],
+        query: &Query,
+    ) -> Vec<Scored> {
         if ids.len() > self.serial_up_to && self.rankers.len() > 1 {
             if let Some(parts) = self.score_parallel(entries, ids, query) {
                 return ordered(&parts);
@@ -183,7 +188,7 @@ impl Reranker {
         entries: &[Entry],
         ids: &[EntryId],
         query: &Query,
-    ) -> Option<Vec<Vec<(Hit, bool)>>> {
+    ) -> Option<Vec<Vec<(Scored, bool)>>> {
         if self.workers.is_none() {
             self.workers = rayon::ThreadPoolBuilder::new()
                 .num_threads(self.rankers.len())
@@ -193,7 +198,7 @@ impl Reranker {
         }
         let workers = self.workers.as_ref()?;
         let rankers = &self.rankers;
-        let parts: Vec<Vec<(Hit, bool)>> = workers.install(|| {
+        let parts: Vec<Vec<(Scored, bool)>> = workers.install(|| {
             ids.par_chunks(self.task)
                 .map(|task| {
                     let worker = rayon::current_thread_index().unwrap_or(0) % rankers.len();

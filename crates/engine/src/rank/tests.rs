@@ -447,15 +447,15 @@ proptest! {
         scored in proptest::collection::vec((any::<bool>(), any::<bool>(), 0u32..4), 0..60),
         split in 1usize..8,
     ) {
-        let scored: Vec<(Hit, bool)> = scored
+        let scored: Vec<(Scored, bool)> = scored
             .into_iter()
             .enumerate()
-            .map(|(i, (exact, in_label, score))| (Hit { id: i as EntryId, exact, score }, in_label))
+            .map(|(i, (exact, in_label, score))| (Scored { id: i as EntryId, exact, score }, in_label))
             .collect();
         let mut sorted = scored.clone();
         sorted.sort_by_key(|(hit, in_label)| order_key(hit, *in_label));
-        let sorted: Vec<Hit> = sorted.into_iter().map(|(hit, _)| hit).collect();
-        let parts: Vec<Vec<(Hit, bool)>> = scored.chunks(split).map(<[_]>::to_vec).collect();
+        let sorted: Vec<Scored> = sorted.into_iter().map(|(hit, _)| hit).collect();
+        let parts: Vec<Vec<(Scored, bool)>> = scored.chunks(split).map(<[_]>::to_vec).collect();
         prop_assert_eq!(ordered(&parts), sorted);
     }
 }

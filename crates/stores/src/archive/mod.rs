@@ -7,7 +7,7 @@
 //! The archive is a store like the others: an archived session is read
 //! by its kind's own reader, from its copy decompressed at the path it
 //! had below its root ([`view`]); nothing of the agent's store is ever
-//! written. A listing ([`crate::scan`]) adds, after the stores, every
+//! written. A listing ([`crate::catalog::scan`]) adds, after the stores, every
 //! archived session whose root the run reads and whose kind and id the
 //! stores no longer list (a session in both is listed once, the live one).
 //!
@@ -38,7 +38,7 @@ use crate::caches::{lock, Caches};
 use crate::model::StoreKind;
 use crate::registry::kind_by_name;
 use crate::roots::StoreRoots;
-use crate::scan::ScanEvent;
+use crate::store::ScanEvent;
 use crate::store::{env_or_home, Env};
 use manifest::Manifest;
 
@@ -157,7 +157,7 @@ impl Archive {
         }
     }
 
-    /// Keeping with every listing ([`crate::scan`]) when `auto`.
+    /// Keeping with every listing ([`crate::catalog::scan`]) when `auto`.
     pub fn with_auto(mut self, auto: bool) -> Self {
         self.auto = auto;
         self

@@ -39,7 +39,9 @@ use std::any::Any;
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{Block, EventKind, History, MessageSource, SurfaceEvent, SurfaceSink};
+use session_ref_core::model::{
+    Block, EventKind, History, MessageSource, SurfaceEvent, SurfaceSink,
+};
 
 /// What a recorded event is, as far as a projection can tell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -43,11 +43,11 @@ use serde_json::Value;
 
 use crate::caches::Caches;
 use crate::error::ReadError;
-use crate::index::title::TitleInputs;
+use crate::index::stamp::TitleInputs;
 use crate::kinds::foreign::{folded_surface, read_bounded, title_from_text, SurfaceBuilder};
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
-use crate::scan::{has_suffix, ScanEvent};
 use crate::store::{env_or_home, Env, Store};
+use crate::store::{has_suffix, ScanEvent};
 
 /// The Amp store kind.
 pub struct Amp;
@@ -367,7 +367,7 @@ impl Store for Amp {
                 .max()
         });
         sent.map(|ms| ms.div_euclid(1000))
-            .or_else(|| crate::modified_secs(&record.path))
+            .or_else(|| crate::caches::modified_secs(&record.path))
     }
 }
 

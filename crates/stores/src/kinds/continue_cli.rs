@@ -62,12 +62,13 @@ use serde_json::Value;
 
 use crate::caches::Caches;
 use crate::error::ReadError;
-use crate::index::title::{TitleIndex, TitleInputs};
+use crate::index::stamp::TitleInputs;
+use crate::index::title::TitleIndex;
 use crate::kinds::foreign::{text_items, title_from_text, SurfaceBuilder};
 use crate::kinds::opencode::convo::rfc3339_ms;
 use crate::kinds::torn::{self, TornObject};
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
-use crate::scan::ScanEvent;
+use crate::store::ScanEvent;
 use crate::store::{Env, Store};
 
 /// The Continue CLI store kind.

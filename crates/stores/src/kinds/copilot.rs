@@ -127,12 +127,13 @@ use serde::{Deserialize, Serialize};
 use crate::caches::Caches;
 use crate::error::ReadError;
 use crate::index::journal::{Folded, Journal, ResumePoint};
-use crate::index::title::{TitleIndex, TitleInputs};
+use crate::index::stamp::TitleInputs;
+use crate::index::title::TitleIndex;
 use crate::kinds::foreign::{
     self, read_lines, title_from_text, FileCache, LineSays, SurfaceBuilder, Visit,
 };
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
-use crate::scan::ScanEvent;
+use crate::store::ScanEvent;
 use crate::store::{env_or_home, Env, Store};
 use session_ref_core::time::Instant;
 use session_ref_jsonl::loose::{is_str, non_empty, scan_fields, scan_or_parse, scan_or_parse_line};

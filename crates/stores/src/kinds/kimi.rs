@@ -63,12 +63,12 @@ use serde_json::Value;
 
 use crate::caches::Caches;
 use crate::error::ReadError;
-use crate::index::title::{Stamp, TitleInputs};
+use crate::index::stamp::{Stamp, TitleInputs};
 use crate::kinds::foreign::{
     fold_all_lines, read_lines, text_items, title_from_text, LineSays, SurfaceBuilder, Visit,
 };
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
-use crate::scan::ScanEvent;
+use crate::store::ScanEvent;
 use crate::store::{env_or_home, Env, Store};
 use session_ref_core::time::Instant;
 

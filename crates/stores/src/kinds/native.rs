@@ -33,8 +33,8 @@ use crate::model::{
     EventKind, MessageSource, SessionRecord, StoreKind, Surface, SurfaceEvent, SurfaceSink,
     ToolEvent,
 };
-use crate::scan::{has_suffix, ScanEvent};
 use crate::store::{env_or_home, Env, Store};
+use crate::store::{has_suffix, ScanEvent};
 use session_ref_jsonl::envelope;
 use session_ref_jsonl::lines::{self, Pieces};
 use session_ref_jsonl::loose::{self, Loose, LooseBlock};

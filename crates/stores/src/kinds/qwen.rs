@@ -85,14 +85,14 @@ use std::sync::Arc;
 
 use crate::caches::Caches;
 use crate::error::ReadError;
-use crate::index::title::TitleInputs;
+use crate::index::stamp::TitleInputs;
 use crate::kinds::foreign::{
     fold_all_lines, last_line_where, read_lines, title_from_text, FileCache, LineSays,
     SurfaceBuilder, Visit,
 };
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
-use crate::scan::{has_suffix, ScanEvent};
 use crate::store::{env_or_home, Env, Store};
+use crate::store::{has_suffix, ScanEvent};
 use session_ref_core::time::Instant;
 use session_ref_jsonl::loose::{
     is_str, is_true, non_empty, raw_elements, scan_fields, scan_or_parse, scan_or_parse_line,

@@ -48,7 +48,7 @@ use std::time::Duration;
 use rusqlite::{Connection, OpenFlags};
 
 use crate::caches::lock;
-use crate::index::title::Stamp;
+use crate::index::stamp::Stamp;
 
 /// The longest wait for a lock opencode holds.
 pub const BUSY: Duration = Duration::from_millis(200);

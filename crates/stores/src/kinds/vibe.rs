@@ -59,10 +59,10 @@ use serde_json::Value;
 
 use crate::caches::Caches;
 use crate::error::ReadError;
-use crate::index::title::TitleInputs;
+use crate::index::stamp::TitleInputs;
 use crate::kinds::foreign::{text_items, title_from_text, SurfaceBuilder};
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
-use crate::scan::ScanEvent;
+use crate::store::ScanEvent;
 use crate::store::{env_or_home, Env, Store};
 use session_ref_core::time::Instant;
 
@@ -425,7 +425,7 @@ impl Store for Vibe {
             .ok()
             .and_then(|m| m.get("end_time")?.as_str().and_then(Instant::parse_rfc3339))
             .map(Instant::unix_seconds)
-            .or_else(|| crate::modified_secs(&record.path))
+            .or_else(|| crate::caches::modified_secs(&record.path))
     }
 }
 

@@ -96,8 +96,8 @@ use crate::index::title::TitleIndex;
 use crate::model::SessionRecord;
 use crate::private;
 use crate::roots::StoreRoots;
-use crate::scan::{walk_files, ScanEvent};
 use crate::search::extract::{self, Message};
+use crate::store::{walk_files, ScanEvent};
 
 /// The manifest format; another value is rebuilt (4: postcard replaced
 /// bincode, in the manifest and in the resume points it holds; 5: bitcode
@@ -168,8 +168,8 @@ impl Stamp {
     }
 }
 
-impl From<crate::index::title::Stamp> for Stamp {
-    fn from(s: crate::index::title::Stamp) -> Self {
+impl From<crate::index::stamp::Stamp> for Stamp {
+    fn from(s: crate::index::stamp::Stamp) -> Self {
         Stamp {
             len: s.len,
             mtime_ns: u128::try_from(s.mtime_ns).unwrap_or(0),
@@ -665,7 +665,7 @@ impl Index {
         })
     }
 
-    /// List the sessions under `roots` as [`crate::scan`] does, but
+    /// List the sessions under `roots` as [`crate::catalog::scan`] does, but
     /// taking the record of every log whose version the index holds from
     /// the index: only new and changed logs are opened. (Each root is
     /// walked with its kind's [`crate::Store::wants`] and files are

@@ -93,10 +93,10 @@ use rayon::prelude::*;
 
 use crate::caches::{Caches, KnownCwds, TargetCwd};
 use crate::error::ReadError;
-use crate::index::title::Stamp;
+use crate::index::stamp::Stamp;
 use crate::kinds::foreign::{folded_surface, read_bounded, FileCache, SurfaceBuilder};
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
-use crate::scan::ScanEvent;
+use crate::store::ScanEvent;
 use crate::store::{Env, Store};
 use chat::{Head, Said, Section};
 
@@ -495,7 +495,7 @@ impl Store for Aider {
             Some(next) => local_to_rfc3339(&next.head.started)
                 .and_then(|t| session_ref_core::time::Instant::parse_rfc3339(&t))
                 .map(session_ref_core::time::Instant::unix_seconds),
-            None => crate::modified_secs(file),
+            None => crate::caches::modified_secs(file),
         }
     }
 

@@ -93,13 +93,13 @@ use std::sync::Arc;
 
 use crate::caches::Caches;
 use crate::error::ReadError;
-use crate::index::title::TitleInputs;
+use crate::index::stamp::TitleInputs;
 use crate::kinds::foreign::{
     fold_said_lines, last_line_where, read_lines, read_said_lines, title_from_text, typed_inside,
     FileCache, LineSays, Visit,
 };
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
-use crate::scan::ScanEvent;
+use crate::store::ScanEvent;
 use crate::store::{Env, Store};
 use session_ref_core::time::{format_rfc3339_utc, Instant};
 use session_ref_jsonl::loose::{from_line, is_str, raw_elements, string, RawText};

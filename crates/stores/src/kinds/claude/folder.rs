@@ -17,7 +17,7 @@ use rayon::prelude::*;
 use super::tail::{summaries_of, tail_facts, TailFacts};
 use crate::caches::lock;
 use crate::kinds::foreign::FileCache;
-use crate::scan::has_suffix;
+use crate::store::has_suffix;
 use session_ref_core::time::Instant;
 
 /// How long before a session's first timestamp a sibling may have been

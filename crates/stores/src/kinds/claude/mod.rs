@@ -36,11 +36,11 @@ use std::sync::Arc;
 use crate::caches::Caches;
 use crate::error::ReadError;
 use crate::index::journal::{Folded, Journal, ResumePoint};
-use crate::index::title::TitleInputs;
+use crate::index::stamp::TitleInputs;
 use crate::kinds::foreign::{self, read_lines, Visit};
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
-use crate::scan::{has_suffix, ScanEvent};
 use crate::store::{env_or_home, Env, Store};
+use crate::store::{has_suffix, ScanEvent};
 use session_ref_core::time::Instant;
 use session_ref_jsonl::loose::{is_str, non_empty, string};
 

@@ -85,10 +85,11 @@ use serde_json::Value;
 
 use crate::caches::Caches;
 use crate::error::ReadError;
-use crate::index::title::{TitleIndex, TitleInputs};
+use crate::index::stamp::TitleInputs;
+use crate::index::title::TitleIndex;
 use crate::kinds::foreign::title_from_text;
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
-use crate::scan::ScanEvent;
+use crate::store::ScanEvent;
 use crate::store::{Env, Store};
 use session_ref_core::time::Instant;
 
@@ -474,7 +475,7 @@ impl Store for Cline {
         convo::updated_at(&head[..read])
             .and_then(|at| Instant::parse_rfc3339(&at))
             .map(Instant::unix_seconds)
-            .or_else(|| crate::modified_secs(&record.path))
+            .or_else(|| crate::caches::modified_secs(&record.path))
     }
 }
 
@@ -516,7 +517,7 @@ mod tests {
             [PathBuf::from("/home/u/.cline/data/sessions")]
         );
         assert_eq!(
-            crate::default_roots_help(KIND),
+            crate::roots::default_roots_help(KIND),
             "$CLINE_SESSION_DATA_DIR, else $CLINE_DATA_DIR/sessions, \
              else $CLINE_DIR/data/sessions, else ~/.cline/data/sessions"
         );

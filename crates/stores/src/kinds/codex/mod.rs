@@ -58,11 +58,11 @@ use serde_json::value::RawValue;
 use crate::caches::Caches;
 use crate::error::ReadError;
 use crate::index::journal::{Folded, ResumePoint};
-use crate::index::title::TitleInputs;
+use crate::index::stamp::TitleInputs;
 use crate::kinds::foreign::{is_zstd, last_line_where, read_lines, trailing_uuid, Visit};
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
-use crate::scan::{has_suffix, ScanEvent};
 use crate::store::{env_or_home, Env, Store};
+use crate::store::{has_suffix, ScanEvent};
 use session_ref_core::time::Instant;
 use session_ref_jsonl::loose::{non_empty, string, RawText};
 
@@ -74,16 +74,13 @@ mod testing;
 mod title;
 
 pub use fold::read_surface;
-pub use title::read_title;
+pub use title::{read_title, SESSION_INDEX};
 
 use fold::{fold_resumable, fold_surface};
 use line::{parse_line, Item, Line};
 
 /// How many lines listing reads looking for the first `session_meta`.
 const HEAD_LINES: u64 = 32;
-
-/// The name of the thread index beside the `sessions` directory.
-pub const SESSION_INDEX: &str = "session_index.jsonl";
 
 /// The Codex CLI store.
 pub struct Codex;

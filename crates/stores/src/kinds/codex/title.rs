@@ -12,13 +12,15 @@ use serde_json::value::RawValue;
 use super::fold::{find_rollout, history_base, HistoryBase, MAX_FORK_DEPTH};
 use super::line::{parse_line, Item};
 use super::said::{prompt_title, said_in_event, said_in_item, Said};
-use super::SESSION_INDEX;
 use crate::caches::Caches;
 use crate::error::ReadError;
 use crate::kinds::foreign::{last_line_where, read_lines, FileCache, Visit};
 use crate::model::SessionRecord;
 use session_ref_core::time::Instant;
 use session_ref_jsonl::loose::{is_str, string};
+
+/// The name of the thread index beside the `sessions` directory.
+pub const SESSION_INDEX: &str = "session_index.jsonl";
 
 /// A thread name and when it was set.
 #[derive(Debug, Clone, PartialEq, Eq)]

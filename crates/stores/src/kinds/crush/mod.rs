@@ -68,17 +68,17 @@ use rusqlite::Connection;
 
 use crate::caches::{lock, Caches};
 use crate::error::ReadError;
-use crate::index::title::Stamp;
+use crate::index::stamp::Stamp;
 use crate::kinds::foreign::title_from_text;
-use crate::kinds::sqlite::{open_with, Dialect, Pool};
+use crate::kinds::sqlite::{open_with, Pool};
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
-use crate::scan::ScanEvent;
+use crate::store::ScanEvent;
 use crate::store::{env_or_home, list_alone, surface_of, Env, Store};
 use session_ref_core::time::format_rfc3339_utc;
 
-use schema::{SessionData, SessionRow, Shape};
+use schema::{SessionData, SessionRow, Shape, DIALECT};
 
-pub use schema::NEWEST_KNOWN;
+pub use schema::{secs, NEWEST_KNOWN};
 
 /// The Crush store.
 pub struct Crush;
@@ -95,23 +95,6 @@ const PLACEHOLDERS: &[&str] = &["Untitled Session", "New Session"];
 
 /// The file naming every project Crush ran in.
 const REGISTRY: &str = "projects.json";
-
-/// Crush's database, for the reasons a reader gives.
-pub(crate) const DIALECT: Dialect = Dialect {
-    product: "Crush",
-    newest_known: NEWEST_KNOWN,
-    follows: "Crush at 37f36e9 (2026-08-21)",
-};
-
-/// Unix seconds from a Crush time, seconds or milliseconds (see the
-/// module docs).
-pub fn secs(time: i64) -> i64 {
-    if time.unsigned_abs() >= 100_000_000_000 {
-        time.div_euclid(1000)
-    } else {
-        time
-    }
-}
 
 /// An open database and its [`Shape`].
 pub struct Db {

@@ -13,10 +13,27 @@ use std::collections::HashMap;
 use rusqlite::{Connection, OptionalExtension};
 
 use super::convo::Stored;
-use crate::kinds::sqlite::{columns_of, missing_of, tally, Why};
+use crate::kinds::sqlite::{columns_of, missing_of, tally, Dialect, Why};
 
 /// The newest migration of the Crush source followed.
 pub const NEWEST_KNOWN: &str = "20260127000000";
+
+/// Crush's database, for the reasons a reader gives.
+pub(crate) const DIALECT: Dialect = Dialect {
+    product: "Crush",
+    newest_known: NEWEST_KNOWN,
+    follows: "Crush at 37f36e9 (2026-08-21)",
+};
+
+/// Unix seconds from a Crush time, seconds or milliseconds (see the
+/// [module docs](super)).
+pub fn secs(time: i64) -> i64 {
+    if time.unsigned_abs() >= 100_000_000_000 {
+        time.div_euclid(1000)
+    } else {
+        time
+    }
+}
 
 /// The columns read of `sessions`.
 pub const SESSIONS: &[&str] = &[
@@ -55,7 +72,7 @@ pub struct SessionRow {
     pub parent: Option<String>,
     /// The title.
     pub title: String,
-    /// Seconds or milliseconds ([`super::secs`]).
+    /// Seconds or milliseconds ([`secs`]).
     pub created: i64,
     /// Seconds or milliseconds.
     pub updated: i64,
@@ -75,7 +92,7 @@ pub fn check(conn: &Connection) -> Result<Shape, Why> {
     if !missing.is_empty() {
         return Err(Why::Other(format!(
             "not a Crush database (or a newer Crush's; this reader follows {}): no {}",
-            super::DIALECT.follows,
+            DIALECT.follows,
             missing.join(", ")
         )));
     }
@@ -99,7 +116,7 @@ fn session_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<SessionRow> {
 
 /// A SQLite error said for a person.
 fn say(e: &rusqlite::Error) -> String {
-    crate::kinds::sqlite::reason(&super::DIALECT, e)
+    crate::kinds::sqlite::reason(&DIALECT, e)
 }
 
 /// Every session row.
@@ -132,7 +149,7 @@ pub struct SessionData {
     pub summary: Option<String>,
 }
 
-/// A Crush time in seconds, in SQL (see [`super::secs`]).
+/// A Crush time in seconds, in SQL (see [`secs`]).
 const CREATED_SECS: &str =
     "CASE WHEN abs(created_at) >= 100000000000 THEN created_at / 1000 ELSE created_at END";
 
@@ -227,5 +244,5 @@ pub fn versions(conn: &Connection) -> Result<HashMap<String, (u64, i64)>, String
         "SELECT id, 0, updated_at FROM sessions",
         "SELECT session_id, count(*), max(updated_at) FROM messages GROUP BY session_id",
     ];
-    tally(conn, &queries, super::secs).map_err(|e| say(&e))
+    tally(conn, &queries, secs).map_err(|e| say(&e))
 }

@@ -77,14 +77,15 @@ use rayon::prelude::*;
 
 use crate::caches::{lock, Caches};
 use crate::error::ReadError;
-use crate::index::title::{TitleIndex, TitleInputs};
+use crate::index::stamp::TitleInputs;
+use crate::index::title::TitleIndex;
 use crate::kinds::foreign::{
     fold_said_lines, read_lines, read_said_lines, title_from_text, typed_inside, FileCache,
     LineSays, Visit,
 };
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
-use crate::scan::{has_suffix, walk_files, ScanEvent};
 use crate::store::{env_or_home, Env, Store};
+use crate::store::{has_suffix, walk_files, ScanEvent};
 use session_ref_core::time::format_rfc3339_utc;
 use session_ref_jsonl::loose::{from_line, is_str, raw_elements, string, RawText};
 

@@ -14,11 +14,10 @@ use serde_json::Value;
 
 use super::layout::{chat_files, is_legacy, Projects};
 use super::session::{current_file, facts_of, remember_folders, Facts};
-use super::KIND;
 use crate::caches::Caches;
 use crate::index::title::TitleIndex;
-use crate::model::SessionRecord;
-use crate::scan::ScanEvent;
+use crate::model::{SessionRecord, StoreKind};
+use crate::store::ScanEvent;
 use session_ref_core::time::Instant;
 use session_ref_jsonl::lines;
 
@@ -49,11 +48,17 @@ enum HeadFact {
     Skipped(String),
 }
 
-/// The head of `path` below `root`, through the title index when in use.
-pub(super) fn head_of(caches: &Caches, root: &Path, path: &Path) -> Result<Head, NotListed> {
+/// The head of `path` below `root`, through the title index when in use
+/// (`kind` is Gemini CLI's handle, the index's key).
+pub(super) fn head_of(
+    kind: StoreKind,
+    caches: &Caches,
+    root: &Path,
+    path: &Path,
+) -> Result<Head, NotListed> {
     let mut unreadable = None;
     let index = caches.get::<TitleIndex>();
-    let found = index.file_fact(KIND, root, path, || match read_head(path) {
+    let found = index.file_fact(kind, root, path, || match read_head(path) {
         Ok(head) => Some(HeadFact::Chat {
             session_id: head.session_id,
             project_hash: head.project_hash,
@@ -139,10 +144,15 @@ fn read_head(path: &Path) -> Result<Head, NotListed> {
 /// Why a sub-agent's chat is not listed.
 pub(crate) const SUBAGENT: &str = "Gemini CLI sub-agent chat (part of its parent session)";
 
-/// List the sessions under a Gemini CLI root (`.gemini`).
-pub(super) fn scan_root(caches: &Caches, root: &Arc<Path>, sink: &(dyn Fn(ScanEvent) + Sync)) {
+/// List the sessions under a Gemini CLI root (`.gemini`) as `kind`.
+pub(super) fn scan_root(
+    kind: StoreKind,
+    caches: &Caches,
+    root: &Arc<Path>,
+    sink: &(dyn Fn(ScanEvent) + Sync),
+) {
     remember_folders(caches, root);
-    caches.get::<TitleIndex>().listing_root(KIND, root);
+    caches.get::<TitleIndex>().listing_root(kind, root);
     let projects = Projects::read(caches, root, &mut |path, reason| {
         sink(ScanEvent::Unreadable { path, reason })
     });
@@ -166,7 +176,7 @@ pub(super) fn scan_root(caches: &Caches, root: &Arc<Path>, sink: &(dyn Fn(ScanEv
     }
     let heads: Vec<Result<Head, NotListed>> = files
         .par_iter()
-        .map(|(_, path)| head_of(caches, root, path))
+        .map(|(_, path)| head_of(kind, caches, root, path))
         .collect();
     let mut groups: HashMap<&str, Vec<usize>> = HashMap::new();
     let mut order: Vec<&str> = Vec::new();
@@ -218,7 +228,7 @@ pub(super) fn scan_root(caches: &Caches, root: &Arc<Path>, sink: &(dyn Fn(ScanEv
             projects.root_of(folder, head(i).project_hash.as_deref())
         });
         sink(ScanEvent::Record(SessionRecord::new(
-            KIND,
+            kind,
             root.clone(),
             files[listed].1.clone(),
             id.to_owned(),

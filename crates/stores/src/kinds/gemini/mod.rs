@@ -61,9 +61,9 @@ use std::sync::Arc;
 
 use crate::caches::Caches;
 use crate::error::ReadError;
-use crate::index::title::TitleInputs;
+use crate::index::stamp::TitleInputs;
 use crate::model::{SessionRecord, StoreKind, Surface};
-use crate::scan::ScanEvent;
+use crate::store::ScanEvent;
 use crate::store::{env_or_home, Env, Store};
 use session_ref_core::time::Instant;
 
@@ -152,7 +152,7 @@ impl Store for Gemini {
             path: folder_path.to_owned(),
             root: read_project_root(folder_path),
         };
-        match head_of(caches, root, path) {
+        match head_of(KIND, caches, root, path) {
             Ok(head) if head.subagent => ScanEvent::Skipped {
                 path: path.to_owned(),
                 reason: SUBAGENT.into(),
@@ -193,7 +193,7 @@ impl Store for Gemini {
         root: &Arc<Path>,
         sink: &(dyn Fn(ScanEvent) + Sync),
     ) {
-        scan_root(caches, root, sink);
+        scan_root(KIND, caches, root, sink);
     }
 
     /// The title is the current chat's, and which chat is current depends

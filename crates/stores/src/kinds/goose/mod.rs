@@ -71,12 +71,12 @@ use rayon::prelude::*;
 
 use crate::caches::{lock, Caches};
 use crate::error::ReadError;
-use crate::index::title::Stamp;
+use crate::index::stamp::Stamp;
 use crate::kinds::foreign::title_from_text;
 use crate::kinds::opencode::convo::rfc3339_ms;
 use crate::kinds::sqlite::Pool;
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
-use crate::scan::ScanEvent;
+use crate::store::ScanEvent;
 use crate::store::{list_alone, surface_of, Env, Store};
 use session_ref_core::time::Instant;
 
@@ -431,7 +431,7 @@ impl Store for Goose {
                 let row = row_of(caches, db, record).ok()?;
                 Instant::parse_rfc3339(&convo::rfc3339(&row.updated_at)?).map(Instant::unix_seconds)
             }
-            None => crate::modified_secs(&record.path),
+            None => crate::caches::modified_secs(&record.path),
         }
     }
 

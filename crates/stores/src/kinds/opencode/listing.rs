@@ -11,7 +11,7 @@ use super::{convo, legacy, Family, OpencodeCaches, LEGACY_COPY};
 use crate::caches::{lock, Caches};
 use crate::index::title::TitleIndex;
 use crate::model::SessionRecord;
-use crate::scan::ScanEvent;
+use crate::store::ScanEvent;
 
 /// List the legacy session `files` of `root` through `sink`; a session
 /// also in a database (`in_db`) is a legacy copy, not listed.

@@ -136,9 +136,9 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::caches::{lock, Caches};
 use crate::error::ReadError;
-use crate::index::title::Stamp;
+use crate::index::stamp::Stamp;
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
-use crate::scan::ScanEvent;
+use crate::store::ScanEvent;
 use crate::store::{env_or_home, list_alone, surface_of, Env, Store};
 
 use convo::StoredMessage;
@@ -332,7 +332,7 @@ impl Store for Family {
     /// A legacy session's message and part files (a database session is
     /// all in its database).
     fn side_files(&self, _caches: &Caches, record: &SessionRecord) -> Vec<PathBuf> {
-        match crate::scan::has_suffix(&record.path, ".json") && record.path.is_file() {
+        match crate::store::has_suffix(&record.path, ".json") && record.path.is_file() {
             true => legacy::message_files(&record.path, &record.id),
             false => Vec::new(),
         }

@@ -51,34 +51,35 @@
 //! differs, the checksum does not match (a torn or flipped byte), or the
 //! payload does not decode within its own length (the decoder's limit is
 //! the payload size, so a corrupt length never allocates beyond it).
+//!
+//! Parts: this module reads through the [`Store`] trait and answers
+//! listing, titles and activity; `shard` is the files (entries, the
+//! on-disk form, pruning, growth checks) and knows no store; the stamps
+//! and title inputs are [`crate::index::stamp`], below the trait, which
+//! names them. The trait's default scan lists through the index by the
+//! [`ListFile`] this index is (put in a run's caches by
+//! [`TitleIndex::into_caches`]), so the trait names nothing above it.
 
-use std::borrow::Cow;
+mod shard;
+
 use std::collections::HashMap;
-use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use crate::caches::lock;
+use serde::Serialize;
 
-use serde::{Deserialize, Serialize};
-
-use crate::caches::Caches;
+use crate::caches::{lock, Caches};
 use crate::error::ReadError;
 use crate::index::sealed;
+use crate::index::stamp::fingerprint_of;
+pub use crate::index::stamp::{Change, Stamp, TitleInputs};
 use crate::model::{SessionRecord, StoreKind};
-use crate::scan::ScanEvent;
-use crate::store::Store;
-
-/// Version of the index file; another version is ignored and rebuilt
-/// (4: postcard replaced bincode, and entries keep the last activity;
-/// 5: bitcode replaced postcard, with a head for pruning).
-const VERSION: u32 = 5;
-/// First bytes of an index file.
-const MAGIC: &[u8; 4] = b"SRTI";
-/// Bytes before the end of the last scan compared to tell growth by
-/// appending from a rewrite.
-const GUARD: u64 = 64;
+use crate::store::{ListFile, Lister, ScanEvent, Store};
+use shard::{
+    appended, change_of, key, prune_gone_roots, read_guard, scan_end, shard_name, Key, Listed,
+    Shard, Title,
+};
 
 /// The cache directory from the environment: `$XDG_CACHE_HOME/session-ref`
 /// when set to an absolute path, else `~/.cache/session-ref`.
@@ -86,282 +87,6 @@ pub fn cache_dir(env: impl Fn(&str) -> Option<String>, home: Option<&Path>) -> O
     match env("XDG_CACHE_HOME").filter(|v| Path::new(v).is_absolute()) {
         Some(dir) => Some(Path::new(&dir).join("session-ref")),
         None => home.map(|h| h.join(".cache").join("session-ref")),
-    }
-}
-
-/// A file modified less than this long before it was looked at may still
-/// change within the same timestamp tick: such a stamp is not trusted to
-/// identify its contents, and the file is read again next time.
-const RACY_NS: i128 = 2_000_000_000;
-
-/// What identifies one version of a file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Stamp {
-    /// Length in bytes.
-    pub len: u64,
-    /// Modification time, nanoseconds since the epoch (0 when unknown).
-    pub mtime_ns: i128,
-    /// Inode number (0 where there is none).
-    pub inode: u64,
-}
-
-impl Stamp {
-    /// The stamp of `path` now, `None` when it cannot be read or was
-    /// modified too recently to be told apart from its next version.
-    pub fn of(path: &Path) -> Option<Stamp> {
-        Stamp::read(path).filter(|stamp| !stamp.racy())
-    }
-
-    /// The stamp of `path` now, however recently it was modified (`None`
-    /// when it cannot be read).
-    pub fn current(path: &Path) -> Option<Stamp> {
-        Stamp::read(path)
-    }
-
-    /// The modification time, `None` when unknown.
-    pub fn modified(&self) -> Option<std::time::SystemTime> {
-        let ns = u64::try_from(self.mtime_ns).ok().filter(|&ns| ns > 0)?;
-        Some(std::time::UNIX_EPOCH + std::time::Duration::from_nanos(ns))
-    }
-
-    /// Whether the file was modified too recently for this stamp to
-    /// identify its contents.
-    fn racy(&self) -> bool {
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos() as i128);
-        now - self.mtime_ns < RACY_NS
-    }
-
-    fn read(path: &Path) -> Option<Stamp> {
-        let meta = std::fs::metadata(path).ok()?;
-        let mtime_ns = meta
-            .modified()
-            .ok()
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            .map_or(0, |d| d.as_nanos() as i128);
-        #[cfg(unix)]
-        let inode = std::os::unix::fs::MetadataExt::ino(&meta);
-        #[cfg(not(unix))]
-        let inode = 0;
-        Some(Stamp {
-            len: meta.len(),
-            mtime_ns,
-            inode,
-        })
-    }
-}
-
-/// What listing found in a file.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-enum Listed {
-    /// A session: the record's own fields.
-    Record {
-        id: String,
-        cwd: Option<String>,
-        created_at: String,
-    },
-    /// Not a session, and why.
-    Skipped { reason: String },
-}
-
-/// A title found by scanning a file up to `scanned`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-struct Title {
-    /// The latest title, when any.
-    title: Option<String>,
-    /// Where the title's line starts.
-    offset: Option<u64>,
-    /// Fingerprint of the title's other inputs (0 when it has none).
-    #[serde(default)]
-    inputs: u64,
-    /// Bytes of the file the scan covered (a line boundary: the file's
-    /// length when it ended with a newline, else 0, so a torn last line is
-    /// read again).
-    scanned: u64,
-    /// The `GUARD` bytes before `scanned`, in hex, to recognise appending.
-    guard: String,
-}
-
-/// One file's entry: what listing and the title search found, each with
-/// the stamp of the file it was found in.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-struct Entry {
-    kind: String,
-    path: PathBuf,
-    listed: Option<(Stamp, Listed)>,
-    title: Option<(Stamp, Title)>,
-    /// A store's own fact about the file ([`TitleIndex::file_fact`]),
-    /// encoded by [`sealed::encode`].
-    fact: Option<(Stamp, Vec<u8>)>,
-    /// The session's last activity ([`Store::last_activity`], Unix
-    /// seconds), with the fingerprint of the title's other inputs (0 when
-    /// it has none) it was read with.
-    activity: Option<(Stamp, u64, Option<i64>)>,
-}
-
-#[derive(Serialize, Deserialize)]
-struct IndexFile {
-    version: u32,
-    entries: Vec<Entry>,
-}
-
-/// The other files a title depends on (see [`Store::title_inputs`]).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum TitleInputs {
-    /// These files (absent ones count as absent).
-    Files(Vec<PathBuf>),
-    /// Every file directly in this folder.
-    Folder(PathBuf),
-}
-
-/// How a file changed since the index last saw it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Change {
-    /// Not in the index before.
-    New,
-    /// Only appended to: bytes before `from` are as they were.
-    Grown {
-        /// Offset up to which the earlier scan read.
-        from: u64,
-    },
-    /// Changed otherwise: read again whole.
-    Rewritten,
-}
-
-/// A file's key in its root's shard: its absolute path (a relative store
-/// path names different files from different directories).
-type Key = PathBuf;
-
-/// The index of the files below one store root: one file in the cache
-/// directory, so that a run reads only the entries of the roots it lists.
-#[derive(Debug, Default)]
-struct Shard {
-    /// Where it is kept.
-    file: PathBuf,
-    /// Entries as loaded.
-    /// Entries as loaded, each with whether this run's listing found the
-    /// file unchanged (such an entry is kept as it is, not copied).
-    old: HashMap<Key, (Entry, AtomicBool)>,
-    /// The kind of the root, for new entries.
-    kind: String,
-    /// Entries of this run (files seen by listing or title reads).
-    fresh: Mutex<HashMap<Key, Entry>>,
-    /// Whether anything differs from what was loaded.
-    dirty: AtomicBool,
-    /// Whether this run listed the root (only then are files it did not
-    /// see known to be gone).
-    listed: AtomicBool,
-}
-
-impl Shard {
-    /// The shard kept in `file`; a missing, damaged or other-version file
-    /// gives an empty shard (rebuilt when saved).
-    fn open(file: PathBuf, kind: &str) -> Shard {
-        let old = std::fs::read(&file)
-            .ok()
-            .and_then(|bytes| decode(&bytes))
-            .map(|index| {
-                index
-                    .entries
-                    .into_iter()
-                    .map(|e| (e.path.clone(), (e, AtomicBool::new(false))))
-                    .collect()
-            })
-            .unwrap_or_default();
-        Shard {
-            file,
-            old,
-            kind: kind.to_owned(),
-            ..Shard::default()
-        }
-    }
-
-    /// This run's entry of `key`, created from the loaded one.
-    fn fresh_entry<'a>(&self, fresh: &'a mut HashMap<Key, Entry>, key: Key) -> &'a mut Entry {
-        fresh.entry(key).or_insert_with_key(|key| {
-            self.old
-                .get(key)
-                .map(|(e, _)| e.clone())
-                .unwrap_or_else(|| Entry {
-                    kind: self.kind.clone(),
-                    path: key.clone(),
-                    listed: None,
-                    title: None,
-                    fact: None,
-                    activity: None,
-                })
-        })
-    }
-
-    /// Write this run's entries, replacing the file atomically, when
-    /// something changed; a failure is not an error (it is only a cache).
-    /// Whether the file was written.
-    fn save(&self) -> bool {
-        let fresh = lock(&self.fresh);
-        let listed = self.listed.load(Ordering::Relaxed);
-        let kept = |(k, (_, seen)): (&Key, &(Entry, AtomicBool))| {
-            !fresh.contains_key(k) && (!listed || seen.load(Ordering::Relaxed))
-        };
-        let vanished = listed
-            && self
-                .old
-                .iter()
-                .any(|(k, (_, seen))| !fresh.contains_key(k) && !seen.load(Ordering::Relaxed));
-        if !self.dirty.load(Ordering::Relaxed) && !vanished {
-            return false;
-        }
-        // Without a listing, entries not seen this run are kept.
-        let unchanged = self.old.iter().filter(|&kv| kept(kv)).map(|(_, (e, _))| e);
-        let mut entries: Vec<Entry> = fresh.values().chain(unchanged).cloned().collect();
-        entries.sort_by(|a, b| (&a.kind, &a.path).cmp(&(&b.kind, &b.path)));
-        let index = IndexFile {
-            version: VERSION,
-            entries,
-        };
-        let Some(dir) = self.file.parent() else {
-            return false;
-        };
-        // Private: titles are session text.
-        if crate::private::dir(dir).is_err() {
-            return false;
-        }
-        let Ok(mut temp) = crate::private::temp_in(dir) else {
-            return false;
-        };
-        let Some(bytes) = encode(&index) else {
-            return false;
-        };
-        let written =
-            temp.as_file_mut().write_all(&bytes).is_ok() && temp.persist(&self.file).is_ok();
-        if written {
-            self.remove_older_versions();
-        }
-        written
-    }
-
-    /// Remove this root's shards of earlier index versions (`.json` up to
-    /// version 1), which no run reads again: the cache stays bounded
-    /// across upgrades.
-    fn remove_older_versions(&self) {
-        let Some(name) = self.file.file_name().and_then(|n| n.to_str()) else {
-            return;
-        };
-        let current = format!("titles-v{VERSION}-");
-        let Some(stem) = name
-            .strip_prefix(&current)
-            .and_then(|rest| rest.strip_suffix(".bin"))
-        else {
-            return;
-        };
-        for version in 1..VERSION {
-            for ext in ["json", "bin"] {
-                let old = self
-                    .file
-                    .with_file_name(format!("titles-v{version}-{stem}.{ext}"));
-                let _ = std::fs::remove_file(old);
-            }
-        }
     }
 }
 
@@ -381,22 +106,22 @@ pub struct TitleIndex {
     pruned: AtomicBool,
 }
 
-/// The key of a file: its kind and absolute path (a relative store path
-/// names different files from different directories).
-fn key(path: &Path) -> Cow<'_, Path> {
-    if path.is_absolute() {
-        return Cow::Borrowed(path);
-    }
-    Cow::Owned(std::path::absolute(path).unwrap_or_else(|_| path.to_owned()))
-}
-
 impl TitleIndex {
-    /// The index kept in `dir` (each root's shard is loaded when first used).
+    /// The index kept in `dir` (each root's shard is loaded when first
+    /// used). A run uses it through its caches: [`TitleIndex::into_caches`].
     pub fn open(dir: &Path) -> TitleIndex {
         TitleIndex {
             dir: Some(dir.to_owned()),
             ..TitleIndex::default()
         }
+    }
+
+    /// `caches` with this index: read by the title and activity reads,
+    /// and the [`Lister`] the default `Store::scan` lists each file with.
+    pub fn into_caches(self, caches: Caches) -> Caches {
+        let index = Arc::new(self);
+        let lister: Arc<dyn ListFile> = index.clone();
+        caches.with_shared(index).with(Lister(Some(lister)))
     }
 
     /// Whether the index is in use.
@@ -752,183 +477,22 @@ impl TitleIndex {
     }
 }
 
-/// The file name of the shard of `root` (absolute) of `kind`: the root is
-/// recorded in it as a hash of its path.
-fn shard_name(kind: &str, root: &Path) -> String {
-    let mut hasher = std::hash::DefaultHasher::new();
-    std::hash::Hash::hash(root, &mut hasher);
-    let hash = std::hash::Hasher::finish(&hasher);
-    format!("titles-v{VERSION}-{kind}-{hash:016x}.bin")
-}
-
-/// Bytes of a shard read to learn its root: the header and the start of
-/// the payload, which holds the first entry's kind and path.
-const HEAD_BYTES: u64 = 12 + 16 * 1024;
-
-/// Remove the shards in `dir` whose store root no longer exists, so that
-/// roots that went away (a deleted project, a temporary store) do not
-/// keep their index forever.
-///
-/// A shard does not store its root, but its name holds the hash of it
-/// ([`shard_name`]) and every entry lies below it: the root is the
-/// ancestor of the first entry's path whose hash is in the name. Only
-/// that start of the file is read, so a run costs one directory read and
-/// a small read per shard. A shard is removed only when its root is
-/// certainly gone (`NotFound`); one whose root cannot be recovered (no
-/// entries, damage, another version's name) or cannot be checked is kept.
-/// Safe beside another run writing: shards are replaced by rename, so
-/// this reads whole versions, and a root that exists keeps its shard.
-fn prune_gone_roots(dir: &Path) {
-    let Ok(listing) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let current = format!("titles-v{VERSION}-");
-    for item in listing.flatten() {
-        let name = item.file_name();
-        let Some(name) = name.to_str().filter(|n| n.starts_with(&current)) else {
-            continue;
-        };
-        let mut bytes = Vec::new();
-        let read = std::fs::File::open(item.path())
-            .and_then(|file| file.take(HEAD_BYTES).read_to_end(&mut bytes));
-        let head: Option<ShardHead> = read
-            .ok()
-            .and_then(|_| sealed::peek_head(MAGIC, VERSION, &bytes));
-        let Some(head) = head.filter(|h| !h.kind.is_empty()) else {
-            continue;
-        };
-        let root = head
-            .path
-            .ancestors()
-            .find(|root| shard_name(&head.kind, root) == name);
-        let gone = root.is_some_and(|root| {
-            std::fs::symlink_metadata(root).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
-        });
-        if gone {
-            let _ = std::fs::remove_file(item.path());
-        }
+impl ListFile for TitleIndex {
+    fn list_file(
+        &self,
+        store: &dyn Store,
+        kind: StoreKind,
+        caches: &Caches,
+        root: &Arc<Path>,
+        path: &Path,
+    ) -> ScanEvent {
+        TitleIndex::list_file(self, store, kind, caches, root, path)
     }
-}
-
-/// A fingerprint of the stamps of `inputs`; `None` when one of them is
-/// too recent to trust.
-fn fingerprint_of(inputs: &TitleInputs) -> Option<u64> {
-    let files: Vec<PathBuf> = match inputs {
-        TitleInputs::Files(files) => files.clone(),
-        TitleInputs::Folder(dir) => {
-            let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-                .ok()?
-                .flatten()
-                .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-                .map(|e| e.path())
-                .collect();
-            files.sort();
-            files
-        }
-    };
-    let mut hasher = std::hash::DefaultHasher::new();
-    for file in &files {
-        std::hash::Hash::hash(file, &mut hasher);
-        match Stamp::read(file) {
-            Some(stamp) if !stamp.racy() => {
-                std::hash::Hash::hash(&(stamp.len, stamp.mtime_ns, stamp.inode), &mut hasher);
-            }
-            Some(_) => return None,
-            None => std::hash::Hash::hash(&0u8, &mut hasher),
-        }
-    }
-    // 0 means "no inputs" in an entry.
-    Some(std::hash::Hasher::finish(&hasher).max(1))
-}
-
-/// The bytes of an index file holding `index` (see the module docs);
-/// `None` when it cannot be encoded (a path that is not UTF-8).
-fn encode(index: &IndexFile) -> Option<Vec<u8>> {
-    let head = index
-        .entries
-        .first()
-        .map(|first| ShardHead {
-            kind: first.kind.clone(),
-            path: first.path.clone(),
-        })
-        .unwrap_or_default();
-    sealed::seal_with_head(MAGIC, VERSION, &head, index)
-}
-
-/// What a shard says of itself before its entries: the kind and path of
-/// its first entry (none when it has no entries), from which pruning
-/// recovers the store root.
-#[derive(Debug, Default, Serialize, Deserialize)]
-struct ShardHead {
-    kind: String,
-    path: PathBuf,
-}
-
-/// The index held in `bytes`; `None` when it is another version, damaged
-/// or truncated (then it is rebuilt).
-fn decode(bytes: &[u8]) -> Option<IndexFile> {
-    let index: IndexFile = sealed::open(MAGIC, VERSION, bytes)?;
-    (index.version == VERSION).then_some(index)
-}
-
-fn change_of(old: Option<&Entry>, stamp: Stamp, path: &Path) -> Change {
-    match old {
-        None => Change::New,
-        Some(o) => match &o.title {
-            Some((was, t)) if appended(was, &stamp, t, path) => Change::Grown { from: t.scanned },
-            _ => Change::Rewritten,
-        },
-    }
-}
-
-/// Whether the file went from `was` to `now` by appending only: same inode,
-/// not shorter than the earlier scan, and the bytes before the end of that
-/// scan as they were.
-fn appended(was: &Stamp, now: &Stamp, title: &Title, path: &Path) -> bool {
-    was.inode == now.inode
-        && title.scanned > 0
-        && now.len >= was.len
-        && now.len >= title.scanned
-        && read_guard(path, title.scanned) == title.guard
-}
-
-/// Where a scan of a file of `len` bytes can resume: `len` when the file
-/// ends with a newline, else 0 (a torn last line is read again whole).
-fn scan_end(path: &Path, len: u64) -> u64 {
-    if len == 0 {
-        return 0;
-    }
-    let mut last = [0u8];
-    let ends_with_newline = std::fs::File::open(path)
-        .and_then(|mut f| {
-            f.seek(SeekFrom::Start(len - 1))?;
-            f.read_exact(&mut last)
-        })
-        .is_ok()
-        && last[0] == b'\n';
-    if ends_with_newline {
-        len
-    } else {
-        0
-    }
-}
-
-/// The up to [`GUARD`] bytes before `end`, in hex (empty when unreadable).
-fn read_guard(path: &Path, end: u64) -> String {
-    let start = end.saturating_sub(GUARD);
-    let mut buf = vec![0u8; (end - start) as usize];
-    let read = std::fs::File::open(path).and_then(|mut f| {
-        f.seek(SeekFrom::Start(start))?;
-        f.read_exact(&mut buf)
-    });
-    if read.is_err() {
-        return String::new();
-    }
-    buf.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]
 mod tests {
+    use super::shard::*;
     use super::*;
 
     #[test]
@@ -1039,7 +603,7 @@ mod tests {
             catalog.save_index();
             at
         };
-        let indexed = || Caches::default().with(TitleIndex::open(cache.path()));
+        let indexed = || TitleIndex::open(cache.path()).into_caches(Caches::default());
         // The last line with a timestamp, not the file's time.
         assert_eq!(activity(indexed()), Some(1_735_776_000));
         // The same length, inode and time: the index answers without
