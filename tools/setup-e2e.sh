@@ -170,15 +170,21 @@ for agent in claude gemini codex; do
   N=$(requests)
   "run_$agent" "Summarize $MENTION" >"$T/$agent-hook.out" 2>"$T/$agent-hook.err" \
     || fail "$agent hook run: $(tail -n 5 "$T/$agent-hook.out" "$T/$agent-hook.err")"
+  # The mock may write its log line after the agent has its answer and
+  # exits: wait (at most 15 s) for the very condition checked.
+  cited() {
+    tail -n +"$((N + 1))" "$T/requests.jsonl" | grep -v '"path": "/v1/messages/count_tokens' \
+      | grep 'Referenced sessions' | grep -q 'CITED-MARKER'
+  }
+  for ((i = 0; i < 60; i++)); do cited && break; sleep 0.25; done
   [[ $(requests) -gt $N ]] || fail "$agent made no model request"
-  tail -n +"$((N + 1))" "$T/requests.jsonl" | grep -v '"path": "/v1/messages/count_tokens' \
-    | grep 'Referenced sessions' | grep -q 'CITED-MARKER' \
-    || fail "$agent: no model request carries the hook's context (the cited snapshot)"
+  cited || fail "$agent: no model request carries the hook's context (the cited snapshot)"
   pass "$agent: the hook resolved the mention; the snapshot reached the model"
 
   # 4. The MCP server lists the session when the model calls it.
   N=$(requests)
   "run_$agent" 'MCPCALL list_sessions {}' >"$T/$agent-mcp.out" 2>"$T/$agent-mcp.err" || true
+  for ((i = 0; i < 60; i++)); do [[ $(requests) -gt $N ]] && break; sleep 0.25; done
   [[ $(requests) -gt $N ]] || fail "$agent made no model request for the MCP call"
   why=$(mock_result_whole "$T/$agent-mcp.out" "$T/$agent-mcp.err") || fail "$agent: list_sessions did not list the session: $why"
   pass "$agent: the MCP server's list_sessions listed the session ($(grep -o 'MOCK-GOT-RESULT chars=[0-9]*' "$T/$agent-mcp.out" | head -1))"
