@@ -238,3 +238,32 @@ fn verbose_counts_the_sessions_goose_hides() {
     );
     drop(db);
 }
+
+#[test]
+fn an_untitled_session_is_titled_by_its_first_prompt_however_late_it_comes() {
+    let (_dir, data, db) = data_dir();
+    // Twelve messages Goose shows nobody before the first typed prompt:
+    // past the head read first, so the whole conversation is read.
+    const LATE: &str = "20261201_3";
+    db.session(LATE, "CLI Session", "user", "/w/c", "2026-12-01 09:00:00");
+    for n in 0..12 {
+        db.message(
+            LATE,
+            "user",
+            1_796_112_100 + n,
+            json!([text("hidden preamble")]),
+            visible(false, true),
+        );
+    }
+    db.message(
+        LATE,
+        "user",
+        1_796_112_200,
+        json!([text("the late prompt")]),
+        visible(true, true),
+    );
+    let catalog = load(&data);
+    let title = |id: &str| catalog.read_title(catalog.find(id).unwrap()).unwrap();
+    assert_eq!(title(A).as_deref(), Some("hello a"));
+    assert_eq!(title(LATE).as_deref(), Some("the late prompt"));
+}

@@ -204,14 +204,26 @@ fn text_of(value: rusqlite::types::ValueRef<'_>) -> String {
 /// The messages of session `id`, in the order Goose reads them back
 /// (`timestamp`, then insertion).
 pub fn messages(db: &Db, id: &str) -> Result<Vec<Message>, String> {
+    messages_up_to(db, id, None)
+}
+
+/// The first `limit` messages of session `id`, in [`messages`]' order:
+/// what a title from the first prompt needs, without reading a long
+/// conversation whole.
+pub fn first_messages(db: &Db, id: &str, limit: u32) -> Result<Vec<Message>, String> {
+    messages_up_to(db, id, Some(limit))
+}
+
+fn messages_up_to(db: &Db, id: &str, limit: Option<u32>) -> Result<Vec<Message>, String> {
     let metadata = if db.shape.metadata {
         "metadata_json"
     } else {
         "NULL"
     };
+    let limit = limit.map_or_else(String::new, |n| format!(" LIMIT {n}"));
     let sql = format!(
         "SELECT role, content_json, {metadata} FROM messages WHERE session_id = ?1 \
-         ORDER BY timestamp, id"
+         ORDER BY timestamp, id{limit}"
     );
     let read = || -> rusqlite::Result<Vec<Message>> {
         let mut stmt = db.conn.prepare(&sql)?;

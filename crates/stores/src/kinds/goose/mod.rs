@@ -205,6 +205,9 @@ fn fail(record: &SessionRecord, message: String) -> ReadError {
     }
 }
 
+/// How many messages an untitled session's title is first looked for in.
+const TITLE_HEAD: u32 = 8;
+
 /// The messages of `record`, read now.
 fn read_messages(
     caches: &Caches,
@@ -407,6 +410,21 @@ impl Store for Goose {
             .and_then(|n| title_from_text(&n))
         {
             return Ok(Some(title));
+        }
+        // Most untitled sessions say their first prompt in the first few
+        // messages: read those, and the whole conversation only when they
+        // hold none (the same title either way: the first prompt in order).
+        if let Some(db) = db_of(caches, record) {
+            let head = with_db(caches, db, |conn| {
+                db::first_messages(conn, &record.id, TITLE_HEAD)
+            })
+            .map_err(|e| fail(record, e))?;
+            if let Some(title) = convo::first_prompt_title(&head) {
+                return Ok(Some(title));
+            }
+            if head.len() < TITLE_HEAD as usize {
+                return Ok(None);
+            }
         }
         Ok(convo::first_prompt_title(&read_messages(caches, record)?))
     }
