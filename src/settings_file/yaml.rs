@@ -22,7 +22,7 @@ use std::path::Path;
 use serde_json::Value;
 use serde_norway::{Mapping, Value as Yaml};
 
-use super::malformed;
+use super::malformed::malformed;
 use crate::error::{Error, Result};
 
 /// How the entries sit in their top-level block.

@@ -10,6 +10,8 @@ use crate::commands;
 use crate::config::{Command, Config};
 use crate::tui::testkit;
 use session_ref_core::mention::format_mention;
+use session_ref_engine::engine::render_text;
+use session_ref_stores::search::index::Index;
 use session_ref_stores::{Caches, StoreRoots};
 
 /// Titles now, the editor as a function.

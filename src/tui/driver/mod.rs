@@ -11,7 +11,7 @@
 //! itself never blocks on anything but that channel.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -19,28 +19,28 @@ use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use crossterm::event::Event;
 use ratatui::backend::Backend;
 use ratatui::Terminal;
-use rayon::prelude::*;
 
 use crate::config::Limits;
-use crate::config::PickFormat;
 use crate::error::{Error, ErrorCode, Result};
 use crate::search::hits::SessionMatch;
-use crate::search::pipeline::{self, Remote, Search, Source};
-use crate::search::query::Query;
 use crate::tui::keymap;
 use crate::tui::model::{update, Action, Effect, Exit, ExportFailure, State};
 use crate::tui::preview::{PreviewKey, Snapshot};
 use crate::tui::remote_search::{RemoteAnswer, RemoteAsk};
 use crate::tui::view;
 use session_ref_core::candidates::Target;
-use session_ref_core::export::{self, ExportFormat};
-use session_ref_core::uri;
-use session_ref_engine::engine::{render_jsonl, render_text, Engine};
+use session_ref_engine::engine::Engine;
 use session_ref_engine::rank::EntryId;
 use session_ref_stores::model::SessionRecord;
-use session_ref_stores::search::index::Index;
 use session_ref_stores::{Caches, Catalog, ScanEvent};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
+
+mod jobs;
+mod listing;
+mod search;
+
+pub use listing::{read_activity, read_latest_prompts, read_titles, Listed};
+pub use search::{search_records, search_remote, REMOTE_SEARCH_LIMIT};
 
 /// Everything that reaches the loop.
 #[derive(Debug)]
@@ -98,6 +98,24 @@ pub fn spawn_job(tx: Sender<Msg>, work: impl FnOnce(&Sender<Msg>) + Send + 'stat
     });
 }
 
+/// The picker's listing: discover every session under `roots` with
+/// `caches` and post each file as [`Msg::Found`], a session's title and
+/// activity read on the same thread of rayon's pool that listed it (the
+/// data-parallel pass `candidates` makes, not jobs queued behind the
+/// scan), then [`Msg::ScanDone`]. Rows then arrive titled and in their
+/// final order, and the picker lists as fast as `candidates` (#25 item
+/// 11). Stops posting once the loop is gone.
+pub fn discover(caches: &Caches, roots: &session_ref_stores::StoreRoots, tx: &Sender<Msg>) {
+    session_ref_stores::scan(caches, roots, &|event| {
+        let listed = match &event {
+            ScanEvent::Record(record) => Some(Listed::read(caches, record)),
+            _ => None,
+        };
+        let _ = tx.send(Msg::Found(event, listed));
+    });
+    let _ = tx.send(Msg::ScanDone);
+}
+
 /// What the driver needs from the world outside the terminal buffer.
 pub trait Host {
     /// Run `$EDITOR` on `text` with the terminal released; the edited text.
@@ -119,113 +137,6 @@ pub trait Host {
 
 /// How often the loop asks [`Host::health`].
 pub const HEALTH_EVERY: Duration = Duration::from_millis(500);
-
-/// Read the titles of `batch` with `caches` on rayon's pool, through the
-/// title index as `candidates` reads them ([`session_ref_stores::read_title`]),
-/// `None` for an absent or unreadable title.
-pub fn read_titles(
-    caches: &Caches,
-    batch: &[(EntryId, SessionRecord)],
-) -> Vec<(EntryId, Option<String>)> {
-    batch
-        .par_iter()
-        .map(|(id, record)| {
-            let title = session_ref_stores::read_title(caches, record);
-            (*id, title.ok().flatten())
-        })
-        .collect()
-}
-
-/// What the list shows of a session besides its record, read by
-/// [`discover`] on the thread that listed it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Listed {
-    /// Its latest title (`None`: absent or unreadable).
-    pub title: Option<String>,
-    /// Its last activity (Unix seconds), when it can be read.
-    pub activity: Option<i64>,
-}
-
-impl Listed {
-    /// Read what the list shows of `record` with `caches`: its title and
-    /// last activity through the title index, as `candidates` reads them
-    /// (a warm listing opens no log).
-    pub fn read(caches: &Caches, record: &SessionRecord) -> Listed {
-        Listed {
-            title: session_ref_stores::read_title(caches, record)
-                .ok()
-                .flatten(),
-            activity: session_ref_stores::last_activity(caches, record),
-        }
-    }
-}
-
-/// The picker's listing: discover every session under `roots` with
-/// `caches` and post each file as [`Msg::Found`], a session's title and
-/// activity read on the same thread of rayon's pool that listed it (the
-/// data-parallel pass `candidates` makes, not jobs queued behind the
-/// scan), then [`Msg::ScanDone`]. Rows then arrive titled and in their
-/// final order, and the picker lists as fast as `candidates` (#25 item
-/// 11). Stops posting once the loop is gone.
-pub fn discover(caches: &Caches, roots: &session_ref_stores::StoreRoots, tx: &Sender<Msg>) {
-    session_ref_stores::scan(caches, roots, &|event| {
-        let listed = match &event {
-            ScanEvent::Record(record) => Some(Listed::read(caches, record)),
-            _ => None,
-        };
-        let _ = tx.send(Msg::Found(event, listed));
-    });
-    let _ = tx.send(Msg::ScanDone);
-}
-
-/// The latest prompt typed in each session of `batch` (its first line),
-/// `None` when it has none or cannot be read: what tells a fork from its
-/// parent, which start alike, in the list.
-/// Read with `caches` alone: a job holding the catalog would make the
-/// next discovery batch copy it (the state appends to it in place).
-pub fn read_latest_prompts(
-    caches: &Caches,
-    batch: &[(EntryId, SessionRecord)],
-) -> Vec<(EntryId, Option<String>)> {
-    use session_ref_stores::model::{Block, EventKind, MessageSource};
-    let latest = |record: &SessionRecord| -> Option<String> {
-        let surface = session_ref_stores::reader_of(record)
-            .read_surface(caches, record)
-            .ok()?;
-        surface
-            .events
-            .iter()
-            .rev()
-            .find_map(|event| match &event.kind {
-                EventKind::UserMessage {
-                    source: MessageSource::User,
-                    content,
-                } => content.iter().find_map(|block| match block {
-                    Block::Text(text) => text
-                        .lines()
-                        .map(str::trim)
-                        .find(|line| !line.is_empty())
-                        .map(str::to_owned),
-                    _ => None,
-                }),
-                _ => None,
-            })
-    };
-    batch
-        .par_iter()
-        .map(|(id, record)| (*id, latest(record)))
-        .collect()
-}
-
-/// Last activity of each session ([`session_ref_stores::last_activity`]: the
-/// newest time its log records, through the title index of `caches`),
-/// read on rayon's pool. Sessions whose time cannot be read are left out.
-pub fn read_activity(caches: &Caches, batch: &[(EntryId, SessionRecord)]) -> Vec<(EntryId, i64)> {
-    batch
-        .par_iter()
-        .filter_map(|(id, record)| Some((*id, session_ref_stores::last_activity(caches, record)?)))
-        .collect()
-}
 
 /// What discovery found, for the report after the picker (files it could
 /// not list or skipped).
@@ -568,168 +479,6 @@ impl<B: Backend, H: Host> Driver<B, H> {
     fn sync_wanted(&self) {
         *self.wanted.lock().unwrap_or_else(|e| e.into_inner()) = self.state.preview_key().cloned();
     }
-
-    /// Compute a preview in a job with `Engine::preview`, exactly as
-    /// `session-ref preview ID --label L` does. Before discovery ends, the
-    /// engine reads the highlighted record alone (a subset of the catalog
-    /// sharing its caches). A request whose candidate is no longer
-    /// highlighted when its turn comes is dropped.
-    fn load_preview(&self, key: PreviewKey, record: SessionRecord) {
-        let engine = self.engine_for(record);
-        let wanted = Arc::clone(&self.wanted);
-        spawn_job(self.tx.clone(), move |tx| {
-            if *wanted.lock().unwrap_or_else(|e| e.into_inner()) != Some(key.clone()) {
-                let _ = tx.send(Msg::PreviewDropped(key));
-                return;
-            }
-            let budget = engine.limits.max_reference_bytes;
-            let result = engine
-                .preview(&uri::encode(&key.session_id), Some(&key.label))
-                .map(|context| Snapshot::new(context, budget))
-                .map_err(crate::error::Error::from);
-            let _ = tx.send(Msg::Preview(key, result));
-        });
-    }
-
-    /// The engine over every session once discovery has ended; before,
-    /// over `record` alone (a subset of the catalog sharing its caches).
-    fn engine_for(&self, record: SessionRecord) -> Engine {
-        self.engine.clone().unwrap_or_else(|| {
-            let catalog = self.state.catalog().subset([record]);
-            Engine::new(Arc::new(catalog), self.limits, self.target.clone())
-        })
-    }
-
-    /// Plan a resume or hand-off in a job ([`crate::launch::plan_for`],
-    /// as `session-ref resume`/`handoff` plan it), agents looked up on
-    /// `$PATH`.
-    fn plan_launch(&self, record: SessionRecord, launch: crate::launch::Launch) {
-        let engine = self.engine_for(record.clone());
-        spawn_job(self.tx.clone(), move |tx| {
-            let path = std::env::var_os("PATH");
-            let plan = crate::launch::plan_for(&engine, &record, &launch, path.as_deref());
-            let _ = tx.send(Msg::Planned(plan));
-        });
-    }
-
-    /// Write the export `alt-x` asked for off the UI thread (see
-    /// [`export_to`]).
-    fn export(&self, record: SessionRecord, path: PathBuf, format: ExportFormat, overwrite: bool) {
-        let engine = self.engine_for(record.clone());
-        spawn_job(self.tx.clone(), move |tx| {
-            let result = export_to(&engine, &record.id, format, &path, overwrite);
-            let _ = tx.send(Msg::Exported(result));
-        });
-    }
-
-    /// Once listing is done, bring the search index up to date in the
-    /// background at the lowest priority ([`crate::search::warm`]), so the
-    /// first conversation search answers from it. Stopped by a
-    /// conversation search (which reads the logs it needs itself) and
-    /// started again when the latest search ends; stopped when the picker
-    /// ends.
-    fn warm_search_index(&mut self) {
-        let Some(dir) = self.state.search_index() else {
-            return;
-        };
-        if matches!(self.warm, Warm::Running(_) | Warm::Done) {
-            return;
-        }
-        let cancel = Arc::new(AtomicBool::new(false));
-        self.warm = Warm::Running(Arc::clone(&cancel));
-        let tx = self.tx.clone();
-        crate::search::warm::spawn(
-            Arc::clone(self.state.catalog()),
-            dir.to_path_buf(),
-            cancel,
-            move |warmed| {
-                let _ = tx.send(Msg::IndexWarmed(warmed));
-            },
-        );
-    }
-
-    fn stop_warming(&mut self) {
-        if let Warm::Running(cancel) = &self.warm {
-            cancel.store(true, Ordering::Relaxed);
-            self.warm = Warm::Stopped;
-        }
-    }
-
-    fn cancel_search(&mut self) {
-        if let Some(cancel) = self.search_cancel.take() {
-            cancel.store(true, Ordering::Relaxed);
-        }
-    }
-
-    /// Run a conversation search in a job (stopping the previous one),
-    /// posting each match as it is decided.
-    fn search(&mut self, generation: u64, query: String, records: Vec<(EntryId, SessionRecord)>) {
-        self.cancel_search();
-        self.stop_warming();
-        self.search_generation = Some(generation);
-        let cancel = Arc::new(AtomicBool::new(false));
-        self.search_cancel = Some(Arc::clone(&cancel));
-        let caches = Arc::clone(self.state.catalog().caches());
-        let index = self.state.search_index().map(Path::to_path_buf);
-        spawn_job(self.tx.clone(), move |tx| {
-            let mut emit = |id, found| tx.send(Msg::SearchFound(generation, id, found)).is_ok();
-            let result = search_records(
-                &caches,
-                index.as_deref(),
-                &query,
-                &records,
-                &cancel,
-                &mut emit,
-            );
-            let _ = tx.send(Msg::SearchDone(generation, result));
-        });
-    }
-
-    /// Ask one remote to search (its answer posted as
-    /// [`Msg::RemoteSearched`]) on a plain thread of its own: the answer may
-    /// take up to the client's deadlines, and a slow host must hold no
-    /// rayon thread (previews, titles and the local search run there). The
-    /// state sends at most one per host at a time.
-    fn search_remote(&self, ask: RemoteAsk) {
-        let remotes = self
-            .state
-            .catalog()
-            .caches()
-            .get::<session_ref_stores::remote::Remotes>();
-        let tx = self.tx.clone();
-        let job = ask.clone();
-        let spawned = std::thread::Builder::new()
-            .name("remote-search".to_owned())
-            .spawn(move || {
-                let answer = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    search_remote(&remotes, &job)
-                }))
-                .unwrap_or_else(|_| Err(format!("{}: the search failed", job.host)));
-                let _ = tx.send(Msg::RemoteSearched(job, answer));
-            });
-        if let Err(e) = spawned {
-            let why = format!("{}: cannot start a search: {e}", ask.host);
-            let _ = self.tx.send(Msg::RemoteSearched(ask, Err(why)));
-        }
-    }
-
-    /// Prepare with `Engine::prepare_text`, exactly as `session-ref prepare
-    /// TEXT` does, and render in `format`.
-    fn prepare(&self, text: String, format: PickFormat) {
-        let Some(engine) = self.engine.clone() else {
-            let _ = self.tx.send(Msg::Prepared(Err(Error::internal(
-                "prepare was asked for while sessions were still being discovered",
-            ))));
-            return;
-        };
-        spawn_job(self.tx.clone(), move |tx| {
-            let result = engine.prepare_text(&text).map(|messages| match format {
-                PickFormat::Jsonl => render_jsonl(&messages),
-                PickFormat::Text | PickFormat::Mention => render_text(&messages),
-            });
-            let _ = tx.send(Msg::Prepared(result.map_err(crate::error::Error::from)));
-        });
-    }
 }
 
 impl<B: Backend, H: Host> Drop for Driver<B, H> {
@@ -753,97 +502,10 @@ pub struct Kept {
     pub set_aside: Option<String>,
 }
 
-/// Search the conversations of `records` (newest first) for a picker
-/// query (words, "phrases", or `re:` and a regex), as `session-ref search`
-/// does: the search pipeline over these records, no remote asked (the
-/// state asks each remote itself, [`search_remote`]); each match goes to
-/// `emit` in record order (`emit` returns whether to go on). Stops on
-/// `cancel`. Fails only on a bad query. With `index_dir`, the search index
-/// there is used and updated, as `session-ref search` does.
-pub fn search_records(
-    caches: &Arc<Caches>,
-    index_dir: Option<&Path>,
-    query: &str,
-    records: &[(EntryId, SessionRecord)],
-    cancel: &AtomicBool,
-    emit: &mut dyn FnMut(EntryId, SessionMatch) -> bool,
-) -> std::result::Result<(), String> {
-    let query = Query::parse_picker(query).map_err(|e| e.to_string())?;
-    let refs: Vec<&SessionRecord> = records.iter().map(|(_, r)| r).collect();
-    let index = index_dir.map(Index::open);
-    // An empty catalog sharing the caches: readers need only those.
-    let catalog = Catalog::with_caches(Arc::clone(caches));
-    let search = Search {
-        catalog: &catalog,
-        records: &refs,
-        query: &query,
-        source: index.as_ref().map_or(Source::Logs, Source::Index),
-        remotes: None,
-        except: None,
-        limit: usize::MAX,
-        cancel,
-    };
-    pipeline::run(&search, &mut |event| match event {
-        pipeline::Event::Local {
-            position, found, ..
-        } => emit(records[position].0, found),
-        // No remote is asked here.
-        pipeline::Event::Remote { .. } | pipeline::Event::RemoteFailed { .. } => true,
-    });
-    if let Some(index) = index {
-        // Never an error: a search that cannot write its index still searched.
-        let _ = index.commit(None);
-    }
-    Ok(())
-}
-
-/// The most matching sessions one remote sends for a picker query.
-pub const REMOTE_SEARCH_LIMIT: usize = 1000;
-
-/// Ask the configured remote `ask.host` to search for the picker query
-/// `ask.query` with its own index, as `session-ref search` asks it
-/// ([`Remote::search`]). Blocks until it answers or the client's deadline
-/// passes.
-pub fn search_remote(
-    remotes: &session_ref_stores::remote::Remotes,
-    ask: &RemoteAsk,
-) -> RemoteAnswer {
-    let query = Query::parse_picker(&ask.query).map_err(|e| format!("{}: {e}", ask.host))?;
-    Remote::search(remotes, &ask.host, &query, REMOTE_SEARCH_LIMIT)
-}
-
 /// A failure of the terminal itself ends the run (exit 1).
 fn terminal_failed(e: impl std::fmt::Display) -> Error {
     Error::terminal(format!("the picker needs a working terminal: {e}"))
 }
 
-/// The picker's export: the session `id`'s conversation in `format`
-/// written to `path` as `export --output` writes it
-/// ([`crate::commands::write_export`]); an existing `path` (a link too)
-/// only when `overwrite`.
-fn export_to(
-    engine: &Engine,
-    id: &str,
-    format: ExportFormat,
-    path: &Path,
-    overwrite: bool,
-) -> std::result::Result<PathBuf, ExportFailure> {
-    if !overwrite && path.symlink_metadata().is_ok() {
-        return Err(ExportFailure::Exists(path.to_path_buf()));
-    }
-    let failed = |why: String| ExportFailure::Failed(why);
-    let (header, messages) = engine.export(id, None, false).map_err(|e| {
-        failed(
-            crate::error::Error::from(e)
-                .message_for_person()
-                .into_owned(),
-        )
-    })?;
-    crate::commands::write_export(path, &export::export(&header, &messages, format))
-        .map_err(|e| failed(e.to_string()))?;
-    Ok(path.to_path_buf())
-}
-
 #[cfg(test)]
-#[path = "driver_tests.rs"]
 mod tests;

@@ -78,42 +78,29 @@
 //! pieces: the next append copies them into one, from the index. Entries
 //! of logs no longer found are dropped at the next write.
 
-use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
+use std::fs::{self, File};
+use std::io;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
-use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
-
-use crate::caches::Caches;
 use crate::catalog::Catalog;
 use crate::error::ReadError;
 use crate::index::journal::{self, Folded, ResumePoint};
-use crate::index::sealed;
-use crate::index::title::TitleIndex;
 use crate::model::SessionRecord;
-use crate::private;
-use crate::roots::StoreRoots;
 use crate::search::extract::{self, Message};
-use crate::store::{walk_files, ScanEvent};
 
-/// The manifest format; another value is rebuilt (4: postcard replaced
-/// bincode, in the manifest and in the resume points it holds; 5: bitcode
-/// replaced postcard).
-const FORMAT: u32 = 5;
-/// First bytes of a manifest.
-const MAGIC: &[u8; 4] = b"SRSX";
+mod listing;
+mod lock;
+mod manifest;
+mod write;
 
-const MANIFEST: &str = "manifest.bin";
-/// Manifests of earlier formats, removed when the current one is written.
-const OLD_MANIFESTS: &[&str] = &["manifest.json"];
-/// The data file of generation `generation` (a rewrite starts a new one).
-fn data_name(generation: u64) -> String {
-    format!("data-{generation}.bin")
-}
-const LOCK: &str = "lock";
+pub use lock::held_elsewhere;
+pub use manifest::Stamp;
+use manifest::{
+    data_name, decode_manifest, path_order, resume_crcs, Manifest, Resume, Segment, MANIFEST,
+    MAX_SEGMENTS,
+};
 
 /// Where the index lives: `$SESSION_REF_CACHE_DIR`, else
 /// `$XDG_CACHE_HOME/session-ref`, else `~/.cache/session-ref`; then `search/`.
@@ -123,203 +110,6 @@ pub fn default_dir(env: impl Fn(&str) -> Option<String>, home: Option<&Path>) ->
         .or_else(|| set("XDG_CACHE_HOME").map(|d| d.join("session-ref")))
         .or_else(|| home.map(|h| h.join(".cache").join("session-ref")))?;
     Some(base.join("search"))
-}
-
-/// Whether another run holds the lock of the index in `dir` (is writing
-/// it now). A directory without a lock file is not locked.
-pub fn held_elsewhere(dir: &Path) -> bool {
-    let Ok(lock) = OpenOptions::new().write(true).open(dir.join(LOCK)) else {
-        return false;
-    };
-    match lock.try_lock() {
-        Ok(()) => {
-            let _ = lock.unlock();
-            false
-        }
-        Err(_) => true,
-    }
-}
-
-/// The version of a log an entry was read from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Stamp {
-    /// Length in bytes.
-    pub len: u64,
-    /// Modification time, nanoseconds since the Unix epoch.
-    pub mtime_ns: u128,
-    /// Inode number: a log replaced by another file of the same length
-    /// and time is still told apart.
-    pub inode: u64,
-}
-
-impl Stamp {
-    /// The current version of `path`.
-    pub fn of(path: &Path) -> io::Result<Stamp> {
-        let meta = fs::metadata(path)?;
-        let mtime_ns = meta
-            .modified()?
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        Ok(Stamp {
-            len: meta.len(),
-            mtime_ns,
-            inode: std::os::unix::fs::MetadataExt::ino(&meta),
-        })
-    }
-}
-
-impl From<crate::index::stamp::Stamp> for Stamp {
-    fn from(s: crate::index::stamp::Stamp) -> Self {
-        Stamp {
-            len: s.len,
-            mtime_ns: u128::try_from(s.mtime_ns).unwrap_or(0),
-            inode: s.inode,
-        }
-    }
-}
-
-/// Bytes of a data file: where a journal piece or a fold state is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-struct Segment {
-    offset: u64,
-    bytes: u64,
-}
-
-/// Where the fold of an indexed log can go on when the log grows.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-struct Resume {
-    /// The line start the fold stopped at.
-    offset: u64,
-    /// Lines before it.
-    lines: u64,
-    /// The store's fold state there (in the data file: read only to resume).
-    state: Segment,
-    /// CRC-32 of the log's first [`CHECKED_BYTES`] bytes (at most `offset`).
-    head_crc: u32,
-    /// CRC-32 of the [`CHECKED_BYTES`] bytes before `offset`.
-    tail_crc: u32,
-}
-
-/// One indexed session version: its log, where its journal is, and its
-/// record, so that listing through the index opens no unchanged log.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-struct Entry {
-    path: PathBuf,
-    kind: String,
-    stamp: Stamp,
-    /// The journal ([`journal::encode`]) in pieces, in log order: the
-    /// whole log's first, then one per append read since.
-    segments: Vec<Segment>,
-    /// The journal stream that holds the conversation.
-    chosen: u8,
-    resume: Option<Resume>,
-    id: String,
-    cwd: Option<String>,
-    created_at: String,
-}
-
-impl Entry {
-    /// Data bytes this entry keeps alive.
-    fn live_bytes(&self) -> u64 {
-        self.segments.iter().map(|s| s.bytes).sum::<u64>()
-            + self.resume.as_ref().map_or(0, |r| r.state.bytes)
-    }
-}
-
-/// Bytes of a log checked on each side of a resume point's history (its
-/// head and the bytes just before the point) before a fold goes on from it.
-const CHECKED_BYTES: u64 = 4096;
-
-/// Journal pieces an entry may have; an append that would make more
-/// copies them into one (from the index, not the log).
-const MAX_SEGMENTS: usize = 16;
-
-/// CRC-32 of the bytes of `path` from `from` to `to`.
-fn crc_of(file: &File, from: u64, to: u64) -> io::Result<u32> {
-    let mut bytes = vec![0; usize::try_from(to - from).unwrap_or(0)];
-    file.read_exact_at(&mut bytes, from)?;
-    Ok(crc32fast::hash(&bytes))
-}
-
-/// The checksums [`Resume`] keeps for a fold stopped at `offset` of `path`.
-fn resume_crcs(path: &Path, offset: u64) -> io::Result<(u32, u32)> {
-    let file = File::open(path)?;
-    Ok((
-        crc_of(&file, 0, offset.min(CHECKED_BYTES))?,
-        crc_of(&file, offset.saturating_sub(CHECKED_BYTES), offset)?,
-    ))
-}
-
-#[derive(Debug, Default, Serialize, Deserialize)]
-struct Manifest {
-    /// Which data file the entries point into (`data-N.bin`).
-    generation: u64,
-    /// Committed length of the data file.
-    data_len: u64,
-    /// Blob bytes still referenced.
-    live: u64,
-    /// Sorted by path bytes, one per path.
-    entries: Vec<Entry>,
-}
-
-impl Manifest {
-    /// The entry of `path`, by binary search.
-    fn entry(&self, path: &Path) -> Option<&Entry> {
-        let key = path.as_os_str().as_encoded_bytes();
-        self.entries
-            .binary_search_by(|e| e.path.as_os_str().as_encoded_bytes().cmp(key))
-            .ok()
-            .map(|i| &self.entries[i])
-    }
-
-    /// The entry of each of `paths` (sorted as [`walk_files`] sorts), by
-    /// one merge of the two sorted lists: paths below one root are
-    /// contiguous in the manifest's order.
-    fn entries_for(&self, paths: &[PathBuf]) -> Vec<Option<&Entry>> {
-        let Some(first) = paths.first() else {
-            return Vec::new();
-        };
-        let mut at = self
-            .entries
-            .partition_point(|e| path_order(&e.path, first).is_lt());
-        paths
-            .iter()
-            .map(|path| {
-                while self
-                    .entries
-                    .get(at)
-                    .is_some_and(|e| path_order(&e.path, path).is_lt())
-                {
-                    at += 1;
-                }
-                self.entries.get(at).filter(|e| e.path == *path)
-            })
-            .collect()
-    }
-
-    fn sort(&mut self) {
-        self.entries.sort_by(|a, b| {
-            a.path
-                .as_os_str()
-                .as_encoded_bytes()
-                .cmp(b.path.as_os_str().as_encoded_bytes())
-        });
-    }
-}
-
-/// The bytes of `manifest` in a file (see the module docs).
-fn encode_manifest(manifest: &Manifest) -> io::Result<Vec<u8>> {
-    sealed::seal(MAGIC, FORMAT, manifest)
-        .ok_or_else(|| io::Error::other("the search manifest cannot be encoded"))
-}
-
-/// The manifest in `bytes`; `None` when it is another format, damaged or
-/// truncated (then the index is rebuilt).
-fn decode_manifest(bytes: &[u8]) -> Option<Manifest> {
-    let mut manifest: Manifest = sealed::open(MAGIC, FORMAT, bytes)?;
-    manifest.sort();
-    manifest.entries.dedup_by(|a, b| a.path == b.path);
-    Some(manifest)
 }
 
 /// An open index: the manifest read at open time, the data file, the
@@ -395,30 +185,6 @@ pub struct Continuation {
     pub chosen: u8,
     generation: u64,
     base: Vec<Segment>,
-}
-
-/// Compare paths as [`walk_files`] orders them.
-fn path_order(a: &Path, b: &Path) -> std::cmp::Ordering {
-    a.as_os_str()
-        .as_encoded_bytes()
-        .cmp(b.as_os_str().as_encoded_bytes())
-}
-
-/// Take `lock` if it is free now or within a few milliseconds. A lock is
-/// held by an open file description, and a child process forked elsewhere
-/// in this process (a picker's `--exec`, a test binary's helpers) keeps a
-/// copy of a description until it execs: a commit right after the last
-/// one could otherwise find its own just-released lock still taken. A run
-/// that really holds the lock keeps it longer than this, and the commit is
-/// then skipped as before.
-fn lock_briefly(lock: &File) -> bool {
-    for _ in 0..20 {
-        if lock.try_lock().is_ok() {
-            return true;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
-    false
 }
 
 impl Index {
@@ -664,330 +430,6 @@ impl Index {
             chosen,
         })
     }
-
-    /// List the sessions under `roots` as [`crate::catalog::scan`] does, but
-    /// taking the record of every log whose version the index holds from
-    /// the index: only new and changed logs are opened. (Each root is
-    /// walked with its kind's [`crate::Store::wants`] and files are
-    /// classified with [`crate::Store::list_file`], the parts of the
-    /// default [`crate::Store::scan`]; a kind whose sessions span
-    /// several files is listed by its own scan, see
-    /// [`crate::Store::lists_each_file`].) The stamps taken are kept
-    /// for [`Index::lookup`].
-    pub fn list(&mut self, caches: &Caches, roots: &StoreRoots) -> Vec<ScanEvent> {
-        let walked = walk(roots);
-        self.classify(caches, walked)
-    }
-
-    /// [`Index::open`] and [`Index::list`] at once: the manifest is
-    /// decoded while the roots are walked.
-    pub fn open_and_list(
-        dir: &Path,
-        caches: &Caches,
-        roots: &StoreRoots,
-    ) -> (Index, Vec<ScanEvent>) {
-        let (mut index, walked) = rayon::join(|| Index::open(dir), || walk(roots));
-        let events = index.classify(caches, walked);
-        (index, events)
-    }
-
-    /// Stat the walked files and list each from its entry or its store.
-    fn classify(&mut self, caches: &Caches, walked: Vec<Walked>) -> Vec<ScanEvent> {
-        let mut events = Vec::new();
-        let mut listed = Vec::new();
-        let mut current = 0;
-        for Walked {
-            kind,
-            root,
-            files,
-            unreadable,
-        } in walked
-        {
-            events.extend(unreadable);
-            let store = kind.store();
-            if store.uses_known_cwds() {
-                // Aider looks in the directories listed so far (the roots
-                // come in registry order, where it is last).
-                let known = caches.get::<crate::caches::KnownCwds>();
-                for event in &events {
-                    if let ScanEvent::Record(record) = event {
-                        known.note(record.cwd.as_deref().unwrap_or_default());
-                    }
-                }
-            }
-            if !store.lists_each_file() {
-                // A session of several files (Gemini CLI): only the
-                // kind's own scan lists it, once, under its current file.
-                let scanned = Mutex::new(Vec::new());
-                store.scan(kind, caches, &root, &|event| {
-                    scanned
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .push(event);
-                });
-                for event in scanned.into_inner().unwrap_or_else(|e| e.into_inner()) {
-                    if let ScanEvent::Record(record) = &event {
-                        // The kind's own stamp: its sessions may share a file.
-                        if let Some(stamp) = store.stamp(caches, record).map(Stamp::from) {
-                            let entry = self.manifest.entry(&record.path);
-                            let known =
-                                entry.is_some_and(|e| e.stamp == stamp && e.kind == kind.as_str());
-                            current += usize::from(known);
-                            listed.push((record.path.clone(), stamp));
-                        }
-                    }
-                    events.push(event);
-                }
-                continue;
-            }
-            let entries = self.manifest.entries_for(&files);
-            let found: Vec<(ScanEvent, Option<Stamp>, bool)> = files
-                .par_iter()
-                .zip(entries)
-                .map(|(path, entry)| {
-                    let stamp = Stamp::of(path).ok();
-                    let known = entry
-                        .filter(|entry| Some(entry.stamp) == stamp && entry.kind == kind.as_str());
-                    let event = match known {
-                        Some(entry) => ScanEvent::Record(SessionRecord::new(
-                            kind,
-                            Arc::clone(&root),
-                            path.clone(),
-                            entry.id.clone(),
-                            entry.cwd.clone(),
-                            entry.created_at.clone(),
-                        )),
-                        // New or changed: listed through the title index,
-                        // which refreshes its entry in the same pass.
-                        None => caches
-                            .get::<TitleIndex>()
-                            .refresh_file(store, kind, caches, &root, path),
-                    };
-                    (event, stamp, known.is_some())
-                })
-                .collect();
-            for (event, stamp, known) in found {
-                current += usize::from(known);
-                if let (ScanEvent::Record(record), Some(stamp)) = (&event, stamp) {
-                    listed.push((record.path.clone(), stamp));
-                }
-                events.push(event);
-            }
-        }
-        listed.sort_by(|a, b| path_order(&a.0, &b.0));
-        // Every entry found current, and nothing else listed: a commit
-        // has nothing to forget (no need to compare the whole listing).
-        self.all_current = current == self.manifest.entries.len() && current == listed.len();
-        self.listed = listed;
-        events
-    }
-
-    /// Write what this run read, and forget logs not in `listed` (when
-    /// given: the complete listing). Skipped, without error, when another
-    /// run holds the lock or the directory cannot be written.
-    pub fn commit(self, listed: Option<&[&Path]>) -> io::Result<bool> {
-        let fresh = self.fresh.into_inner().unwrap_or_else(|e| e.into_inner());
-        if fresh.is_empty() && self.all_current {
-            return Ok(false);
-        }
-        let kept = listed.map(|listed| {
-            let mut keep: Vec<&Path> = listed.to_vec();
-            keep.sort_by(|a, b| path_order(a, b));
-            keep
-        });
-        let is_kept =
-            |kept: &[&Path], path: &Path| kept.binary_search_by(|p| path_order(p, path)).is_ok();
-        let forget = kept.as_ref().is_some_and(|kept| {
-            self.manifest
-                .entries
-                .iter()
-                .any(|e| !is_kept(kept, &e.path))
-        });
-        if fresh.is_empty() && !forget {
-            return Ok(false);
-        }
-        // Private: the data files hold transcript text.
-        private::dir(&self.dir)?;
-        let lock = private::open(
-            OpenOptions::new().create(true).truncate(false).write(true),
-            &self.dir.join(LOCK),
-        )?;
-        if !lock_briefly(&lock) {
-            return Ok(false);
-        }
-        // Re-read under the lock: another run may have committed since.
-        let mut current = Index::open(&self.dir).manifest;
-        if let Some(kept) = &kept {
-            current.entries.retain(|e| is_kept(kept, &e.path));
-        }
-        let mut data = private::open(
-            OpenOptions::new()
-                .create(true)
-                .truncate(false)
-                .read(true)
-                .write(true),
-            &self.dir.join(data_name(current.generation)),
-        )?;
-        data.set_len(current.data_len)?;
-        let mut at = current.data_len;
-        let mut writer = io::BufWriter::new(&mut data);
-        use std::io::Seek;
-        writer.seek(io::SeekFrom::Start(at))?;
-        let mut added = Vec::with_capacity(fresh.len());
-        for fresh in fresh {
-            // A continued fold is kept only while the entry it continues
-            // is still the one it read (another run may have changed it).
-            let segments = match fresh.base {
-                None => Vec::new(),
-                Some((generation, base)) => {
-                    let still = current.generation == generation
-                        && current
-                            .entry(&fresh.path)
-                            .is_some_and(|e| e.segments == base);
-                    if !still {
-                        continue;
-                    }
-                    base
-                }
-            };
-            let mut segments = segments;
-            let mut put = |bytes: &[u8]| -> io::Result<Segment> {
-                writer.write_all(bytes)?;
-                let segment = Segment {
-                    offset: at,
-                    bytes: bytes.len() as u64,
-                };
-                at += segment.bytes;
-                Ok(segment)
-            };
-            if !fresh.journal.is_empty() || segments.is_empty() {
-                segments.push(put(&fresh.journal)?);
-            }
-            let resume = match fresh.resume {
-                Some((mut resume, state)) => {
-                    resume.state = put(&state)?;
-                    Some(resume)
-                }
-                None => None,
-            };
-            added.push(Entry {
-                path: fresh.path,
-                kind: fresh.kind.to_owned(),
-                stamp: fresh.stamp,
-                segments,
-                chosen: fresh.chosen,
-                resume,
-                id: fresh.id,
-                cwd: fresh.cwd,
-                created_at: fresh.created_at,
-            });
-        }
-        writer.flush()?;
-        drop(writer);
-        data.sync_data()?;
-        // A fresh entry replaces the one of the same path: it sorts first,
-        // and `dedup_by` keeps the first of equal paths.
-        added.sort_by(|a, b| path_order(&a.path, &b.path));
-        added.dedup_by(|later, earlier| later.path == earlier.path);
-        let mut merged = added;
-        merged.append(&mut current.entries);
-        merged.sort_by(|a, b| path_order(&a.path, &b.path));
-        merged.dedup_by(|later, earlier| later.path == earlier.path);
-        current.entries = merged;
-        current.data_len = at;
-        current.live = current.entries.iter().map(Entry::live_bytes).sum();
-        if current.live * 2 < current.data_len && current.data_len > (1 << 20) {
-            current = rewrite(&self.dir, &data, current)?;
-        }
-        write_manifest(&self.dir, &current)?;
-        for old in OLD_MANIFESTS {
-            let _ = fs::remove_file(self.dir.join(old));
-        }
-        drop(lock);
-        Ok(true)
-    }
-}
-
-/// The files of one root a kind wants, and the directories that could
-/// not be read.
-struct Walked {
-    kind: crate::model::StoreKind,
-    root: Arc<Path>,
-    files: Vec<PathBuf>,
-    /// What the walk reported: unreadable directories, skipped links.
-    unreadable: Vec<ScanEvent>,
-}
-
-/// Walk every root of `roots` (in their order) with its kind's filter.
-fn walk(roots: &StoreRoots) -> Vec<Walked> {
-    roots
-        .iter()
-        .map(|(kind, root)| {
-            let store = kind.store();
-            let mut unreadable = Vec::new();
-            let files = walk_files(root, &|p| store.wants(p), &mut |event| {
-                unreadable.push(event)
-            });
-            Walked {
-                kind,
-                root: Arc::from(root.as_path()),
-                files,
-                unreadable,
-            }
-        })
-        .collect()
-}
-
-/// Copy the live blobs into a new data file, replace the old one, and
-/// return the manifest that points into it (written by the caller).
-fn rewrite(dir: &Path, old: &File, mut manifest: Manifest) -> io::Result<Manifest> {
-    let old_name = data_name(manifest.generation);
-    manifest.generation += 1;
-    let temp = dir.join(format!(
-        "{}.{}",
-        data_name(manifest.generation),
-        std::process::id()
-    ));
-    let mut out = io::BufWriter::new(private::open(
-        OpenOptions::new().write(true).create(true).truncate(true),
-        &temp,
-    )?);
-    let mut at = 0;
-    let mut copy = |from: &[Segment]| -> io::Result<Segment> {
-        let total: u64 = from.iter().map(|s| s.bytes).sum();
-        for segment in from {
-            let mut bytes = vec![0; usize::try_from(segment.bytes).unwrap_or(0)];
-            old.read_exact_at(&mut bytes, segment.offset)?;
-            out.write_all(&bytes)?;
-        }
-        let segment = Segment {
-            offset: at,
-            bytes: total,
-        };
-        at += total;
-        Ok(segment)
-    };
-    for entry in &mut manifest.entries {
-        // The pieces of a journal become one.
-        entry.segments = vec![copy(&entry.segments)?];
-        if let Some(resume) = &mut entry.resume {
-            resume.state = copy(&[resume.state])?;
-        }
-    }
-    out.into_inner()?.sync_data()?;
-    fs::rename(&temp, dir.join(data_name(manifest.generation)))?;
-    manifest.data_len = at;
-    manifest.live = at;
-    // The new manifest goes first, then the old data file: a reader sees
-    // the old pair, the new pair, or an old manifest without its data.
-    write_manifest(dir, &manifest)?;
-    let _ = fs::remove_file(dir.join(old_name));
-    Ok(manifest)
-}
-
-fn write_manifest(dir: &Path, manifest: &Manifest) -> io::Result<()> {
-    let bytes = encode_manifest(manifest)?;
-    private::write_atomic(&dir.join(MANIFEST), &bytes)
 }
 
 /// The searchable messages of an indexed journal: its stream `chosen`
@@ -1001,7 +443,13 @@ pub fn messages(journal: &[u8], chosen: u8) -> Option<Vec<Message>> {
 
 #[cfg(test)]
 mod tests {
+    use super::lock::LOCK;
+    use super::manifest::{encode_manifest, Entry};
     use super::*;
+    use crate::caches::Caches;
+    use crate::roots::StoreRoots;
+    use crate::store::ScanEvent;
+    use std::sync::Arc;
 
     fn record(path: &Path) -> SessionRecord {
         SessionRecord::new(
