@@ -309,7 +309,6 @@ const MAX_LINES: usize = 650;
 /// one of them is split (take it off this list) and when any other file
 /// passes the limit, so the list only shrinks.
 const STILL_TO_SPLIT: &[&str] = &[
-    "crates/stores/src/kinds/copilot.rs",
     "src/cli/syntax.rs",
     "src/commands.rs",
     // Grew past the limit with export's tool reading and the untitled-session

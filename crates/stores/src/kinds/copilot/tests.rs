@@ -2,6 +2,7 @@
 //! Copilot CLI 1.0.102 (`tests/fixtures/copilot`, see its README) and on
 //! events in the same shapes.
 
+use super::line::says;
 use super::*;
 use crate::catalog::Catalog;
 use crate::kinds::foreign::testing::texts;

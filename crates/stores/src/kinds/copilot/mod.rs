@@ -136,238 +136,21 @@ use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
 use crate::store::ScanEvent;
 use crate::store::{env_or_home, Env, Store};
 use session_ref_core::time::Instant;
-use session_ref_jsonl::loose::{is_str, non_empty, scan_fields, scan_or_parse, scan_or_parse_line};
-use session_ref_jsonl::loose::{string, RawText};
+use session_ref_jsonl::loose::{is_str, non_empty, string};
+
+mod line;
+mod workspace;
+
+use line::{line_says, Data, Line, Says};
+pub use workspace::{parse_workspace, Workspace, WORKSPACE};
+use workspace::{read_workspace, workspace_of};
 
 /// The transcript's file name in a session folder.
 pub const EVENTS: &str = "events.jsonl";
 
-/// The session's metadata file beside the transcript.
-pub const WORKSPACE: &str = "workspace.yaml";
-
-/// The most of `workspace.yaml` read: Copilot writes a few hundred bytes;
-/// anything far larger is not its file.
-const MAX_WORKSPACE: u64 = 1 << 20;
-
 /// How many lines listing reads looking for `session.start` (the first
 /// line in every file Copilot wrote).
 const HEAD_LINES: u64 = 8;
-
-/// Event types the surface reads; every other type is passed over.
-const READ_TYPES: &[&str] = &[
-    "user.message",
-    "assistant.message",
-    "session.compaction_complete",
-];
-
-/// The envelope of an event line.
-#[derive(Deserialize, Debug, Default, PartialEq)]
-struct Line<'a> {
-    #[serde(rename = "type", borrow)]
-    kind: Option<RawText<'a>>,
-    #[serde(borrow)]
-    data: Option<RawText<'a>>,
-    #[serde(borrow)]
-    timestamp: Option<RawText<'a>>,
-    #[serde(rename = "agentId", borrow)]
-    agent_id: Option<RawText<'a>>,
-}
-
-impl<'a> Line<'a> {
-    /// An event line's envelope: by the envelope scanner, else by
-    /// `serde_json`; `None` when it is not a JSON object.
-    fn parse(bytes: &'a [u8]) -> Option<Line<'a>> {
-        scan_or_parse_line(bytes, |text| {
-            let [kind, data, timestamp, agent_id] =
-                scan_fields(text, ["type", "data", "timestamp", "agentId"])?;
-            Some(Line {
-                kind,
-                data,
-                timestamp,
-                agent_id,
-            })
-        })
-    }
-}
-
-/// The `data` fields the mapping uses, of every event type read.
-#[derive(Deserialize, Debug, Default, PartialEq)]
-struct Data<'a> {
-    #[serde(borrow)]
-    content: Option<RawText<'a>>,
-    #[serde(borrow)]
-    source: Option<RawText<'a>>,
-    #[serde(rename = "isAutopilotContinuation", borrow)]
-    autopilot: Option<RawText<'a>>,
-    #[serde(rename = "parentToolCallId", borrow)]
-    parent_tool_call: Option<RawText<'a>>,
-    #[serde(rename = "apiCallId", borrow)]
-    api_call: Option<RawText<'a>>,
-    #[serde(rename = "chunkCount", borrow)]
-    chunk_count: Option<RawText<'a>>,
-    #[serde(borrow)]
-    success: Option<RawText<'a>>,
-    #[serde(rename = "summaryContent", borrow)]
-    summary: Option<RawText<'a>>,
-    #[serde(rename = "sessionId", borrow)]
-    session_id: Option<RawText<'a>>,
-    #[serde(rename = "startTime", borrow)]
-    start_time: Option<RawText<'a>>,
-    #[serde(borrow)]
-    context: Option<RawText<'a>>,
-}
-
-/// The keys of [`Data`]'s fields, in their order.
-const DATA_KEYS: [&str; 11] = [
-    "content",
-    "source",
-    "isAutopilotContinuation",
-    "parentToolCallId",
-    "apiCallId",
-    "chunkCount",
-    "success",
-    "summaryContent",
-    "sessionId",
-    "startTime",
-    "context",
-];
-
-impl<'a> Data<'a> {
-    /// An event's `data`: by the envelope scanner, else by `serde_json`.
-    fn parse(raw: Option<RawText<'a>>) -> Data<'a> {
-        let Some(raw) = raw else {
-            return Data::default();
-        };
-        scan_or_parse(raw.0, |text| {
-            let [content, source, autopilot, parent_tool_call, api_call, chunk_count, success, summary, session_id, start_time, context] =
-                scan_fields(text, DATA_KEYS)?;
-            Some(Data {
-                content,
-                source,
-                autopilot,
-                parent_tool_call,
-                api_call,
-                chunk_count,
-                success,
-                summary,
-                session_id,
-                start_time,
-                context,
-            })
-        })
-        .unwrap_or_default()
-    }
-
-    /// `context.cwd`, when not empty.
-    fn cwd(&self) -> Option<String> {
-        let context = self.context?;
-        let [cwd] = scan_or_parse(context.0, |text| scan_fields(text, ["cwd"])).or_else(|| {
-            #[derive(Deserialize)]
-            struct Context<'a> {
-                #[serde(borrow)]
-                cwd: Option<RawText<'a>>,
-            }
-            serde_json::from_str::<Context<'_>>(context.0)
-                .ok()
-                .map(|c| [c.cwd])
-        })?;
-        non_empty(cwd)
-    }
-}
-
-/// The type of an event line that starts `{"type":"…"` (as Copilot writes
-/// every line) and ends with `}` (so it is not a torn tail), read without
-/// parsing the rest; `None` for any other spelling, which is then parsed.
-fn leading_type(bytes: &[u8]) -> Option<&[u8]> {
-    let rest = bytes.strip_prefix(b"{\"type\":\"")?;
-    let end = memchr::memchr2(b'"', b'\\', rest)?;
-    if rest[end] != b'"' || !bytes.trim_ascii_end().ends_with(b"}") {
-        return None;
-    }
-    Some(&rest[..end])
-}
-
-/// What one event line says to the surface.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Says {
-    /// What any transcript line may say.
-    Line(LineSays),
-    /// A compaction: everything before is shadowed, and its summary, when
-    /// there is one, is the compact checkpoint.
-    Compacted(Option<String>),
-}
-
-impl Says {
-    const NOTHING: Says = Says::Line(LineSays::Nothing);
-
-    /// Apply to `builder` as line `seq`.
-    fn apply<S: SurfaceSink>(self, builder: &mut SurfaceBuilder<S>, seq: u64) {
-        match self {
-            Says::Line(says) => builder.apply(seq, says),
-            Says::Compacted(summary) => {
-                builder.shadow();
-                if let Some(summary) = summary {
-                    builder.checkpoint(seq, vec![summary]);
-                }
-            }
-        }
-    }
-}
-
-/// What an event line says to the surface; `None` when it does not parse.
-fn line_says(bytes: &[u8]) -> Option<Says> {
-    if let Some(kind) = leading_type(bytes) {
-        if !READ_TYPES.iter().any(|t| t.as_bytes() == kind) {
-            return Some(Says::NOTHING);
-        }
-    }
-    let line = Line::parse(bytes)?;
-    Some(says(&line))
-}
-
-/// What a parsed event says to the surface (see the module docs).
-fn says(line: &Line<'_>) -> Says {
-    if line.agent_id.is_some() {
-        // A sub-agent's event, inline in the parent's log.
-        return Says::NOTHING;
-    }
-    if is_str(line.kind, "user.message") {
-        return match typed(&Data::parse(line.data)) {
-            Some(text) => Says::Line(LineSays::User(vec![text])),
-            None => Says::NOTHING,
-        };
-    }
-    if is_str(line.kind, "assistant.message") {
-        let data = Data::parse(line.data);
-        if data.parent_tool_call.is_some() {
-            return Says::NOTHING;
-        }
-        let texts: Vec<String> = string(data.content)
-            .filter(|t| !t.trim().is_empty())
-            .into_iter()
-            .collect();
-        // The chunks of one model call are one message.
-        let key = data.chunk_count.and(string(data.api_call));
-        return Says::Line(LineSays::Assistant { key, texts });
-    }
-    if is_str(line.kind, "session.compaction_complete") {
-        let data = Data::parse(line.data);
-        if data.success.is_some_and(|s| s.0 == "false") {
-            return Says::NOTHING;
-        }
-        return Says::Compacted(string(data.summary).filter(|s| !s.trim().is_empty()));
-    }
-    Says::NOTHING
-}
-
-/// The text a person typed in a `user.message`, `None` when Copilot or an
-/// agent wrote it (a `source`, an autopilot continuation) or it is blank.
-fn typed(data: &Data<'_>) -> Option<String> {
-    if data.source.is_some() || data.autopilot.is_some_and(|a| a.0 == "true") {
-        return None;
-    }
-    string(data.content).filter(|t| !t.trim().is_empty())
-}
 
 /// The GitHub Copilot CLI store.
 pub struct Copilot;
@@ -562,11 +345,6 @@ fn in_layout(root: &Path, path: &Path) -> bool {
     path == root || folder == Some(root) || folder.and_then(Path::parent) == Some(root)
 }
 
-/// The `workspace.yaml` beside a transcript.
-fn workspace_of(events: &Path) -> Option<PathBuf> {
-    Some(events.parent()?.join(WORKSPACE))
-}
-
 /// The transcripts of a root, sorted by path bytes: the root itself when
 /// it is a file, its `events.jsonl` when it is one session folder, else
 /// the `events.jsonl` of each folder in it, whether or not it exists (a
@@ -624,51 +402,6 @@ fn session_files(root: &Path, sink: &(dyn Fn(ScanEvent) + Sync)) -> Vec<PathBuf>
             .cmp(b.as_os_str().as_encoded_bytes())
     });
     files
-}
-
-/// What `workspace.yaml` says that the mapping uses.
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct Workspace {
-    /// `cwd`: the directory of the session's latest run.
-    pub cwd: Option<String>,
-    /// `name`: the title Copilot shows.
-    pub name: Option<String>,
-    /// `user_named`: the name was given by the user (`/rename`, `-n`).
-    pub user_named: bool,
-}
-
-/// Parse the text of a `workspace.yaml`; `None` when it is not a YAML
-/// mapping. A scalar of another YAML type (a name `yes` or `123`) is read
-/// as its text; a non-scalar value as absent.
-pub fn parse_workspace(text: &str) -> Option<Workspace> {
-    use serde_norway::Value;
-    let value: Value = serde_norway::from_str(text).ok()?;
-    let map = value.as_mapping()?;
-    let text_of = |key: &str| -> Option<String> {
-        match map.get(key)? {
-            Value::String(s) => Some(s.clone()),
-            Value::Number(n) => Some(n.to_string()),
-            Value::Bool(b) => Some(b.to_string()),
-            _ => None,
-        }
-    };
-    Some(Workspace {
-        cwd: text_of("cwd").filter(|c| !c.is_empty()),
-        name: text_of("name"),
-        user_named: matches!(map.get("user_named"), Some(Value::Bool(true))),
-    })
-}
-
-/// The `workspace.yaml` beside `events`: `None` when it is missing,
-/// unreadable, too large or not a mapping (the reader then falls back on
-/// the transcript).
-fn read_workspace(events: &Path) -> Option<Workspace> {
-    use std::io::Read;
-    let path = workspace_of(events)?;
-    let file = std::fs::File::open(path).ok()?;
-    let mut text = String::new();
-    file.take(MAX_WORKSPACE).read_to_string(&mut text).ok()?;
-    parse_workspace(&text)
 }
 
 /// The record of one transcript (see "Record"); `None` when its first
