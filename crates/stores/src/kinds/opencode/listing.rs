@@ -1,5 +1,6 @@
-//! Listing opencode's legacy session files (`storage/`), through the title
-//! index's per-file facts: a stat each when a file is unchanged.
+//! Listing an opencode root: its databases' session rows and its legacy
+//! session files (`storage/`), the latter through the title index's per-file
+//! facts: a stat each when a file is unchanged.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -7,7 +8,8 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use super::{convo, legacy, Family, OpencodeCaches, LEGACY_COPY};
+use super::db::{self, SessionRow};
+use super::{convo, legacy, Family, Layout, OpencodeCaches, LEGACY_COPY};
 use crate::caches::{lock, Caches};
 use crate::index::title::TitleIndex;
 use crate::model::SessionRecord;
@@ -86,4 +88,75 @@ fn legacy_event(
         head.directory.clone(),
         head.created.map(convo::rfc3339_ms).unwrap_or_default(),
     ))
+}
+
+/// The record, or why not, of one session row of `db`.
+fn db_event(family: &Family, root: &Arc<Path>, db: &Path, row: &SessionRow) -> ScanEvent {
+    let path = db.join(&row.id);
+    if row.parent_id.as_deref().is_some_and(|p| !p.is_empty()) {
+        return ScanEvent::Skipped {
+            path,
+            reason: family.subagent.into(),
+        };
+    }
+    if row.time_archived.is_some() {
+        return ScanEvent::Skipped {
+            path,
+            reason: family.archived.into(),
+        };
+    }
+    ScanEvent::Record(SessionRecord::new(
+        (family.kind)(),
+        Arc::clone(root),
+        path,
+        row.id.clone(),
+        Some(row.directory.clone()).filter(|d| !d.is_empty()),
+        convo::rfc3339_ms(row.time_created),
+    ))
+}
+
+/// List every session under a root.
+pub(super) fn scan_root(
+    family: &Family,
+    caches: &Caches,
+    root: &Arc<Path>,
+    sink: &(dyn Fn(ScanEvent) + Sync),
+) {
+    let layout = match Layout::of(family, root) {
+        Ok(layout) => layout,
+        Err(e) => {
+            sink(ScanEvent::Unreadable {
+                path: root.to_path_buf(),
+                reason: e.to_string(),
+            });
+            return;
+        }
+    };
+    let store = caches.get::<OpencodeCaches>();
+    let mut in_db: HashSet<String> = HashSet::new();
+    for db_path in &layout.dbs {
+        let rows = family.with_db(caches, db_path, db::sessions);
+        match rows {
+            Ok(rows) => {
+                for row in &rows {
+                    in_db.insert(row.id.clone());
+                    sink(db_event(family, root, db_path, row));
+                }
+                let by_id = rows.into_iter().map(|r| (r.id.clone(), r)).collect();
+                lock(&store.rows).insert(db_path.clone(), Arc::new(by_id));
+            }
+            Err(reason) => sink(ScanEvent::Unreadable {
+                path: db_path.clone(),
+                reason,
+            }),
+        }
+    }
+    let files = match (&layout.session_file, &layout.storage) {
+        (Some(file), _) => vec![file.clone()],
+        (None, Some(storage)) => legacy::session_files(storage, &mut |path, reason| {
+            sink(ScanEvent::Unreadable { path, reason })
+        }),
+        (None, None) => return,
+    };
+    list_legacy(family, caches, root, &files, &in_db, sink);
 }
