@@ -4,9 +4,10 @@
 //! where the usage is wrong), never a panic.
 
 use super::docs;
+use super::integrations::{HookAction, McpAction};
 use super::syntax::{
-    Cli, CommandArgs, ExportFormatArg, HookAction, InputArg, McpAction, OutputArg, PickFormatArg,
-    RemoteAction, SortArg, UriAction,
+    Cli, CommandArgs, ExportFormatArg, InputArg, OutputArg, PickFormatArg, RemoteAction, SortArg,
+    UriAction,
 };
 use crate::config::{
     self, Command, Config, Destination, InputFormat, InstallRequest, LaunchRequest, McpRequest,

@@ -13,6 +13,7 @@
 
 mod conversion;
 mod docs;
+mod integrations;
 mod syntax;
 mod values;
 

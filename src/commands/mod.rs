@@ -1,16 +1,21 @@
 //! The non-interactive commands: each turns a [`Config`] into the exact bytes
 //! for stdout, or an error. Nothing is printed here.
 
+mod candidates;
+mod keep;
+
 use std::sync::Arc;
 
-use crate::config::{Command, Config, InputFormat, OutputFormat, SortBy};
+use crate::config::{Command, Config, InputFormat, OutputFormat};
 use crate::error::{Error, Result};
 use session_ref_core::export::{self, ExportHeader, ExportMessage};
 use session_ref_core::redact::{Redactions, Redactor};
 use session_ref_core::{json, mention, render, uri};
-use session_ref_engine::engine::{render_jsonl, render_text, Candidate, Engine};
+use session_ref_engine::engine::{render_jsonl, render_text, Engine};
 use session_ref_engine::Stores;
 use session_ref_stores::{Caches, Catalog, StoreRoots, REGISTRY};
+
+pub use candidates::CANDIDATE_FIELDS;
 
 /// The stores of one run as the engine opens them: the config's roots
 /// and title index, ranking from `cwd`, with the client of the remotes
@@ -100,76 +105,6 @@ pub fn report_listing(catalog: &Catalog, config: &Config) {
         .get::<session_ref_stores::archive::Archive>();
     for problem in archive.take_problems() {
         eprintln!("session-ref: warning: {}", escape_unsafe(&problem));
-    }
-}
-
-/// `keep`: copy what the stores list into the archive (the archive's own
-/// sessions are not listed for it), or `--purge` it; the summary.
-fn keep(config: &Config, purge: bool, max_bytes: Option<u64>) -> Result<String> {
-    use crate::display::{escape_unsafe, path_for_person};
-    let mut settings = config.keep.clone();
-    if let Some(bytes) = max_bytes {
-        settings.max_bytes = bytes;
-    }
-    let archive = settings.archive(false).ok_or_else(|| {
-        Error::invalid_config("keep: no archive folder: set HOME or XDG_DATA_HOME")
-    })?;
-    let dir = path_for_person(archive.dir().unwrap_or(std::path::Path::new("")));
-    if purge {
-        return Ok(match archive.purge()? {
-            true => format!("removed the archive {dir}\n"),
-            false => format!("no archive at {dir}\n"),
-        });
-    }
-    let catalog = stores(config, config.target.cwd.as_deref(), &config.remotes)
-        .archive(None)
-        .catalog();
-    report_listing(&catalog, config);
-    let listed: Vec<_> = catalog
-        .ordered()
-        .filter(|r| r.host.is_none())
-        .cloned()
-        .collect();
-    let report = archive.keep(&listed)?;
-    catalog.save_index();
-    for problem in &report.problems {
-        eprintln!("session-ref: warning: keep: {}", escape_unsafe(problem));
-    }
-    if report.not_kept > 0 {
-        eprintln!(
-            "session-ref: warning: keep: {} not kept: the archive is at its bound of {} \
-             (keep --max-size SIZE, or max_size in [keep])",
-            plural(report.not_kept, "session"),
-            crate::display::human_bytes(report.max_bytes)
-        );
-    }
-    let mut out = format!(
-        "kept {} in {dir} ({} copied, {} unchanged)",
-        plural(report.kept, "session"),
-        report.copied,
-        report.unchanged
-    );
-    if report.evicted > 0 {
-        out.push_str(&format!(
-            "; dropped {} of sessions still in their store to stay within the bound",
-            plural(report.evicted, "copy")
-        ));
-    }
-    out.push_str(&format!(
-        "; {} only in the archive; {} of {}\n",
-        plural(report.archived_only, "session"),
-        crate::display::human_bytes(report.stored_bytes),
-        crate::display::human_bytes(report.max_bytes)
-    ));
-    Ok(out)
-}
-
-/// `n` and `what`, plural when `n` is not 1 (`copy`: `copies`).
-fn plural(n: usize, what: &str) -> String {
-    match (n, what.strip_suffix('y')) {
-        (1, _) => format!("1 {what}"),
-        (_, Some(stem)) => format!("{n} {stem}ies"),
-        _ => format!("{n} {what}s"),
     }
 }
 
@@ -311,7 +246,7 @@ pub fn run(config: &Config, stdin: Option<String>) -> Result<String> {
         Command::Mcp { .. } | Command::McpInstall(_) | Command::McpUninstall(_) => {
             Err(Error::internal("mcp commands are run by mcp::run_command"))
         }
-        Command::Keep { purge, max_bytes } => keep(config, *purge, *max_bytes),
+        Command::Keep { purge, max_bytes } => keep::keep(config, *purge, *max_bytes),
         Command::Search { .. } => Err(Error::internal(
             "search streams its output: run it with search_streaming",
         )),
@@ -394,9 +329,9 @@ fn run_with_engine(config: &Config, engine: &Engine, stdin: Option<String>) -> R
                 );
             }
             Ok(if *json {
-                candidates_json(&found)
+                candidates::candidates_json(&found)
             } else {
-                candidates_table(&found, *sort)
+                candidates::candidates_table(&found, *sort)
             })
         }
         Command::Prepare {
@@ -546,105 +481,6 @@ fn parse_jsonl(raw: &str) -> Result<Vec<serde_json::Value>> {
         .collect()
 }
 
-/// The fields of `candidates --json` (one object per line), in order.
-pub const CANDIDATE_FIELDS: &[crate::json_fields::Field] = {
-    use crate::json_fields::Field;
-    &[
-        Field::new("sessionId", "the session's id"),
-        Field::new("label", "its latest title, else the id (one printable line)"),
-        Field::new("cwd", "its working directory; absent when unknown"),
-        Field::new("createdAt", "its creation time, exactly as logged"),
-        Field::new("mention", "the canonical mention with this label"),
-        Field::new("agent", "the agent that wrote it (`claude`, `codex`, `hydra`, …)"),
-        Field::new("store", "the same as `agent` (its old name, kept for one release)"),
-        Field::new("path", "the log file (or database) it is read from"),
-        Field::new("lastActivity", "the newest time the session records, else its log's modification time; absent when unknown"),
-        Field::remote("host", "the machine holding it (`--remote`)"),
-    ]
-};
-
-/// One JSON object per candidate, keys in [`Candidate`]'s serde order, as
-/// `JSON.stringify` writes them. Written field by field into one buffer:
-/// going through `serde_json::Value` per candidate was a fifth of a warm
-/// 10,000-session listing (tested equal below).
-fn candidates_json(found: &[Candidate]) -> String {
-    let mut out = String::with_capacity(found.len() * 320);
-    for c in found {
-        let fields = [
-            ("sessionId", Some(c.session_id.as_str())),
-            ("label", Some(c.label.as_str())),
-            ("cwd", c.cwd.as_deref()),
-            ("createdAt", Some(c.created_at.as_str())),
-            ("mention", Some(c.mention.as_str())),
-            (session_ref_engine::agent_key::AGENT_KEY, Some(c.agent.0)),
-            (
-                session_ref_engine::agent_key::OLD_AGENT_KEY,
-                Some(c.agent.0),
-            ),
-            ("path", Some(c.path.as_str())),
-            ("lastActivity", c.last_activity.as_deref()),
-            ("host", c.host.as_deref()),
-        ];
-        let mut first = true;
-        for (key, value) in fields {
-            let Some(value) = value else { continue };
-            out.push(if first { '{' } else { ',' });
-            first = false;
-            out.push('"');
-            out.push_str(key);
-            out.push_str("\":");
-            json::write_str(&mut out, value, false);
-        }
-        if c.archived {
-            out.push_str(",\"archived\":true");
-        }
-        out.push_str("}\n");
-    }
-    out
-}
-
-/// The table; its time column says what it counts: CREATED (the age since
-/// creation, the order SPEC §6 fixes) or, sorted by activity, ACTIVE (since
-/// the last activity, as the picker shows it).
-fn candidates_table(found: &[Candidate], sort: SortBy) -> String {
-    if found.is_empty() {
-        return String::new();
-    }
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64);
-    let home = std::env::var("HOME").ok();
-    let rows: Vec<[String; 5]> = found
-        .iter()
-        .map(|c| {
-            [
-                crate::display::one_line(&c.label, 60),
-                c.cwd.as_deref().map_or_else(
-                    || "-".to_owned(),
-                    |cwd| crate::display::short_path(cwd, home.as_deref()),
-                ),
-                match (sort, c.activity) {
-                    (SortBy::Updated, Some(time)) => crate::display::age_since(time, now),
-                    _ => crate::display::age(&c.created_at, now),
-                },
-                match (&c.host, c.archived) {
-                    (Some(host), _) => {
-                        format!("{}@{}", c.agent.0, crate::display::escape_unsafe(host))
-                    }
-                    (None, true) => format!("{} (archived)", c.agent.0),
-                    (None, false) => c.agent.0.to_owned(),
-                },
-                c.session_id.clone(),
-            ]
-        })
-        .collect();
-    let time = match sort {
-        SortBy::Created => "CREATED",
-        SortBy::Updated => "ACTIVE",
-    };
-    crate::display::table(&["LABEL", "CWD", time, "STORE", "ID"], &rows)
-}
-
 /// `header` and `messages` with likely secrets replaced (labels and paths
 /// too: a title can hold a token), and how many were.
 fn redacted(
@@ -727,7 +563,9 @@ fn deliver_export(document: String, output: Option<&std::path::Path>) -> Result<
 
 #[cfg(test)]
 mod tests {
+    use super::candidates::candidates_json;
     use super::*;
+    use session_ref_engine::engine::Candidate;
 
     #[test]
     fn candidates_json_is_json_stringify_of_the_candidates() {
