@@ -2121,3 +2121,71 @@ fn pi_and_qwen_last_activity_is_the_newest_time_the_log_records() {
 fn row(name: &str) -> &'static Kind {
     KINDS.iter().find(|k| k.name == name).unwrap()
 }
+
+/// Every file below `root` (a file root: itself) dated an hour ago, so the
+/// title index trusts their stamps (a file modified in the last moments
+/// could still change within the same clock tick, and is read again).
+fn age(root: &Path) {
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    for entry in walkdir::WalkDir::new(root).into_iter().flatten() {
+        if entry.file_type().is_file() {
+            let file = std::fs::File::options().write(true).open(entry.path());
+            file.and_then(|f| f.set_modified(old)).unwrap();
+        }
+    }
+}
+
+/// Each file of the cache directory under `home`, with its bytes.
+fn cache_files(home: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files: Vec<(PathBuf, Vec<u8>)> = walkdir::WalkDir::new(home.join(".cache"))
+        .into_iter()
+        .flatten()
+        .filter(|e| e.file_type().is_file())
+        .map(|e| (e.path().to_owned(), std::fs::read(e.path()).unwrap()))
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn a_warm_listing_reads_nothing_again_and_rewrites_no_cache() {
+    // Once a listing has filled the title index, listing an unchanged store
+    // again answers from it and writes nothing: a run that dropped some
+    // entries on save (a kind listing by one file and titling by another)
+    // made every other warm run read each session again.
+    let mut rewritten = Vec::new();
+    for kind in KINDS {
+        let (_dir, built) = store(kind);
+        age(&built.root);
+        let home = tempfile::tempdir().unwrap();
+        let root = built.root.to_str().unwrap();
+        let flag = format!("--{}", kind.flag);
+        let list = || {
+            let mut command = support::command(home.path());
+            command.args([&flag, root, "candidates", "--json", "--limit", "1000"]);
+            let out = support::feed(&mut command, "");
+            assert!(
+                out.status.success(),
+                "{}: {}",
+                kind.name,
+                support::stderr(&out)
+            );
+            support::stdout(&out)
+        };
+        let first = list();
+        let filled = cache_files(home.path());
+        for run in 2..=3 {
+            assert_eq!(list(), first, "{}: run {run} lists otherwise", kind.name);
+            let now = cache_files(home.path());
+            if now != filled {
+                let names: Vec<_> = now.iter().map(|(p, _)| p.display().to_string()).collect();
+                rewritten.push(format!("{} (run {run}: {names:?})", kind.name));
+                break;
+            }
+        }
+    }
+    assert!(
+        rewritten.is_empty(),
+        "warm runs rewrote the cache: {rewritten:#?}"
+    );
+}

@@ -325,7 +325,10 @@ impl TitleIndex {
             return self.title_with_inputs(&shard, store, caches, record, found, &inputs);
         }
         let from = match &known {
-            Some((was, title)) if *was == stamp => return Ok(title.title.clone()),
+            Some((was, title)) if *was == stamp => {
+                shard.keep(&key);
+                return Ok(title.title.clone());
+            }
             Some((was, title)) if appended(was, &stamp, title, path) => title.scanned,
             _ => 0,
         };
@@ -398,6 +401,7 @@ impl TitleIndex {
         };
         if let Some((was, with, activity)) = known {
             if was == stamp && with == inputs {
+                shard.keep(&key);
                 return activity;
             }
         }
@@ -425,6 +429,7 @@ impl TitleIndex {
         };
         if let Some((was, title)) = &known {
             if *was == stamp && title.inputs == fingerprint {
+                shard.keep(&key);
                 return Ok(title.title.clone());
             }
         }

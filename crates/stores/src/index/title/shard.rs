@@ -129,6 +129,18 @@ impl Shard {
         }
     }
 
+    /// Keep the loaded entry of `key`: it answered a read of this run (a
+    /// title or last activity of a file unchanged since), so the file is
+    /// there even where listing looked at another one (Cline lists by its
+    /// manifest, titles by its messages file). Without this a listed root
+    /// dropped such entries on save, and every other warm run read each
+    /// session again.
+    pub(super) fn keep(&self, key: &Path) {
+        if let Some((_, seen)) = self.old.get(key) {
+            seen.store(true, Ordering::Relaxed);
+        }
+    }
+
     /// This run's entry of `key`, created from the loaded one.
     pub(super) fn fresh_entry<'a>(
         &self,
