@@ -19,6 +19,7 @@
 //!   inline as `<thinking-content-HASH>…</thinking-content-HASH>`.
 
 use crate::kinds::foreign::title_from_text;
+use serde::{Deserialize, Serialize};
 
 /// The line that starts a session.
 pub const HEADER: &str = "# aider chat started at ";
@@ -33,7 +34,7 @@ const RESTORED: &str = "Restored previous conversation history.";
 const HEAD_LINES: usize = 64;
 
 /// One session of the file: the bytes from its header to the next one.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Section {
     /// Where its header line starts.
     pub start: usize,
@@ -42,7 +43,7 @@ pub struct Section {
 }
 
 /// What a session's head says.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Head {
     /// The header's local time, as written (`2026-12-02 05:22:07`).
     pub started: String,

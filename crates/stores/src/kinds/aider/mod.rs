@@ -76,10 +76,13 @@
 //!
 //! # Cost
 //!
-//! Listing reads each history file once per version (cached by its length
-//! and modification time); a session's title and surface read its own
-//! section only (a file holds every session of its project: reading it
-//! whole per title took 8.6 s for 10,000 sessions, BENCHMARKS.md).
+//! Listing reads each history file once per version: its sessions, with
+//! their titles found while the text is in memory, are kept in the title
+//! index by the file's stamp, so a warm listing is a `stat` per file
+//! (re-parsing every section each run cost 1.06 s CPU for 10,000
+//! sessions). A session's surface reads its own section only (a file holds
+//! every session of its project: reading it whole per title took 8.6 s for
+//! 10,000 sessions, BENCHMARKS.md).
 
 pub mod chat;
 #[cfg(test)]
@@ -90,10 +93,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
 
 use crate::caches::{Caches, KnownCwds, TargetCwd};
 use crate::error::ReadError;
 use crate::index::stamp::Stamp;
+use crate::index::title::TitleIndex;
 use crate::kinds::foreign::{folded_surface, read_bounded, FileCache, SurfaceBuilder};
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
 use crate::store::ScanEvent;
@@ -123,7 +128,7 @@ const MAX_UP: usize = 32;
 pub const NOT_HISTORY: &str = "no \"# aider chat started at\" line: not an Aider chat history";
 
 /// One session of a history file, as listing found it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Listed {
     /// Its id.
     pub id: String,
@@ -131,6 +136,9 @@ pub struct Listed {
     pub section: Section,
     /// What its head says.
     pub head: Head,
+    /// Its title ([`chat::title`] of its section), found while the text
+    /// is in memory: a warm listing then reads no history file.
+    pub title: Option<String>,
 }
 
 /// Each history file's sessions, per file version.
@@ -144,11 +152,16 @@ fn read_file(file: &Path) -> Result<Vec<u8>, ReadError> {
     read_bounded(file, MAX_FILE)
 }
 
-/// The sessions of `file` (cached per version).
-fn listing(caches: &Caches, file: &Path) -> Result<Arc<Vec<Listed>>, ReadError> {
+/// The sessions of `file` below `root`: kept in the title index per file
+/// version (a warm listing is a `stat` per file), and per run.
+fn listing(caches: &Caches, root: &Path, file: &Path) -> Result<Arc<Vec<Listed>>, ReadError> {
     caches.get::<AiderCaches>().files.get(file, 0, || {
-        let text = read_file(file)?;
-        Ok(list_text(&path_hash(file), &text))
+        let read = || read_file(file).map(|text| list_text(&path_hash(file), &text));
+        let index = caches.get::<TitleIndex>();
+        match index.file_fact(KIND, root, file, || read().ok()) {
+            Some((_, Some(listed))) => Ok(listed),
+            _ => read(),
+        }
     })
 }
 
@@ -166,7 +179,14 @@ pub fn list_text(hash: &str, text: &[u8]) -> Vec<Listed> {
                 1 => format!("aider-{stamp}-{hash}"),
                 n => format!("aider-{stamp}-{hash}-{n}"),
             };
-            Listed { id, section, head }
+            let own = String::from_utf8_lossy(&text[section.start..section.end]);
+            let title = chat::title(&chat::said(&own));
+            Listed {
+                id,
+                section,
+                head,
+                title,
+            }
         })
         .collect()
 }
@@ -308,7 +328,7 @@ pub fn conf_history(text: &str, home: &Path) -> Option<PathBuf> {
 
 /// Report the sessions of one history file.
 fn list_history(caches: &Caches, root: &Arc<Path>, file: &Path, sink: &(dyn Fn(ScanEvent) + Sync)) {
-    let listed = match listing(caches, file) {
+    let listed = match listing(caches, root, file) {
         Ok(listed) => listed,
         Err(e) => {
             return sink(ScanEvent::Unreadable {
@@ -342,7 +362,7 @@ fn list_history(caches: &Caches, root: &Arc<Path>, file: &Path, sink: &(dyn Fn(S
 /// The file and section of a listed session.
 fn section_of(caches: &Caches, record: &SessionRecord) -> Result<(PathBuf, Listed), ReadError> {
     let file = record.path.parent().unwrap_or(&record.path).to_owned();
-    let listed = listing(caches, &file)?;
+    let listed = listing(caches, &record.root, &file)?;
     let found = listed.iter().find(|l| l.id == record.id).cloned();
     let found = found.ok_or_else(|| ReadError {
         path: file.clone(),
@@ -469,7 +489,7 @@ impl Store for Aider {
         caches: &Caches,
         record: &SessionRecord,
     ) -> Result<Option<String>, ReadError> {
-        Ok(chat::title(&read_said(caches, record)?))
+        Ok(section_of(caches, record)?.1.title)
     }
 
     fn read_surface(&self, caches: &Caches, record: &SessionRecord) -> Result<Surface, ReadError> {
@@ -489,7 +509,7 @@ impl Store for Aider {
     /// session ended when the next one started.
     fn last_activity(&self, caches: &Caches, record: &SessionRecord) -> Option<i64> {
         let file = record.path.parent()?;
-        let listed = listing(caches, file).ok()?;
+        let listed = listing(caches, &record.root, file).ok()?;
         let at = listed.iter().position(|l| l.id == record.id)?;
         match listed.get(at + 1) {
             Some(next) => local_to_rfc3339(&next.head.started)

@@ -263,3 +263,40 @@ fn local_header_times_follow_the_time_zone() {
     assert_eq!(local_to_rfc3339("2026-13-02 05:22:07"), None);
     assert_eq!(local_to_rfc3339("yesterday"), None);
 }
+
+#[test]
+fn a_warm_listing_answers_from_the_index_without_reading_the_file() {
+    let store = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let history = store.path().join(HISTORY);
+    let old = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_750_000_000);
+    let write = |prompt: &str| {
+        let text = session("2026-12-02 05:22:07", Some("/w"), &[(&[prompt], "ACK")]);
+        std::fs::write(&history, text).unwrap();
+        let file = std::fs::File::options().write(true).open(&history).unwrap();
+        file.set_modified(old).unwrap();
+    };
+    let titles = || {
+        let caches = TitleIndex::open(cache.path()).into_caches(Caches::default());
+        let found = scan_root(&caches, store.path());
+        let titles: Vec<Option<String>> = records(&found)
+            .iter()
+            .map(|r| Aider.read_title(&caches, r).unwrap())
+            .collect();
+        caches.get::<TitleIndex>().save();
+        titles
+    };
+    write("explain the cache");
+    assert_eq!(titles(), [Some("explain the cache".to_owned())]);
+    // The same length, inode and time: the index answers, so the file
+    // (which now says otherwise) is not read.
+    write("explain the index");
+    assert_eq!(titles(), [Some("explain the cache".to_owned())]);
+    assert_eq!(
+        records(&scan_root(&Caches::default(), store.path()))
+            .iter()
+            .map(|r| Aider.read_title(&Caches::default(), r).unwrap())
+            .collect::<Vec<_>>(),
+        [Some("explain the index".to_owned())]
+    );
+}
