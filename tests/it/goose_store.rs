@@ -267,3 +267,43 @@ fn an_untitled_session_is_titled_by_its_first_prompt_however_late_it_comes() {
     assert_eq!(title(A).as_deref(), Some("hello a"));
     assert_eq!(title(LATE).as_deref(), Some("the late prompt"));
 }
+
+#[test]
+fn an_untitled_session_s_title_is_kept_by_its_update_time() {
+    // A warm listing answers an untitled session's first-prompt title from
+    // the title index while the row's `updated_at` is unchanged (Goose sets
+    // it with every message): the messages, the costly part of listing it,
+    // are not read again. A new `updated_at` reads them again.
+    let (dir, data, db) = data_dir();
+    let old = "UPDATE sessions SET updated_at = '2026-12-01 08:05:00'";
+    db.0.execute(old, []).unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir(&home).unwrap();
+    let list = |extra: &[&str]| {
+        let mut command = support::command(&home);
+        command.args(["--goose", data.to_str().unwrap(), "candidates", "--json"]);
+        command.args(extra);
+        let out = support::feed(&mut command, "");
+        assert!(out.status.success(), "{}", support::stderr(&out));
+        let stdout = support::stdout(&out);
+        let rows: Vec<serde_json::Value> = stdout
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect();
+        let title_of = |id: &str| {
+            let row = rows.iter().find(|r| r["sessionId"] == id).unwrap();
+            row["label"].as_str().unwrap().to_owned()
+        };
+        (title_of(A), title_of(B))
+    };
+    let first = ("hello a".to_owned(), "hello b".to_owned());
+    assert_eq!(list(&[]), first);
+    let edit = "UPDATE messages SET content_json = ?1 WHERE session_id = ?2";
+    let edited = json!([text("edited a")]).to_string();
+    db.0.execute(edit, rusqlite::params![edited, A]).unwrap();
+    assert_eq!(list(&[]), first, "the unchanged row was read again");
+    assert_eq!(list(&["--no-cache"]).0, "edited a");
+    let touched = "UPDATE sessions SET updated_at = '2026-12-01 09:00:00' WHERE id = ?1";
+    db.0.execute(touched, [A]).unwrap();
+    assert_eq!(list(&[]), ("edited a".to_owned(), "hello b".to_owned()));
+}

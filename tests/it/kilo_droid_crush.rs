@@ -474,3 +474,65 @@ fn crush_times_in_seconds_and_in_milliseconds_are_both_read() {
         ]
     );
 }
+
+#[test]
+fn an_untitled_row_s_title_is_kept_while_its_update_time_holds() {
+    // The first-prompt title of an untitled Kilo or Crush session is read
+    // from its messages once, then answered from the title index while the
+    // session row's update time (moved by the agent with every message)
+    // holds; a new update time reads the messages again.
+    let dir = tempfile::tempdir().unwrap();
+    let (kilo_root, kilo_db) = kilo_data(&dir.path().join("k"), 0);
+    let (crush_root, crush_db) = crush_data(&dir.path().join("c"), 0);
+    // Crush's trigger set `updated_at` to now with each message; the
+    // session here was last active an hour ago (a time this close to now
+    // is not kept), so the trigger goes before the clock is set back.
+    let aged = "DROP TRIGGER update_sessions_updated_at; \
+                UPDATE sessions SET updated_at = 1796188400";
+    crush_db.conn.execute_batch(aged).unwrap();
+    let edit_kilo = |text: &str| {
+        let part = opencode_fixture::text_part(text);
+        let sql = "UPDATE part SET data = ?1 WHERE id = 'prt_msg_k1_000'";
+        kilo_db.conn.execute(sql, [part]).unwrap();
+    };
+    let edit_crush = |text: &str| {
+        let parts = Value::from(vec![crush_fixture::text_part(text)]).to_string();
+        let sql = "UPDATE messages SET parts = ?1 WHERE id = 'm1'";
+        crush_db.conn.execute(sql, [parts]).unwrap();
+    };
+    type Edit<'a> = &'a dyn Fn(&str);
+    let touch_kilo = || {
+        let sql = "UPDATE session SET time_updated = time_updated + 60000";
+        kilo_db.conn.execute(sql, []).unwrap();
+    };
+    let touch_crush = || {
+        let sql = "UPDATE sessions SET updated_at = updated_at + 60";
+        crush_db.conn.execute(sql, []).unwrap();
+    };
+    let kinds: [(&str, &Path, Edit, &dyn Fn()); 2] = [
+        ("--kilo", &kilo_root, &edit_kilo, &touch_kilo),
+        ("--crush", &crush_root, &edit_crush, &touch_crush),
+    ];
+    for (flag, root, edit, touch) in kinds {
+        let home = tempfile::tempdir().unwrap();
+        let label = |extra: &[&str]| {
+            let mut command = support::command(home.path());
+            command.args([flag, root.to_str().unwrap(), "candidates", "--json"]);
+            command.args(extra);
+            let out = support::feed(&mut command, "");
+            assert!(out.status.success(), "{flag}: {}", support::stderr(&out));
+            let row: Value = serde_json::from_str(support::stdout(&out).trim()).unwrap();
+            row["label"].as_str().unwrap().to_owned()
+        };
+        assert_eq!(label(&[]), "zephyr cache plan", "{flag}");
+        edit("edited cache plan");
+        assert_eq!(label(&[]), "zephyr cache plan", "{flag}: read again");
+        assert_eq!(label(&["--no-cache"]), "edited cache plan", "{flag}");
+        touch();
+        assert_eq!(
+            label(&[]),
+            "edited cache plan",
+            "{flag}: kept past a change"
+        );
+    }
+}

@@ -34,6 +34,7 @@ pub mod native;
 pub mod opencode;
 pub mod pi;
 pub mod qwen;
+pub mod row_title;
 pub mod sqlite;
 pub mod tools;
 pub mod torn;

@@ -14,7 +14,10 @@
 //! through the same [`Store`] calls, so listing is identical with and
 //! without the index (tested in `tests/title_index.rs`). A kind with a
 //! scan of its own (Gemini CLI groups a session's several files) keeps
-//! what it reads of each file as a [`TitleIndex::file_fact`] instead.
+//! what it reads of each file as a [`TitleIndex::file_fact`] instead; a
+//! kind whose sessions are rows of one database keeps an untitled row's
+//! first-prompt title as a [`TitleIndex::fact_at`] under a version of the
+//! row (`crate::kinds::row_title`).
 //!
 //! The index is kept as one file per store root (named by kind and a hash
 //! of the root's path), so a run loads only the entries of the roots it
@@ -171,8 +174,26 @@ impl TitleIndex {
         path: &Path,
         compute: impl FnOnce() -> Option<T>,
     ) -> Option<(Stamp, Option<T>)> {
-        let shard = self.shard(kind, root)?;
+        self.shard(kind, root)?;
         let stamp = Stamp::of(path)?;
+        self.fact_at(kind, root, path, stamp, compute)
+    }
+
+    /// [`TitleIndex::file_fact`] for a record that is not a file of its
+    /// own (a row of an agent's database, its path `<db>/<id>`): kept
+    /// while `version`, which the kind derives from what the fact depends
+    /// on (the row's own update time), is unchanged. The kind passes no
+    /// version it cannot tell apart from the next one (a time within the
+    /// resolution of its clock). `None` when the index is disabled.
+    pub fn fact_at<T: Serialize + serde::de::DeserializeOwned>(
+        &self,
+        kind: StoreKind,
+        root: &Path,
+        path: &Path,
+        stamp: Stamp,
+        compute: impl FnOnce() -> Option<T>,
+    ) -> Option<(Stamp, Option<T>)> {
+        let shard = self.shard(kind, root)?;
         let key = key(path);
         let old = shard.old.get(&*key);
         if let Some((entry, seen)) = old {
@@ -189,6 +210,26 @@ impl TitleIndex {
             shard.fresh_entry(&mut fresh, key.into_owned()).fact = Some((stamp, bytes));
         }
         Some((stamp, fact))
+    }
+
+    /// Note that this run listed every record of `root` and that
+    /// `records` are all of them (a kind whose records are rows of a
+    /// database keyed by [`TitleIndex::fact_at`]): on save, entries of
+    /// the records not named are dropped, and those named are kept even
+    /// where this run read nothing of them.
+    pub fn listed_records<'a>(
+        &self,
+        kind: StoreKind,
+        root: &Path,
+        records: impl IntoIterator<Item = &'a Path>,
+    ) {
+        let Some(shard) = self.shard(kind, root) else {
+            return;
+        };
+        for path in records {
+            shard.keep(&key(path));
+        }
+        shard.listed.store(true, Ordering::Relaxed);
     }
 
     /// Files found new, grown or rewritten so far this run: where another

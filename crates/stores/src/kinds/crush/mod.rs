@@ -41,7 +41,8 @@
 //!   seconds ([`secs`]).
 //! - Title: `sessions.title`, unless it is a placeholder Crush gives a
 //!   session not titled yet (`Untitled Session`, `New Session`) or empty;
-//!   then the first line of the first prompt.
+//!   then the first line of the first prompt, kept in the title index by
+//!   `updated_at` ([`crate::kinds::row_title`]).
 //! - Conversation: messages by creation time, then insertion order (Crush
 //!   orders by `created_at`, whole seconds). `parts` is a JSON array of
 //!   `{type, data}`: a `user` message's `text` parts are what was typed
@@ -70,6 +71,7 @@ use crate::caches::{lock, Caches};
 use crate::error::ReadError;
 use crate::index::stamp::Stamp;
 use crate::kinds::foreign::title_from_text;
+use crate::kinds::row_title::{self, RowVersion};
 use crate::kinds::sqlite::{open_with, Pool};
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
 use crate::store::ScanEvent;
@@ -299,17 +301,26 @@ impl Store for Crush {
             }
         };
         let store = caches.get::<CrushCaches>();
+        let mut listed = Vec::new();
+        let mut every_db = true;
         for (db, cwd) in dbs {
             match with_db(caches, &db, |db| schema::sessions(&db.conn, db.shape)) {
                 Ok(rows) => {
                     for row in &rows {
+                        listed.push(db.join(&row.id));
                         sink(event(root, &db, cwd.as_deref(), row));
                     }
                     let by_id = rows.into_iter().map(|r| (r.id.clone(), r)).collect();
                     lock(&store.rows).insert(db, Arc::new(by_id));
                 }
-                Err(reason) => sink(ScanEvent::Unreadable { path: db, reason }),
+                Err(reason) => {
+                    every_db = false;
+                    sink(ScanEvent::Unreadable { path: db, reason })
+                }
             }
+        }
+        if every_db {
+            row_title::listed_all(caches, KIND, root, listed.iter().map(PathBuf::as_path));
         }
     }
 
@@ -325,15 +336,20 @@ impl Store for Crush {
     ) -> Result<Option<String>, ReadError> {
         let db = db_of(record)?;
         let row = row_of(caches, db, &record.id).map_err(|e| fail(record, e))?;
-        let stored = row.map(|r| r.title).unwrap_or_default();
+        let stored = row.as_ref().map(|r| r.title.clone()).unwrap_or_default();
         if !PLACEHOLDERS.contains(&stored.trim()) {
             if let Some(title) = title_from_text(&stored) {
                 return Ok(Some(title));
             }
         }
-        let prompt = with_db(caches, db, |db| schema::first_prompt(&db.conn, &record.id))
-            .map_err(|e| fail(record, e))?;
-        Ok(prompt.and_then(|t| title_from_text(&t)))
+        // Kept in the title index by the row's `updated_at`, which Crush
+        // moves with every message ([`row_title`]).
+        let version = row.map(|r| RowVersion::from_secs(schema::secs(r.updated), 0));
+        row_title::first_prompt_title(caches, KIND, record, version, || {
+            let prompt = with_db(caches, db, |db| schema::first_prompt(&db.conn, &record.id))
+                .map_err(|e| fail(record, e))?;
+            Ok(prompt.and_then(|t| title_from_text(&t)))
+        })
     }
 
     fn read_surface(&self, caches: &Caches, record: &SessionRecord) -> Result<Surface, ReadError> {

@@ -9,9 +9,14 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use super::db::{self, SessionRow};
-use super::{convo, legacy, Family, Layout, OpencodeCaches, LEGACY_COPY};
+use super::{
+    convo, fail, legacy, listed_row, read_session, Family, Layout, OpencodeCaches, LEGACY_COPY,
+    TITLE_HEAD,
+};
 use crate::caches::{lock, Caches};
+use crate::error::ReadError;
 use crate::index::title::TitleIndex;
+use crate::kinds::row_title::{self, RowVersion};
 use crate::model::SessionRecord;
 use crate::store::ScanEvent;
 
@@ -134,22 +139,32 @@ pub(super) fn scan_root(
     };
     let store = caches.get::<OpencodeCaches>();
     let mut in_db: HashSet<String> = HashSet::new();
+    let mut listed = Vec::new();
+    let mut every_db = true;
     for db_path in &layout.dbs {
         let rows = family.with_db(caches, db_path, db::sessions);
         match rows {
             Ok(rows) => {
                 for row in &rows {
                     in_db.insert(row.id.clone());
+                    listed.push(db_path.join(&row.id));
                     sink(db_event(family, root, db_path, row));
                 }
                 let by_id = rows.into_iter().map(|r| (r.id.clone(), r)).collect();
                 lock(&store.rows).insert(db_path.clone(), Arc::new(by_id));
             }
-            Err(reason) => sink(ScanEvent::Unreadable {
-                path: db_path.clone(),
-                reason,
-            }),
+            Err(reason) => {
+                every_db = false;
+                sink(ScanEvent::Unreadable {
+                    path: db_path.clone(),
+                    reason,
+                })
+            }
         }
+    }
+    if every_db && !layout.dbs.is_empty() {
+        let kind = (family.kind)();
+        row_title::listed_all(caches, kind, root, listed.iter().map(PathBuf::as_path));
     }
     let files = match (&layout.session_file, &layout.storage) {
         (Some(file), _) => vec![file.clone()],
@@ -159,4 +174,41 @@ pub(super) fn scan_root(
         (None, None) => return,
     };
     list_legacy(family, caches, root, &files, &in_db, sink);
+}
+
+/// The title of an untitled database session: its first prompt, from the
+/// head of its messages (a long session is not read whole for it), kept
+/// in the title index by the row's `time_updated`, which opencode moves
+/// with every message and with a revert ([`row_title`]).
+pub(super) fn untitled_title(
+    family: &Family,
+    caches: &Caches,
+    db: &Path,
+    record: &SessionRecord,
+) -> Result<Option<String>, ReadError> {
+    let read = || {
+        let head = family
+            .with_db(caches, db, |conn| {
+                db::read_session_head(conn, &record.id, TITLE_HEAD)
+            })
+            .map_err(|e| fail(record, e))?
+            .ok_or_else(|| fail(record, "the session is gone from the database".into()))?;
+        let cut = head.messages.len() >= TITLE_HEAD;
+        let revert = convo::Revert::parse(head.revert.as_deref());
+        let reverted = revert
+            .as_ref()
+            .is_some_and(|r| head.messages.iter().any(|m| m.id == r.message_id));
+        let title = convo::first_prompt_title(&convo::apply_revert(head.messages, revert.as_ref()));
+        // The head decides unless it was cut before both a prompt and the
+        // revert point (everything after that is hidden).
+        if title.is_some() || !cut || reverted {
+            return Ok(title);
+        }
+        Ok(convo::first_prompt_title(&read_session(
+            family, caches, record,
+        )?))
+    };
+    let version =
+        listed_row(caches, db, &record.id).map(|row| RowVersion::from_ms(row.time_updated, 0));
+    row_title::first_prompt_title(caches, (family.kind)(), record, version, read)
 }

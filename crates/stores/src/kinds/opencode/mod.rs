@@ -31,7 +31,8 @@
 //! - Title: `session.title` — the generated title, `--title`, a rename —
 //!   unless it is still the placeholder `New session - <ISO time>`; then the
 //!   first line of the first prompt, looked for in the session's first
-//!   messages before the whole session is read ([`TITLE_HEAD`]).
+//!   messages before the whole session is read ([`TITLE_HEAD`]), and kept
+//!   in the title index by `time_updated` ([`crate::kinds::row_title`]).
 //! - Conversation: messages by `time_created` then id, parts by id
 //!   ([`convo`]). A prompt is a user message's text parts without
 //!   `synthetic` (added by opencode: `@file`/`-f` contents, plugin
@@ -434,29 +435,12 @@ impl Store for Family {
         }
         // Untitled: its first prompt, from the head of a database session
         // (a long session is not read whole for its title).
-        if let Source::Db(db) = source(caches, record) {
-            let head = self
-                .with_db(caches, db, |conn| {
-                    db::read_session_head(conn, &record.id, TITLE_HEAD)
-                })
-                .map_err(|e| fail(record, e))?
-                .ok_or_else(|| fail(record, "the session is gone from the database".into()))?;
-            let cut = head.messages.len() >= TITLE_HEAD;
-            let revert = convo::Revert::parse(head.revert.as_deref());
-            let reverted = revert
-                .as_ref()
-                .is_some_and(|r| head.messages.iter().any(|m| m.id == r.message_id));
-            let title =
-                convo::first_prompt_title(&convo::apply_revert(head.messages, revert.as_ref()));
-            // The head decides unless it was cut before both a prompt and
-            // the revert point (everything after that is hidden).
-            if title.is_some() || !cut || reverted {
-                return Ok(title);
-            }
+        match source(caches, record) {
+            Source::Db(db) => listing::untitled_title(self, caches, db, record),
+            Source::Legacy => Ok(convo::first_prompt_title(&read_session(
+                self, caches, record,
+            )?)),
         }
-        Ok(convo::first_prompt_title(&read_session(
-            self, caches, record,
-        )?))
     }
 
     fn read_surface(&self, caches: &Caches, record: &SessionRecord) -> Result<Surface, ReadError> {
@@ -543,7 +527,7 @@ fn fail(record: &SessionRecord, message: String) -> ReadError {
 }
 
 /// The row listing read for session `id` of `db` this run.
-fn listed_row(caches: &Caches, db: &Path, id: &str) -> Option<SessionRow> {
+pub(super) fn listed_row(caches: &Caches, db: &Path, id: &str) -> Option<SessionRow> {
     let rows = lock(&caches.get::<OpencodeCaches>().rows)
         .get(db)
         .cloned()?;
@@ -564,7 +548,7 @@ fn head_of(caches: &Caches, path: &Path) -> Result<Arc<legacy::Head>, String> {
 }
 
 /// A session's messages still shown (revert applied).
-fn read_session(
+pub(super) fn read_session(
     family: &Family,
     caches: &Caches,
     record: &SessionRecord,
