@@ -64,7 +64,7 @@ use crate::caches::Caches;
 use crate::error::ReadError;
 use crate::index::stamp::TitleInputs;
 use crate::index::title::TitleIndex;
-use crate::kinds::foreign::{text_items, title_from_text, SurfaceBuilder};
+use crate::kinds::foreign::{text_items, title_from_text, FileCache, SurfaceBuilder};
 use crate::kinds::opencode::convo::rfc3339_ms;
 use crate::kinds::torn::{self, TornObject};
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
@@ -104,6 +104,39 @@ fn read_file(bytes: &[u8]) -> Result<TornObject, String> {
         return Err("not a Continue session file (no history)".into());
     }
     Ok(object)
+}
+
+/// What a run reads of a session file once, for its record and its title.
+#[derive(Debug)]
+struct Parsed {
+    /// Its head.
+    head: Head,
+    /// The first line of its first typed prompt.
+    first_prompt: Option<String>,
+}
+
+/// Each session file parsed once a run: listing and the title need the
+/// same parse, which is all the cost of a cold listing (the history is
+/// the whole file).
+#[derive(Default)]
+struct ContinueCaches {
+    parsed: FileCache<Result<Parsed, String>>,
+}
+
+/// The session file at `path`, parsed once this run: `Err` of the read
+/// (an I/O error) or `Ok` of what parsing found (an error when it is not
+/// a session file).
+fn parsed(caches: &Caches, path: &Path) -> Result<Arc<Result<Parsed, String>>, ReadError> {
+    caches.get::<ContinueCaches>().parsed.get(path, 0, || {
+        let bytes = std::fs::read(path).map_err(|e| ReadError::io(path, &e))?;
+        Ok(read_file(&bytes).map(|object| Parsed {
+            head: head_of(&object),
+            first_prompt: object.items.iter().find_map(|item| match turn_of(item) {
+                Turn::Prompt(text) => title_from_text(&text),
+                _ => None,
+            }),
+        }))
+    })
 }
 
 /// The [`Head`] of a session file read.
@@ -216,17 +249,16 @@ fn list_session(
     created: &HashMap<String, String>,
 ) -> ScanEvent {
     let index = caches.get::<TitleIndex>();
-    let computed = || {
-        std::fs::read(path)
-            .ok()
-            .and_then(|b| read_file(&b).ok())
-            .map(|o| head_of(&o))
+    let read = || match parsed(caches, path) {
+        Ok(read) => match &*read {
+            Ok(parsed) => Ok(parsed.head.clone()),
+            Err(reason) => Err((false, reason.clone())),
+        },
+        Err(e) => Err((true, e.message)),
     };
-    let head = match index.file_fact(KIND, root, path, computed) {
+    let head = match index.file_fact(KIND, root, path, || read().ok()) {
         Some((_, Some(head))) => Ok(head),
-        _ => std::fs::read(path)
-            .map_err(|e| (true, e.to_string()))
-            .and_then(|b| read_file(&b).map(|o| head_of(&o)).map_err(|e| (false, e))),
+        _ => read(),
     };
     let head = match head {
         Ok(head) => head,
@@ -365,24 +397,27 @@ impl Store for Continue {
         Some(TitleInputs::Files(vec![record.path.clone()]))
     }
 
-    fn read_title(&self, _: &Caches, record: &SessionRecord) -> Result<Option<String>, ReadError> {
-        let bytes = std::fs::read(&record.path).map_err(|e| ReadError::io(&record.path, &e))?;
-        let object = read_file(&bytes).map_err(|message| ReadError {
+    fn read_title(
+        &self,
+        caches: &Caches,
+        record: &SessionRecord,
+    ) -> Result<Option<String>, ReadError> {
+        let read = parsed(caches, &record.path)?;
+        let parsed = (*read).as_ref().map_err(|message| ReadError {
             path: record.path.clone(),
             line: None,
-            message,
+            message: message.clone(),
         })?;
-        if let Some(title) = object
-            .text("title")
+        if let Some(title) = parsed
+            .head
+            .title
+            .as_deref()
             .filter(|t| t.trim() != UNTITLED)
             .and_then(title_from_text)
         {
             return Ok(Some(title));
         }
-        Ok(object.items.iter().find_map(|item| match turn_of(item) {
-            Turn::Prompt(text) => title_from_text(&text),
-            _ => None,
-        }))
+        Ok(parsed.first_prompt.clone())
     }
 
     fn read_surface(&self, caches: &Caches, record: &SessionRecord) -> Result<Surface, ReadError> {

@@ -35,6 +35,10 @@
 //!   run inside their thread's tool calls and have no file.
 //! - A file cut short (read while being written) gives the messages that
 //!   were complete before the cut.
+//!
+//! Listing, the title and the last activity read each file once a run, in
+//! a pass that keeps only what they need ([`summary`]); the preview and
+//! snapshots parse it whole ([`parse`]).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -44,36 +48,47 @@ use serde_json::Value;
 use crate::caches::Caches;
 use crate::error::ReadError;
 use crate::index::stamp::TitleInputs;
-use crate::kinds::foreign::{folded_surface, read_bounded, title_from_text, SurfaceBuilder};
+use crate::kinds::foreign::{
+    folded_surface, read_bounded, title_from_text, FileCache, SurfaceBuilder,
+};
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
 use crate::store::{env_or_home, Env, Store};
 use crate::store::{has_suffix, ScanEvent};
 
+pub mod summary;
+pub mod thread;
+
+use summary::Summary;
+use thread::texts;
+pub use thread::{parse, Thread};
+
 /// The Amp store kind.
 pub struct Amp;
+
+/// Each thread file's [`Summary`], read once a run for its record, title
+/// and last activity.
+#[derive(Default)]
+struct AmpCaches {
+    summaries: FileCache<Summary>,
+}
+
+/// The summary of the thread file at `path`, read once this run.
+fn summary_of(caches: &Caches, path: &Path) -> Result<Arc<Summary>, ReadError> {
+    caches.get::<AmpCaches>().summaries.get(path, 0, || {
+        let bytes = read_bounded(path, MAX_FILE)?;
+        summary::summarize(&bytes).map_err(|message| ReadError {
+            path: path.to_owned(),
+            line: None,
+            message,
+        })
+    })
+}
 
 /// The registry handle of [`Amp`].
 pub const KIND: StoreKind = StoreKind::new(&Amp);
 
 /// The largest thread file read.
 const MAX_FILE: u64 = 256 << 20;
-
-/// A thread file, as far as it could be read.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Thread {
-    /// `id`.
-    pub id: Option<String>,
-    /// `title`.
-    pub title: Option<String>,
-    /// `created` (epoch ms).
-    pub created: Option<i64>,
-    /// `env.initial.cwd`, else the first tree's path.
-    pub cwd: Option<String>,
-    /// `messages`.
-    pub messages: Vec<Value>,
-    /// Whether the file held a `messages` array.
-    pub has_messages: bool,
-}
 
 /// The thread id of a file name (`T-<uuid>.json`).
 fn thread_id(path: &Path) -> Option<&str> {
@@ -82,132 +97,8 @@ fn thread_id(path: &Path) -> Option<&str> {
     (stem.starts_with("T-") && stem.len() > 2).then_some(stem)
 }
 
-/// The directory a tree's `file://` URI names (percent escapes decoded).
-fn uri_path(uri: &str) -> Option<String> {
-    let rest = uri.strip_prefix("file://")?;
-    let rest = rest.strip_prefix("localhost").unwrap_or(rest);
-    let bytes = rest.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = || std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok();
-        match (bytes[i], hex().and_then(|h| u8::from_str_radix(h, 16).ok())) {
-            (b'%', Some(b)) => {
-                out.push(b);
-                i += 3;
-            }
-            (b, _) => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8(out).ok().filter(|p| p.starts_with('/'))
-}
-
-/// Parse a thread file's bytes. A file cut short keeps its complete
-/// messages (and loses the fields after them).
-pub fn parse(bytes: &[u8]) -> Result<Thread, String> {
-    match serde_json::from_slice::<Value>(bytes) {
-        Ok(value) => thread_of(&value).ok_or_else(|| "not a JSON object".to_owned()),
-        Err(e) if e.is_eof() => Ok(cut_short(bytes)),
-        Err(e) => Err(e.to_string()),
-    }
-}
-
-fn thread_of(value: &Value) -> Option<Thread> {
-    let object = value.as_object()?;
-    let text = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_owned);
-    let initial = value.pointer("/env/initial");
-    let cwd = text(initial.and_then(|i| i.get("cwd")))
-        .filter(|c| !c.is_empty())
-        .or_else(|| {
-            let trees = initial?.get("trees")?.as_array()?;
-            trees
-                .iter()
-                .find_map(|t| t.get("uri").and_then(Value::as_str).and_then(uri_path))
-        });
-    let messages = object.get("messages").and_then(Value::as_array);
-    Some(Thread {
-        id: text(object.get("id")),
-        title: text(object.get("title")),
-        created: object.get("created").and_then(Value::as_i64),
-        cwd,
-        has_messages: messages.is_some(),
-        messages: messages.cloned().unwrap_or_default(),
-    })
-}
-
-/// The complete messages of a file cut inside its `messages` array, with
-/// the head fields written before it.
-fn cut_short(bytes: &[u8]) -> Thread {
-    let key = b"\"messages\"";
-    let Some(at) = memchr::memmem::find(bytes, key) else {
-        return Thread::default();
-    };
-    let mut rest = &bytes[at + key.len()..];
-    let skip = |r: &mut &[u8], what: &[u8]| {
-        while let [first, tail @ ..] = *r {
-            if first.is_ascii_whitespace() || what.contains(first) {
-                *r = tail;
-            } else {
-                break;
-            }
-        }
-    };
-    skip(&mut rest, b":");
-    let mut thread = Thread {
-        has_messages: rest.first() == Some(&b'['),
-        ..Thread::default()
-    };
-    if !thread.has_messages {
-        return thread;
-    }
-    rest = &rest[1..];
-    loop {
-        skip(&mut rest, b",");
-        let mut values = serde_json::Deserializer::from_slice(rest).into_iter::<Value>();
-        match values.next() {
-            Some(Ok(message)) => {
-                let used = values.byte_offset();
-                thread.messages.push(message);
-                rest = &rest[used..];
-            }
-            _ => break,
-        }
-    }
-    // The head fields before `messages`, when the file put them first.
-    let mut head = bytes[..at].to_vec();
-    head.extend_from_slice(b"\"_\":0}");
-    if let Some(before) = serde_json::from_slice::<Value>(&head)
-        .ok()
-        .as_ref()
-        .and_then(thread_of)
-    {
-        thread = Thread {
-            messages: thread.messages,
-            has_messages: true,
-            ..before
-        };
-    }
-    thread
-}
-
-/// The texts of a message's blocks of `kind`.
-fn texts(message: &Value, kind: &str) -> Vec<String> {
-    let blocks = message.get("content").and_then(Value::as_array);
-    blocks
-        .into_iter()
-        .flatten()
-        .filter(|b| b.get("type").and_then(Value::as_str) == Some(kind))
-        .filter_map(|b| b.get("text").and_then(Value::as_str))
-        .filter(|t| !t.trim().is_empty())
-        .map(str::to_owned)
-        .collect()
-}
-
 /// The compaction summary an `info` message carries.
-fn summary(message: &Value) -> Option<String> {
+fn compaction_summary(message: &Value) -> Option<String> {
     let blocks = message.get("content")?.as_array()?;
     blocks.iter().find_map(|b| {
         let s = b.get("summary")?;
@@ -230,7 +121,7 @@ pub fn fold(messages: &[Value], sink: &mut dyn SurfaceSink) -> u64 {
             }
             Some("assistant") => builder.assistant(seq, None, texts(message, "text")),
             Some("info") => {
-                if let Some(summary) = summary(message) {
+                if let Some(summary) = compaction_summary(message) {
                     builder.shadow();
                     builder.checkpoint(seq, vec![summary]);
                 }
@@ -239,15 +130,6 @@ pub fn fold(messages: &[Value], sink: &mut dyn SurfaceSink) -> u64 {
         }
     }
     messages.len() as u64
-}
-
-/// The first line of the first typed prompt.
-fn first_prompt_title(messages: &[Value]) -> Option<String> {
-    messages
-        .iter()
-        .filter(|m| m.get("role").and_then(Value::as_str) == Some("user"))
-        .flat_map(|m| texts(m, "text"))
-        .find_map(|t| title_from_text(&t))
 }
 
 fn read_thread(path: &Path) -> Result<Thread, ReadError> {
@@ -291,14 +173,14 @@ impl Store for Amp {
         has_suffix(path, ".json") && thread_id(path).is_some()
     }
 
-    fn list_file(&self, _: &Caches, root: &Arc<Path>, path: &Path) -> ScanEvent {
+    fn list_file(&self, caches: &Caches, root: &Arc<Path>, path: &Path) -> ScanEvent {
         let Some(id) = thread_id(path) else {
             return ScanEvent::Skipped {
                 path: path.to_owned(),
                 reason: "not an Amp thread file (T-<id>.json)".into(),
             };
         };
-        let thread = match read_thread(path) {
+        let thread = match summary_of(caches, path) {
             Ok(thread) => thread,
             Err(e) => {
                 return ScanEvent::Unreadable {
@@ -326,7 +208,7 @@ impl Store for Amp {
             Arc::clone(root),
             path.to_owned(),
             id.to_owned(),
-            thread.cwd,
+            thread.cwd.clone(),
             created,
         ))
     }
@@ -335,13 +217,17 @@ impl Store for Amp {
         Some(TitleInputs::Files(Vec::new()))
     }
 
-    fn read_title(&self, _: &Caches, record: &SessionRecord) -> Result<Option<String>, ReadError> {
-        let thread = read_thread(&record.path)?;
+    fn read_title(
+        &self,
+        caches: &Caches,
+        record: &SessionRecord,
+    ) -> Result<Option<String>, ReadError> {
+        let thread = summary_of(caches, &record.path)?;
         Ok(thread
             .title
             .as_deref()
             .and_then(title_from_text)
-            .or_else(|| first_prompt_title(&thread.messages)))
+            .or_else(|| thread.first_prompt.clone()))
     }
 
     fn read_surface(&self, caches: &Caches, record: &SessionRecord) -> Result<Surface, ReadError> {
@@ -358,14 +244,10 @@ impl Store for Amp {
     }
 
     /// The newest `meta.sentAt` of its messages, else the file's time.
-    fn last_activity(&self, _: &Caches, record: &SessionRecord) -> Option<i64> {
-        let thread = read_thread(&record.path).ok();
-        let sent = thread.and_then(|t| {
-            t.messages
-                .iter()
-                .filter_map(|m| m.pointer("/meta/sentAt").and_then(Value::as_i64))
-                .max()
-        });
+    fn last_activity(&self, caches: &Caches, record: &SessionRecord) -> Option<i64> {
+        let sent = summary_of(caches, &record.path)
+            .ok()
+            .and_then(|t| t.last_sent);
         sent.map(|ms| ms.div_euclid(1000))
             .or_else(|| crate::caches::modified_secs(&record.path))
     }
@@ -373,6 +255,7 @@ impl Store for Amp {
 
 #[cfg(test)]
 mod tests {
+    use super::thread::uri_path;
     use super::*;
     use serde_json::json;
 
