@@ -58,6 +58,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::caches::Caches;
@@ -98,8 +99,13 @@ pub struct Head {
 /// A session file read as far as it is whole; `Err` when it is not a
 /// session (no `history`, or not JSON).
 fn read_file(bytes: &[u8]) -> Result<TornObject, String> {
-    let object =
-        torn::parse(bytes, "history").map_err(|e| format!("not a Continue session file: {e}"))?;
+    read_file_with(bytes)
+}
+
+/// [`read_file`], the history's entries read as `I`.
+fn read_file_with<'de, I: Deserialize<'de>>(bytes: &'de [u8]) -> Result<TornObject<I>, String> {
+    let object = torn::parse_with(bytes, "history")
+        .map_err(|e| format!("not a Continue session file: {e}"))?;
     if !object.has_list && !object.torn {
         return Err("not a Continue session file (no history)".into());
     }
@@ -117,7 +123,8 @@ struct Parsed {
 
 /// Each session file parsed once a run: listing and the title need the
 /// same parse, which is all the cost of a cold listing (the history is
-/// the whole file).
+/// the whole file, checked entry by entry but built into values only as
+/// far as the first prompt).
 #[derive(Default)]
 struct ContinueCaches {
     parsed: FileCache<Result<Parsed, String>>,
@@ -129,18 +136,23 @@ struct ContinueCaches {
 fn parsed(caches: &Caches, path: &Path) -> Result<Arc<Result<Parsed, String>>, ReadError> {
     caches.get::<ContinueCaches>().parsed.get(path, 0, || {
         let bytes = std::fs::read(path).map_err(|e| ReadError::io(path, &e))?;
-        Ok(read_file(&bytes).map(|object| Parsed {
+        // The entries as their bytes: only those up to the first prompt
+        // are built into values.
+        Ok(read_file_with::<&RawValue>(&bytes).map(|object| Parsed {
             head: head_of(&object),
-            first_prompt: object.items.iter().find_map(|item| match turn_of(item) {
-                Turn::Prompt(text) => title_from_text(&text),
-                _ => None,
+            first_prompt: object.items.iter().find_map(|raw| {
+                let item = serde_json::from_str::<Value>(raw.get()).ok()?;
+                match turn_of(&item) {
+                    Turn::Prompt(text) => title_from_text(&text),
+                    _ => None,
+                }
             }),
         }))
     })
 }
 
 /// The [`Head`] of a session file read.
-fn head_of(object: &TornObject) -> Head {
+fn head_of<I>(object: &TornObject<I>) -> Head {
     Head {
         id: object.text("sessionId").map(str::to_owned),
         cwd: object.text("workspaceDirectory").map(str::to_owned),

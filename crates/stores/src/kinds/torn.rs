@@ -2,24 +2,41 @@
 //! session file, Kimi's `state.json`), read as far as it is whole: a reader
 //! can meet a prefix while the agent writes, and the members and list items
 //! complete before the cut are still what the session says.
+//!
+//! The list's items are values by default; [`parse_with`] reads them as
+//! another type, such as `&RawValue` (each item checked and kept as its
+//! bytes, nothing built), for a reader that needs only a few of them.
 
-use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use std::marker::PhantomData;
+
+use serde::de::{Deserialize, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
-/// A JSON object read as far as it is whole.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct TornObject {
+/// A JSON object read as far as it is whole, its list's items as `I`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TornObject<I = Value> {
     /// Every member that was whole (not the list).
     pub members: Map<String, Value>,
     /// The items of the list member, each pushed once it parsed.
-    pub items: Vec<Value>,
+    pub items: Vec<I>,
     /// Whether the list member was met (even empty, or null).
     pub has_list: bool,
     /// Whether the bytes ended before the object did.
     pub torn: bool,
 }
 
-impl TornObject {
+impl<I> Default for TornObject<I> {
+    fn default() -> Self {
+        TornObject {
+            members: Map::new(),
+            items: Vec::new(),
+            has_list: false,
+            torn: false,
+        }
+    }
+}
+
+impl<I> TornObject<I> {
     /// Member `key` as a string, when it is a non-blank one.
     pub fn text(&self, key: &str) -> Option<&str> {
         self.members
@@ -33,6 +50,15 @@ impl TornObject {
 /// Bytes cut short give what was whole before the cut; any other malformed
 /// JSON (or a document that is not an object) is an error.
 pub fn parse(bytes: &[u8], list: &str) -> Result<TornObject, serde_json::Error> {
+    parse_with(bytes, list)
+}
+
+/// [`parse`], the list's items read as `I` (the same rules: what was whole
+/// before a cut, and an error for any other malformed JSON).
+pub fn parse_with<'de, I: Deserialize<'de>>(
+    bytes: &'de [u8],
+    list: &str,
+) -> Result<TornObject<I>, serde_json::Error> {
     let mut object = TornObject::default();
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let read = Top {
@@ -51,19 +77,19 @@ pub fn parse(bytes: &[u8], list: &str) -> Result<TornObject, serde_json::Error> 
     }
 }
 
-struct Top<'c> {
-    into: &'c mut TornObject,
+struct Top<'c, I> {
+    into: &'c mut TornObject<I>,
     list: &'c str,
 }
 
-impl<'de> DeserializeSeed<'de> for Top<'_> {
+impl<'de, I: Deserialize<'de>> DeserializeSeed<'de> for Top<'_, I> {
     type Value = ();
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
         d.deserialize_map(self)
     }
 }
 
-impl<'de> Visitor<'de> for Top<'_> {
+impl<'de, I: Deserialize<'de>> Visitor<'de> for Top<'_, I> {
     type Value = ();
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("a JSON object")
@@ -72,7 +98,7 @@ impl<'de> Visitor<'de> for Top<'_> {
         while let Some(key) = map.next_key::<String>()? {
             if key == self.list {
                 self.into.has_list = true;
-                map.next_value_seed(Items(&mut self.into.items))?;
+                map.next_value_seed(Items(&mut self.into.items, PhantomData))?;
             } else {
                 let value: Value = map.next_value()?;
                 self.into.members.insert(key, value);
@@ -82,16 +108,16 @@ impl<'de> Visitor<'de> for Top<'_> {
     }
 }
 
-struct Items<'c>(&'c mut Vec<Value>);
+struct Items<'c, 'de, I>(&'c mut Vec<I>, PhantomData<&'de ()>);
 
-impl<'de> DeserializeSeed<'de> for Items<'_> {
+impl<'de, I: Deserialize<'de>> DeserializeSeed<'de> for Items<'_, 'de, I> {
     type Value = ();
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
         d.deserialize_any(self)
     }
 }
 
-impl<'de> Visitor<'de> for Items<'_> {
+impl<'de, I: Deserialize<'de>> Visitor<'de> for Items<'_, 'de, I> {
     type Value = ();
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("an array, or null")
@@ -100,7 +126,7 @@ impl<'de> Visitor<'de> for Items<'_> {
         Ok(())
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while let Some(item) = seq.next_element::<Value>()? {
+        while let Some(item) = seq.next_element::<I>()? {
             self.0.push(item);
         }
         Ok(())
@@ -135,6 +161,19 @@ mod tests {
             }
         }
         assert!(parse(b"[1]", "h").is_err());
+        // Items kept as their bytes follow the same rules, cut or whole.
+        for cut in 1..=whole.len() {
+            let bytes = &whole[..cut];
+            let raw = parse_with::<&serde_json::value::RawValue>(bytes, "h").unwrap();
+            let values = parse(bytes, "h").unwrap();
+            let reparsed: Vec<Value> = raw
+                .items
+                .iter()
+                .map(|r| serde_json::from_str(r.get()).unwrap())
+                .collect();
+            assert_eq!(reparsed, values.items, "{cut}");
+            assert_eq!((raw.members, raw.torn), (values.members, values.torn));
+        }
         assert!(parse(br#"{"a":x}"#, "h").is_err());
     }
 }
