@@ -6,8 +6,9 @@
 //! roots, sessions, the files it could not read and why), the caches
 //! (where, how big, whether this run found the title index fresh or read
 //! logs again), each agent's hook and MCP registration in the user's
-//! settings through the integration table (which program they run, and
-//! whether it still runs), and each configured remote's hello within its
+//! settings, and in the current project's where `setup --project` put one,
+//! through the integration table (which program they run, and whether it
+//! still runs), and each configured remote's hello within its
 //! connect timeout (all at once, on threads of their own). Each problem is
 //! one line with the command that fixes it; the exit code is 0 when there
 //! is none, else 1.
@@ -17,7 +18,7 @@ pub mod report;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use crate::agents::{self, Agent, InstallEnv};
+use crate::agents::{self, Agent, InstallEnv, Scope};
 use crate::config::{Command, Config};
 use crate::error::Result;
 use report::{
@@ -164,22 +165,53 @@ fn integration(
     }
 }
 
+/// The hook and MCP registration of `agent` in the settings of `scope`.
+fn registrations(
+    agent: Agent,
+    scope: Scope,
+    env: &InstallEnv<'_>,
+) -> (Option<Integration>, Option<Integration>) {
+    let i = agent.integration();
+    let hook = i.hook.as_ref().map(|h| {
+        let located = (h.files)(scope, env).ok().map(|f| f.hooks_file);
+        integration(
+            crate::hook::install::installed(agent, scope, env),
+            env,
+            located,
+        )
+    });
+    let mcp = i.mcp.as_ref().map(|m| {
+        let located = (m.place)(scope, env).ok().map(|p| p.file);
+        integration(
+            crate::mcp::install::installed(agent, scope, env),
+            env,
+            located,
+        )
+    });
+    (hook, mcp)
+}
+
 fn agent_status(agent: Agent, env: &InstallEnv<'_>, problems: &mut Vec<Problem>) -> AgentStatus {
     let i = agent.integration();
     let presence = agent.presence(env);
-    let hook = i.hook.as_ref().map(|h| {
-        let located = (h.files)(crate::agents::Scope::User, env)
-            .ok()
-            .map(|f| f.hooks_file);
-        integration(crate::hook::install::installed(agent, env), env, located)
-    });
-    let mcp = i.mcp.as_ref().map(|m| {
-        let located = (m.place)(crate::agents::Scope::User, env)
-            .ok()
-            .map(|p| p.file);
-        integration(crate::mcp::install::installed(agent, env), env, located)
-    });
-    for (what, status) in [("hook", &hook), ("MCP server", &mcp)] {
+    let (hook, mcp) = registrations(agent, Scope::User, env);
+    // The current project's settings count only where we are registered
+    // in them (`setup --project`): a project of no one's is not a problem.
+    let (project_hook, project_mcp) = registrations(agent, Scope::Project, env);
+    // In the home directory a project's file can be the user's own.
+    let registered = |i: Option<Integration>, user: &Option<Integration>| {
+        let user_file = user.as_ref().map(|u| u.file.as_str());
+        i.filter(|i| i.installed && Some(i.file.as_str()) != user_file)
+    };
+    let project_hook = registered(project_hook, &hook);
+    let project_mcp = registered(project_mcp, &mcp);
+    let checked = [
+        ("hook", &hook, ""),
+        ("MCP server", &mcp, ""),
+        ("project hook", &project_hook, " --project"),
+        ("project MCP server", &project_mcp, " --project"),
+    ];
+    for (what, status, scope) in checked {
         let Some(status) = status else { continue };
         if let Some(error) = &status.error {
             problems.push(Problem {
@@ -193,7 +225,7 @@ fn agent_status(agent: Agent, env: &InstallEnv<'_>, problems: &mut Vec<Problem>)
                     i.product,
                     status.program.as_deref().unwrap_or_default()
                 ),
-                fix: format!("session-ref setup --yes --agent {}", agent.as_str()),
+                fix: format!("session-ref setup{scope} --yes --agent {}", agent.as_str()),
             });
         }
     }
@@ -204,6 +236,8 @@ fn agent_status(agent: Agent, env: &InstallEnv<'_>, problems: &mut Vec<Problem>)
         binary: presence.binary.as_deref().map(shown),
         hook,
         mcp,
+        project_hook,
+        project_mcp,
     }
 }
 

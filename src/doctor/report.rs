@@ -84,6 +84,14 @@ pub struct AgentStatus {
     pub hook: Option<Integration>,
     /// Its MCP server (`null`: it has none).
     pub mcp: Option<Integration>,
+    /// Its prompt hook in the current project's settings, where
+    /// session-ref's is registered (`null`: not there).
+    #[serde(rename = "projectHook")]
+    pub project_hook: Option<Integration>,
+    /// Its MCP server in the current project's settings, where ours is
+    /// registered (`null`: not there).
+    #[serde(rename = "projectMcp")]
+    pub project_mcp: Option<Integration>,
 }
 
 /// A hook or MCP server registration in the user's settings.
@@ -160,6 +168,18 @@ pub const FIELDS: &[Field] = &[
     Field::new("agents[].mcp.program", "the session-ref program it runs, or `null`"),
     Field::new("agents[].mcp.runs", "whether that program still runs"),
     Field::new("agents[].mcp.error", "why the file could not be read, or `null`"),
+    Field::new("agents[].projectHook", "its prompt hook in the current directory's project settings where session-ref's is registered there (`setup --project`), else `null`; the same fields as `hook`"),
+    Field::new("agents[].projectMcp", "its MCP server in the current directory's project settings where ours is registered there, else `null`; the same fields as `hook`"),
+    Field::new("agents[].projectHook.file", "the settings file"),
+    Field::new("agents[].projectHook.installed", "`true` (it is listed only when registered)"),
+    Field::new("agents[].projectHook.program", "the session-ref program it runs"),
+    Field::new("agents[].projectHook.runs", "whether that program still runs"),
+    Field::new("agents[].projectHook.error", "why the file could not be read, or `null`"),
+    Field::new("agents[].projectMcp.file", "the settings file"),
+    Field::new("agents[].projectMcp.installed", "`true` (it is listed only when registered)"),
+    Field::new("agents[].projectMcp.program", "the session-ref program it runs"),
+    Field::new("agents[].projectMcp.runs", "whether that program still runs"),
+    Field::new("agents[].projectMcp.error", "why the file could not be read, or `null`"),
     Field::new("remotes", "the configured remotes (`--remote`, the config file)"),
     Field::new("remotes[].host", "a configured remote's ssh host"),
     Field::new("remotes[].reachable", "whether its session-ref answered"),
@@ -259,6 +279,12 @@ impl Report {
             if let Some(mcp) = &a.mcp {
                 integration_line(&mut out, "mcp", mcp);
             }
+            if let Some(hook) = &a.project_hook {
+                integration_line(&mut out, "hook (this project)", hook);
+            }
+            if let Some(mcp) = &a.project_mcp {
+                integration_line(&mut out, "mcp (this project)", mcp);
+            }
         }
         if !self.remotes.is_empty() {
             out.push_str("\nremotes:\n");
@@ -336,7 +362,9 @@ mod tests {
                 found: true,
                 binary: None,
                 hook: Some(integration.clone()),
-                mcp: Some(integration),
+                mcp: Some(integration.clone()),
+                project_hook: Some(integration.clone()),
+                project_mcp: Some(integration),
             }],
             remotes: vec![RemoteStatus {
                 host: "box".into(),
@@ -358,5 +386,6 @@ mod tests {
         let text = report.text();
         assert!(text.contains("cannot read /h/.claude/projects/a.jsonl: Permission denied"));
         assert!(text.contains("problem: p (fix: f)"), "{text}");
+        assert!(text.contains("  hook (this project) installed: /bin/session-ref (runs)"));
     }
 }

@@ -113,13 +113,14 @@ pub fn ours_program(handler: &Value, agent: Agent) -> Option<String> {
     })
 }
 
-/// Where `agent`'s hook lives in the user's settings, and the program of
-/// ours registered there (`None`: not installed). For `doctor`.
+/// Where `agent`'s hook lives in the settings of `scope`, and the program
+/// of ours registered there (`None`: not installed). For `doctor`.
 pub fn installed(
     agent: Agent,
+    scope: Scope,
     env: &InstallEnv<'_>,
 ) -> Result<(std::path::PathBuf, Option<String>)> {
-    let file = (agent.hook().files)(Scope::User, env)?.hooks_file;
+    let file = (agent.hook().files)(scope, env)?.hooks_file;
     let Some(text) = read(&file)? else {
         return Ok((file, None));
     };

@@ -109,13 +109,14 @@ fn needs_file(agent: Agent, file: &Path) -> Result<()> {
     }
 }
 
-/// Where `agent`'s MCP servers live in the user's settings, and the
+/// Where `agent`'s MCP servers live in the settings of `scope`, and the
 /// program of our entry there (`None`: not registered). For `doctor`.
 pub fn installed(
     agent: Agent,
+    scope: Scope,
     env: &InstallEnv<'_>,
 ) -> Result<(std::path::PathBuf, Option<String>)> {
-    let file = locate(agent, Scope::User, env)?.file;
+    let file = locate(agent, scope, env)?.file;
     let Some(text) = read(&file)? else {
         return Ok((file, None));
     };

@@ -15,10 +15,16 @@ fn store() -> PathBuf {
 }
 
 fn run(home: &Path, args: &[&str]) -> Output {
+    run_in(home, home, args)
+}
+
+/// `session-ref ARGS` run in the directory `cwd`.
+fn run_in(home: &Path, cwd: &Path, args: &[&str]) -> Output {
     let empty = home.join("empty-path");
     std::fs::create_dir_all(&empty).unwrap();
     command(home)
         .env("PATH", &empty)
+        .current_dir(cwd)
         .args(args)
         .stdin(std::process::Stdio::null())
         .output()
@@ -26,11 +32,16 @@ fn run(home: &Path, args: &[&str]) -> Output {
 }
 
 fn doctor(home: &Path, extra: &[&str]) -> (Option<i32>, Value, String) {
+    doctor_in(home, home, extra)
+}
+
+/// `doctor` and `doctor --json` run in `cwd`.
+fn doctor_in(home: &Path, cwd: &Path, extra: &[&str]) -> (Option<i32>, Value, String) {
     let store = store();
     let mut args = vec!["--store", store.to_str().unwrap()];
     args.extend_from_slice(extra);
-    let text = run(home, &[&args[..], &["doctor"]].concat());
-    let json = run(home, &[&args[..], &["doctor", "--json"]].concat());
+    let text = run_in(home, cwd, &[&args[..], &["doctor"]].concat());
+    let json = run_in(home, cwd, &[&args[..], &["doctor", "--json"]].concat());
     assert_eq!(json.status.code(), text.status.code());
     (
         json.status.code(),
@@ -110,6 +121,58 @@ fn a_hook_whose_program_is_gone_is_a_problem_with_its_fix() {
         .success());
     let (code, _, text) = doctor(h, &[]);
     assert_eq!(code, Some(0), "{text}");
+}
+
+#[test]
+fn a_project_s_registrations_are_checked_from_inside_it() {
+    // `setup --project` writes the project's settings; doctor run inside
+    // the project reports them, and a program gone from them is a problem
+    // whose fix names the project scope. Elsewhere they are not looked at.
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let project = h.join("work/my app");
+    std::fs::create_dir_all(&project).unwrap();
+    // Claude Code is on this machine (its user directory).
+    std::fs::create_dir_all(h.join(".claude")).unwrap();
+    let setup = ["setup", "--project", "--yes", "--agent", "claude"];
+    let out = run_in(h, &project, &setup);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (code, report, text) = doctor_in(h, &project, &[]);
+    assert_eq!(code, Some(0), "{text}");
+    let claude = agent(&report, "claude");
+    assert_eq!(claude["projectHook"]["installed"], true, "{claude}");
+    assert_eq!(claude["projectHook"]["runs"], true);
+    assert_eq!(claude["projectMcp"]["installed"], true, "{claude}");
+    assert!(text.contains("hook (this project) installed:"), "{text}");
+    assert_eq!(agent(&report, "codex")["projectHook"], Value::Null);
+
+    let settings = project.join(".claude/settings.json");
+    let text = std::fs::read_to_string(&settings).unwrap();
+    let ours = std::env::var("CARGO_BIN_EXE_session-ref").unwrap();
+    assert!(text.contains(&ours), "{text}");
+    std::fs::write(&settings, text.replace(&ours, "/gone/bin/session-ref")).unwrap();
+    let (code, report, text) = doctor_in(h, &project, &[]);
+    assert_eq!(code, Some(1), "{text}");
+    assert_eq!(agent(&report, "claude")["projectHook"]["runs"], false);
+    assert!(
+        text.contains("problem: Claude Code's project hook runs /gone/bin/session-ref, which no longer runs (fix: session-ref setup --project --yes --agent claude)"),
+        "{text}"
+    );
+    let (code, report, _) = doctor_in(h, h, &[]);
+    assert_eq!(code, Some(0));
+    assert_eq!(agent(&report, "claude")["projectHook"], Value::Null);
+    // In the home directory, the user's settings are not reported twice.
+    assert!(run(h, &["setup", "--yes", "--agent", "claude"])
+        .status
+        .success());
+    let (_, report, _) = doctor_in(h, h, &[]);
+    let claude = agent(&report, "claude");
+    assert_eq!(claude["hook"]["installed"], true, "{claude}");
+    assert_eq!(claude["projectHook"], Value::Null, "{claude}");
 }
 
 #[test]

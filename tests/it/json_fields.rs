@@ -71,7 +71,18 @@ fn doctor_json_prints_the_fields_of_its_table() {
         .unwrap();
     assert!(setup.status.success(), "{setup:?}");
     std::fs::create_dir_all(home.path().join(".claude")).unwrap();
+    // Registered in a project too, where doctor then runs.
+    let project = home.path().join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    let setup = command(home.path())
+        .env("PATH", "/usr/bin:/bin")
+        .current_dir(&project)
+        .args(["setup", "--project", "--yes", "--agent", "claude"])
+        .output()
+        .unwrap();
+    assert!(setup.status.success(), "{setup:?}");
     let out = command(home.path())
+        .current_dir(&project)
         .env("SESSION_REF_SSH", "false")
         .args(["--remote", "nowhere.invalid", "--store"])
         .arg(store())
