@@ -403,3 +403,75 @@ fn tool_output_is_cut_escaped_and_redacted() {
         "{plain}"
     );
 }
+
+#[test]
+fn kilo_and_amp_tool_parts_export_with_tools() {
+    // Kilo Code's (opencode's) `tool` parts and Amp's `tool_use` /
+    // `tool_result` blocks, in their agents' shapes, are tool messages of
+    // `export --tools`, each result named after its call.
+    use crate::support::opencode::{text_part, tool_part, Db};
+    let dir = tempfile::tempdir().unwrap();
+    let kilo = dir.path().join("kilo");
+    let db = Db::create_kilo(&kilo.join("kilo.db"));
+    let k = "ses_dcad61860ffe1YWEviGMEkVBE7";
+    db.session(k, None, "/w/k", "Fix the build", 1_796_188_268_447);
+    db.user(k, "msg_k1", 1_796_188_269_000, &[&text_part("why red?")]);
+    let ran = tool_part("bash", "cargo build", "error[E0425]: x");
+    db.assistant(
+        k,
+        "msg_k2",
+        "msg_k1",
+        1_796_188_269_500,
+        &[&text_part("Looking."), &ran],
+    );
+    drop(db);
+
+    let threads = dir.path().join("amp/threads");
+    std::fs::create_dir_all(&threads).unwrap();
+    let a = "T-019b9d03-62e3-772f-9780-3e637f90eaec";
+    let thread = json!({"v": 3, "id": a, "created": 1_767_865_803_494_i64, "title": "Login loop",
+        "messages": [
+            {"role": "user", "messageId": 0, "content": [{"type": "text", "text": "Why does login loop?"}]},
+            {"role": "assistant", "messageId": 1, "content": [{"type": "text", "text": "Let me look."},
+                {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"path": "auth.rs"}}]},
+            {"role": "user", "messageId": 2, "content": [{"type": "tool_result", "toolUseID": "toolu_1",
+                "run": {"status": "done", "result": "fn login() {}"}}]},
+            {"role": "assistant", "messageId": 3, "content": [{"type": "text", "text": "The cookie."}]}]});
+    std::fs::write(threads.join(format!("{a}.json")), thread.to_string()).unwrap();
+
+    let cases = [
+        (
+            ["--kilo", kilo.to_str().unwrap()],
+            k,
+            "bash",
+            "cargo build",
+            "error[E0425]: x",
+        ),
+        (
+            ["--amp", threads.to_str().unwrap()],
+            a,
+            "Read",
+            "auth.rs",
+            "fn login() {}",
+        ),
+    ];
+    for (store, id, name, input, output) in cases {
+        let export = [&store[..], &["export", id, "--format", "json"]].concat();
+        let (plain, _) = run_ok(&export);
+        assert!(!plain.contains("\"tool\""), "{plain}");
+        let (with_tools, _) = run_ok(&[&export[..], &["--tools"]].concat());
+        let (tools, texts) = tools_and_texts(&with_tools);
+        assert_eq!(
+            texts,
+            tools_and_texts(&plain).1,
+            "{id}: the messages are the same"
+        );
+        assert_eq!(tools.len(), 2, "{id}: {tools:?}");
+        assert_eq!((tools[0].0.as_str(), tools[0].1.as_str()), ("call", name));
+        assert!(tools[0].2.contains(input), "{tools:?}");
+        assert_eq!(
+            tools[1],
+            ("result".to_owned(), name.to_owned(), output.to_owned())
+        );
+    }
+}

@@ -8,7 +8,12 @@
 //! content}`), and Codex's response items (0.171.0: `function_call
 //! {call_id, name, arguments}`, `custom_tool_call {call_id, name,
 //! input}`, `local_shell_call {call_id, action}`, and their `…_output
-//! {call_id, output}`, `output` a string, a text item or a list of them).
+//! {call_id, output}`, `output` a string, a text item or a list of them),
+//! opencode's and Kilo Code's `tool` parts (1.x `{callID, tool, state}`,
+//! 2.x `{id, name, state}` in a message's `content`, both with `state
+//! {status, input, output | content | error}`) and Amp's blocks
+//! (`tool_use {id, name, input}`, `tool_result {toolUseID, run:{status,
+//! result | error}}`).
 //!
 //! Only called for such a sink, so no other read parses tool content.
 //! Each text is cut to [`crate::model::TOOL_TEXT_CAP`] bytes by
@@ -96,6 +101,94 @@ fn codex_item(item: &Value) -> Option<ToolEvent> {
     Some(ToolEvent::new(part, name, text("call_id"), &shown(body)))
 }
 
+/// An opencode 1.x (or Kilo Code) part, as its tool call and, once the
+/// tool finished (`state.status` `completed` or `error`), its result:
+/// `{type:"tool", callID, tool, state:{status, input, output | error}}`
+/// (opencode 1.x `MessageV2.ToolPart`). Nothing for any other part.
+pub fn opencode_part(part: &str) -> Vec<ToolEvent> {
+    let Ok(part) = serde_json::from_str::<Value>(part) else {
+        return Vec::new();
+    };
+    opencode_tool(&part, "callID", "tool")
+}
+
+/// The tool calls and results among an opencode 2.x message's `content`
+/// (`{type:"tool", id, name, state:{status, input, content | error}}`).
+pub fn opencode_v2_message(data: &str) -> Vec<ToolEvent> {
+    let Ok(data) = serde_json::from_str::<Value>(data) else {
+        return Vec::new();
+    };
+    let parts = data.get("content").and_then(Value::as_array);
+    parts
+        .into_iter()
+        .flatten()
+        .flat_map(|part| opencode_tool(part, "id", "name"))
+        .collect()
+}
+
+/// An opencode tool part whose call id and tool name are under `id_key`
+/// and `name_key`.
+fn opencode_tool(part: &Value, id_key: &str, name_key: &str) -> Vec<ToolEvent> {
+    if part.get("type").and_then(Value::as_str) != Some("tool") {
+        return Vec::new();
+    }
+    let text = |key: &str| part.get(key).and_then(Value::as_str).map(str::to_owned);
+    let state = part.get("state");
+    let at = |key: &str| state.and_then(|s| s.get(key));
+    let mut events = vec![ToolEvent::new(
+        ToolPart::Call,
+        text(name_key),
+        text(id_key),
+        &shown(at("input")),
+    )];
+    let output = match at("status").and_then(Value::as_str) {
+        Some("completed") => at("output").or_else(|| at("content")),
+        Some("error") => at("error"),
+        _ => None,
+    };
+    if let Some(output) = output {
+        events.push(ToolEvent::new(
+            ToolPart::Result,
+            None,
+            text(id_key),
+            &shown(Some(output)),
+        ));
+    }
+    events
+}
+
+/// Amp's content blocks as tool events: `tool_use {id, name, input}` and
+/// `tool_result {toolUseID, run:{status, result | error}}`.
+pub fn amp_blocks(content: Option<&Value>) -> Vec<ToolEvent> {
+    let blocks = content.and_then(Value::as_array);
+    blocks
+        .into_iter()
+        .flatten()
+        .filter_map(|block| {
+            let text = |key: &str| block.get(key).and_then(Value::as_str).map(str::to_owned);
+            match block.get("type")?.as_str()? {
+                "tool_use" => Some(ToolEvent::new(
+                    ToolPart::Call,
+                    text("name"),
+                    text("id"),
+                    &shown(block.get("input")),
+                )),
+                "tool_result" => {
+                    let run = block.get("run");
+                    let at = |key: &str| run.and_then(|r| r.get(key));
+                    Some(ToolEvent::new(
+                        ToolPart::Result,
+                        None,
+                        text("toolUseID"),
+                        &shown(at("result").or_else(|| at("error"))),
+                    ))
+                }
+                _ => None,
+            }
+        })
+        .collect()
+}
+
 /// A tool's input or output for a person: a string as it is, text blocks
 /// (`text`, `input_text`, `output_text`) their texts joined by lines, a
 /// text item its text, anything else its compact JSON; nothing for none.
@@ -146,6 +239,56 @@ mod tests {
         assert_eq!(tools[1].id.as_deref(), Some("t1"));
         assert_eq!(tools[1].text, "a\nb");
         assert!(in_blocks("\"just text\"").is_empty());
+    }
+
+    #[test]
+    fn opencode_parts_and_v2_content_give_calls_and_finished_results() {
+        let done = opencode_part(
+            r#"{"type":"tool","callID":"call_1","tool":"bash","state":{"status":"completed","input":{"command":"ls"},"output":"a.txt\n","title":"ls"}}"#,
+        );
+        assert_eq!(done.len(), 2);
+        assert_eq!(
+            (done[0].name.as_deref(), done[0].id.as_deref()),
+            (Some("bash"), Some("call_1"))
+        );
+        assert_eq!(done[0].text, r#"{"command":"ls"}"#);
+        assert_eq!(
+            (done[1].part, done[1].text.as_str()),
+            (ToolPart::Result, "a.txt\n")
+        );
+        // A run killed mid-tool leaves it running: a call, no result.
+        let running = opencode_part(
+            r#"{"type":"tool","callID":"c","tool":"read","state":{"status":"running","input":{}}}"#,
+        );
+        assert_eq!(running.len(), 1);
+        let failed = opencode_part(
+            r#"{"type":"tool","callID":"c","tool":"edit","state":{"status":"error","input":{},"error":"no such file"}}"#,
+        );
+        assert_eq!(failed[1].text, "no such file");
+        assert!(opencode_part(r#"{"type":"text","text":"hi"}"#).is_empty());
+        let v2 = opencode_v2_message(
+            r#"{"content":[{"type":"text","text":"x"},{"type":"tool","id":"call_1","name":"bash","state":{"status":"completed","input":{"command":"ls"},"content":[{"type":"text","text":"OUTPUT"}],"structured":{}}}]}"#,
+        );
+        assert_eq!(v2.len(), 2);
+        assert_eq!(
+            (v2[0].name.as_deref(), v2[1].text.as_str()),
+            (Some("bash"), "OUTPUT")
+        );
+    }
+
+    #[test]
+    fn amp_blocks_give_calls_and_results() {
+        let content: Value = serde_json::from_str(
+            r#"[{"type":"thinking","thinking":"t"},{"type":"tool_use","id":"toolu_1","name":"Read","input":{"path":"a"}},
+               {"type":"tool_result","toolUseID":"toolu_1","run":{"status":"done","result":"TOOL-OUTPUT"}}]"#,
+        )
+        .unwrap();
+        let tools = amp_blocks(Some(&content));
+        assert_eq!(tools.len(), 2);
+        assert_eq!(tools[0].name.as_deref(), Some("Read"));
+        assert_eq!(tools[1].id.as_deref(), Some("toolu_1"));
+        assert_eq!(tools[1].text, "TOOL-OUTPUT");
+        assert!(amp_blocks(None).is_empty());
     }
 
     #[test]

@@ -128,6 +128,11 @@ pub fn fold(messages: &[Value], sink: &mut dyn SurfaceSink) -> u64 {
             }
             _ => {}
         }
+        if builder.wants_tools() {
+            for tool in crate::kinds::tools::amp_blocks(message.get("content")) {
+                builder.tool(seq, tool);
+            }
+        }
     }
     messages.len() as u64
 }

@@ -250,6 +250,17 @@ pub fn fold(messages: &[StoredMessage], sink: &mut dyn SurfaceSink) -> u64 {
             }
             Turn::Summary(_) | Turn::Compaction | Turn::Hidden => {}
         }
+        if builder.wants_tools() {
+            let tools = match &message.kind {
+                Some(_) => crate::kinds::tools::opencode_v2_message(&message.data),
+                None => message
+                    .parts
+                    .iter()
+                    .flat_map(|(_, part)| crate::kinds::tools::opencode_part(part))
+                    .collect(),
+            };
+            tools.into_iter().for_each(|tool| builder.tool(seq, tool));
+        }
     }
     messages.len() as u64
 }
