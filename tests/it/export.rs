@@ -405,10 +405,12 @@ fn tool_output_is_cut_escaped_and_redacted() {
 }
 
 #[test]
-fn kilo_and_amp_tool_parts_export_with_tools() {
-    // Kilo Code's (opencode's) `tool` parts and Amp's `tool_use` /
-    // `tool_result` blocks, in their agents' shapes, are tool messages of
-    // `export --tools`, each result named after its call.
+fn kilo_amp_goose_and_crush_tool_records_export_with_tools() {
+    // Kilo Code's (opencode's) `tool` parts, Amp's `tool_use` /
+    // `tool_result` blocks, Goose's `toolRequest` / `toolResponse` items
+    // and Crush's `tool_call` / `tool_result` parts, in their agents'
+    // shapes, are tool messages of `export --tools`, each result named
+    // after its call.
     use crate::support::opencode::{text_part, tool_part, Db};
     let dir = tempfile::tempdir().unwrap();
     let kilo = dir.path().join("kilo");
@@ -439,6 +441,55 @@ fn kilo_and_amp_tool_parts_export_with_tools() {
             {"role": "assistant", "messageId": 3, "content": [{"type": "text", "text": "The cookie."}]}]});
     std::fs::write(threads.join(format!("{a}.json")), thread.to_string()).unwrap();
 
+    let goose = dir.path().join("goose");
+    let db = crate::support::goose::Db::create(&goose.join("sessions/sessions.db"));
+    let g = "20261201_1";
+    {
+        use crate::support::goose::{text, tool_request, tool_response, visible};
+        db.session(g, "Disk check", "user", "/w/g", "2026-12-01 08:00:00");
+        let seen = || visible(true, true);
+        db.message(g, "user", 1_796_112_000, json!([text("how full?")]), seen());
+        let call = json!([
+            text("Checking."),
+            tool_request("t1", "developer__shell", "df -h")
+        ]);
+        db.message(g, "assistant", 1_796_112_001, call, seen());
+        let out = json!([tool_response("t1", "/dev/sda1 91%")]);
+        db.message(g, "user", 1_796_112_002, out, seen());
+    }
+    drop(db);
+
+    let crush = dir.path().join("crush");
+    let project = dir.path().join("project/.crush");
+    let db = crate::support::crush::Db::create(&project);
+    crate::support::crush::register(&crush, &[(Path::new("/w/c"), &project)]);
+    let c = "8d1c2b3a-4e5f-4a6b-9c7d-1e2f3a4b5c6d";
+    {
+        use crate::support::crush::{finish, text_part, tool_call, tool_result};
+        db.session(c, None, "Tests", 1_796_188_300);
+        db.message(
+            c,
+            "m1",
+            "user",
+            &[text_part("run the tests")],
+            1_796_188_301,
+        );
+        let call = [
+            text_part("Running."),
+            tool_call("bash", "cargo test"),
+            finish("tool_use"),
+        ];
+        db.message(c, "m2", "assistant", &call, 1_796_188_302);
+        db.message(
+            c,
+            "m3",
+            "tool",
+            &[tool_result("ok. 3 passed")],
+            1_796_188_303,
+        );
+    }
+    drop(db);
+
     let cases = [
         (
             ["--kilo", kilo.to_str().unwrap()],
@@ -453,6 +504,20 @@ fn kilo_and_amp_tool_parts_export_with_tools() {
             "Read",
             "auth.rs",
             "fn login() {}",
+        ),
+        (
+            ["--goose", goose.to_str().unwrap()],
+            g,
+            "developer__shell",
+            "df -h",
+            "/dev/sda1 91%",
+        ),
+        (
+            ["--crush", crush.to_str().unwrap()],
+            c,
+            "bash",
+            "cargo test",
+            "ok. 3 passed",
         ),
     ];
     for (store, id, name, input, output) in cases {

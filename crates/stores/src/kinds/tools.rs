@@ -13,7 +13,11 @@
 //! 2.x `{id, name, state}` in a message's `content`, both with `state
 //! {status, input, output | content | error}`) and Amp's blocks
 //! (`tool_use {id, name, input}`, `tool_result {toolUseID, run:{status,
-//! result | error}}`).
+//! result | error}}`), Goose's content items (`toolRequest {id,
+//! toolCall:{status, value:{name, arguments} | error}}`, `toolResponse
+//! {id, toolResult:{status, value | error}}`) and Crush's parts
+//! (`tool_call {data:{id, name, input}}`, `tool_result {data:{tool_call_id,
+//! content}}`).
 //!
 //! Only called for such a sink, so no other read parses tool content.
 //! Each text is cut to [`crate::model::TOOL_TEXT_CAP`] bytes by
@@ -189,6 +193,71 @@ pub fn amp_blocks(content: Option<&Value>) -> Vec<ToolEvent> {
         .collect()
 }
 
+/// Goose's content items as tool events (`toolRequest`, `toolResponse`;
+/// a failed call or result shows its `error`).
+pub fn goose_items(content: Option<&Value>) -> Vec<ToolEvent> {
+    let items = content.and_then(Value::as_array);
+    items
+        .into_iter()
+        .flatten()
+        .filter_map(|item| {
+            let id = item.get("id").and_then(Value::as_str).map(str::to_owned);
+            let (part, body) = match item.get("type")?.as_str()? {
+                "toolRequest" => (ToolPart::Call, item.get("toolCall")),
+                "toolResponse" => (ToolPart::Result, item.get("toolResult")),
+                _ => return None,
+            };
+            let value = body.and_then(|b| b.get("value"));
+            let name = match part {
+                ToolPart::Call => value
+                    .and_then(|v| v.get("name"))
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
+                ToolPart::Result => None,
+            };
+            let shown_part = match (part, value) {
+                (ToolPart::Call, Some(v)) => v.get("arguments"),
+                (ToolPart::Result, Some(v)) => Some(v),
+                (_, None) => body.and_then(|b| b.get("error")),
+            };
+            Some(ToolEvent::new(part, name, id, &shown(shown_part)))
+        })
+        .collect()
+}
+
+/// Crush's `parts` JSON as tool events (`tool_call`, `tool_result`).
+pub fn crush_parts(parts: &str) -> Vec<ToolEvent> {
+    let Ok(Value::Array(parts)) = serde_json::from_str::<Value>(parts) else {
+        return Vec::new();
+    };
+    parts
+        .iter()
+        .filter_map(|part| {
+            let data = part.get("data");
+            let text = |key: &str| {
+                data.and_then(|d| d.get(key))
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+            };
+            match part.get("type")?.as_str()? {
+                "tool_call" => Some(ToolEvent::new(
+                    ToolPart::Call,
+                    text("name"),
+                    text("id"),
+                    &shown(data.and_then(|d| d.get("input"))),
+                )),
+                "tool_result" => Some(ToolEvent::new(
+                    ToolPart::Result,
+                    None,
+                    text("tool_call_id"),
+                    &shown(data.and_then(|d| d.get("content"))),
+                )),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
 /// A tool's input or output for a person: a string as it is, text blocks
 /// (`text`, `input_text`, `output_text`) their texts joined by lines, a
 /// text item its text, anything else its compact JSON; nothing for none.
@@ -289,6 +358,40 @@ mod tests {
         assert_eq!(tools[1].id.as_deref(), Some("toolu_1"));
         assert_eq!(tools[1].text, "TOOL-OUTPUT");
         assert!(amp_blocks(None).is_empty());
+    }
+
+    #[test]
+    fn goose_items_and_crush_parts_give_calls_and_results() {
+        let content: Value = serde_json::from_str(
+            r#"[{"type":"text","text":"Looking."},
+               {"type":"toolRequest","id":"t1","toolCall":{"status":"success","value":{"name":"developer__shell","arguments":{"command":"ls"}}}},
+               {"type":"toolResponse","id":"t1","toolResult":{"status":"success","value":[{"type":"text","text":"a.txt"}]}},
+               {"type":"toolResponse","id":"t2","toolResult":{"status":"error","error":"denied"}}]"#,
+        )
+        .unwrap();
+        let tools = goose_items(Some(&content));
+        assert_eq!(tools.len(), 3);
+        assert_eq!(tools[0].name.as_deref(), Some("developer__shell"));
+        assert_eq!(tools[0].text, r#"{"command":"ls"}"#);
+        assert_eq!(
+            (tools[1].part, tools[1].text.as_str()),
+            (ToolPart::Result, "a.txt")
+        );
+        assert_eq!(tools[2].text, "denied");
+        let crush = crush_parts(
+            r#"[{"type":"tool_call","data":{"id":"call_1","name":"bash","input":"{\"command\":\"ls\"}","finished":true}},
+               {"type":"tool_result","data":{"tool_call_id":"call_1","name":"bash","content":"a.txt","is_error":false}}]"#,
+        );
+        assert_eq!(crush.len(), 2);
+        assert_eq!(
+            (crush[0].name.as_deref(), crush[0].text.as_str()),
+            (Some("bash"), r#"{"command":"ls"}"#)
+        );
+        assert_eq!(
+            (crush[1].id.as_deref(), crush[1].text.as_str()),
+            (Some("call_1"), "a.txt")
+        );
+        assert!(crush_parts("not json").is_empty());
     }
 
     #[test]

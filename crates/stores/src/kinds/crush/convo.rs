@@ -112,6 +112,11 @@ pub fn fold(messages: &[Stored], summary: Option<&str>, sink: &mut dyn SurfaceSi
             }
             Turn::Summary(_) | Turn::Hidden => {}
         }
+        if builder.wants_tools() {
+            for tool in crate::kinds::tools::crush_parts(&message.parts) {
+                builder.tool(seq, tool);
+            }
+        }
     }
     messages.len() as u64
 }

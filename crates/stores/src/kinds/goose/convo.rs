@@ -112,6 +112,13 @@ pub fn fold(messages: &[Message], sink: &mut dyn SurfaceSink) -> u64 {
             }
             Turn::Hidden => {}
         }
+        // Tools of the messages the person sees (not of what compaction
+        // rewrote for the agent alone).
+        if builder.wants_tools() && message.flag("userVisible") {
+            for tool in crate::kinds::tools::goose_items(message.content.as_ref()) {
+                builder.tool(seq, tool);
+            }
+        }
     }
     seq
 }
