@@ -232,8 +232,9 @@ pub(super) enum CommandArgs {
         snapshot: bool,
         /// Include the tool calls and their results (each cut to 8 KiB,
         /// the cut said), in their places among the messages. Read from
-        /// Hydra, Claude Code, Codex, opencode, Kilo Code, Amp, Goose and
-        /// Crush logs; other agents' exports have none.
+        /// Hydra, Claude Code, Codex, opencode, Kilo Code, Amp, Goose,
+        /// Crush, Factory Droid and Cline CLI logs; other agents' exports
+        /// have none.
         #[arg(long, conflicts_with = "snapshot")]
         tools: bool,
         /// Replace likely secrets (API keys and tokens of the common

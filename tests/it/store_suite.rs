@@ -2189,3 +2189,83 @@ fn a_warm_listing_reads_nothing_again_and_rewrites_no_cache() {
         "warm runs rewrote the cache: {rewritten:#?}"
     );
 }
+
+/// The kinds whose readers give `export --tools` their agents' tool calls
+/// and results (docs/agents/README.md, "Tool calls in exports").
+const TOOL_KINDS: &[&str] = &[
+    "hydra", "claude", "codex", "opencode", "kilo", "amp", "goose", "crush", "droid", "cline",
+];
+
+/// `export ID --format json` over one kind's store, `--tools` when asked:
+/// the `(tool part, text)` of its tool messages and the texts of the others.
+fn exported(
+    kind: &Kind,
+    built: &Built,
+    id: &str,
+    tools: bool,
+) -> (Vec<(String, String)>, Vec<String>) {
+    let root = built.root.to_str().unwrap();
+    let flag = format!("--{}", kind.flag);
+    let mut args = vec![flag.as_str(), root, "export", id, "--format", "json"];
+    if tools {
+        args.push("--tools");
+    }
+    let out = support::run(&args, "");
+    assert!(
+        out.status.success(),
+        "{} {id}: {}",
+        kind.name,
+        support::stderr(&out)
+    );
+    let value: Value = serde_json::from_str(&support::stdout(&out)).unwrap();
+    let (mut calls, mut texts) = (Vec::new(), Vec::new());
+    for message in value["conversation"].as_array().unwrap() {
+        let text = message["text"].as_str().unwrap().to_owned();
+        match message["tool"]["part"].as_str() {
+            Some(part) => calls.push((part.to_owned(), text)),
+            None => texts.push(text),
+        }
+    }
+    (calls, texts)
+}
+
+#[test]
+fn export_tools_gives_each_tool_kind_s_calls_and_results_and_changes_no_message() {
+    // Every kind's store holds a tool call and its result (TOOL-INPUT /
+    // TOOL-OUTPUT markers, never in a preview). With `--tools` the kinds
+    // that read tool records put both among the messages; the others add
+    // nothing; and the conversation's own messages are the same with and
+    // without `--tools`, which never shows a marker.
+    let mut wrong = Vec::new();
+    for kind in KINDS {
+        let (_dir, built) = store(kind);
+        let mut seen = (false, false);
+        for session in &built.sessions {
+            let (none, plain) = exported(kind, &built, session.id, false);
+            assert!(none.is_empty(), "{}: tools without --tools", kind.name);
+            assert!(
+                plain.iter().all(|t| HIDDEN.iter().all(|h| !t.contains(h))),
+                "{} {}: {plain:?}",
+                kind.name,
+                session.id
+            );
+            let (tools, texts) = exported(kind, &built, session.id, true);
+            assert_eq!(
+                texts, plain,
+                "{} {}: --tools moved a message",
+                kind.name, session.id
+            );
+            for (part, text) in &tools {
+                seen.0 |= part == "call" && text.contains("TOOL-INPUT-XYZZY");
+                seen.1 |= part == "result" && text.contains("TOOL-OUTPUT-XYZZY");
+            }
+            if !TOOL_KINDS.contains(&kind.name) && !tools.is_empty() {
+                wrong.push(format!("{}: tools though not a tool kind", kind.name));
+            }
+        }
+        if TOOL_KINDS.contains(&kind.name) && seen != (true, true) {
+            wrong.push(format!("{}: call and result seen: {seen:?}", kind.name));
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}

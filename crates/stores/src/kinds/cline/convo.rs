@@ -200,6 +200,15 @@ pub fn fold(
             }
             Turn::Hidden => {}
         }
+        if builder.wants_tools() {
+            let tools = message
+                .content
+                .as_ref()
+                .map(crate::kinds::tools::in_content);
+            for tool in tools.unwrap_or_default() {
+                builder.tool(seq, tool);
+            }
+        }
     }
     if let Some(c) = compaction.filter(|c| c.kept_from >= messages.len()) {
         seq += 1;

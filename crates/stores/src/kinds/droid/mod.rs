@@ -277,12 +277,29 @@ pub fn read_title(record: &SessionRecord) -> Result<Option<String>, ReadError> {
 /// line.
 fn fold<S: SurfaceSink>(path: &Path, sink: S) -> Result<(S, u64), ReadError> {
     let mut builder = SurfaceBuilder::new(sink);
-    let last = fold_all_lines(path, says_with_shadow, |seq, said| {
+    let tools = builder.wants_tools();
+    let read = |bytes: &[u8]| {
+        let said = says_with_shadow(bytes)?;
+        Some((said, if tools { line_tools(bytes) } else { Vec::new() }))
+    };
+    let last = fold_all_lines(path, read, |seq, (said, tools)| {
         for says in said {
             builder.apply(seq, says);
         }
+        for tool in tools {
+            builder.tool(seq, tool);
+        }
     })?;
     Ok((builder.into_sink(), last))
+}
+
+/// The tool calls (`tool_use`) and results (`tool_result`) among a
+/// `message` line's content blocks, for `export --tools`.
+fn line_tools(bytes: &[u8]) -> Vec<crate::model::ToolEvent> {
+    let content = Line::parse(bytes)
+        .and_then(|line| line.message())
+        .and_then(|message| message.content);
+    content.map_or_else(Vec::new, |c| crate::kinds::tools::in_blocks(c.0))
 }
 
 impl Store for Droid {
