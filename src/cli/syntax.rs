@@ -233,8 +233,8 @@ pub(super) enum CommandArgs {
         /// Include the tool calls and their results (each cut to 8 KiB,
         /// the cut said), in their places among the messages. Read from
         /// Hydra, Claude Code, Codex, opencode, Kilo Code, Amp, Goose,
-        /// Crush, Factory Droid and Cline CLI logs; other agents' exports
-        /// have none.
+        /// Crush, Factory Droid, Cline CLI, Kimi CLI, Continue CLI and
+        /// Mistral Vibe logs; other agents' exports have none.
         #[arg(long, conflicts_with = "snapshot")]
         tools: bool,
         /// Replace likely secrets (API keys and tokens of the common

@@ -210,6 +210,11 @@ pub fn fold(history: &[Value], sink: &mut dyn SurfaceSink) -> u64 {
             }
             Turn::Hidden => {}
         }
+        if builder.wants_tools() {
+            for tool in crate::kinds::tools::continue_entry(item) {
+                builder.tool(seq, tool);
+            }
+        }
     }
     seq
 }

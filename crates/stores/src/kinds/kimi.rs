@@ -358,18 +358,33 @@ fn fold_record(record: &SessionRecord, sink: &mut dyn SurfaceSink) -> Result<u64
     // The record's own context file first: gone, the session is unreadable.
     std::fs::metadata(&record.path).map_err(|e| ReadError::io(&record.path, &e))?;
     let mut builder = SurfaceBuilder::new(sink);
+    let tools = builder.wants_tools();
+    let read = |bytes: &[u8]| {
+        let said = line_says(bytes)?;
+        let calls = if tools {
+            serde_json::from_slice::<Value>(bytes)
+                .map(|line| crate::kinds::tools::chat_message(&line))
+                .unwrap_or_default()
+        } else {
+            Vec::new()
+        };
+        Some((said, calls))
+    };
     let mut base = 0;
     for folder in copies_of(record) {
         for file in context_files(&folder) {
             if !file.is_file() {
                 continue;
             }
-            let last = fold_all_lines(&file, line_says, |seq, said| {
+            let last = fold_all_lines(&file, read, |seq, (said, calls)| {
                 // A compaction's summary replaces the context before it.
                 if matches!(said, LineSays::Checkpoint(_)) {
                     builder.shadow();
                 }
                 builder.apply(base + seq, said);
+                for call in calls {
+                    builder.tool(base + seq, call);
+                }
             })?;
             base += last;
         }

@@ -17,7 +17,13 @@
 //! toolCall:{status, value:{name, arguments} | error}}`, `toolResponse
 //! {id, toolResult:{status, value | error}}`) and Crush's parts
 //! (`tool_call {data:{id, name, input}}`, `tool_result {data:{tool_call_id,
-//! content}}`).
+//! content}}`), and the chat-completions shape Kimi CLI keeps (an
+//! assistant message's `tool_calls [{id, function:{name, arguments}}]`, a
+//! `tool` message's `{tool_call_id, content}`) and Continue CLI's history
+//! entries (`message.toolCalls`, results in `toolCallStates[{toolCallId,
+//! output:[{content}]}]`), and Mistral Vibe's `effect` entries
+//! (`{id, detail:{kind:"tool", toolName, input}, state:{status, output |
+//! error}}`).
 //!
 //! Only called for such a sink, so no other read parses tool content.
 //! Each text is cut to [`crate::model::TOOL_TEXT_CAP`] bytes by
@@ -258,6 +264,103 @@ pub fn crush_parts(parts: &str) -> Vec<ToolEvent> {
         .collect()
 }
 
+/// A chat-completions message (`{role, content, tool_calls?,
+/// tool_call_id?}`) as tool events: each of an assistant's `tool_calls`,
+/// or a `tool` message's result.
+pub fn chat_message(message: &Value) -> Vec<ToolEvent> {
+    let text = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).map(str::to_owned);
+    match message.get("role").and_then(Value::as_str) {
+        Some("tool") => vec![ToolEvent::new(
+            ToolPart::Result,
+            None,
+            text(message, "tool_call_id"),
+            &shown(message.get("content")),
+        )],
+        Some("assistant") => {
+            let calls = message.get("tool_calls").and_then(Value::as_array);
+            calls
+                .into_iter()
+                .flatten()
+                .map(|call| {
+                    let function = call.get("function");
+                    ToolEvent::new(
+                        ToolPart::Call,
+                        function.and_then(|f| text(f, "name")),
+                        text(call, "id"),
+                        &shown(function.and_then(|f| f.get("arguments"))),
+                    )
+                })
+                .collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// A Continue CLI history entry as tool events: its message's
+/// `toolCalls` (the chat-completions shape), then each `toolCallStates`
+/// entry's `output` (its items' `content` joined by lines).
+pub fn continue_entry(entry: &Value) -> Vec<ToolEvent> {
+    let text = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).map(str::to_owned);
+    let calls = entry
+        .pointer("/message/toolCalls")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|call| {
+            let function = call.get("function");
+            ToolEvent::new(
+                ToolPart::Call,
+                function.and_then(|f| text(f, "name")),
+                text(call, "id"),
+                &shown(function.and_then(|f| f.get("arguments"))),
+            )
+        });
+    let states = entry.get("toolCallStates").and_then(Value::as_array);
+    let results = states.into_iter().flatten().filter_map(|state| {
+        let output = state.get("output")?.as_array()?;
+        let texts: Vec<String> = output.iter().map(|o| shown(o.get("content"))).collect();
+        Some(ToolEvent::new(
+            ToolPart::Result,
+            None,
+            text(state, "toolCallId"),
+            &texts.join("\n"),
+        ))
+    });
+    calls.chain(results).collect()
+}
+
+/// A Mistral Vibe history entry, when it is a tool `effect`: its call,
+/// and its result once it has an `output` (its `content` when it has one)
+/// or an `error`.
+pub fn vibe_effect(entry: &Value) -> Vec<ToolEvent> {
+    let is_tool = entry.get("type").and_then(Value::as_str) == Some("effect")
+        && entry.pointer("/detail/kind").and_then(Value::as_str) == Some("tool");
+    if !is_tool {
+        return Vec::new();
+    }
+    let id = entry.get("id").and_then(Value::as_str).map(str::to_owned);
+    let name = entry.pointer("/detail/toolName").and_then(Value::as_str);
+    let mut events = vec![ToolEvent::new(
+        ToolPart::Call,
+        name.map(str::to_owned),
+        id.clone(),
+        &shown(entry.pointer("/detail/input")),
+    )];
+    let output = entry.pointer("/state/output");
+    let output = output
+        .map(|o| o.get("content").unwrap_or(o))
+        .or_else(|| entry.pointer("/state/error"));
+    if let Some(output) = output {
+        events.push(ToolEvent::new(
+            ToolPart::Result,
+            None,
+            id,
+            &shown(Some(output)),
+        ));
+    }
+    events
+}
+
 /// A tool's input or output for a person: a string as it is, text blocks
 /// (`text`, `input_text`, `output_text`) their texts joined by lines, a
 /// text item its text, anything else its compact JSON; nothing for none.
@@ -392,6 +495,31 @@ mod tests {
             (Some("call_1"), "a.txt")
         );
         assert!(crush_parts("not json").is_empty());
+    }
+
+    #[test]
+    fn chat_messages_give_calls_and_results() {
+        let call: Value = serde_json::from_str(
+            r#"{"role":"assistant","content":[],"tool_calls":[{"type":"function","id":"Shell:0","function":{"name":"Shell","arguments":"{\"command\": \"ls\"}"}}]}"#,
+        )
+        .unwrap();
+        let tools = chat_message(&call);
+        assert_eq!(tools.len(), 1);
+        assert_eq!(
+            (tools[0].name.as_deref(), tools[0].id.as_deref()),
+            (Some("Shell"), Some("Shell:0"))
+        );
+        assert_eq!(tools[0].text, r#"{"command": "ls"}"#);
+        let result: Value = serde_json::from_str(
+            r#"{"role":"tool","content":[{"type":"text","text":"a.txt"}],"tool_call_id":"Shell:0"}"#,
+        )
+        .unwrap();
+        let tools = chat_message(&result);
+        assert_eq!(
+            (tools[0].part, tools[0].text.as_str()),
+            (ToolPart::Result, "a.txt")
+        );
+        assert!(chat_message(&serde_json::json!({"role": "user", "content": "hi"})).is_empty());
     }
 
     #[test]

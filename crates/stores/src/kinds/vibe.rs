@@ -246,6 +246,11 @@ pub fn fold(history: &[Value], sink: &mut dyn SurfaceSink) -> u64 {
             }
             Turn::Hidden => {}
         }
+        if builder.wants_tools() {
+            for tool in crate::kinds::tools::vibe_effect(entry) {
+                builder.tool(seq, tool);
+            }
+        }
     }
     seq
 }
