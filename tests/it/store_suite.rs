@@ -2194,7 +2194,7 @@ fn a_warm_listing_reads_nothing_again_and_rewrites_no_cache() {
 /// and results (docs/agents/README.md, "Tool calls in exports").
 const TOOL_KINDS: &[&str] = &[
     "hydra", "claude", "codex", "opencode", "kilo", "amp", "goose", "crush", "droid", "cline",
-    "kimi", "continue", "vibe",
+    "kimi", "continue", "vibe", "cursor", "copilot",
 ];
 
 /// `export ID --format json` over one kind's store, `--tools` when asked:

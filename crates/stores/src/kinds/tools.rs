@@ -23,7 +23,9 @@
 //! entries (`message.toolCalls`, results in `toolCallStates[{toolCallId,
 //! output:[{content}]}]`), and Mistral Vibe's `effect` entries
 //! (`{id, detail:{kind:"tool", toolName, input}, state:{status, output |
-//! error}}`).
+//! error}}`), and GitHub Copilot CLI's events (`assistant.message`'s
+//! `toolRequests [{toolCallId, name, arguments}]`, `tool.execution_complete
+//! {toolCallId, result:{content} | error}`).
 //!
 //! Only called for such a sink, so no other read parses tool content.
 //! Each text is cut to [`crate::model::TOOL_TEXT_CAP`] bytes by
@@ -359,6 +361,42 @@ pub fn vibe_effect(entry: &Value) -> Vec<ToolEvent> {
         ));
     }
     events
+}
+
+/// A GitHub Copilot CLI event of type `kind` with `data`, as tool events:
+/// the `toolRequests` of an `assistant.message`, the result of a
+/// `tool.execution_complete` (its `result.content`, else its `error`).
+pub fn copilot_event(kind: &str, data: &Value) -> Vec<ToolEvent> {
+    let text = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).map(str::to_owned);
+    match kind {
+        "assistant.message" => {
+            let requests = data.get("toolRequests").and_then(Value::as_array);
+            requests
+                .into_iter()
+                .flatten()
+                .map(|r| {
+                    ToolEvent::new(
+                        ToolPart::Call,
+                        text(r, "name"),
+                        text(r, "toolCallId"),
+                        &shown(r.get("arguments")),
+                    )
+                })
+                .collect()
+        }
+        "tool.execution_complete" => {
+            let output = data
+                .pointer("/result/content")
+                .or_else(|| data.get("error"));
+            vec![ToolEvent::new(
+                ToolPart::Result,
+                None,
+                text(data, "toolCallId"),
+                &shown(output),
+            )]
+        }
+        _ => Vec::new(),
+    }
 }
 
 /// A tool's input or output for a person: a string as it is, text blocks

@@ -181,6 +181,25 @@ pub(super) fn line_says(bytes: &[u8]) -> Option<Says> {
     Some(says(&line))
 }
 
+/// The tool calls and results an event line holds, for `export --tools`
+/// (a sub-agent's events, inline in the parent's log, are not the
+/// parent's).
+pub(super) fn line_tools(bytes: &[u8]) -> Vec<crate::model::ToolEvent> {
+    let Some(line) = Line::parse(bytes).filter(|l| l.agent_id.is_none()) else {
+        return Vec::new();
+    };
+    let kind = string(line.kind).unwrap_or_default();
+    let data = line
+        .data
+        .and_then(|d| serde_json::from_str::<serde_json::Value>(d.0).ok());
+    match data {
+        Some(data) if data.get("parentToolCallId").is_none() => {
+            crate::kinds::tools::copilot_event(&kind, &data)
+        }
+        _ => Vec::new(),
+    }
+}
+
 /// What a parsed event says to the surface (see the module docs).
 pub(super) fn says(line: &Line<'_>) -> Says {
     if line.agent_id.is_some() {

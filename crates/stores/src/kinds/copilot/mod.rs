@@ -141,7 +141,7 @@ use session_ref_jsonl::loose::{is_str, non_empty, string};
 mod line;
 mod workspace;
 
-use line::{line_says, Data, Line, Says};
+use line::{line_says, line_tools, Data, Line, Says};
 pub use workspace::{parse_workspace, Workspace, WORKSPACE};
 use workspace::{read_workspace, workspace_of};
 
@@ -334,7 +334,17 @@ fn fold_all<S: SurfaceSink>(
     path: &Path,
     builder: &mut SurfaceBuilder<S>,
 ) -> Result<u64, ReadError> {
-    foreign::fold_all_lines(path, line_says, |seq, says| says.apply(builder, seq))
+    let tools = builder.wants_tools();
+    let read = |bytes: &[u8]| {
+        let says = line_says(bytes)?;
+        Some((says, if tools { line_tools(bytes) } else { Vec::new() }))
+    };
+    foreign::fold_all_lines(path, read, |seq, (says, found)| {
+        says.apply(builder, seq);
+        for tool in found {
+            builder.tool(seq, tool);
+        }
+    })
 }
 
 /// Whether `path` sits where a transcript does: `<root>/<id>/events.jsonl`,

@@ -80,8 +80,8 @@ use crate::error::ReadError;
 use crate::index::stamp::TitleInputs;
 use crate::index::title::TitleIndex;
 use crate::kinds::foreign::{
-    fold_said_lines, read_lines, read_said_lines, title_from_text, typed_inside, FileCache,
-    LineSays, Visit,
+    fold_said_lines_with_tools, read_lines, read_said_lines, title_from_text, typed_inside,
+    FileCache, LineSays, Visit,
 };
 use crate::model::{SessionRecord, StoreKind, Surface, SurfaceSink};
 use crate::store::{env_or_home, Env, Store};
@@ -197,7 +197,17 @@ pub fn fold_surface<S: SurfaceSink>(
     record: &SessionRecord,
     sink: S,
 ) -> Result<(S, u64), ReadError> {
-    fold_said_lines(&record.path, says, sink)
+    fold_said_lines_with_tools(&record.path, says, line_tools, sink)
+}
+
+/// The `tool_use` and `tool_result` blocks of a line's message, for
+/// `export --tools`.
+fn line_tools(bytes: &[u8]) -> Vec<crate::model::ToolEvent> {
+    let message = Line::parse(bytes)
+        .and_then(|line| line.message)
+        .and_then(|m| serde_json::from_str::<serde_json::Value>(m.0).ok());
+    let content = message.as_ref().and_then(|m| m.get("content"));
+    content.map_or_else(Vec::new, crate::kinds::tools::in_content)
 }
 
 /// The folded surface of a Cursor CLI session.

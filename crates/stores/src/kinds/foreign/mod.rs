@@ -398,6 +398,30 @@ pub fn fold_said_lines<S: SurfaceSink>(
     Ok((builder.into_sink(), last))
 }
 
+/// [`fold_said_lines`], with the tool calls and results `tools` reads of
+/// each line when the sink asks for them ([`SurfaceSink::wants_tools`];
+/// otherwise `tools` is never called).
+pub fn fold_said_lines_with_tools<S: SurfaceSink>(
+    path: &Path,
+    says: impl Fn(&[u8]) -> Option<LineSays> + Sync,
+    tools: impl Fn(&[u8]) -> Vec<crate::model::ToolEvent> + Sync,
+    sink: S,
+) -> Result<(S, u64), ReadError> {
+    let mut builder = SurfaceBuilder::new(sink);
+    let wanted = builder.wants_tools();
+    let read = |bytes: &[u8]| {
+        let said = says(bytes)?;
+        Some((said, if wanted { tools(bytes) } else { Vec::new() }))
+    };
+    let last = fold_all_lines(path, read, |seq, (said, found)| {
+        builder.apply(seq, said);
+        for tool in found {
+            builder.tool(seq, tool);
+        }
+    })?;
+    Ok((builder.into_sink(), last))
+}
+
 /// [`fold_said_lines`] into a whole [`Surface`].
 pub fn read_said_lines(
     path: &Path,
