@@ -232,8 +232,8 @@ pub(super) enum CommandArgs {
         snapshot: bool,
         /// Include the tool calls and their results (each cut to 8 KiB,
         /// the cut said), in their places among the messages. Read from
-        /// the logs of every agent but Gemini CLI, Qwen Code, pi,
-        /// Antigravity CLI and Aider, whose exports have none.
+        /// the logs of every agent but Gemini CLI, pi, Antigravity CLI
+        /// and Aider, whose exports have none.
         #[arg(long, conflicts_with = "snapshot")]
         tools: bool,
         /// Replace likely secrets (API keys and tokens of the common

@@ -540,3 +540,27 @@ fn kilo_amp_goose_and_crush_tool_records_export_with_tools() {
         );
     }
 }
+
+#[test]
+fn qwen_function_calls_and_responses_export_with_tools() {
+    // A chat Qwen Code wrote (run offline against the mock model): its
+    // `functionCall` part and the `functionResponse` that answers it.
+    let qwen = fixture("qwen/projects");
+    let id = "891001a8-d199-4f5a-8eeb-ddb8ee2f6bfc";
+    let export = ["--qwen", &qwen, "export", id, "--format", "json"];
+    let (plain, _) = run_ok(&export);
+    let (with_tools, _) = run_ok(&[&export[..], &["--tools"]].concat());
+    let (tools, texts) = tools_and_texts(&with_tools);
+    assert_eq!(texts, tools_and_texts(&plain).1);
+    assert_eq!(tools.len(), 2, "{tools:?}");
+    assert_eq!(
+        (tools[0].0.as_str(), tools[0].1.as_str()),
+        ("call", "read_file")
+    );
+    assert!(tools[0].2.contains("notes.md"), "{tools:?}");
+    assert_eq!(
+        (tools[1].0.as_str(), tools[1].1.as_str()),
+        ("result", "read_file")
+    );
+    assert!(tools[1].2.contains("must be absolute"), "{tools:?}");
+}

@@ -316,12 +316,28 @@ pub fn fold_surface<S: SurfaceSink>(
     sink: S,
 ) -> Result<(S, u64), ReadError> {
     let mut builder = SurfaceBuilder::new(sink);
-    let last = fold_all_lines(&record.path, says, |seq, says| {
+    let tools = builder.wants_tools();
+    let read = |bytes: &[u8]| {
+        let said = says(bytes)?;
+        Some((said, if tools { line_tools(bytes) } else { Vec::new() }))
+    };
+    let last = fold_all_lines(&record.path, read, |seq, (says, found)| {
         for said in says.said {
             builder.apply(seq, said);
         }
+        for tool in found {
+            builder.tool(seq, tool);
+        }
     })?;
     Ok((builder.into_sink(), last))
+}
+
+/// The `functionCall` and `functionResponse` parts of a record's message,
+/// for `export --tools`.
+fn line_tools(bytes: &[u8]) -> Vec<crate::model::ToolEvent> {
+    let record = serde_json::from_slice::<serde_json::Value>(bytes).ok();
+    let parts = record.as_ref().and_then(|r| r.pointer("/message/parts"));
+    crate::kinds::tools::gemini_parts(parts)
 }
 
 /// The folded surface of a Qwen Code chat.

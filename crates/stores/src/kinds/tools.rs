@@ -25,7 +25,9 @@
 //! (`{id, detail:{kind:"tool", toolName, input}, state:{status, output |
 //! error}}`), and GitHub Copilot CLI's events (`assistant.message`'s
 //! `toolRequests [{toolCallId, name, arguments}]`, `tool.execution_complete
-//! {toolCallId, result:{content} | error}`).
+//! {toolCallId, result:{content} | error}`), and the Gemini API's parts
+//! Qwen Code records (`functionCall {id, name, args}`, `functionResponse
+//! {id, name, response:{output | error | …}}`).
 //!
 //! Only called for such a sink, so no other read parses tool content.
 //! Each text is cut to [`crate::model::TOOL_TEXT_CAP`] bytes by
@@ -399,6 +401,39 @@ pub fn copilot_event(kind: &str, data: &Value) -> Vec<ToolEvent> {
     }
 }
 
+/// Gemini API parts (a record's `message.parts`) as tool events:
+/// `functionCall` and `functionResponse` (its `response.output`, else
+/// `response.error`, else the whole response).
+pub fn gemini_parts(parts: Option<&Value>) -> Vec<ToolEvent> {
+    let parts = parts.and_then(Value::as_array);
+    parts
+        .into_iter()
+        .flatten()
+        .filter_map(|part| {
+            let text = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).map(str::to_owned);
+            if let Some(call) = part.get("functionCall") {
+                return Some(ToolEvent::new(
+                    ToolPart::Call,
+                    text(call, "name"),
+                    text(call, "id"),
+                    &shown(call.get("args")),
+                ));
+            }
+            let response = part.get("functionResponse")?;
+            let body = response.get("response");
+            let output = body
+                .and_then(|b| b.get("output").or_else(|| b.get("error")))
+                .or(body);
+            Some(ToolEvent::new(
+                ToolPart::Result,
+                text(response, "name"),
+                text(response, "id"),
+                &shown(output),
+            ))
+        })
+        .collect()
+}
+
 /// A tool's input or output for a person: a string as it is, text blocks
 /// (`text`, `input_text`, `output_text`) their texts joined by lines, a
 /// text item its text, anything else its compact JSON; nothing for none.
@@ -558,6 +593,24 @@ mod tests {
             (ToolPart::Result, "a.txt")
         );
         assert!(chat_message(&serde_json::json!({"role": "user", "content": "hi"})).is_empty());
+    }
+
+    #[test]
+    fn gemini_parts_give_calls_and_results() {
+        let parts: Value = serde_json::from_str(
+            r#"[{"text":"x"},{"functionCall":{"id":"call_1","name":"read_file","args":{"file_path":"notes.md"}}},
+               {"functionResponse":{"id":"call_1","name":"read_file","response":{"output":"TEXT"}}},
+               {"functionResponse":{"id":"call_2","name":"read_file","response":{"error":"not absolute"}}}]"#,
+        )
+        .unwrap();
+        let tools = gemini_parts(Some(&parts));
+        assert_eq!(tools.len(), 3);
+        assert_eq!(tools[0].text, r#"{"file_path":"notes.md"}"#);
+        assert_eq!(
+            (tools[1].part, tools[1].text.as_str()),
+            (ToolPart::Result, "TEXT")
+        );
+        assert_eq!(tools[2].text, "not absolute");
     }
 
     #[test]
