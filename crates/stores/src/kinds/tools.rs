@@ -280,37 +280,20 @@ pub fn chat_message(message: &Value) -> Vec<ToolEvent> {
             text(message, "tool_call_id"),
             &shown(message.get("content")),
         )],
-        Some("assistant") => {
-            let calls = message.get("tool_calls").and_then(Value::as_array);
-            calls
-                .into_iter()
-                .flatten()
-                .map(|call| {
-                    let function = call.get("function");
-                    ToolEvent::new(
-                        ToolPart::Call,
-                        function.and_then(|f| text(f, "name")),
-                        text(call, "id"),
-                        &shown(function.and_then(|f| f.get("arguments"))),
-                    )
-                })
-                .collect()
-        }
+        Some("assistant") => chat_calls(message.get("tool_calls")).collect(),
         _ => Vec::new(),
     }
 }
 
-/// A Continue CLI history entry as tool events: its message's
-/// `toolCalls` (the chat-completions shape), then each `toolCallStates`
-/// entry's `output` (its items' `content` joined by lines).
-pub fn continue_entry(entry: &Value) -> Vec<ToolEvent> {
+/// Chat-completions tool calls (`[{id, function:{name, arguments}}]`, as
+/// Kimi CLI and Continue CLI keep them) as call events.
+fn chat_calls(calls: Option<&Value>) -> impl Iterator<Item = ToolEvent> + '_ {
     let text = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).map(str::to_owned);
-    let calls = entry
-        .pointer("/message/toolCalls")
+    calls
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
-        .map(|call| {
+        .map(move |call| {
             let function = call.get("function");
             ToolEvent::new(
                 ToolPart::Call,
@@ -318,7 +301,15 @@ pub fn continue_entry(entry: &Value) -> Vec<ToolEvent> {
                 text(call, "id"),
                 &shown(function.and_then(|f| f.get("arguments"))),
             )
-        });
+        })
+}
+
+/// A Continue CLI history entry as tool events: its message's
+/// `toolCalls` (the chat-completions shape), then each `toolCallStates`
+/// entry's `output` (its items' `content` joined by lines).
+pub fn continue_entry(entry: &Value) -> Vec<ToolEvent> {
+    let text = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).map(str::to_owned);
+    let calls = chat_calls(entry.pointer("/message/toolCalls"));
     let states = entry.get("toolCallStates").and_then(Value::as_array);
     let results = states.into_iter().flatten().filter_map(|state| {
         let output = state.get("output")?.as_array()?;
